@@ -1,0 +1,190 @@
+# ddlab - one GNU Makefile: build, test, labs, figures, report, bench, deps.
+# `make help` lists targets and variables.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+# ---- user variables -------------------------------------------------------
+NP        ?= 4
+DEVICE    ?= cpu
+PROFILE   ?= quick
+SEED      ?= 1
+DDL_DATA  ?= datasets
+SANITIZE  ?= 0
+NATIVE    ?= 1
+CUDA      ?= auto
+export DDL_DATA
+
+CC        := mpicc
+CSTD      := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
+WARN      := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+OPT       := -O3 -fno-math-errno $(if $(filter 1,$(NATIVE)),-march=native,)
+GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+CFLAGS    ?= $(OPT) -g
+CFLAGS    += $(CSTD) $(WARN) -MMD -MP -Icore
+LDLIBS    := -lopenblas -lpng -lz -lm -lpthread
+
+# Sanitized builds live in their own trees so they never mix with -O3 objects.
+ifeq ($(SANITIZE),1)
+  BUILD   := build/san
+  BIN     := bin/san
+  CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  LDFLAGS += -fsanitize=address,undefined
+else
+  BUILD   := build/opt
+  BIN     := bin
+endif
+
+# ---- CUDA detection: build CUDA objects only when nvcc exists ------------
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+ifeq ($(CUDA),auto)
+  ifneq ($(strip $(NVCC)),)
+    WITH_CUDA := 1
+  endif
+else ifeq ($(CUDA),1)
+  WITH_CUDA := 1
+endif
+ifeq ($(SANITIZE),1)
+  WITH_CUDA :=
+endif
+CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90
+NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -Icore -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter
+ifdef WITH_CUDA
+  CFLAGS  += -DDDL_HAVE_CUDA
+  LDLIBS  += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas -lstdc++
+endif
+
+# ---- sources ---------------------------------------------------------------
+CORE_SRC  := $(sort $(wildcard core/*.c core/*/*.c))
+CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CUDA_SRC  := $(sort $(wildcard core/cuda/*.cu))
+ifdef WITH_CUDA
+  CORE_OBJ += $(CUDA_SRC:%.cu=$(BUILD)/%.cu.o)
+endif
+LIB       := $(BUILD)/libddl.a
+
+LABS      := $(sort $(notdir $(wildcard labs/lab*)))
+LAB_BINS  := $(foreach l,$(LABS),$(if $(wildcard labs/$(l)/*.c),$(BIN)/$(l)))
+TEST_SRC  := $(sort $(wildcard tests/test_*.c tests/mpi_*.c))
+TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
+
+.PHONY: all lib tests help deps test test-san bench figures report clean distclean check-tools $(LABS)
+
+all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS)
+lib: $(LIB)
+tests: $(TEST_BINS)
+
+$(BUILD)/%.o: %.c | check-tools
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# The commit id goes into one object only; a stamp file that changes with
+# the commit forces just that object to rebuild.
+$(BUILD)/git-rev: FORCE
+	@mkdir -p $(@D)
+	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
+$(BUILD)/core/version.o: core/version.c $(BUILD)/git-rev
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DDDL_GIT_REV='"$(GIT_REV)"' -DDDL_CFLAGS='"$(strip $(OPT))$(if $(filter 1,$(SANITIZE)), asan+ubsan,)"' -c $< -o $@
+FORCE:
+
+$(BUILD)/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(LIB): $(CORE_OBJ)
+	@mkdir -p $(@D)
+	@rm -f $@
+	ar rcs $@ $^
+
+# Each lab is every .c in labs/labN linked with libddl.
+define LAB_RULE
+$(BIN)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
+endef
+$(foreach l,$(LABS),$(eval $(call LAB_RULE,$(l))))
+
+$(BIN)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/harness.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BIN)/bench/%: $(BUILD)/bench/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+check-tools:
+	@command -v $(CC) >/dev/null || { echo "ddlab: '$(CC)' not found: run 'make deps' (Debian/Ubuntu) first" >&2; exit 1; }
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---- tests -----------------------------------------------------------------
+# One line at the end: "N passed, M failed". SANITIZE=1 runs the ASan/UBSan
+# build of the same suite.
+test: all
+	@SANITIZE=$(SANITIZE) BIN=$(BIN) tests/run.sh
+
+test-san:
+	$(MAKE) SANITIZE=1 test
+
+# ---- labs ------------------------------------------------------------------
+LAB_ENV := NP=$(NP) DEVICE=$(DEVICE) PROFILE=$(PROFILE) SEED=$(SEED) DDL_DATA=$(DDL_DATA)
+$(LABS): all
+	@$(LAB_ENV) labs/$@/run.sh
+
+figures: all
+	@$(LAB_ENV) figures/make_figures.sh
+
+report: figures
+	@report/build.sh
+
+bench: all
+	@bench/run.sh
+
+# ---- dependencies (Debian/Ubuntu) ------------------------------------------
+DEB_PKGS := build-essential openmpi-bin libopenmpi-dev libopenblas-dev libpng-dev zlib1g-dev \
+            gnuplot-nox texlive-latex-base texlive-latex-recommended
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update && apt-get install -y --no-install-recommends $(DEB_PKGS); \
+	else \
+	  echo "Run as root to install what ddlab needs:"; \
+	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(DEB_PKGS)"; \
+	  echo "Optional: python3-torch (PyTorch comparisons in 'make bench', fixture regeneration),"; \
+	  echo "          libsimgrid-dev (simulated clusters)."; \
+	fi
+
+clean:
+	rm -rf build bin
+
+distclean: clean
+	rm -rf results figures/*.png figures/*.pdf report/tables/*.tex report/report.pdf
+
+help:
+	@echo "ddlab - distributed deep learning labs in C"
+	@echo
+	@echo "Targets:"
+	@echo "  make               build libddl, every lab, tests and benchmarks into bin/"
+	@echo "  make deps          install Debian packages (as root), else print the command"
+	@echo "  make test          run the test suite; last line 'N passed, M failed'"
+	@echo "  make test-san      the same suite built with ASan+UBSan (= make test SANITIZE=1)"
+	@echo "  make lab1 .. lab6  run a lab (quick profile by default); results/, figures/, report/tables/"
+	@echo "  make figures       render every figure and table (runs labs whose results are missing)"
+	@echo "  make report        compile report/report.pdf from what exists"
+	@echo "  make bench         performance comparisons (ddlab vs PyTorch, vs MPI_Allreduce)"
+	@echo "  make clean         remove build outputs; distclean also removes results"
+	@echo
+	@echo "Variables (current value):"
+	@echo "  NP=$(NP)           MPI ranks for multi-rank labs"
+	@echo "  DEVICE=$(DEVICE)       cpu | cuda (cuda fails clearly without a GPU)"
+	@echo "  PROFILE=$(PROFILE)    quick (minutes on a laptop) | paper (the seed's settings)"
+	@echo "  SEED=$(SEED)           seed for initialisation, shuffling, augmentation"
+	@echo "  DDL_DATA=$(DDL_DATA)   data root (mnist/, fashion-mnist/, cifar-10-batches-bin/, sdss/)"
+	@echo "  SANITIZE=$(SANITIZE)       1: ASan+UBSan build in bin/san"
+	@echo "  NATIVE=$(NATIVE)         1: -march=native"
+	@echo "  CUDA=$(CUDA)        auto (build CUDA objects when nvcc exists) | 0 | 1"
+	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"

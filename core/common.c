@@ -1,0 +1,83 @@
+/* common.c - see common.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Rank used only to prefix messages; written once at start-up by the
+ * program (not by library code), so SMPI's shared address space is fine. */
+static int g_rank = -1, g_size = 0;
+
+void ddl_set_rank(int rank, int size) { g_rank = rank; g_size = size; }
+
+static void vmessage(const char *kind, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    if (g_size > 1)
+        fprintf(stderr, "ddlab[rank %d]: %s%s\n", g_rank, kind, buf);
+    else
+        fprintf(stderr, "ddlab: %s%s\n", kind, buf);
+    fflush(stderr);
+}
+
+void ddl_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage("error: ", fmt, ap);
+    va_end(ap);
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (inited && !finalized && g_size > 1)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+void ddl_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void *ddl_alloc(size_t bytes)
+{
+    if (bytes == 0) bytes = 64;
+    size_t rounded = (bytes + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, rounded);
+    if (!p) ddl_die("out of memory allocating %zu bytes", bytes);
+    return p;
+}
+
+void *ddl_calloc(size_t bytes)
+{
+    void *p = ddl_alloc(bytes);
+    memset(p, 0, bytes ? bytes : 64);
+    return p;
+}
+
+void ddl_free(void *p) { free(p); }
+
+double ddl_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void ddl_strlcpy(char *dst, const char *src, size_t cap)
+{
+    if (cap == 0) return;
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}

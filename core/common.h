@@ -1,0 +1,38 @@
+/* common.h - error handling, allocation and small utilities shared by libddl.
+ *
+ * Errors in ddlab are reported, never swallowed: library functions that can
+ * fail on bad input (files, flags) return a status and fill a message;
+ * programming errors and allocation failures abort with a clear line via
+ * ddl_die(), which in an MPI run names the rank. */
+#ifndef DDL_COMMON_H
+#define DDL_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define DDL_ERRLEN 256
+
+/* Print "ddlab: <message>" to stderr and exit(1). In MPI runs (after
+ * ddl_set_rank) the rank is prefixed and MPI_Abort is used so that no
+ * peer is left hanging. */
+void ddl_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void ddl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Set by programs after MPI_Init so that messages carry the rank. */
+void ddl_set_rank(int rank, int size);
+
+/* 64-byte aligned allocations (AVX-512 lines); abort on failure. */
+void *ddl_alloc(size_t bytes);
+void *ddl_calloc(size_t bytes);
+void ddl_free(void *p);
+
+/* Wall-clock seconds from a monotonic clock. */
+double ddl_now(void);
+
+/* Bounded string copy that always terminates. */
+void ddl_strlcpy(char *dst, const char *src, size_t cap);
+
+#define DDL_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define DDL_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif

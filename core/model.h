@@ -1,0 +1,105 @@
+/* model.h - a model: layers, tensors, and its flat arenas.
+ *
+ * Arenas (one allocation each, as llm.c does):
+ *   params   all weights, in layer order; grads has the same layout, so a
+ *            whole-model allreduce is one call and a DDP bucket is a slice;
+ *   state    batch-norm running statistics (buffers, not trained);
+ *   acts     every tensor for the maximum batch; dacts their gradients;
+ *   aux      what layers keep for backward (BN batch stats, dropout masks);
+ *   scratch  im2col columns and other temporaries, shared by all layers.
+ * Building: model_begin(), then the mb_* calls (each returns the id of the
+ * tensor it makes), then model_finalize() allocates and initialises. */
+#ifndef DDL_MODEL_H
+#define DDL_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "layer.h"
+#include "rng.h"
+
+struct Model;
+/* Called after each layer's backward with the layer's index (layers run
+ * backward in reverse index order). DDP bucketing hangs off this. */
+typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
+
+typedef enum InitScheme {
+    INIT_TORCH_DEFAULT,  /* PyTorch's nn.Linear/nn.Conv2d reset_parameters */
+    INIT_KAIMING_OUT     /* torchvision ResNet: conv N(0, sqrt(2/fan_out)) */
+} InitScheme;
+
+typedef struct Model {
+    char name[32];
+    int nlayers, caplayers;
+    Layer *layers;
+    int ntensors, captensors;
+    Tensor *tensors;
+    int input, output;   /* tensor ids */
+    int max_batch;
+    int batch;           /* examples in the current forward/backward */
+    bool training;       /* batchnorm/dropout mode */
+    bool bn_track_stats; /* false: BN uses batch stats always (seed 001's option) */
+    uint64_t seed;
+    uint64_t step;       /* counts forward passes in training (dropout stream) */
+    float *params, *grads, *state, *acts, *dacts, *aux, *scratch;
+    size_t nparams, nstate, nacts, naux, nscratch;
+    GradReadyHook hook;
+    void *hook_ctx;
+    InitScheme conv_init;
+} Model;
+
+/* ---- building ---- */
+void model_begin(Model *m, const char *name, Shape input);
+int mb_linear(Model *m, const char *name, int in, int out_features, bool bias);
+int mb_conv2d(Model *m, const char *name, int in, int cout, int k, int stride, int pad, int groups, bool bias);
+int mb_relu(Model *m, int in);
+int mb_relu6(Model *m, int in);
+int mb_maxpool(Model *m, int in, int k, int stride, int pad);
+int mb_avgpool(Model *m, int in, int k, int stride, int pad);
+int mb_global_avgpool(Model *m, int in);
+int mb_batchnorm(Model *m, const char *name, int in);
+int mb_dropout(Model *m, int in, float p);
+int mb_flatten(Model *m, int in);
+int mb_add(Model *m, int a, int b);
+/* Allocate arenas for max_batch examples and initialise parameters from
+ * (seed, "init"). Output tensor = the last layer's output. */
+void model_finalize(Model *m, int max_batch, uint64_t seed);
+void model_free(Model *m);
+
+/* ---- running ---- */
+/* Copy x (n examples) into the input tensor and run every layer. Returns
+ * the output (logits), n * classes floats inside acts. */
+float *model_forward(Model *m, const float *x, int n);
+/* Backward from dlogits (n * classes). Accumulates into grads; calls the
+ * hook after each layer. The input tensor's gradient is not computed. */
+void model_backward(Model *m, const float *dlogits);
+void model_zero_grad(Model *m);
+void model_set_training(Model *m, bool training);
+int model_classes(const Model *m);
+static inline float *model_tensor(Model *m, int id) { return m->acts + m->tensors[id].off; }
+static inline float *model_tensor_grad(Model *m, int id) { return m->dacts + m->tensors[id].off; }
+
+/* Parameter tensors in arena order, as PyTorch state_dict names them
+ * ("features.0.weight"); for fixtures, checkpoints and bucketing reports. */
+typedef struct ParamInfo { char name[48]; size_t off, count; int layer; } ParamInfo;
+int model_param_list(const Model *m, ParamInfo *out, int cap);
+/* FLOPs of one forward pass per example (multiply-add = 2). */
+double model_forward_flops(const Model *m);
+
+/* ---- the model zoo (core/models/) ---- */
+typedef struct ModelConfig {
+    Shape input;         /* e.g. {1,28,28} or {3,32,32} */
+    int classes;
+    float width;         /* channel multiplier, 1 = the published width */
+    int hidden[4];       /* mlp: hidden layer sizes (0 ends the list) */
+    bool bn_track_stats; /* default true */
+    float dropout;       /* cnn3 dropout; <0 = model default */
+} ModelConfig;
+
+ModelConfig model_config_default(const char *name, Shape input, int classes);
+/* Build "mlp", "cnn3", "vgg11", "resnet18" (more come with lab6). Returns
+ * 0, or -1 and a message for an unknown name or an impossible config. */
+int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batch, uint64_t seed,
+                char err[256]);
+const char *model_names(void); /* "mlp, cnn3, vgg11, resnet18" */
+
+#endif

@@ -1,0 +1,120 @@
+/* harness.c - see harness.h. */
+#include "harness.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int n_fail;
+
+static void vreport(bool cond, const char *name_fmt, va_list ap, const char *why)
+{
+    char name[512];
+    vsnprintf(name, sizeof name, name_fmt, ap);
+    if (cond)
+        printf("ok - %s\n", name);
+    else
+        printf("not ok - %s%s%s\n", name, why ? ": " : "", why ? why : "");
+    fflush(stdout);
+}
+
+bool t_check(bool cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(cond, fmt, ap, NULL);
+    va_end(ap);
+    if (!cond) n_fail++;
+    return cond;
+}
+
+bool t_checkf(bool cond, const char *name, const char *why_fmt, ...)
+{
+    char why[512] = "";
+    if (!cond) {
+        va_list ap;
+        va_start(ap, why_fmt);
+        vsnprintf(why, sizeof why, why_fmt, ap);
+        va_end(ap);
+        n_fail++;
+        printf("not ok - %s: %s\n", name, why);
+    } else {
+        printf("ok - %s\n", name);
+    }
+    fflush(stdout);
+    return cond;
+}
+
+void t_skip(const char *name, const char *why)
+{
+    printf("skip - %s: %s\n", name, why);
+    fflush(stdout);
+}
+
+bool t_check_all(bool cond, const char *fmt, ...)
+{
+    int local = cond ? 1 : 0, all = local, rank = 0;
+    MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!all) n_fail++;
+    if (rank == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vreport(all != 0, fmt, ap, all ? NULL : "failed on at least one rank");
+        va_end(ap);
+    }
+    return all != 0;
+}
+
+int t_done(void) { return n_fail ? 1 : 0; }
+
+double t_rel_err(const float *a, const float *b, size_t n, double floor)
+{
+    double maxd = 0, maxb = floor;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (isnan(d)) return INFINITY;  /* a poisoned/NaN output is a failure */
+        if (d > maxd) maxd = d;
+        if (fabs((double)b[i]) > maxb) maxb = fabs((double)b[i]);
+    }
+    return maxd / maxb;
+}
+
+double t_max_abs_diff(const float *a, const float *b, size_t n)
+{
+    double maxd = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (isnan(d)) return INFINITY;
+        if (d > maxd) maxd = d;
+    }
+    return maxd;
+}
+
+void t_poison(float *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) p[i] = NAN;
+}
+
+const char *t_fixture(const char *name)
+{
+    static char path[1024];
+    const char *root = getenv("DDL_TEST_ROOT");
+    snprintf(path, sizeof path, "%s/tests/fixtures/%s", root ? root : ".", name);
+    return path;
+}
+
+const char *t_data_root(const char *sub)
+{
+    const char *root = getenv("DDL_DATA");
+    if (!root || !*root) root = "datasets";
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", root, sub);
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
+    return root;
+}

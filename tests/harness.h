@@ -1,0 +1,39 @@
+/* harness.h - the tiny test protocol every tests/test_*.c and mpi_*.c uses.
+ *
+ * A test program prints one line per check:
+ *   "ok - <name>"            passed
+ *   "not ok - <name>: <why>" failed
+ *   "skip - <name>: <why>"   not runnable here (no GPU, no data, no torch)
+ * and exits non-zero if any check failed. tests/run.sh counts the lines
+ * and prints the closing "N passed, M failed". In MPI tests only rank 0
+ * prints, after reducing each check over ranks (t_check_all). */
+#ifndef DDL_TEST_HARNESS_H
+#define DDL_TEST_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Record a check. fmt names it; returns cond. */
+bool t_check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Same, with a reason printed on failure (why is a printf format after name). */
+bool t_checkf(bool cond, const char *name, const char *why_fmt, ...) __attribute__((format(printf, 3, 4)));
+void t_skip(const char *name, const char *why);
+/* MPI: AND of cond over MPI_COMM_WORLD, printed once by rank 0. */
+bool t_check_all(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exit status: 0 if nothing failed. */
+int t_done(void);
+
+/* Relative error max|a-b| / max(max|b|, floor). */
+double t_rel_err(const float *a, const float *b, size_t n, double floor);
+double t_max_abs_diff(const float *a, const float *b, size_t n);
+
+/* Fill with a poison pattern (NaN) so unwritten outputs are caught. */
+void t_poison(float *p, size_t n);
+
+/* Path of a fixture: tests/fixtures/<name> relative to the repo root
+ * (DDL_TEST_ROOT overrides the root). */
+const char *t_fixture(const char *name);
+/* Data root with real files, or NULL when DDL_DATA lacks `sub`. */
+const char *t_data_root(const char *sub);
+
+#endif

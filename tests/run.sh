@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# tests/run.sh - run every test program and print "N passed, M failed".
+#
+# bin/tests/test_*  run once, serially.
+# bin/tests/mpi_*   run under mpirun for each rank count listed in the
+#                   source's "ddl-test-np:" line (default 1 2 3 4),
+#                   oversubscribed where ranks exceed cores.
+# Each program prints "ok - ..." / "not ok - ..." / "skip - ..." lines; a
+# program that dies without reporting counts as one failure, so a crash or
+# a hang (TEST_TIMEOUT seconds, default 600) can never pass silently.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+export DDL_TEST_ROOT=$PWD
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# Tests are about correctness: one BLAS thread per process keeps
+# oversubscribed MPI runs from thrashing.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+if [ "${SANITIZE:-0}" = 1 ]; then
+  # Open MPI keeps allocations alive until exit; our own leaks still show
+  # because they are not under these libraries.
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+  export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+fi
+MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
+
+pass=0 fail=0 skip=0
+log=$(mktemp -d)/tests.log
+run_one() { # label, command...
+  local label=$1; shift
+  local out rc
+  out=$(timeout "$TEST_TIMEOUT" "$@" 2>&1); rc=$?
+  printf '%s\n' "$out" | sed "s|^|[$label] |" | grep -E '^\[[^]]*\] (ok|not ok|skip) ' || true
+  local p f s
+  p=$(printf '%s\n' "$out" | grep -c '^ok - ')
+  f=$(printf '%s\n' "$out" | grep -c '^not ok - ')
+  s=$(printf '%s\n' "$out" | grep -c '^skip - ')
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1
+    if [ "$rc" -eq 124 ]; then echo "[$label] not ok - timed out after ${TEST_TIMEOUT}s"
+    else echo "[$label] not ok - exited with status $rc without reporting a failure"; fi
+    printf '%s\n' "$out" | tail -20 | sed "s|^|[$label]   |"
+  elif [ "$f" -gt 0 ]; then
+    printf '%s\n' "$out" | grep -v -E '^(ok|not ok|skip) - ' | tail -20 | sed "s|^|[$label]   |"
+  fi
+  pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
+
+for t in "$BIN"/tests/test_*; do
+  [ -x "$t" ] || continue
+  run_one "$(basename "$t")" "$t"
+done
+for t in "$BIN"/tests/mpi_*; do
+  [ -x "$t" ] || continue
+  name=$(basename "$t")
+  nps=$(grep -ho 'ddl-test-np:[ 0-9]*' "tests/$name.c" 2>/dev/null | head -1 | cut -d: -f2)
+  for np in ${nps:-1 2 3 4}; do
+    run_one "$name np$np" "${MPIRUN[@]}" -np "$np" "$t"
+  done
+done
+for t in tests/e2e_*.sh; do
+  [ -x "$t" ] || continue
+  run_one "$(basename "$t" .sh)" env BIN="$BIN" "$t"
+done
+
+echo
+if [ "$skip" -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"
+else echo "$pass passed, $fail failed"; fi
+[ "$fail" -eq 0 ]
