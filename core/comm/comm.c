@@ -1,0 +1,221 @@
+/* comm.c - Comm lifetime, the public allreduce calls, names. */
+#include "comm_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common.h"
+
+/* Tags this library uses: one per operation in flight, cycling. Open MPI
+ * allows tags up to 2^31-1; MPI guarantees at least 32767. */
+enum { COMM_TAG_BASE = 100, COMM_TAG_SPAN = 30000 };
+
+static const struct {
+    const char *name, *description;
+} ALGS[COMM_ALG_COUNT] = {
+    [COMM_ALG_MPI] = { "mpi", "MPI_Allreduce (Open MPI's choice)" },
+    [COMM_ALG_LINEAR] = { "linear", "linear: gather + scatter at rank 0" },
+    [COMM_ALG_TREE] = { "tree", "binomial tree reduce + broadcast" },
+    [COMM_ALG_RECDOUBLING] = { "recdoubling", "recursive doubling (butterfly)" },
+    [COMM_ALG_RABENSEIFNER] = { "rabenseifner", "Rabenseifner: recursive halving + doubling" },
+    [COMM_ALG_RING] = { "ring", "ring reduce-scatter + allgather (MPI_Sendrecv)" },
+    [COMM_ALG_RING_ASYNC] = { "ring_async", "ring, pipelined segments (MPI_Isend/Irecv)" },
+};
+
+const char *comm_alg_name(CommAlg alg) { return alg < COMM_ALG_COUNT ? ALGS[alg].name : "?"; }
+const char *comm_alg_description(CommAlg alg) { return alg < COMM_ALG_COUNT ? ALGS[alg].description : "?"; }
+
+int comm_alg_from_name(const char *name, CommAlg *out)
+{
+    for (int a = 0; a < COMM_ALG_COUNT; a++)
+        if (strcmp(name, ALGS[a].name) == 0) {
+            *out = (CommAlg)a;
+            return 0;
+        }
+    return -1;
+}
+
+const char *comm_dtype_name(CommDtype dtype) { return dtype == COMM_FP16 ? "fp16" : "fp32"; }
+size_t comm_dtype_size(CommDtype dtype) { return payload_elem_bytes(dtype); }
+
+static void init_from(Comm *c, MPI_Comm mine)
+{
+    memset(c, 0, sizeof *c);
+    c->mpi = mine;
+    c->segment_bytes = COMM_DEFAULT_SEGMENT_BYTES;
+    c->half_sum = MPI_OP_NULL;
+    if (mine == MPI_COMM_NULL) return;
+    MPI_Comm_rank(mine, &c->rank);
+    MPI_Comm_size(mine, &c->size);
+    c->half_sum = mpi_half_sum_op_create();
+    c->blocking = comm_request_new(c);
+}
+
+int comm_init(Comm *c, MPI_Comm parent)
+{
+    MPI_Comm mine;
+    MPI_Comm_dup(parent, &mine);
+    init_from(c, mine);
+    return 0;
+}
+
+int comm_split(const Comm *parent, int color, int key, Comm *out)
+{
+    MPI_Comm mine;
+    MPI_Comm_split(parent->mpi, color < 0 ? MPI_UNDEFINED : color, key, &mine);
+    init_from(out, mine);
+    return 0;
+}
+
+void comm_free(Comm *c)
+{
+    if (c->blocking) comm_request_free(c->blocking);
+    if (c->half_sum != MPI_OP_NULL) MPI_Op_free(&c->half_sum);
+    if (c->mpi != MPI_COMM_NULL) MPI_Comm_free(&c->mpi);
+    memset(c, 0, sizeof *c);
+    c->mpi = MPI_COMM_NULL;
+}
+
+CommRequest *comm_request_new(Comm *c)
+{
+    CommRequest *r = calloc(1, sizeof *r);
+    if (!r) ddl_die("out of memory for a CommRequest");
+    r->comm = c;
+    r->mpi_req = MPI_REQUEST_NULL;
+    return r;
+}
+
+void comm_request_free(CommRequest *r)
+{
+    if (!r) return;
+    if (r->active) ddl_die("comm_request_free on a request still in flight");
+    payload_free(&r->pay);
+    sched_free(&r->sched);
+    free(r->recv_req);
+    free(r->send_req);
+    free(r);
+}
+
+static void build(CommRequest *r, size_t count)
+{
+    const Comm *c = r->comm;
+    Schedule *s = &r->sched;
+    sched_reset(s);
+    switch (r->alg) {
+    case COMM_ALG_LINEAR: build_linear(s, c->rank, c->size, count); break;
+    case COMM_ALG_TREE: build_tree(s, c->rank, c->size, count); break;
+    case COMM_ALG_RECDOUBLING: build_recdoubling(s, c->rank, c->size, count); break;
+    case COMM_ALG_RABENSEIFNER: build_rabenseifner(s, c->rank, c->size, count); break;
+    case COMM_ALG_RING: build_ring(s, c->rank, c->size, count); break;
+    case COMM_ALG_RING_ASYNC: {
+        size_t seg = c->segment_bytes / payload_elem_bytes(r->pay.dtype);
+        build_ring_async(s, c->rank, c->size, count, seg ? seg : 1);
+        break;
+    }
+    case COMM_ALG_MPI:
+    case COMM_ALG_COUNT: ddl_die("no schedule for algorithm %d", (int)r->alg);
+    }
+}
+
+/* Common start of blocking and non-blocking calls. Returns false when
+ * there is nothing to do (count 0). */
+static bool start(CommRequest *r, void *buf, size_t count, CommDtype dtype, CommReduceOp op, CommAlg alg)
+{
+    Comm *c = r->comm;
+    if (c->mpi == MPI_COMM_NULL) ddl_die("allreduce on a Comm this rank is not a member of");
+    if ((unsigned)alg >= COMM_ALG_COUNT) ddl_die("unknown allreduce algorithm %d", (int)alg);
+    if (r->active) ddl_die("allreduce started on a request still in flight");
+    r->alg = alg;
+    r->tag = COMM_TAG_BASE + (int)(c->started++ % COMM_TAG_SPAN);
+    c->count[alg].calls++;
+    if (count == 0) return false;
+    r->active = true;
+    r->pc = 0;
+    r->nsend = 0;
+    r->xchg_posted = false;
+    r->pay.dtype = dtype; /* build() needs the element size */
+    if (alg == COMM_ALG_MPI) {
+        /* MPI reduces the caller's buffer itself; keep what AVG needs. */
+        r->pay.user = buf;
+        r->pay.count = count;
+        r->pay.op = op;
+        r->pay.ranks = c->size;
+        return true;
+    }
+    payload_begin(&r->pay, buf, count, dtype, op, c->size);
+    build(r, count);
+    return true;
+}
+
+static void end(CommRequest *r)
+{
+    if (r->alg == COMM_ALG_MPI) {
+        if (r->pay.op == COMM_AVG) mpi_allreduce_average(r->pay.user, r->pay.count, r->pay.dtype, r->pay.ranks);
+    } else {
+        payload_end(&r->pay);
+    }
+    r->active = false;
+}
+
+void comm_allreduce(Comm *c, void *buf, size_t count, CommDtype dtype, CommReduceOp op, CommAlg alg)
+{
+    CommRequest *r = c->blocking;
+    if (alg == COMM_ALG_MPI) {
+        /* Blocking MPI_Allreduce itself, not Iallreduce + wait: this is
+         * what the benchmark compares against. */
+        if (c->mpi == MPI_COMM_NULL) ddl_die("allreduce on a Comm this rank is not a member of");
+        c->started++;
+        c->count[COMM_ALG_MPI].calls++;
+        if (count > 0) mpi_allreduce_blocking(c, buf, count, dtype, op);
+        return;
+    }
+    if (!start(r, buf, count, dtype, op, alg)) return;
+    engine_run(r, true);
+    end(r);
+}
+
+void comm_iallreduce(CommRequest *r, void *buf, size_t count, CommDtype dtype, CommReduceOp op, CommAlg alg)
+{
+    if (!start(r, buf, count, dtype, op, alg)) return;
+    if (alg == COMM_ALG_MPI) mpi_iallreduce_start(r, buf, count, dtype);
+    else comm_test(r); /* post the first messages now */
+}
+
+bool comm_test(CommRequest *r)
+{
+    if (!r->active) return true;
+    bool done;
+    if (r->alg == COMM_ALG_MPI) {
+        int flag = 0;
+        MPI_Test(&r->mpi_req, &flag, MPI_STATUS_IGNORE);
+        done = flag != 0;
+    } else {
+        done = engine_run(r, false);
+    }
+    if (done) end(r);
+    return done;
+}
+
+void comm_wait(CommRequest *r)
+{
+    if (!r->active) return;
+    if (r->alg == COMM_ALG_MPI) MPI_Wait(&r->mpi_req, MPI_STATUS_IGNORE);
+    else engine_run(r, true);
+    end(r);
+}
+
+void comm_counters_reset(Comm *c) { memset(c->count, 0, sizeof c->count); }
+
+CommCounters comm_counters_total(const Comm *c)
+{
+    CommCounters t = { 0 };
+    for (int a = 0; a < COMM_ALG_COUNT; a++) {
+        if (a == COMM_ALG_MPI) continue;
+        t.calls += c->count[a].calls;
+        t.msgs_sent += c->count[a].msgs_sent;
+        t.bytes_sent += c->count[a].bytes_sent;
+        t.msgs_recv += c->count[a].msgs_recv;
+        t.bytes_recv += c->count[a].bytes_recv;
+    }
+    return t;
+}
