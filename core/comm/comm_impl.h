@@ -47,6 +47,9 @@ void payload_finish(Payload *p, size_t off, size_t n);
 /* FP16: write the sums back to the caller's halves (exact by then). */
 void payload_end(Payload *p);
 void payload_free(Payload *p);
+/* acc[i] += in[i]: the FP32 reduction every algorithm runs (and the one
+ * cost_measure_gamma times). */
+void reduce_add_fp32(float *restrict acc, const float *restrict in, size_t n);
 size_t payload_elem_bytes(CommDtype dtype);
 
 /* ---- schedules ---------------------------------------------------------- */

@@ -65,7 +65,7 @@ void *payload_recv_buf(Payload *p, size_t off, size_t n, AbsorbMode mode)
     return (uint16_t *)p->wire_in + off;
 }
 
-static void add_fp32(float *restrict acc, const float *restrict in, size_t n)
+void reduce_add_fp32(float *restrict acc, const float *restrict in, size_t n)
 {
     for (size_t i = 0; i < n; i++) acc[i] += in[i];
 }
@@ -78,7 +78,7 @@ static void add_fp16(float *restrict acc, const uint16_t *restrict in, size_t n)
 void payload_absorb(Payload *p, size_t off, size_t n, AbsorbMode mode)
 {
     if (p->dtype == COMM_FP32) {
-        if (mode == ABSORB_REDUCE) add_fp32(p->acc + off, (float *)p->wire_in + off, n);
+        if (mode == ABSORB_REDUCE) reduce_add_fp32(p->acc + off, (float *)p->wire_in + off, n);
         /* ABSORB_COPY received straight into the sums */
         return;
     }

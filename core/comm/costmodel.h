@@ -1,0 +1,68 @@
+/* costmodel.h - the alpha-beta-gamma model of an allreduce.
+ *
+ * A message of m bytes costs alpha + m*beta; reducing m bytes costs
+ * m*gamma. Each algorithm's time is then a*alpha + b*n*beta + c*n*gamma
+ * for a vector of n bytes on p ranks, with the coefficients of Thakur,
+ * Rabenseifner & Gropp, "Optimization of collective communication
+ * operations in MPICH" (IJHPCA 2005) and Patarasuk & Yuan, "Bandwidth
+ * optimal all-reduce algorithms for clusters of workstations" (JPDC 2009).
+ * lg = log2; p' = largest power of two <= p:
+ *
+ *   linear        2(p-1) alpha + 2(p-1) n beta + (p-1) n gamma
+ *   tree          2 ceil(lg p) (alpha + n beta) + ceil(lg p) n gamma
+ *   recdoubling   p = p': lg p (alpha + n beta + n gamma);
+ *                 else (floor(lg p)+2)(alpha + n beta) + (floor(lg p)+1) n gamma
+ *   rabenseifner  2 lg p' alpha + 2 (p'-1)/p' n beta + (p'-1)/p' n gamma,
+ *                 plus 2 alpha + 2 n beta + n gamma when p != p' (the fold)
+ *   ring          2(p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma
+ *   ring_async    with s = ceil(n/p / segment) segments per block:
+ *                 2(p-1) s alpha + 2 (p-1)/p n beta + (p-1)/(p s) n gamma
+ *                 (reductions overlap transfers except one segment per step)
+ *   mpi           no formula: Open MPI picks its algorithm at run time.
+ *
+ * alpha and beta come from a ping-pong between two ranks, gamma from
+ * timing the library's own FP32 add loop (cost_calibrate). */
+#ifndef DDL_COSTMODEL_H
+#define DDL_COSTMODEL_H
+
+#include <stddef.h>
+
+#include "comm.h"
+
+typedef struct CostParams {
+    double alpha;  /* seconds per message */
+    double beta;   /* seconds per byte sent */
+    double gamma;  /* seconds per byte reduced */
+} CostParams;
+
+/* The coefficients: time = alphas*alpha + beta_bytes*beta + gamma_bytes*gamma. */
+typedef struct CostTerms {
+    double alphas, beta_bytes, gamma_bytes;
+} CostTerms;
+
+/* segment_bytes matters only for ring_async. NAN terms for COMM_ALG_MPI. */
+CostTerms cost_terms(CommAlg alg, int p, double bytes, double segment_bytes);
+/* Predicted seconds; NAN for COMM_ALG_MPI or unknown parameters. */
+double cost_allreduce(CommAlg alg, int p, double bytes, double segment_bytes, const CostParams *cp);
+
+/* Weighted least squares t = alpha + beta*bytes with weights 1/t^2, i.e.
+ * relative errors, so 8-byte and 8-MiB points count alike. Returns the
+ * largest relative residual (how well a straight line fits). */
+double cost_fit_alpha_beta(const double *bytes, const double *seconds, int n, double *alpha, double *beta);
+
+/* Ping-pong between ranks 0 and 1 of c (the others wait at the final
+ * broadcast). one_way_s[i] = min over reps of half a round trip for
+ * sizes[i] bytes, on every rank. Collective; needs c->size >= 2.
+ * Calibration traffic is raw MPI and not charged to any algorithm. */
+void cost_pingpong(Comm *c, const size_t *sizes, int nsizes, int reps, double *one_way_s);
+
+/* Seconds per byte of the FP32 reduction the algorithms use (acc += in),
+ * on arrays of `bytes` bytes each, min over reps. Local. */
+double cost_measure_gamma(size_t bytes, int reps);
+
+/* Ping-pong sweep 8 B .. 8 MiB + fit, and gamma (max over ranks).
+ * Collective. With one rank alpha and beta are NAN. fit_error gets the
+ * largest relative residual of the fit (may be NULL). */
+CostParams cost_calibrate(Comm *c, double *fit_error);
+
+#endif
