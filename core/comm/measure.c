@@ -1,0 +1,67 @@
+/* measure.c - see measure.h. */
+#include "measure.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common.h"
+#include "../half.h"
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+AllreduceTiming comm_time_allreduce(Comm *c, CommAlg alg, CommDtype dtype, size_t count, int warmup, int reps,
+                                    void *buf)
+{
+    memset(buf, 0, count * comm_dtype_size(dtype)); /* half zero is all-zero bits too */
+    for (int i = 0; i < warmup; i++) comm_allreduce(c, buf, count, dtype, COMM_SUM, alg);
+    double *t = malloc((size_t)(reps > 0 ? reps : 1) * sizeof *t);
+    if (!t) ddl_die("out of memory for %d timings", reps);
+    for (int i = 0; i < reps; i++) {
+        MPI_Barrier(c->mpi);
+        double t0 = ddl_now();
+        comm_allreduce(c, buf, count, dtype, COMM_SUM, alg);
+        double mine = ddl_now() - t0;
+        MPI_Allreduce(&mine, &t[i], 1, MPI_DOUBLE, MPI_MAX, c->mpi);
+    }
+    qsort(t, (size_t)reps, sizeof *t, compare_double);
+    AllreduceTiming r = { reps ? t[0] : 0, reps ? (reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2) : 0,
+                          reps };
+    free(t);
+    return r;
+}
+
+/* Small integers: every partial sum is exact in FP32 and FP16 alike. */
+static float check_value(int rank, size_t i) { return (float)((int)((i * 3 + (size_t)rank * 5) % 11) - 5); }
+
+long comm_check_allreduce(Comm *c, CommAlg alg, CommDtype dtype, size_t count, void *buf)
+{
+    float *f = buf;
+    uint16_t *h = buf;
+    for (size_t i = 0; i < count; i++) {
+        float v = check_value(c->rank, i);
+        if (dtype == COMM_FP32) f[i] = v;
+        else h[i] = half_from_float(v);
+    }
+    comm_allreduce(c, buf, count, dtype, COMM_SUM, alg);
+    long wrong = 0;
+    for (size_t i = 0; i < count; i++) {
+        float want = 0;
+        for (int r = 0; r < c->size; r++) want += check_value(r, i);
+        float got = dtype == COMM_FP32 ? f[i] : half_to_float(h[i]);
+        if (got != want) wrong++;
+    }
+    long total = 0;
+    MPI_Allreduce(&wrong, &total, 1, MPI_LONG, MPI_SUM, c->mpi);
+    return total;
+}
+
+double comm_algbw(double bytes, double seconds) { return seconds > 0 ? bytes / seconds : 0; }
+
+double comm_busbw(double bytes, double seconds, int ranks)
+{
+    return ranks > 0 ? comm_algbw(bytes, seconds) * 2.0 * (ranks - 1) / ranks : 0;
+}
