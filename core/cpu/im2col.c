@@ -1,10 +1,17 @@
-/* im2col.c - convolution lowering to GEMM (and its adjoint). */
+/* im2col.c - convolution lowering to GEMM (and its adjoint), batched.
+ *
+ * The column matrix has one row per (c, ki, kj) and nb*OH*OW columns:
+ * image i's output pixels sit at columns [i*P, (i+1)*P). Loops run row by
+ * row, images inside, so writes stream through one row at a time. The
+ * image-outer order looks simpler but writes a few bytes into each of
+ * C*k*k rows per image: with VGG's 4x4 planes that is a TLB miss every 64
+ * bytes and made im2col slower than the GEMM it feeds. */
 #include "kernels.h"
 
 #include <string.h>
 
 /* Output columns [lo, hi) whose input column ow*stride - pad + kj is inside
- * [0, W): computed once per (kj) so the inner loops carry no bounds test. */
+ * [0, W): computed once per kj so the inner loops carry no bounds test. */
 static void valid_range(int OW, int W, int stride, int pad, int kj, int *lo, int *hi)
 {
     int a = pad - kj; /* need ow*stride >= a */
@@ -17,60 +24,61 @@ static void valid_range(int OW, int W, int stride, int pad, int kj, int *lo, int
     *hi = h;
 }
 
-void im2col_cpu(const float *x, int C, int H, int W, int k, int stride, int pad,
-                int OH, int OW, float *col, size_t ld)
+void im2col_cpu(const float *x, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *col)
 {
-    for (int c = 0; c < C; c++) {
-        const float *xc = x + (size_t)c * H * W;
-        for (int ki = 0; ki < k; ki++) {
+    size_t P = (size_t)OH * OW, ld = (size_t)nb * P, img = (size_t)C * H * W;
+    for (int c = 0; c < C; c++)
+        for (int ki = 0; ki < k; ki++)
             for (int kj = 0; kj < k; kj++) {
                 float *row = col + ((size_t)(c * k + ki) * k + kj) * ld;
                 int lo, hi;
                 valid_range(OW, W, stride, pad, kj, &lo, &hi);
-                for (int oh = 0; oh < OH; oh++) {
-                    float *out = row + (size_t)oh * OW;
-                    int ih = oh * stride - pad + ki;
-                    if (ih < 0 || ih >= H) {
-                        memset(out, 0, sizeof(float) * (size_t)OW);
-                        continue;
+                for (int i = 0; i < nb; i++) {
+                    const float *xc = x + i * img + (size_t)c * H * W;
+                    float *dst = row + i * P;
+                    for (int oh = 0; oh < OH; oh++) {
+                        float *out = dst + (size_t)oh * OW;
+                        int ih = oh * stride - pad + ki;
+                        if (ih < 0 || ih >= H) {
+                            for (int ow = 0; ow < OW; ow++) out[ow] = 0.0f;
+                            continue;
+                        }
+                        const float *xr = xc + (size_t)ih * W - pad + kj;
+                        for (int ow = 0; ow < lo; ow++) out[ow] = 0.0f;
+                        if (stride == 1)
+                            for (int ow = lo; ow < hi; ow++) out[ow] = xr[ow];
+                        else
+                            for (int ow = lo; ow < hi; ow++) out[ow] = xr[ow * stride];
+                        for (int ow = hi; ow < OW; ow++) out[ow] = 0.0f;
                     }
-                    const float *xr = xc + (size_t)ih * W - pad + kj;
-                    for (int ow = 0; ow < lo; ow++) out[ow] = 0.0f;
-                    if (stride == 1) {
-                        memcpy(out + lo, xr + lo, sizeof(float) * (size_t)(hi - lo));
-                    } else {
-                        for (int ow = lo; ow < hi; ow++) out[ow] = xr[ow * stride];
-                    }
-                    for (int ow = hi; ow < OW; ow++) out[ow] = 0.0f;
                 }
             }
-        }
-    }
 }
 
-void col2im_cpu(const float *col, size_t ld, int C, int H, int W, int k, int stride, int pad,
-                int OH, int OW, float *dx, bool acc)
+void col2im_cpu(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *dx,
+                bool acc)
 {
-    if (!acc) memset(dx, 0, sizeof(float) * (size_t)C * H * W);
-    for (int c = 0; c < C; c++) {
-        float *dc = dx + (size_t)c * H * W;
-        for (int ki = 0; ki < k; ki++) {
+    size_t P = (size_t)OH * OW, ld = (size_t)nb * P, img = (size_t)C * H * W;
+    if (!acc) memset(dx, 0, sizeof(float) * img * (size_t)nb);
+    for (int c = 0; c < C; c++)
+        for (int ki = 0; ki < k; ki++)
             for (int kj = 0; kj < k; kj++) {
                 const float *row = col + ((size_t)(c * k + ki) * k + kj) * ld;
                 int lo, hi;
                 valid_range(OW, W, stride, pad, kj, &lo, &hi);
-                for (int oh = 0; oh < OH; oh++) {
-                    int ih = oh * stride - pad + ki;
-                    if (ih < 0 || ih >= H) continue;
-                    const float *in = row + (size_t)oh * OW;
-                    float *dr = dc + (size_t)ih * W - pad + kj;
-                    if (stride == 1) {
-                        for (int ow = lo; ow < hi; ow++) dr[ow] += in[ow];
-                    } else {
-                        for (int ow = lo; ow < hi; ow++) dr[ow * stride] += in[ow];
+                for (int i = 0; i < nb; i++) {
+                    float *dc = dx + i * img + (size_t)c * H * W;
+                    const float *src = row + i * P;
+                    for (int oh = 0; oh < OH; oh++) {
+                        int ih = oh * stride - pad + ki;
+                        if (ih < 0 || ih >= H) continue;
+                        const float *in = src + (size_t)oh * OW;
+                        float *dr = dc + (size_t)ih * W - pad + kj;
+                        if (stride == 1)
+                            for (int ow = lo; ow < hi; ow++) dr[ow] += in[ow];
+                        else
+                            for (int ow = lo; ow < hi; ow++) dr[ow * stride] += in[ow];
                     }
                 }
             }
-        }
-    }
 }

@@ -12,14 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Convolution lowering. One image x[C][H][W] -> col rows (c,ki,kj), columns
- * (oh,ow), written at column offset 0 of a matrix with leading dimension ld
- * (so several images can sit side by side in one GEMM operand). */
-void im2col_cpu(const float *x, int C, int H, int W, int k, int stride, int pad,
-                int OH, int OW, float *col, size_t ld);
-/* Inverse scatter-add: dx[C][H][W] (+)= col. */
-void col2im_cpu(const float *col, size_t ld, int C, int H, int W, int k, int stride, int pad,
-                int OH, int OW, float *dx, bool acc);
+/* Convolution lowering of nb images x[nb][C][H][W] into the column matrix
+ * col[C*k*k][nb*OH*OW] (row (c,ki,kj), image i's pixels at columns
+ * [i*OH*OW, (i+1)*OH*OW)), so one GEMM covers several images. */
+void im2col_cpu(const float *x, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *col);
+/* The adjoint: dx[nb][C][H][W] (+)= scatter-add of col. */
+void col2im_cpu(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *dx,
+                bool acc);
 
 /* y[n][c][p] (+)= bias[c]. */
 void bias_add_cpu(float *y, const float *bias, int n, int c, int p);

@@ -55,10 +55,7 @@ size_t conv2d_scratch(const Model *m, const Layer *l, int batch)
 
 static void lower_chunk(const Geometry *g, const float *x, int nb, float *col)
 {
-    size_t ld = (size_t)nb * g->p, in_img = (size_t)g->cin * g->h * g->w;
-    for (int i = 0; i < nb; i++)
-        im2col_cpu(x + i * in_img, g->cin, g->h, g->w, g->k, g->stride, g->pad, g->oh, g->ow, col + (size_t)i * g->p,
-                   ld);
+    im2col_cpu(x, nb, g->cin, g->h, g->w, g->k, g->stride, g->pad, g->oh, g->ow, col);
 }
 
 void conv2d_forward(Model *m, const Layer *l)
@@ -119,9 +116,6 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
             if (dx) /* the group's columns are no longer needed: reuse them for dcol */
                 gemm_f32(true, false, g.ckkg, (int)ld, g.coutg, 1.0f, wg, g.ckkg, dyg, (int)ld, 0.0f, colg, (int)ld);
         }
-        if (dx)
-            for (int i = 0; i < nb; i++)
-                col2im_cpu(col + (size_t)i * g.p, ld, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow,
-                           dx + (i0 + i) * in_img, acc_dx);
+        if (dx) col2im_cpu(col, nb, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, dx + i0 * in_img, acc_dx);
     }
 }
