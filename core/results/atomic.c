@@ -102,3 +102,18 @@ int mkdir_p(const char *dir)
     }
     return 0;
 }
+
+int mkdir_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return 0;   /* "file" or "/file" */
+    char dir[4096];
+    size_t n = (size_t)(slash - path);
+    if (n >= sizeof dir) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    return mkdir_p(dir);
+}

@@ -6,6 +6,7 @@
  * result file. */
 #include "image.h"
 
+#include <errno.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -83,7 +84,11 @@ int png_write(const char *path, int width, int height, int channels, const uint8
         free(mem);
         return -1;
     }
-    int rc = write_file_atomic(path, mem, size);
+    int rc = -1;
+    if (mkdir_parent(path) != 0)
+        ddl_warn("cannot write %s: creating its directory: %s", path, strerror(errno));
+    else
+        rc = write_file_atomic(path, mem, size);
     free(mem);
     return rc;
 }

@@ -87,11 +87,13 @@ int table_write(const Table *t, const char *dir);
 
 /* LaTeX table: columns to show and their header labels (parallel arrays,
  * labels may contain LaTeX), alignment string e.g. "llrrr". Caption gets
- * the meta_summary() line appended in \footnotesize. cols == NULL (or
+ * the meta_summary() line appended in \footnotesize (a line of its own
+ * under \caption{} and \label{}, inside the table). cols == NULL (or
  * ncols == 0) shows every column; headers == NULL uses the escaped column
  * names; align == NULL is "l" then "r"s; caption is LaTeX as given. Cell
  * text is escaped (_ % & # $ { } \ ~ ^). Needs only booktabs. Unknown
- * column: -1 with a message. Written atomically (no mkdir). */
+ * column: -1 with a message. Written atomically; the directory of path is
+ * created if needed (report/tables/ is not in git). */
 typedef struct TexSpec {
     const char *caption;
     const char *label;     /* e.g. "tab:lab1" */
@@ -107,6 +109,8 @@ int table_write_tex(const Table *t, const TexSpec *spec, const char *path);
 int write_file_atomic(const char *path, const char *data, size_t len);
 /* mkdir -p; 0 on success, -1 with errno set (no message). */
 int mkdir_p(const char *dir);
+/* mkdir -p of the directory part of a file path (nothing for "name"). */
+int mkdir_parent(const char *path);
 
 /* Read a CSV written by table_write back into a Table (for graders,
  * tests and `make figures` helpers): meta lines -> meta (incl. "summary"),

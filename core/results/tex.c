@@ -3,8 +3,9 @@
  * Only booktabs is required (siunitx is not in texlive-latex-recommended).
  * Cell text is escaped; the caption and the column headers are LaTeX
  * written by the lab, so they are used as given. The provenance line
- * (meta "summary" or meta_summary()) is escaped and appended to the
- * caption in \footnotesize. */
+ * (meta "summary" or meta_summary()) is escaped and set in \footnotesize
+ * right under the caption. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,19 +56,20 @@ int table_write_tex(const Table *t, const TexSpec *spec, const char *path)
     char summary[512];
     table_summary(t, summary, sizeof summary);
     const char *caption = spec && spec->caption ? spec->caption : NULL;
-    /* Short caption without the provenance for a list of tables. */
-    if (caption) buf_printf(&b, "\\caption[%s]{%s", caption, caption);
+    /* The provenance goes on its own \footnotesize line under the caption
+     * (a line break inside \caption is lost when the caption is short). */
+    if (caption) buf_printf(&b, "\\caption{%s}\n", caption);
     else {
         buf_puts(&b, "\\caption{Table ");
         put_escaped(&b, t->name);
+        buf_puts(&b, "}\n");
     }
-    if (summary[0]) {
-        buf_puts(&b, "\\\\\n  {\\footnotesize ");
-        put_escaped(&b, summary);
-        buf_putc(&b, '}');
-    }
-    buf_puts(&b, "}\n");
     if (spec && spec->label) buf_printf(&b, "\\label{%s}\n", spec->label);
+    if (summary[0]) {
+        buf_puts(&b, "{\\footnotesize ");
+        put_escaped(&b, summary);
+        buf_puts(&b, "\\par}\n\\smallskip\n");
+    }
 
     buf_puts(&b, "\\begin{tabular}{");
     if (spec && spec->align) buf_puts(&b, spec->align);
@@ -88,7 +90,11 @@ int table_write_tex(const Table *t, const TexSpec *spec, const char *path)
     }
     buf_puts(&b, "\\bottomrule\n\\end{tabular}\n\\end{table}\n");
 
-    int rc = write_file_atomic(path, b.p, b.len);
+    int rc = -1;
+    if (mkdir_parent(path) != 0)
+        ddl_warn("cannot write %s: creating its directory: %s", path, strerror(errno));
+    else
+        rc = write_file_atomic(path, b.p, b.len);
     buf_free(&b);
     return rc;
 }
