@@ -30,6 +30,7 @@ ifeq ($(SANITIZE),1)
   BIN     := bin/san
   CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   LDFLAGS += -fsanitize=address,undefined
+  SAN_OBJ := $(BUILD)/tests/san_dlclose.o
 else
   BUILD   := build/opt
   BIN     := bin
@@ -102,17 +103,17 @@ $(LIB): $(CORE_OBJ)
 
 # Each lab is every .c in labs/labN linked with libddl.
 define LAB_RULE
-$(BIN)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB)
+$(BIN)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB) $(SAN_OBJ)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
 endef
 $(foreach l,$(LABS),$(eval $(call LAB_RULE,$(l))))
 
-$(BIN)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/harness.o $(LIB)
+$(BIN)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/harness.o $(LIB) $(SAN_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BIN)/bench/%: $(BUILD)/bench/%.o $(LIB)
+$(BIN)/bench/%: $(BUILD)/bench/%.o $(LIB) $(SAN_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 

@@ -50,7 +50,7 @@ run_phase() { # bin-dir, sanitize(0|1)
   if [ "$SANITIZE" = 1 ]; then
     # Open MPI keeps allocations alive until exit (suppressed); ddlab's own
     # leaks are still reported.
-    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0
     export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   else
