@@ -813,6 +813,20 @@ static void test_augment(void)
 
 /* ---- real data (skipped when absent) -------------------------------------- */
 
+/* Real-data root for `sub` only when `file` (or file.gz) is really there:
+ * an empty folder (say, after a failed fetch) is not data. */
+static const char *real_root(const char *sub, const char *file)
+{
+    const char *root = t_data_root(sub);
+    char path[1024];
+    struct stat st;
+    if (!root) return NULL;
+    snprintf(path, sizeof path, "%s/%s/%s", root, sub, file);
+    if (stat(path, &st) == 0) return root;
+    snprintf(path, sizeof path, "%s/%s/%s.gz", root, sub, file);
+    return stat(path, &st) == 0 ? root : NULL;
+}
+
 static void channel_stats(const Dataset *d, int ch, double *mean, double *sd)
 {
     size_t hw = (size_t)d->h * d->w;
@@ -828,8 +842,8 @@ static void channel_stats(const Dataset *d, int ch, double *mean, double *sd)
 
 static void test_real_mnist(void)
 {
-    const char *root = t_data_root("mnist");
-    if (!root) { t_skip("real mnist", "no mnist/ under DDL_DATA"); return; }
+    const char *root = real_root("mnist", "train-images-idx3-ubyte");
+    if (!root) { t_skip("real mnist", "no mnist/train-images-idx3-ubyte[.gz] under DDL_DATA"); return; }
     char err[DDL_ERRLEN];
     Dataset d;
     DataOptions o = { .root = root };
@@ -855,8 +869,8 @@ static void test_real_mnist(void)
 
 static void test_real_fashion(void)
 {
-    const char *root = t_data_root("fashion-mnist");
-    if (!root) { t_skip("real fashion-mnist", "no fashion-mnist/ under DDL_DATA"); return; }
+    const char *root = real_root("fashion-mnist", "train-images-idx3-ubyte");
+    if (!root) { t_skip("real fashion-mnist", "no fashion-mnist/train-images-idx3-ubyte[.gz] under DDL_DATA"); return; }
     char err[DDL_ERRLEN];
     Dataset d;
     DataOptions o = { .root = root };
@@ -871,8 +885,8 @@ static void test_real_fashion(void)
 
 static void test_real_cifar(void)
 {
-    const char *root = t_data_root("cifar-10-batches-bin");
-    if (!root) { t_skip("real cifar10", "no cifar-10-batches-bin/ under DDL_DATA"); return; }
+    const char *root = real_root("cifar-10-batches-bin", "data_batch_1.bin");
+    if (!root) { t_skip("real cifar10", "no cifar-10-batches-bin/data_batch_1.bin under DDL_DATA"); return; }
     char err[DDL_ERRLEN], want[64];
     Dataset d;
     DataOptions o = { .root = root };
@@ -904,8 +918,8 @@ static void test_real_cifar(void)
 
 static void test_real_sdss(void)
 {
-    const char *root = t_data_root("sdss");
-    if (!root) { t_skip("real sdss", "no sdss/ under DDL_DATA"); return; }
+    const char *root = real_root("sdss", "skyserver_dr14.csv");
+    if (!root) { t_skip("real sdss", "no sdss/skyserver_dr14.csv under DDL_DATA"); return; }
     char err[DDL_ERRLEN];
     Dataset tr, te, tr2, tr3;
     DataOptions o = { .root = root, .seed = 1 };
