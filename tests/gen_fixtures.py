@@ -384,6 +384,34 @@ def labels(fixture, n, classes, tag="y"):
     return torch.from_numpy(rs.randint(0, classes, size=n).astype(np.int64))
 
 
+def kink_labels(kind, x, k, stride, pad):
+    """Labels on outputs where the convention matters: relu at x == 0, relu6
+    at x == 6 (even examples) and x == 0 (odd), max pooling on a window whose
+    maximum is tied. The label's output gets dL/dy = (p - 1)/n, so a wrong
+    convention moves the input gradient by O(1), not by a softmax tail."""
+    n = x.shape[0]
+    xs = x.numpy()
+    out = []
+    for i in range(n):
+        if kind in ("relu", "relu6"):
+            target = 6.0 if (kind == "relu6" and i % 2 == 0) else 0.0
+            hits = np.flatnonzero(xs[i].reshape(-1) == target)
+        else:  # maxpool: outputs whose window holds its maximum twice or more
+            c, h, w = xs[i].shape
+            oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+            hits = []
+            for ch in range(c):
+                for a in range(oh):
+                    for b in range(ow):
+                        r0, c0 = a * stride - pad, b * stride - pad
+                        win = xs[i, ch, max(r0, 0):r0 + k, max(c0, 0):c0 + k]
+                        if (win == win.max()).sum() > 1:
+                            hits.append((ch * oh + a) * ow + b)
+        assert len(hits) > 0, (kind, i)
+        out.append(int(hits[len(hits) // 2]))
+    return torch.tensor(out, dtype=torch.int64)
+
+
 # ---- the fixtures --------------------------------------------------------------
 
 def layer_fixture(name, kind, shape, n=3, cout=0, k=0, stride=1, pad=0, groups=1, bias=False, p=0.0,
@@ -412,10 +440,16 @@ def layer_fixture(name, kind, shape, n=3, cout=0, k=0, stride=1, pad=0, groups=1
     fx.f32("meta:layer", [cout, k, stride, pad, groups, 1.0 if bias else 0.0, p])
     fx.f32("meta:mode", [1.0 if train else 0.0, 1.0 if track else 0.0])
     if grid_input:
-        # multiples of 0.5 in [-2, 8]: exact zeros and sixes for relu/relu6,
-        # ties inside pooling windows (PyTorch and ddlab: first maximum wins)
+        # multiples of 0.5: exact zeros and sixes for relu/relu6 (one of each
+        # planted per example), ties inside pooling windows (PyTorch and
+        # ddlab: the first maximum wins); labels point at them (kink_labels)
         rs = np.random.RandomState(seed_of(name, "x") % (1 << 32))
-        xv = rs.randint(-4, 17, size=(n,) + tuple(shape)).astype(np.float32) * np.float32(0.5)
+        lo, hi = (-4, 17) if kind in ("relu", "relu6") else (-2, 4)  # pooling: few levels, many ties
+        xv = rs.randint(lo, hi, size=(n,) + tuple(shape)).astype(np.float32) * np.float32(0.5)
+        if kind in ("relu", "relu6"):  # every example has both kinks
+            for i in range(n):
+                xv[i].reshape(-1)[5 + i] = 0.0
+                xv[i].reshape(-1)[17 + i] = 6.0
         x = torch.from_numpy(xv)
         fx.f32("x", x)
     else:
@@ -424,7 +458,7 @@ def layer_fixture(name, kind, shape, n=3, cout=0, k=0, stride=1, pad=0, groups=1
         fx.gen("x", g)
     with torch.no_grad():
         classes = model.train(train)(x).flatten(1).shape[1]
-    y = labels(name, n, classes)
+    y = kink_labels(kind, x, k, stride, pad) if grid_input else labels(name, n, classes)
     fx.i32("y", y)
     # the probe forward above must not count: restore the running stats
     set_params(Fix(name), model, {})
