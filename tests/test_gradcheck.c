@@ -618,7 +618,9 @@ static void check_zoo(const char *label, const char *model, Shape in, int n, flo
     cfg.hidden[1] = h1;
     cfg.dropout = dropout;
     char err[256];
-    if (!t_checkf(model_build(&g.m, model, &cfg, n, 21, err) == 0, label, "model_build: %s", err)) return;
+    char name[160];
+    snprintf(name, sizeof name, "gradcheck %s: model_build", label);
+    if (!t_checkf(model_build(&g.m, model, &cfg, n, 21, err) == 0, name, "%s", err)) return;
     randomize_bn(&g.m, false);
     gc_setup(&g, n, X_UNIFORM, true);
     if (eval) { /* running statistics from a few training forwards, then eval */
@@ -775,6 +777,70 @@ static void check_sgd(void)
     }
 }
 
+/* init.c: PyTorch's reset_parameters ranges (weights and biases uniform on
+ * +-1/sqrt(fan_in), fan_in = (cin/groups)*k*k), BN 1/0 with running 0/1,
+ * and torchvision's kaiming_normal(fan_out) for convs when asked. Checked
+ * by range and by the sample standard deviation (bound/sqrt(3) for the
+ * uniform, sqrt(2/fan_out) for the normal; 10% covers sampling error at
+ * these sizes), plus a different seed giving different weights. */
+static void check_init(void)
+{
+    for (int kaiming = 0; kaiming < 2; kaiming++) {
+        Model m;
+        model_begin(&m, "init", (Shape){ 16, 12, 12 });
+        m.conv_init = kaiming ? INIT_KAIMING_OUT : INIT_TORCH_DEFAULT;
+        int t = mb_conv2d(&m, "conv", m.input, 64, 3, 1, 1, 2, true);
+        t = mb_batchnorm(&m, "bn", t);
+        mb_linear(&m, "fc", mb_global_avgpool(&m, t), 300, true);
+        model_finalize(&m, 1, 5);
+        ParamInfo pl[8];
+        int np = model_param_list(&m, pl, 8);
+        bool ok = np == 6;
+        char why[256] = "";
+        for (int i = 0; i < np && ok; i++) {
+            const float *w = m.params + pl[i].off;
+            size_t n = pl[i].count;
+            double s = 0, ss = 0, lo = INFINITY, hi = -INFINITY;
+            for (size_t j = 0; j < n; j++) {
+                s += w[j];
+                ss += (double)w[j] * w[j];
+                lo = fmin(lo, w[j]);
+                hi = fmax(hi, w[j]);
+            }
+            double mean = s / n, sd = sqrt(fmax(ss / n - mean * mean, 0.0));
+            const Layer *l = &m.layers[pl[i].layer];
+            if (l->kind == LAYER_BATCHNORM) {
+                double want = strstr(pl[i].name, "weight") ? 1.0 : 0.0;
+                if (lo != want || hi != want) snprintf(why, sizeof why, "%.47s not all %g", pl[i].name, want);
+                continue;
+            }
+            double fan_in = (double)(l->weight_count / (size_t)l->cout), bound = 1.0 / sqrt(fan_in);
+            bool normal = kaiming && l->kind == LAYER_CONV2D && strstr(pl[i].name, "weight");
+            double want_sd = normal ? sqrt(2.0 / (l->cout * l->k * l->k)) : bound / sqrt(3.0);
+            if ((!normal && (lo < -bound || hi > bound)) || fabs(sd / want_sd - 1.0) > 0.1)
+                snprintf(why, sizeof why, "%.47s: range [%.4g, %.4g], sd %.4g; want %s %.4g, sd %.4g", pl[i].name, lo,
+                         hi, sd, normal ? "normal, sd" : "within +-", normal ? want_sd : bound, want_sd);
+            if (why[0]) ok = false;
+        }
+        const float *st = m.state;
+        for (int j = 0; j < 64 && !why[0]; j++)
+            if (st[j] != 0.0f || st[64 + j] != 1.0f) snprintf(why, sizeof why, "BN running stats not 0 / 1");
+        Model m2;
+        model_begin(&m2, "init", (Shape){ 16, 12, 12 });
+        m2.conv_init = m.conv_init;
+        mb_linear(&m2, "fc", mb_global_avgpool(&m2, mb_batchnorm(&m2, "bn", mb_conv2d(&m2, "conv", m2.input, 64, 3, 1, 1, 2, true))), 300, true);
+        model_finalize(&m2, 1, 6);
+        if (!why[0] && memcmp(m.params, m2.params, sizeof(float) * pl[0].count) == 0)
+            snprintf(why, sizeof why, "seeds 5 and 6 give the same conv weights");
+        char name[160];
+        snprintf(name, sizeof name, "init (%s): PyTorch's ranges, BN 1/0 and 0/1, seed-dependent",
+                 kaiming ? "kaiming_normal fan_out convs" : "PyTorch defaults");
+        t_checkf(!why[0], name, "%s", why);
+        model_free(&m);
+        model_free(&m2);
+    }
+}
+
 int main(void)
 {
     g_rng = rng_make(2024, "gradcheck");
@@ -795,5 +861,6 @@ int main(void)
     check_dropout_masks();
     check_running_stats();
     check_sgd();
+    check_init();
     return t_done();
 }
