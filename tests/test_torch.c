@@ -28,6 +28,7 @@
  *                           but the change by ~0.5%); floor 1e-2 x the
  *                           largest change.
  * A missing fixture is a failure: they are committed. */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,9 +402,38 @@ out:
     fix_free(&c->fx);
 }
 
+/* Every *.fix in tests/fixtures is in FIXTURES (none is silently skipped). */
+static void check_listed(int nf)
+{
+    const char *dir = t_fixture("");
+    DIR *d = opendir(dir);
+    char unlisted[512] = "";
+    int seen = 0;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t len = strlen(e->d_name);
+            if (len < 5 || strcmp(e->d_name + len - 4, ".fix") != 0) continue;
+            seen++;
+            bool listed = false;
+            for (int i = 0; i < nf; i++)
+                listed |= strlen(FIXTURES[i]) == len - 4 && !strncmp(FIXTURES[i], e->d_name, len - 4);
+            if (!listed && strlen(unlisted) + len + 2 < sizeof unlisted) {
+                strcat(unlisted, " ");
+                strcat(unlisted, e->d_name);
+            }
+        }
+        closedir(d);
+    }
+    char name[160];
+    snprintf(name, sizeof name, "torch: all %d fixture files in tests/fixtures are checked", seen);
+    t_checkf(d && !unlisted[0], name, "%s", d ? unlisted : "cannot list the fixture folder");
+}
+
 int main(void)
 {
     int nf = (int)(sizeof FIXTURES / sizeof FIXTURES[0]);
+    check_listed(nf);
     double worst = 0.0;
     const char *worst_name = "";
     for (int i = 0; i < nf; i++) {
