@@ -231,7 +231,8 @@ void model_backward(Model *m, const float *dlogits)
     if (m->training) m->step--;
     for (int i = m->nlayers - 1; i >= 0; i--) {
         const Layer *l = &m->layers[i];
-        bool need_dx = l->in != m->input;
+        /* an add needs dx when either operand is not the model input */
+        bool need_dx = l->in != m->input || (l->in2 >= 0 && l->in2 != m->input);
         layer_backward(m, l, need_dx, m->tensors[l->in].consumers > 1);
         if (m->hook) m->hook(m, i, m->hook_ctx);
     }

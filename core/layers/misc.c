@@ -49,12 +49,15 @@ void add_forward(Model *m, const Layer *l)
 }
 
 /* Both inputs receive dy. A residual block's shortcut and the block input
- * are one tensor with two consumers, hence acc_dx there. */
+ * are one tensor with two consumers, hence acc_dx there. Either operand
+ * may be the model input, which gets no gradient; the other one still does. */
 void add_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
     if (!need_dx) return;
     size_t n = in_count(m, l);
     const float *dy = model_tensor_grad(m, l->out);
-    copy_grad_cpu(dy, model_tensor_grad(m, l->in), n, m->tensors[l->in].consumers > 1);
-    copy_grad_cpu(dy, model_tensor_grad(m, l->in2), n, m->tensors[l->in2].consumers > 1);
+    if (l->in != m->input)
+        copy_grad_cpu(dy, model_tensor_grad(m, l->in), n, m->tensors[l->in].consumers > 1);
+    if (l->in2 != m->input)
+        copy_grad_cpu(dy, model_tensor_grad(m, l->in2), n, m->tensors[l->in2].consumers > 1);
 }
