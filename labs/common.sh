@@ -4,8 +4,7 @@
 # - OpenBLAS: Debian's 0.3.21 picks its Haswell kernels on some AVX-512
 #   CPUs; OPENBLAS_CORETYPE=SkylakeX measured ~1.9x faster sgemm here
 #   (480 vs 250 GFLOP/s at 2 threads). We set it only when the CPU really
-#   has the AVX-512 subsets those kernels use, and never override a user's
-#   choice.
+#   has the AVX-512 subsets those kernels use.
 # - One BLAS thread per rank when ranks fill the cores (cores / ranks).
 # - mpirun flags: --allow-run-as-root when root, --oversubscribe when NP
 #   exceeds the cores (and outputs say "oversubscribed"), shared-memory
@@ -19,9 +18,17 @@ export DDL_DATA=${DDL_DATA:-datasets}
 export DEVICE PROFILE SEED
 CORES=$(nproc 2>/dev/null || echo 1)
 
-if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -q ' avx512f ' /proc/cpuinfo 2>/dev/null \
-   && grep -q ' avx512bw ' /proc/cpuinfo && grep -q ' avx512vl ' /proc/cpuinfo && grep -q ' avx512dq ' /proc/cpuinfo; then
-  export OPENBLAS_CORETYPE=SkylakeX
+# Some machines export OPENBLAS_CORETYPE=Haswell system-wide; on an AVX-512
+# CPU that halves GEMM speed, so a narrower kernel name is upgraded too
+# (DDL_KEEP_CORETYPE=1 keeps whatever is set).
+has_avx512() {
+  local f
+  for f in avx512f avx512bw avx512vl avx512dq; do grep -q " $f" /proc/cpuinfo 2>/dev/null || return 1; done
+}
+if [ "${DDL_KEEP_CORETYPE:-0}" != 1 ] && has_avx512; then
+  case "${OPENBLAS_CORETYPE:-}" in
+    ""|Haswell|HASWELL|Zen|ZEN|Sandybridge|SANDYBRIDGE) export OPENBLAS_CORETYPE=SkylakeX ;;
+  esac
 fi
 
 case "$PROFILE" in
