@@ -142,7 +142,7 @@ int lab1_run(const Lab1Options *o)
 
     char name[192];
     snprintf(name, sizeof name, "%s-iters", run);
-    Table *ti = table_new(name, "iter,epoch,loss,batch_accuracy,ms,data_ms");
+    Table *ti = table_new(name, "iter,epoch,loss,batch_accuracy,ms,data_ms,epoch_frac");
     snprintf(name, sizeof name, "%s-epochs", run);
     Table *te = table_new(name, "epoch,iter,train_loss,train_accuracy,test_loss,test_accuracy,seconds");
     ti->meta = meta;
@@ -190,6 +190,7 @@ int lab1_run(const Lab1Options *o)
             table_set_num(ti, "batch_accuracy", (double)correct / got, "%.4f");
             table_set_num(ti, "ms", ms[it], "%.3f");
             table_set_num(ti, "data_ms", 1e3 * (t1 - t0), "%.3f");
+            table_set_num(ti, "epoch_frac", e + (double)(k + 1) / (double)per_epoch, "%.5f");
             table_end_row(ti);
             it++;
             k++;

@@ -30,8 +30,8 @@ int lab1_write_table(const Lab1Options *o)
         return 1;
     }
     qsort(names, (size_t)n, sizeof names[0], by_name);
-    Table *all = table_new("lab1-table", "model,width,dataset,data,params,batch,iterations,ms,images_per_s,"
-                                         "final_loss,test_accuracy");
+    Table *all = table_new("lab1-table", "model,width,dataset,data,params,batch,iterations,ms,ms_std,"
+                                         "images_per_s,final_loss,test_accuracy");
     int status = 0;
     for (int i = 0; i < n; i++) {
         char path[1024], err[256];
@@ -55,9 +55,10 @@ int lab1_write_table(const Lab1Options *o)
             table_set_str(all, "params", buf);
             table_set_str(all, "batch", table_get(t, r, "batch"));
             table_set_str(all, "iterations", table_get(t, r, "iterations"));
-            snprintf(buf, sizeof buf, "%.1f $\\pm$ %.1f", atof(table_get(t, r, "ms_mean")),
-                     atof(table_get(t, r, "ms_std")));
+            snprintf(buf, sizeof buf, "%.1f", atof(table_get(t, r, "ms_mean")));
             table_set_str(all, "ms", buf);
+            snprintf(buf, sizeof buf, "%.1f", atof(table_get(t, r, "ms_std")));
+            table_set_str(all, "ms_std", buf);
             snprintf(buf, sizeof buf, "%.0f", atof(table_get(t, r, "images_per_s")));
             table_set_str(all, "images_per_s", buf);
             snprintf(buf, sizeof buf, "%.3f", atof(table_get(t, r, "final_loss")));
@@ -71,13 +72,20 @@ int lab1_write_table(const Lab1Options *o)
     /* The per-run rows may differ in profile/dataset; the caption's
      * provenance line comes from the first run, and the data column says
      * real or synthetic per row. */
-    meta_set(&all->meta, "dataset", "%s", "see rows");
+    {
+        const Meta *m0 = &all->meta;
+        const char *cores = meta_get(m0, "cores"), *dev = meta_get(m0, "device"), *prof = meta_get(m0, "profile"),
+                   *seed = meta_get(m0, "seed"), *over = meta_get(m0, "oversubscribed");
+        meta_set(&all->meta, "summary", "each run: 1 rank on %s cores%s, %s, %s profile, seed %s; real or synthetic "
+                 "data per row", cores ? cores : "?", over && !strcmp(over, "yes") ? " (oversubscribed)" : "",
+                 dev ? dev : "?", prof ? prof : "?", seed ? seed : "?");
+    }
     static const char *cols[] = { "model", "width", "dataset", "data", "params", "batch", "iterations", "ms",
-                                  "images_per_s", "final_loss", "test_accuracy" };
+                                  "ms_std", "images_per_s", "final_loss", "test_accuracy" };
     static const char *heads[] = { "Model", "Width", "Dataset", "Data", "Params", "Batch", "Iters",
-                                   "ms/iter", "img/s", "Final loss", "Test acc.\\ (\\%)" };
-    TexSpec spec = { "lab1: single-process training (ms/iter: mean $\\pm$ std over iterations, first discarded)",
-                     "tab:lab1", 11, cols, heads, "lrllrrrrrrr" };
+                                   "ms/iter", "std", "img/s", "Final loss", "Test acc.\\ (\\%)" };
+    TexSpec spec = { "lab1: single-process training (ms/iter: mean and standard deviation over iterations, "
+                     "the first discarded)", "tab:lab1", 12, cols, heads, "lrllrrrrrrrr" };
     char dirbuf[1024];
     ddl_strlcpy(dirbuf, o->tex, sizeof dirbuf);
     char *slash = strrchr(dirbuf, '/');
