@@ -3,6 +3,8 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
+# Keep object files of pattern rules (make would delete them as intermediates).
+.SECONDARY:
 
 # ---- user variables -------------------------------------------------------
 NP        ?= 4
