@@ -16,6 +16,9 @@ PROFILE=${PROFILE:-quick}
 SEED=${SEED:-1}
 export DDL_DATA=${DDL_DATA:-datasets}
 export DEVICE PROFILE SEED
+# libgomp threads otherwise spin after each parallel loop and steal the
+# cores from the OpenBLAS threads that run next (measured: 4x slower steps).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 CORES=$(nproc 2>/dev/null || echo 1)
 
 # Some machines export OPENBLAS_CORETYPE=Haswell system-wide; on an AVX-512

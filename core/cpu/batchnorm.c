@@ -5,12 +5,14 @@
 #include "kernels.h"
 
 #include <math.h>
+#include "parallel.h"
 
 void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
                                  int p, float eps, float momentum, float *running_mean, float *running_var,
                                  float *save_mean, float *save_invstd)
 {
     size_t m = (size_t)n * p;
+    PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
         double s = 0.0;
         for (int i = 0; i < n; i++) {
@@ -48,6 +50,7 @@ void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, c
 void batchnorm_forward_eval_cpu(const float *x, float *y, const float *gamma, const float *beta, int n, int c, int p,
                                 float eps, const float *mean, const float *var)
 {
+    PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
         float invstd = 1.0f / sqrtf(var[j] + eps);
         float a = gamma[j] * invstd, b = beta[j] - mean[j] * a;
@@ -67,6 +70,7 @@ void batchnorm_backward_cpu(const float *x, const float *dy, float *dx, const fl
                             bool use_batch_stats, bool acc)
 {
     double m = (double)n * p;
+    PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
         float mean = save_mean[j], invstd = save_invstd[j];
         double sdy = 0.0, sdyx = 0.0;

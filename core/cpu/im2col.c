@@ -9,6 +9,7 @@
 #include "kernels.h"
 
 #include <string.h>
+#include "parallel.h"
 
 /* Output columns [lo, hi) whose input column ow*stride - pad + kj is inside
  * [0, W): computed once per kj so the inner loops carry no bounds test. */
@@ -27,6 +28,7 @@ static void valid_range(int OW, int W, int stride, int pad, int kj, int *lo, int
 void im2col_cpu(const float *x, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *col)
 {
     size_t P = (size_t)OH * OW, ld = (size_t)nb * P, img = (size_t)C * H * W;
+    PARALLEL_FOR((size_t)C * k * k * ld)
     for (int c = 0; c < C; c++)
         for (int ki = 0; ki < k; ki++)
             for (int kj = 0; kj < k; kj++) {
@@ -60,6 +62,7 @@ void col2im_cpu(const float *col, int nb, int C, int H, int W, int k, int stride
 {
     size_t P = (size_t)OH * OW, ld = (size_t)nb * P, img = (size_t)C * H * W;
     if (!acc) memset(dx, 0, sizeof(float) * img * (size_t)nb);
+    PARALLEL_FOR((size_t)C * k * k * ld)
     for (int c = 0; c < C; c++)
         for (int ki = 0; ki < k; ki++)
             for (int kj = 0; kj < k; kj++) {

@@ -3,9 +3,11 @@
 
 #include <float.h>
 #include <string.h>
+#include "parallel.h"
 
 void maxpool_forward_cpu(const float *x, float *y, int planes, int H, int W, int k, int stride, int pad, int OH, int OW)
 {
+    PARALLEL_FOR((size_t)planes * H * W)
     for (int pl = 0; pl < planes; pl++) {
         const float *xp = x + (size_t)pl * H * W;
         float *yp = y + (size_t)pl * OH * OW;
@@ -31,6 +33,7 @@ void maxpool_backward_cpu(const float *x, const float *dy, float *dx, int planes
                           int pad, int OH, int OW, bool acc)
 {
     if (!acc) memset(dx, 0, sizeof(float) * (size_t)planes * H * W);
+    PARALLEL_FOR((size_t)planes * H * W)
     for (int pl = 0; pl < planes; pl++) {
         const float *xp = x + (size_t)pl * H * W;
         const float *dyp = dy + (size_t)pl * OH * OW;
@@ -57,6 +60,7 @@ void maxpool_backward_cpu(const float *x, const float *dy, float *dx, int planes
 void avgpool_forward_cpu(const float *x, float *y, int planes, int H, int W, int k, int stride, int pad, int OH, int OW)
 {
     float inv = 1.0f / (float)(k * k);
+    PARALLEL_FOR((size_t)planes * H * W)
     for (int pl = 0; pl < planes; pl++) {
         const float *xp = x + (size_t)pl * H * W;
         float *yp = y + (size_t)pl * OH * OW;
@@ -81,6 +85,7 @@ void avgpool_backward_cpu(const float *dy, float *dx, int planes, int H, int W, 
 {
     if (!acc) memset(dx, 0, sizeof(float) * (size_t)planes * H * W);
     float inv = 1.0f / (float)(k * k);
+    PARALLEL_FOR((size_t)planes * H * W)
     for (int pl = 0; pl < planes; pl++) {
         const float *dyp = dy + (size_t)pl * OH * OW;
         float *dxp = dx + (size_t)pl * H * W;
@@ -101,6 +106,7 @@ void avgpool_backward_cpu(const float *dy, float *dx, int planes, int H, int W, 
 
 void global_avgpool_forward_cpu(const float *x, float *y, int planes, int p)
 {
+    PARALLEL_FOR((size_t)planes * p)
     for (int pl = 0; pl < planes; pl++) {
         const float *xp = x + (size_t)pl * p;
         float s = 0.0f;
@@ -111,6 +117,7 @@ void global_avgpool_forward_cpu(const float *x, float *y, int planes, int p)
 
 void global_avgpool_backward_cpu(const float *dy, float *dx, int planes, int p, bool acc)
 {
+    PARALLEL_FOR((size_t)planes * p)
     for (int pl = 0; pl < planes; pl++) {
         float g = dy[pl] / (float)p;
         float *dxp = dx + (size_t)pl * p;

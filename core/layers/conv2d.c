@@ -13,6 +13,7 @@
 #include <string.h>
 #include "../common.h"
 #include "../cpu/kernels.h"
+#include "../cpu/parallel.h"
 #include "../gemm.h"
 
 enum { CONV_TARGET_COLS = 4096 };
@@ -75,6 +76,7 @@ void conv2d_forward(Model *m, const Layer *l)
             gemm_f32(false, false, g.coutg, (int)ld, g.ckkg, 1.0f, w + (size_t)gr * g.coutg * g.ckkg, g.ckkg,
                      col + (size_t)gr * g.ckkg * ld, (int)ld, 0.0f, out + (size_t)gr * g.coutg * ld, (int)ld);
         if (nb > 1) /* [cout][nb*p] -> [nb][cout][p] */
+            PARALLEL_FOR((size_t)nb * out_img)
             for (int i = 0; i < nb; i++)
                 for (int c = 0; c < g.cout; c++)
                     memcpy(y + (i0 + i) * out_img + (size_t)c * g.p, out + (size_t)c * ld + (size_t)i * g.p,
@@ -100,6 +102,7 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
         const float *dyc = dy + i0 * out_img;
         if (nb > 1) { /* [nb][cout][p] -> [cout][nb*p] */
             float *t = col + (size_t)g.ckk * ld;
+            PARALLEL_FOR((size_t)nb * out_img)
             for (int i = 0; i < nb; i++)
                 for (int c = 0; c < g.cout; c++)
                     memcpy(t + (size_t)c * ld + (size_t)i * g.p, dyc + i * out_img + (size_t)c * g.p,
