@@ -7,33 +7,27 @@
 #                   oversubscribed where ranks exceed cores.
 # Each program prints "ok - ..." / "not ok - ..." / "skip - ..." lines; a
 # program that dies without reporting counts as one failure, so a crash or
-# a hang (TEST_TIMEOUT seconds, default 600) can never pass silently.
+# a hang (TEST_TIMEOUT seconds, default 900) can never pass silently.
+# TEST_PHASES="bin:0 bin/san:1" runs the suite on the optimised and the
+# sanitizer builds (SANITIZE=1 in a phase turns on ASan/LSan/UBSan options).
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+TEST_PHASES=${TEST_PHASES:-"${BIN:-bin}:${SANITIZE:-0}"}
+TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 export DDL_TEST_ROOT=$PWD
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 # Tests are about correctness: one BLAS thread per process keeps
 # oversubscribed MPI runs from thrashing.
-export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-if [ "${SANITIZE:-0}" = 1 ]; then
-  # Open MPI keeps allocations alive until exit; our own leaks still show
-  # because they are not under these libraries.
-  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
-  export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
-  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-fi
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
 
 pass=0 fail=0 skip=0
-log=$(mktemp -d)/tests.log
 run_one() { # label, command...
   local label=$1; shift
   local out rc
   out=$(timeout "$TEST_TIMEOUT" "$@" 2>&1); rc=$?
-  printf '%s\n' "$out" | sed "s|^|[$label] |" | grep -E '^\[[^]]*\] (ok|not ok|skip) ' || true
+  printf '%s\n' "$out" | grep -E '^(ok|not ok|skip) - ' | sed "s|^|[$label] |" || true
   local p f s
   p=$(printf '%s\n' "$out" | grep -c '^ok - ')
   f=$(printf '%s\n' "$out" | grep -c '^not ok - ')
@@ -49,21 +43,43 @@ run_one() { # label, command...
   pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 }
 
-for t in "$BIN"/tests/test_*; do
-  [ -x "$t" ] || continue
-  run_one "$(basename "$t")" "$t"
-done
-for t in "$BIN"/tests/mpi_*; do
-  [ -x "$t" ] || continue
-  name=$(basename "$t")
-  nps=$(grep -ho 'ddl-test-np:[ 0-9]*' "tests/$name.c" 2>/dev/null | head -1 | cut -d: -f2)
-  for np in ${nps:-1 2 3 4}; do
-    run_one "$name np$np" "${MPIRUN[@]}" -np "$np" "$t"
+run_phase() { # bin-dir, sanitize(0|1)
+  local BIN=$1 SANITIZE=$2 tag=""
+  [ "$SANITIZE" = 1 ] && tag="san "
+  export BIN SANITIZE
+  if [ "$SANITIZE" = 1 ]; then
+    # Open MPI keeps allocations alive until exit (suppressed); ddlab's own
+    # leaks are still reported.
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0
+    export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  else
+    unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+  fi
+  if ! ls "$BIN"/tests/* >/dev/null 2>&1; then
+    echo "[${tag}suite] not ok - no test programs in $BIN/tests (build first)"; fail=$((fail + 1)); return
+  fi
+  for t in "$BIN"/tests/test_*; do
+    [ -x "$t" ] || continue
+    run_one "$tag$(basename "$t")" "$t"
   done
-done
-for t in tests/e2e_*.sh; do
-  [ -x "$t" ] || continue
-  run_one "$(basename "$t" .sh)" env BIN="$BIN" "$t"
+  for t in "$BIN"/tests/mpi_*; do
+    [ -x "$t" ] || continue
+    local name nps
+    name=$(basename "$t")
+    nps=$(grep -ho 'ddl-test-np:[ 0-9]*' "tests/$name.c" 2>/dev/null | head -1 | cut -d: -f2)
+    for np in ${nps:-1 2 3 4}; do
+      run_one "$tag$name np$np" "${MPIRUN[@]}" -np "$np" "$t"
+    done
+  done
+  for t in tests/e2e_*.sh; do
+    [ -x "$t" ] || continue
+    run_one "$tag$(basename "$t" .sh)" "$t"
+  done
+}
+
+for phase in $TEST_PHASES; do
+  run_phase "${phase%%:*}" "${phase##*:}"
 done
 
 echo

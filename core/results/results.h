@@ -26,18 +26,31 @@ typedef struct Meta {
     char val[META_MAX][256];
 } Meta;
 
-/* Set (or replace) a metadata entry. */
+/* Start from a zeroed Meta (Meta m = {0}; a Table's is already zeroed).
+ * Keys are 1..31 characters of [A-Za-z0-9_.-] (anything else is a bug and
+ * aborts); values are truncated to 255 characters, line breaks folded to
+ * spaces. Set (or replace) an entry: */
 void meta_set(Meta *m, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *meta_get(const Meta *m, const char *key);
-/* Fill what every output must say: program, git commit (from the build),
- * date (UTC ISO 8601), host, cores, ranks, oversubscribed (ranks > cores on
- * one host), threads (OPENBLAS_NUM_THREADS/OMP_NUM_THREADS), openblas core
- * type, MPI library version. Call after MPI_Init. */
+bool meta_key_valid(const char *key);
+/* Fill what every output must say: program, git (commit of the build),
+ * build (compiler flags), date (UTC ISO 8601), host, cores (online CPUs),
+ * ranks, hosts (distinct processor names), oversubscribed ("yes" when some
+ * host runs more ranks than it has cores), threads (OPENBLAS_NUM_THREADS,
+ * else OMP_NUM_THREADS, else "default"), openblas_coretype (or "auto"),
+ * mpi (first line of MPI_Get_library_version).
+ * COLLECTIVE over MPI_COMM_WORLD (it gathers host names): call it on every
+ * rank, after MPI_Init. Without MPI initialised it reports 1 rank. */
 void meta_collect(Meta *m, const char *program);
 /* One human line: "real MNIST, 4 ranks on 2 cores (oversubscribed), cpu,
- * quick profile, seed 1" built from meta keys dataset, data, ranks, cores,
- * oversubscribed, device, profile, seed (missing keys are skipped). */
+ * quick profile, seed 1" built from meta keys dataset, data, ranks, cores
+ * (or hosts when > 1: "8 ranks on 2 hosts"), oversubscribed, device,
+ * profile, seed (missing keys are skipped). Labs set dataset (e.g.
+ * Dataset.name), data ("real"/"synthetic"), device, profile and seed. */
 void meta_summary(const Meta *m, char *out, size_t cap);
+/* Writers put the provenance line "# summary: ..." (CSV), "summary" (JSON)
+ * and the LaTeX caption line from meta "summary" when a lab sets it, else
+ * from meta_summary(); table_read_csv() returns it as meta "summary". */
 
 typedef struct Table {
     char name[64];
@@ -53,22 +66,34 @@ typedef struct Table {
 Table *table_new(const char *name, const char *columns);
 void table_free(Table *t);
 /* Cells of the row being built; a row is opened by the first set after
- * table_end_row() (or creation). Unknown column names abort (a bug). */
+ * table_end_row() (or creation) and is already counted in nrows. Unknown
+ * column names abort (a bug). Empty strings are stored as empty (NULL). */
 void table_set_str(Table *t, const char *col, const char *value);
 void table_set_int(Table *t, const char *col, long long value);
-/* Numbers are written with %.9g unless fmt is given (e.g. "%.3f"). */
+/* Numbers are written with %.9g unless fmt is given (e.g. "%.3f"; exactly
+ * one floating conversion, else abort). */
 void table_set_num(Table *t, const char *col, double value, const char *fmt);
 void table_end_row(Table *t);
 /* Read back a cell (row, column name), NULL if empty/unknown. */
 const char *table_get(const Table *t, int row, const char *col);
 
 /* Write dir/<name>.csv and dir/<name>.json (mkdir -p dir). 0 on success,
- * -1 with errno-based message on stderr otherwise. */
+ * -1 with errno-based message on stderr otherwise.
+ * CSV: "# key: value" per meta entry, "# summary: <line>", header, rows;
+ *      cells with , " CR LF or a leading # are quoted (RFC 4180).
+ * JSON: cells that are decimal numbers are unquoted, empty cells null,
+ *      everything else (and every meta value) a string. */
 int table_write(const Table *t, const char *dir);
 
 /* LaTeX table: columns to show and their header labels (parallel arrays,
  * labels may contain LaTeX), alignment string e.g. "llrrr". Caption gets
- * the meta_summary() line appended in \footnotesize. */
+ * the meta_summary() line appended in \footnotesize (a line of its own
+ * under \caption{} and \label{}, inside the table). cols == NULL (or
+ * ncols == 0) shows every column; headers == NULL uses the escaped column
+ * names; align == NULL is "l" then "r"s; caption is LaTeX as given. Cell
+ * text is escaped (_ % & # $ { } \ ~ ^). Needs only booktabs. Unknown
+ * column: -1 with a message. Written atomically; the directory of path is
+ * created if needed (report/tables/ is not in git). */
 typedef struct TexSpec {
     const char *caption;
     const char *label;     /* e.g. "tab:lab1" */
@@ -79,13 +104,18 @@ typedef struct TexSpec {
 } TexSpec;
 int table_write_tex(const Table *t, const TexSpec *spec, const char *path);
 
-/* Atomic whole-file write helpers used by all writers. */
+/* Atomic whole-file write used by all writers: "<path>.tmp.<pid>", fsync,
+ * rename. -1 (temp file removed, message naming path on stderr) on error. */
 int write_file_atomic(const char *path, const char *data, size_t len);
-/* mkdir -p; 0 on success. */
+/* mkdir -p; 0 on success, -1 with errno set (no message). */
 int mkdir_p(const char *dir);
+/* mkdir -p of the directory part of a file path (nothing for "name"). */
+int mkdir_parent(const char *path);
 
 /* Read a CSV written by table_write back into a Table (for graders,
- * tests and `make figures` helpers). NULL with a message on failure. */
+ * tests and `make figures` helpers): meta lines -> meta (incl. "summary"),
+ * the table name is the file name without ".csv". NULL with a message in
+ * err ("path:line: what") on failure. */
 Table *table_read_csv(const char *path, char *err, size_t errcap);
 
 #endif

@@ -1,0 +1,106 @@
+/* elementwise.c - bias, activations, add, dropout masks. */
+#include "kernels.h"
+
+#include <string.h>
+#include "../rng.h"
+#include "parallel.h"
+
+void bias_add_cpu(float *y, const float *bias, int n, int c, int p)
+{
+    PARALLEL_FOR((size_t)n * c * p)
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < c; j++) {
+            float b = bias[j];
+            float *row = y + ((size_t)i * c + j) * p;
+            for (int q = 0; q < p; q++) row[q] += b;
+        }
+}
+
+void bias_grad_cpu(const float *dy, float *dbias, int n, int c, int p)
+{
+    PARALLEL_FOR((size_t)n * c * p)
+    for (int j = 0; j < c; j++) {
+        double s = 0.0;
+        for (int i = 0; i < n; i++) {
+            const float *row = dy + ((size_t)i * c + j) * p;
+            float t = 0.0f;
+            for (int q = 0; q < p; q++) t += row[q];
+            s += t;
+        }
+        dbias[j] += (float)s;
+    }
+}
+
+void relu_forward_cpu(const float *x, float *y, size_t count)
+{
+    PARALLEL_FOR(count)
+    for (size_t i = 0; i < count; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+/* Gradient passes where x > 0 (PyTorch: threshold_backward, x <= 0 -> 0). */
+void relu_backward_cpu(const float *x, const float *dy, float *dx, size_t count, bool acc)
+{
+    if (acc)
+        PARALLEL_FOR(count)
+        for (size_t i = 0; i < count; i++) dx[i] += x[i] > 0.0f ? dy[i] : 0.0f;
+    else
+        PARALLEL_FOR(count)
+        for (size_t i = 0; i < count; i++) dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+void relu6_forward_cpu(const float *x, float *y, size_t count)
+{
+    PARALLEL_FOR(count)
+    for (size_t i = 0; i < count; i++) {
+        float v = x[i] > 0.0f ? x[i] : 0.0f;
+        y[i] = v < 6.0f ? v : 6.0f;
+    }
+}
+
+/* PyTorch's hardtanh_backward: gradient only strictly inside (0, 6). */
+void relu6_backward_cpu(const float *x, const float *dy, float *dx, size_t count, bool acc)
+{
+    PARALLEL_FOR(count)
+    for (size_t i = 0; i < count; i++) {
+        float g = (x[i] > 0.0f && x[i] < 6.0f) ? dy[i] : 0.0f;
+        dx[i] = acc ? dx[i] + g : g;
+    }
+}
+
+void add_cpu(const float *a, const float *b, float *y, size_t count)
+{
+    PARALLEL_FOR(count)
+    for (size_t i = 0; i < count; i++) y[i] = a[i] + b[i];
+}
+
+void copy_grad_cpu(const float *dy, float *dx, size_t count, bool acc)
+{
+    if (acc)
+        PARALLEL_FOR(count)
+        for (size_t i = 0; i < count; i++) dx[i] += dy[i];
+    else
+        memcpy(dx, dy, sizeof(float) * count);
+}
+
+void dropout_mask_cpu(float *mask, size_t count, float p, uint64_t seed, uint64_t stream)
+{
+    Rng r = rng_make2(seed, "dropout", stream);
+    float keep = 1.0f / (1.0f - p);
+    for (size_t i = 0; i < count; i++) mask[i] = rng_uniform(&r) < p ? 0.0f : keep; /* one stream: serial */
+}
+
+void mul_cpu(const float *x, const float *mask, float *y, size_t count)
+{
+    PARALLEL_FOR(count)
+    for (size_t i = 0; i < count; i++) y[i] = x[i] * mask[i];
+}
+
+void mul_backward_cpu(const float *dy, const float *mask, float *dx, size_t count, bool acc)
+{
+    if (acc)
+        PARALLEL_FOR(count)
+        for (size_t i = 0; i < count; i++) dx[i] += dy[i] * mask[i];
+    else
+        PARALLEL_FOR(count)
+        for (size_t i = 0; i < count; i++) dx[i] = dy[i] * mask[i];
+}

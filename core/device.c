@@ -1,0 +1,79 @@
+/* device.c - device selection and the checks behind DEVICE=cuda. */
+#include "device.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "gemm.h"
+#ifdef DDL_HAVE_CUDA
+#include "cuda/cuda_runtime_probe.h"
+#endif
+
+int device_parse(const char *s, Device *out, char err[DDL_ERRLEN])
+{
+    if (s && strcmp(s, "cpu") == 0) { *out = DEVICE_CPU; return 0; }
+    if (s && strcmp(s, "cuda") == 0) { *out = DEVICE_CUDA; return 0; }
+    snprintf(err, DDL_ERRLEN, "unknown device '%s' (use cpu or cuda)", s ? s : "(null)");
+    return -1;
+}
+
+const char *device_name(Device d) { return d == DEVICE_CUDA ? "cuda" : "cpu"; }
+
+int device_cuda_built(void)
+{
+#ifdef DDL_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+static void cpu_model(char *out, size_t cap)
+{
+    ddl_strlcpy(out, "unknown CPU", cap);
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0) continue;
+        char *v = strchr(line, ':');
+        if (!v) break;
+        v++;
+        while (*v == ' ') v++;
+        v[strcspn(v, "\n")] = '\0';
+        ddl_strlcpy(out, v, cap);
+        break;
+    }
+    fclose(f);
+}
+
+int device_check(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN])
+{
+    if (d == DEVICE_CPU) {
+        char name[160];
+        cpu_model(name, sizeof name);
+        snprintf(desc, cap, "cpu (%s, %ld cores, OpenBLAS %s)", name, sysconf(_SC_NPROCESSORS_ONLN),
+                 blas_core_name());
+        return 0;
+    }
+#ifdef DDL_HAVE_CUDA
+    char gpu[160], why[160];
+    if (ddl_cuda_probe(local_rank, gpu, sizeof gpu, why, sizeof why) != 0) {
+        snprintf(err, DDL_ERRLEN, "DEVICE=cuda: no usable GPU: %s", why);
+        return -1;
+    }
+    snprintf(desc, cap, "cuda (%s)", gpu);
+    /* The CUDA layer kernels are a separate piece of work (core/cuda); until
+     * they exist the honest answer is a clear refusal, not a CPU run. */
+    snprintf(err, DDL_ERRLEN, "DEVICE=cuda: found %s, but this build has no CUDA layer kernels yet; use DEVICE=cpu",
+             gpu);
+    return -1;
+#else
+    (void)local_rank;
+    (void)desc;
+    (void)cap;
+    snprintf(err, DDL_ERRLEN, "DEVICE=cuda: this build has no CUDA support (nvcc was not found at build time; "
+                              "install the CUDA toolkit and rebuild, or use DEVICE=cpu)");
+    return -1;
+#endif
+}

@@ -1,0 +1,24 @@
+/* device.h - where a model runs: "cpu" or "cuda".
+ *
+ * DEVICE=cuda must fail clearly when it cannot work: a build without nvcc,
+ * a machine without a GPU (cudaGetDeviceCount fails, e.g. error 35 "CUDA
+ * driver version is insufficient" / no driver), or kernels not available
+ * in this build. It never silently runs on the CPU instead. */
+#ifndef DDL_DEVICE_H
+#define DDL_DEVICE_H
+
+#include <stddef.h>
+#include "common.h"
+
+typedef enum Device { DEVICE_CPU = 0, DEVICE_CUDA = 1 } Device;
+
+int device_parse(const char *s, Device *out, char err[DDL_ERRLEN]);
+const char *device_name(Device d);
+/* 0 when d can run this program's models; desc gets e.g. "cpu (AMD EPYC
+ * 9B14, 2 cores, OpenBLAS SkylakeX)" or "cuda (NVIDIA H200, sm_90)".
+ * local_rank picks the GPU (one rank per GPU). */
+int device_check(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN]);
+/* Whether this binary was built with CUDA objects. */
+int device_cuda_built(void);
+
+#endif

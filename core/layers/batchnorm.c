@@ -1,0 +1,48 @@
+/* batchnorm.c - BatchNorm2d (and 1d on vectors: h = w = 1).
+ *
+ * Modes, as PyTorch: training uses batch statistics and (when tracking)
+ * updates the running ones; eval uses the running statistics. With
+ * tracking off (seed 001's "BN running stats off") batch statistics are
+ * used in both modes and no running statistics exist. The per-channel mean
+ * and 1/std used in forward are kept in the aux arena for backward. */
+#include "layers.h"
+
+#include <math.h>
+#include "../cpu/kernels.h"
+
+static bool uses_batch_stats(const Model *m) { return m->training || !m->bn_track_stats; }
+
+void batchnorm_forward(Model *m, const Layer *l)
+{
+    Shape s = m->tensors[l->in].shape;
+    int c = s.c, p = s.h * s.w;
+    const float *gamma = m->params + l->param_off, *beta = gamma + c;
+    float *save_mean = m->aux + l->aux_off, *save_invstd = save_mean + c;
+    float *run_mean = m->bn_track_stats ? m->state + l->state_off : NULL;
+    float *run_var = run_mean ? run_mean + c : NULL;
+    const float *x = model_tensor(m, l->in);
+    float *y = model_tensor(m, l->out);
+    if (uses_batch_stats(m)) {
+        batchnorm_forward_train_cpu(x, y, gamma, beta, m->batch, c, p, l->eps, l->momentum,
+                                    m->training ? run_mean : NULL, m->training ? run_var : NULL, save_mean,
+                                    save_invstd);
+    } else {
+        for (int j = 0; j < c; j++) {
+            save_mean[j] = run_mean[j];
+            save_invstd[j] = 1.0f / sqrtf(run_var[j] + l->eps);
+        }
+        batchnorm_forward_eval_cpu(x, y, gamma, beta, m->batch, c, p, l->eps, run_mean, run_var);
+    }
+}
+
+void batchnorm_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
+{
+    Shape s = m->tensors[l->in].shape;
+    int c = s.c, p = s.h * s.w;
+    const float *gamma = m->params + l->param_off;
+    float *dgamma = m->grads + l->param_off, *dbeta = dgamma + c;
+    const float *save_mean = m->aux + l->aux_off, *save_invstd = save_mean + c;
+    batchnorm_backward_cpu(model_tensor(m, l->in), model_tensor_grad(m, l->out),
+                           need_dx ? model_tensor_grad(m, l->in) : NULL, gamma, dgamma, dbeta, m->batch, c, p,
+                           save_mean, save_invstd, uses_batch_stats(m), acc_dx);
+}

@@ -1,0 +1,283 @@
+/* model.c - building a model graph, allocating its arenas, running it. */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "layers/layers.h"
+
+static int new_tensor(Model *m, Shape s)
+{
+    if (s.c <= 0 || s.h <= 0 || s.w <= 0)
+        ddl_die("model %s: layer %d would produce an empty %dx%dx%d tensor (input too small for this model?)", m->name,
+                m->nlayers, s.c, s.h, s.w);
+    if (m->ntensors == m->captensors) {
+        m->captensors = m->captensors ? 2 * m->captensors : 64;
+        m->tensors = realloc(m->tensors, sizeof(Tensor) * (size_t)m->captensors);
+        if (!m->tensors) ddl_die("out of memory");
+    }
+    m->tensors[m->ntensors] = (Tensor){ s, 0, 0 };
+    return m->ntensors++;
+}
+
+static Layer *new_layer(Model *m, LayerKind kind, const char *name, int in, Shape out)
+{
+    if (in < 0 || in >= m->ntensors) ddl_die("model %s: layer input %d does not exist", m->name, in);
+    if (m->nlayers == m->caplayers) {
+        m->caplayers = m->caplayers ? 2 * m->caplayers : 64;
+        m->layers = realloc(m->layers, sizeof(Layer) * (size_t)m->caplayers);
+        if (!m->layers) ddl_die("out of memory");
+    }
+    Layer *l = &m->layers[m->nlayers++];
+    memset(l, 0, sizeof *l);
+    l->kind = kind;
+    ddl_strlcpy(l->name, name ? name : "", sizeof l->name);
+    l->in = in;
+    l->in2 = -1;
+    l->groups = 1;
+    l->out = new_tensor(m, out);
+    return l;
+}
+
+static Shape shape_of(const Model *m, int t) { return m->tensors[t].shape; }
+
+void model_begin(Model *m, const char *name, Shape input)
+{
+    memset(m, 0, sizeof *m);
+    ddl_strlcpy(m->name, name, sizeof m->name);
+    m->input = new_tensor(m, input);
+    m->bn_track_stats = true;
+    m->training = true;
+    m->conv_init = INIT_TORCH_DEFAULT;
+}
+
+int mb_linear(Model *m, const char *name, int in, int out_features, bool bias)
+{
+    size_t fan_in = shape_numel(shape_of(m, in));
+    Layer *l = new_layer(m, LAYER_LINEAR, name, in, (Shape){ out_features, 1, 1 });
+    l->cout = out_features;
+    l->bias = bias;
+    l->weight_count = (size_t)out_features * fan_in;
+    l->param_count = l->weight_count + (bias ? (size_t)out_features : 0);
+    return l->out;
+}
+
+static int conv_out(int size, int k, int stride, int pad) { return (size + 2 * pad - k) / stride + 1; }
+
+int mb_conv2d(Model *m, const char *name, int in, int cout, int k, int stride, int pad, int groups, bool bias)
+{
+    Shape s = shape_of(m, in);
+    if (groups < 1 || s.c % groups || cout % groups)
+        ddl_die("model %s: conv %s: channels %d -> %d not divisible by groups %d", m->name, name, s.c, cout, groups);
+    Layer *l = new_layer(m, LAYER_CONV2D, name, in,
+                         (Shape){ cout, conv_out(s.h, k, stride, pad), conv_out(s.w, k, stride, pad) });
+    l->cout = cout;
+    l->k = k;
+    l->stride = stride;
+    l->pad = pad;
+    l->groups = groups;
+    l->bias = bias;
+    l->weight_count = (size_t)cout * (size_t)(s.c / groups) * (size_t)k * (size_t)k;
+    l->param_count = l->weight_count + (bias ? (size_t)cout : 0);
+    return l->out;
+}
+
+static int elementwise(Model *m, LayerKind kind, int in)
+{
+    return new_layer(m, kind, "", in, shape_of(m, in))->out;
+}
+
+int mb_relu(Model *m, int in) { return elementwise(m, LAYER_RELU, in); }
+int mb_relu6(Model *m, int in) { return elementwise(m, LAYER_RELU6, in); }
+
+static int pool(Model *m, LayerKind kind, int in, int k, int stride, int pad)
+{
+    Shape s = shape_of(m, in);
+    if (pad * 2 > k) ddl_die("model %s: pooling pad %d must be at most half the kernel %d", m->name, pad, k);
+    Layer *l = new_layer(m, kind, "", in, (Shape){ s.c, conv_out(s.h, k, stride, pad), conv_out(s.w, k, stride, pad) });
+    l->k = k;
+    l->stride = stride;
+    l->pad = pad;
+    return l->out;
+}
+
+int mb_maxpool(Model *m, int in, int k, int stride, int pad) { return pool(m, LAYER_MAXPOOL, in, k, stride, pad); }
+int mb_avgpool(Model *m, int in, int k, int stride, int pad) { return pool(m, LAYER_AVGPOOL, in, k, stride, pad); }
+
+int mb_global_avgpool(Model *m, int in)
+{
+    return new_layer(m, LAYER_GLOBAL_AVGPOOL, "", in, (Shape){ shape_of(m, in).c, 1, 1 })->out;
+}
+
+int mb_batchnorm(Model *m, const char *name, int in)
+{
+    Layer *l = new_layer(m, LAYER_BATCHNORM, name, in, shape_of(m, in));
+    int c = shape_of(m, in).c;
+    l->eps = 1e-5f;      /* PyTorch defaults */
+    l->momentum = 0.1f;
+    l->weight_count = (size_t)c;
+    l->param_count = 2 * (size_t)c;
+    l->state_count = 2 * (size_t)c;
+    l->aux_count = 2 * (size_t)c;
+    return l->out;
+}
+
+int mb_dropout(Model *m, int in, float p)
+{
+    if (p < 0.0f || p >= 1.0f) ddl_die("model %s: dropout probability %g outside [0, 1)", m->name, (double)p);
+    Layer *l = new_layer(m, LAYER_DROPOUT, "", in, shape_of(m, in));
+    l->p = p;
+    return l->out;
+}
+
+int mb_flatten(Model *m, int in)
+{
+    return new_layer(m, LAYER_FLATTEN, "", in, (Shape){ (int)shape_numel(shape_of(m, in)), 1, 1 })->out;
+}
+
+int mb_add(Model *m, int a, int b)
+{
+    Shape sa = shape_of(m, a), sb = shape_of(m, b);
+    if (sa.c != sb.c || sa.h != sb.h || sa.w != sb.w)
+        ddl_die("model %s: add of %dx%dx%d and %dx%dx%d", m->name, sa.c, sa.h, sa.w, sb.c, sb.h, sb.w);
+    Layer *l = new_layer(m, LAYER_ADD, "", a, sa);
+    l->in2 = b;
+    return l->out;
+}
+
+/* ---- finalize ---- */
+
+static size_t round64(size_t floats) { return (floats + 15) & ~(size_t)15; } /* 64-byte aligned offsets */
+
+void model_init_params(Model *m, uint64_t seed); /* init.c */
+
+void model_finalize(Model *m, int max_batch, uint64_t seed)
+{
+    if (max_batch < 1) ddl_die("model %s: batch must be >= 1", m->name);
+    m->max_batch = max_batch;
+    m->seed = seed;
+    m->output = m->ntensors - 1;
+    for (int i = 0; i < m->ntensors; i++) m->tensors[i].consumers = 0;
+    size_t np = 0, ns = 0, na = 0, nscr = 0;
+    for (int i = 0; i < m->nlayers; i++) {
+        Layer *l = &m->layers[i];
+        m->tensors[l->in].consumers++;
+        if (l->in2 >= 0) m->tensors[l->in2].consumers++;
+        l->param_off = np;
+        np += l->param_count;
+        l->state_off = ns;
+        ns += l->state_count;
+        if (l->kind == LAYER_DROPOUT) l->aux_count = (size_t)max_batch * shape_numel(m->tensors[l->in].shape);
+        l->aux_off = na;
+        na += round64(l->aux_count);
+        if (l->kind == LAYER_CONV2D) nscr = DDL_MAX(nscr, conv2d_scratch(m, l, max_batch));
+    }
+    size_t nt = 0;
+    for (int t = 0; t < m->ntensors; t++) {
+        m->tensors[t].off = nt;
+        nt += round64((size_t)max_batch * shape_numel(m->tensors[t].shape));
+    }
+    m->nparams = np;
+    m->nstate = ns;
+    m->naux = na;
+    m->nacts = nt;
+    m->nscratch = nscr;
+    m->params = ddl_calloc(sizeof(float) * np);
+    m->grads = ddl_calloc(sizeof(float) * np);
+    m->state = ddl_calloc(sizeof(float) * ns);
+    m->aux = ddl_calloc(sizeof(float) * na);
+    m->acts = ddl_calloc(sizeof(float) * nt);
+    m->dacts = ddl_calloc(sizeof(float) * nt);
+    m->scratch = ddl_calloc(sizeof(float) * nscr);
+    model_init_params(m, seed);
+}
+
+void model_free(Model *m)
+{
+    ddl_free(m->params);
+    ddl_free(m->grads);
+    ddl_free(m->state);
+    ddl_free(m->aux);
+    ddl_free(m->acts);
+    ddl_free(m->dacts);
+    ddl_free(m->scratch);
+    free(m->layers);
+    free(m->tensors);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- running ---- */
+
+float *model_forward(Model *m, const float *x, int n)
+{
+    if (n < 1 || n > m->max_batch) ddl_die("model %s: batch %d outside 1..%d", m->name, n, m->max_batch);
+    m->batch = n;
+    memcpy(model_tensor(m, m->input), x, sizeof(float) * (size_t)n * shape_numel(m->tensors[m->input].shape));
+    for (int i = 0; i < m->nlayers; i++) layer_forward(m, &m->layers[i]);
+    if (m->training) m->step++;
+    return model_tensor(m, m->output);
+}
+
+void model_backward(Model *m, const float *dlogits)
+{
+    int n = m->batch;
+    memcpy(model_tensor_grad(m, m->output), dlogits, sizeof(float) * (size_t)n * (size_t)model_classes(m));
+    /* Tensors read by several layers collect the sum of their gradients. */
+    for (int t = 0; t < m->ntensors; t++)
+        if (m->tensors[t].consumers > 1 && t != m->input)
+            memset(model_tensor_grad(m, t), 0, sizeof(float) * (size_t)n * shape_numel(m->tensors[t].shape));
+    /* Backward runs with the step counter of the forward it belongs to. */
+    if (m->training) m->step--;
+    for (int i = m->nlayers - 1; i >= 0; i--) {
+        const Layer *l = &m->layers[i];
+        /* an add needs dx when either operand is not the model input */
+        bool need_dx = l->in != m->input || (l->in2 >= 0 && l->in2 != m->input);
+        layer_backward(m, l, need_dx, m->tensors[l->in].consumers > 1);
+        if (m->hook) m->hook(m, i, m->hook_ctx);
+    }
+    if (m->training) m->step++;
+}
+
+void model_zero_grad(Model *m) { memset(m->grads, 0, sizeof(float) * m->nparams); }
+
+void model_set_training(Model *m, bool training) { m->training = training; }
+
+int model_classes(const Model *m) { return (int)shape_numel(m->tensors[m->output].shape); }
+
+int model_param_list(const Model *m, ParamInfo *out, int cap)
+{
+    int k = 0;
+    for (int i = 0; i < m->nlayers; i++) {
+        const Layer *l = &m->layers[i];
+        if (!l->param_count) continue;
+        if (k < cap) { /* BN's gamma/beta are "weight"/"bias" in PyTorch too */
+            snprintf(out[k].name, sizeof out[k].name, "%s.weight", l->name);
+            out[k].off = l->param_off;
+            out[k].count = l->weight_count;
+            out[k].layer = i;
+        }
+        k++;
+        if (l->param_count > l->weight_count) {
+            if (k < cap) {
+                snprintf(out[k].name, sizeof out[k].name, "%s.bias", l->name);
+                out[k].off = l->param_off + l->weight_count;
+                out[k].count = l->param_count - l->weight_count;
+                out[k].layer = i;
+            }
+            k++;
+        }
+    }
+    return k;
+}
+
+double model_forward_flops(const Model *m)
+{
+    double f = 0.0;
+    for (int i = 0; i < m->nlayers; i++) {
+        const Layer *l = &m->layers[i];
+        Shape out = m->tensors[l->out].shape;
+        if (l->kind == LAYER_CONV2D || l->kind == LAYER_LINEAR) f += 2.0 * (double)l->weight_count * out.h * out.w;
+    }
+    return f;
+}

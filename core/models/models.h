@@ -1,0 +1,14 @@
+/* models.h - builders behind model_build() (one file per architecture). */
+#ifndef DDL_MODELS_H
+#define DDL_MODELS_H
+
+#include "../model.h"
+
+int build_mlp(Model *m, const ModelConfig *cfg, char *err);
+int build_cnn3(Model *m, const ModelConfig *cfg, char *err);
+int build_vgg11(Model *m, const ModelConfig *cfg, char *err);
+int build_resnet18(Model *m, const ModelConfig *cfg, char *err);
+/* channels * width, rounded, at least 1. */
+int scaled_width(int channels, float width);
+
+#endif

@@ -1,0 +1,50 @@
+/* resnet18.c - ResNet-18 for CIFAR (seed 004; the widely used CIFAR
+ * variant: 3x3 stem without max pooling, four stages of two BasicBlocks
+ * with 64/128/256/512 channels, global average pooling, one Linear).
+ * Names follow that PyTorch module tree: conv1, bn1, layer1.0.conv1, ...,
+ * layerN.0.shortcut.0/1 (1x1 conv + BN when the shape changes), linear.
+ * 11.2M parameters at width 1. */
+#include <stdio.h>
+#include "models.h"
+
+static int basic_block(Model *m, const char *prefix, int x, int planes, int stride)
+{
+    char name[40];
+    int in_planes = m->tensors[x].shape.c;
+    snprintf(name, sizeof name, "%s.conv1", prefix);
+    int t = mb_conv2d(m, name, x, planes, 3, stride, 1, 1, false);
+    snprintf(name, sizeof name, "%s.bn1", prefix);
+    t = mb_relu(m, mb_batchnorm(m, name, t));
+    snprintf(name, sizeof name, "%s.conv2", prefix);
+    t = mb_conv2d(m, name, t, planes, 3, 1, 1, 1, false);
+    snprintf(name, sizeof name, "%s.bn2", prefix);
+    t = mb_batchnorm(m, name, t);
+    int shortcut = x;
+    if (stride != 1 || in_planes != planes) {
+        snprintf(name, sizeof name, "%s.shortcut.0", prefix);
+        shortcut = mb_conv2d(m, name, x, planes, 1, stride, 0, 1, false);
+        snprintf(name, sizeof name, "%s.shortcut.1", prefix);
+        shortcut = mb_batchnorm(m, name, shortcut);
+    }
+    return mb_relu(m, mb_add(m, t, shortcut));
+}
+
+int build_resnet18(Model *m, const ModelConfig *cfg, char *err)
+{
+    if (cfg->input.h < 8 || cfg->input.w < 8) {
+        snprintf(err, 256, "resnet18 needs inputs of at least 8x8; got %dx%d", cfg->input.h, cfg->input.w);
+        return -1;
+    }
+    int t = mb_conv2d(m, "conv1", m->input, scaled_width(64, cfg->width), 3, 1, 1, 1, false);
+    t = mb_relu(m, mb_batchnorm(m, "bn1", t));
+    static const int planes[4] = { 64, 128, 256, 512 };
+    char prefix[24];
+    for (int s = 0; s < 4; s++)
+        for (int b = 0; b < 2; b++) {
+            snprintf(prefix, sizeof prefix, "layer%d.%d", s + 1, b);
+            t = basic_block(m, prefix, t, scaled_width(planes[s], cfg->width), (s > 0 && b == 0) ? 2 : 1);
+        }
+    t = mb_global_avgpool(m, t);
+    mb_linear(m, "linear", t, cfg->classes, true);
+    return 0;
+}

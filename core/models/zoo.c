@@ -1,0 +1,60 @@
+/* zoo.c - model names -> builders, and default configurations. */
+#include <stdio.h>
+#include <string.h>
+#include "models.h"
+
+static const struct {
+    const char *name;
+    int (*build)(Model *, const ModelConfig *, char *);
+} ZOO[] = {
+    { "mlp", build_mlp },
+    { "cnn3", build_cnn3 },
+    { "vgg11", build_vgg11 },
+    { "resnet18", build_resnet18 },
+};
+
+const char *model_names(void) { return "mlp, cnn3, vgg11, resnet18"; }
+
+ModelConfig model_config_default(const char *name, Shape input, int classes)
+{
+    ModelConfig c;
+    memset(&c, 0, sizeof c);
+    c.input = input;
+    c.classes = classes;
+    c.width = 1.0f;
+    c.bn_track_stats = true;
+    c.dropout = -1.0f;
+    if (name && strcmp(name, "mlp") == 0) { c.hidden[0] = 128; c.hidden[1] = 64; }
+    return c;
+}
+
+int scaled_width(int channels, float width)
+{
+    int c = (int)(channels * width + 0.5f);
+    return c < 1 ? 1 : c;
+}
+
+int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batch, uint64_t seed, char err[256])
+{
+    if (cfg->classes < 2) {
+        snprintf(err, 256, "model %s: need at least 2 classes (got %d)", name, cfg->classes);
+        return -1;
+    }
+    if (!(cfg->width > 0.0f) || cfg->width > 16.0f) {
+        snprintf(err, 256, "model %s: width multiplier %g outside (0, 16]", name, (double)cfg->width);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof ZOO / sizeof ZOO[0]; i++) {
+        if (strcmp(name, ZOO[i].name) != 0) continue;
+        model_begin(m, name, cfg->input);
+        m->bn_track_stats = cfg->bn_track_stats;
+        if (ZOO[i].build(m, cfg, err) != 0) {
+            model_free(m);
+            return -1;
+        }
+        model_finalize(m, max_batch, seed);
+        return 0;
+    }
+    snprintf(err, 256, "unknown model '%s' (known: %s)", name, model_names());
+    return -1;
+}

@@ -1,0 +1,218 @@
+/* meta.c - provenance metadata: what produced a result, where, and how.
+ *
+ * Nothing here keeps state between calls (no static buffers, no globals):
+ * under SimGrid SMPI every rank lives in one address space. */
+#include "results.h"
+
+#include <ctype.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common.h"
+#include "../version.h"
+
+/* Keys become "# key: value" lines and JSON object keys, so they must be
+ * simple words; a bad key is a programming error, not a runtime condition. */
+bool meta_key_valid(const char *key)
+{
+    size_t n = strlen(key);
+    if (n == 0 || n >= sizeof ((Meta *)0)->key[0]) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)key[i]) || key[i] == '_' || key[i] == '-' || key[i] == '.'))
+            return false;
+    return true;
+}
+
+static void check_key(const char *key)
+{
+    if (!meta_key_valid(key))
+        ddl_die("meta key '%s': 1..%zu letters, digits, '_', '-' or '.'", key,
+                sizeof ((Meta *)0)->key[0] - 1);
+}
+
+void meta_set(Meta *m, const char *key, const char *fmt, ...)
+{
+    check_key(key);
+    int i = 0;
+    while (i < m->n && strcmp(m->key[i], key) != 0) i++;
+    if (i == m->n) {
+        if (m->n == META_MAX) ddl_die("meta: more than %d keys (adding '%s')", META_MAX, key);
+        ddl_strlcpy(m->key[i], key, sizeof m->key[i]);
+        m->n++;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->val[i], sizeof m->val[i], fmt, ap);
+    va_end(ap);
+    /* One line per entry in the CSV header: fold line breaks and tabs. */
+    for (char *p = m->val[i]; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+}
+
+const char *meta_get(const Meta *m, const char *key)
+{
+    for (int i = 0; i < m->n; i++)
+        if (strcmp(m->key[i], key) == 0) return m->val[i];
+    return NULL;
+}
+
+static const char *env_or(const char *a, const char *b, const char *fallback)
+{
+    const char *v = getenv(a);
+    if ((!v || !*v) && b) v = getenv(b);
+    return v && *v ? v : fallback;
+}
+
+/* Host count and oversubscription need every rank's host name and core
+ * count: a collective over MPI_COMM_WORLD. */
+static void collect_mpi(Meta *m, long cores)
+{
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (!inited || finalized) {
+        /* Tools that never start MPI still get complete metadata. */
+        meta_set(m, "ranks", "1");
+        meta_set(m, "hosts", "1");
+        meta_set(m, "oversubscribed", "%s", cores >= 1 ? "no" : "unknown");
+        meta_set(m, "mpi", "not initialised");
+        return;
+    }
+    int size = 1, len = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    meta_set(m, "ranks", "%d", size);
+
+    char name[MPI_MAX_PROCESSOR_NAME];
+    memset(name, 0, sizeof name);
+    MPI_Get_processor_name(name, &len);
+    int mycores = (int)cores;
+    char *names = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
+    int *allcores = calloc((size_t)size, sizeof *allcores);
+    if (!names || !allcores) ddl_die("out of memory gathering host names of %d ranks", size);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    MPI_Allgather(&mycores, 1, MPI_INT, allcores, 1, MPI_INT, MPI_COMM_WORLD);
+
+    /* O(size^2) string compares: fine for the rank counts of a lab. */
+    int hosts = 0;
+    bool over = false;
+    for (int i = 0; i < size; i++) {
+        const char *ni = names + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+        int first = i, on_host = 0;
+        for (int j = 0; j < size; j++) {
+            if (strncmp(ni, names + (size_t)j * MPI_MAX_PROCESSOR_NAME, MPI_MAX_PROCESSOR_NAME) != 0)
+                continue;
+            if (j < first) first = j;
+            on_host++;
+        }
+        if (first != i) continue;   /* host already counted */
+        hosts++;
+        if (allcores[i] > 0 && on_host > allcores[i]) over = true;
+    }
+    free(names);
+    free(allcores);
+    meta_set(m, "hosts", "%d", hosts);
+    meta_set(m, "oversubscribed", "%s", over ? "yes" : "no");
+
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int liblen = 0;
+    lib[0] = '\0';
+    MPI_Get_library_version(lib, &liblen);
+    lib[sizeof lib - 1] = '\0';
+    lib[strcspn(lib, "\r\n")] = '\0';
+    for (size_t n = strlen(lib); n > 0 && isspace((unsigned char)lib[n - 1]); n--) lib[n - 1] = '\0';
+    meta_set(m, "mpi", "%s", lib);
+}
+
+void meta_collect(Meta *m, const char *program)
+{
+    meta_set(m, "program", "%s", program ? program : "unknown");
+    meta_set(m, "git", "%s", ddl_git_rev());
+    meta_set(m, "build", "%s", ddl_build_flags());
+
+    char date[32] = "unknown";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm)) strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    meta_set(m, "date", "%s", date);
+
+    char host[256] = "unknown";
+    if (gethostname(host, sizeof host) != 0) ddl_strlcpy(host, "unknown", sizeof host);
+    host[sizeof host - 1] = '\0';
+    meta_set(m, "host", "%s", host);
+
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 0;
+    meta_set(m, "cores", "%ld", cores);
+
+    collect_mpi(m, cores);
+
+    meta_set(m, "threads", "%s", env_or("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "default"));
+    meta_set(m, "openblas_coretype", "%s", env_or("OPENBLAS_CORETYPE", NULL, "auto"));
+}
+
+/* "mnist" -> "MNIST" etc.; unknown names are shown as given. */
+static const char *pretty_dataset(const char *name)
+{
+    static const char *const map[][2] = {
+        {"mnist", "MNIST"},       {"fashion-mnist", "Fashion-MNIST"},
+        {"cifar10", "CIFAR-10"},  {"cifar-10", "CIFAR-10"},
+        {"sdss", "SDSS"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(name, map[i][0]) == 0) return map[i][1];
+    return name;
+}
+
+static void part(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Append ", <text>" (no comma before the first part). */
+static void part(char *out, size_t cap, const char *fmt, ...)
+{
+    size_t n = strlen(out);
+    if (n + 1 >= cap) return;
+    if (n > 0) {
+        snprintf(out + n, cap - n, ", ");
+        n = strlen(out);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+void meta_summary(const Meta *m, char *out, size_t cap)
+{
+    if (cap == 0) return;
+    out[0] = '\0';
+    const char *dataset = meta_get(m, "dataset"), *data = meta_get(m, "data");
+    const char *ranks = meta_get(m, "ranks"), *cores = meta_get(m, "cores");
+    const char *hosts = meta_get(m, "hosts"), *over = meta_get(m, "oversubscribed");
+    const char *device = meta_get(m, "device"), *profile = meta_get(m, "profile");
+    const char *seed = meta_get(m, "seed");
+
+    if (dataset && data) part(out, cap, "%s %s", data, pretty_dataset(dataset));
+    else if (dataset) part(out, cap, "%s", pretty_dataset(dataset));
+    else if (data) part(out, cap, "%s data", data);
+
+    bool oversub = over && strcmp(over, "yes") == 0;
+    const char *paren = oversub ? " (oversubscribed)" : "";
+    bool one_rank = ranks && strcmp(ranks, "1") == 0;
+    if (ranks && hosts && atoi(hosts) > 1)
+        part(out, cap, "%s ranks on %s hosts%s", ranks, hosts, paren);
+    else if (ranks && cores)
+        part(out, cap, "%s rank%s on %s core%s%s", ranks, one_rank ? "" : "s", cores,
+             strcmp(cores, "1") == 0 ? "" : "s", paren);
+    else if (ranks)
+        part(out, cap, "%s rank%s%s", ranks, one_rank ? "" : "s", paren);
+    else if (cores)
+        part(out, cap, "%s core%s", cores, strcmp(cores, "1") == 0 ? "" : "s");
+
+    if (device) part(out, cap, "%s", device);
+    if (profile) part(out, cap, "%s profile", profile);
+    if (seed) part(out, cap, "seed %s", seed);
+}

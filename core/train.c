@@ -1,0 +1,107 @@
+/* train.c - see train.h. */
+#include "train.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common.h"
+#include "cpu/kernels.h"
+
+void trainer_init(Trainer *t, Model *m, const SgdConfig *cfg)
+{
+    memset(t, 0, sizeof *t);
+    t->m = m;
+    sgd_init(&t->opt, cfg, m->nparams);
+    size_t k = (size_t)m->max_batch * (size_t)model_classes(m);
+    t->probs = ddl_alloc(sizeof(float) * k);
+    t->dlogits = ddl_alloc(sizeof(float) * k);
+}
+
+void trainer_free(Trainer *t)
+{
+    sgd_free(&t->opt);
+    ddl_free(t->probs);
+    ddl_free(t->dlogits);
+    memset(t, 0, sizeof *t);
+}
+
+double trainer_forward_backward(Trainer *t, const float *x, const int32_t *y, int n, int *correct)
+{
+    Model *m = t->m;
+    int classes = model_classes(m);
+    for (int i = 0; i < n; i++)
+        if (y[i] < 0 || y[i] >= classes) ddl_die("label %d outside 0..%d", y[i], classes - 1);
+    model_zero_grad(m);
+    const float *logits = model_forward(m, x, n);
+    double loss = softmax_ce_forward_cpu(logits, y, n, classes, t->probs, correct);
+    float scale = t->grad_scale_override > 0.0f ? t->grad_scale_override : 1.0f / (float)n;
+    softmax_ce_backward_cpu(t->probs, y, n, classes, scale, t->dlogits);
+    model_backward(m, t->dlogits);
+    return loss / n;
+}
+
+void trainer_step(Trainer *t) { sgd_step(&t->opt, t->m->params, t->m->grads); }
+
+void stats_mean_std(const double *v, int n, int skip, double *mean, double *std)
+{
+    int k = n - skip;
+    double s = 0.0, ss = 0.0;
+    if (k <= 0) { *mean = NAN; *std = NAN; return; }
+    for (int i = skip; i < n; i++) s += v[i];
+    double mu = s / k;
+    for (int i = skip; i < n; i++) ss += (v[i] - mu) * (v[i] - mu);
+    *mean = mu;
+    *std = k > 1 ? sqrt(ss / (k - 1)) : 0.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double stats_median(const double *v, int n)
+{
+    if (n <= 0) return NAN;
+    double *t = malloc(sizeof(double) * (size_t)n);
+    if (!t) ddl_die("out of memory");
+    memcpy(t, v, sizeof(double) * (size_t)n);
+    qsort(t, (size_t)n, sizeof(double), cmp_double);
+    double r = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    free(t);
+    return r;
+}
+
+void progress_init(Progress *p, const char *label, int every)
+{
+    p->tty = isatty(STDERR_FILENO);
+    p->every = every > 0 ? every : 1;
+    p->t0 = ddl_now();
+    ddl_strlcpy(p->label, label, sizeof p->label);
+}
+
+void progress_update(Progress *p, long done, long total, const char *fmt, ...)
+{
+    bool last = done == total;
+    if (!p->tty && !last && done % p->every != 0) return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    double el = ddl_now() - p->t0;
+    double eta = done > 0 ? el * (double)(total - done) / (double)done : 0.0;
+    if (p->tty)
+        fprintf(stderr, "\r\033[K%s %ld/%ld (%3.0f%%) %s  [%.0fs, eta %.0fs]", p->label, done, total,
+                total ? 100.0 * done / total : 0.0, msg, el, eta);
+    else
+        fprintf(stderr, "%s %ld/%ld %s [%.1fs]\n", p->label, done, total, msg, el);
+    fflush(stderr);
+}
+
+void progress_end(Progress *p)
+{
+    if (p->tty) fputc('\n', stderr);
+}

@@ -1,0 +1,54 @@
+/* train.h - one training step split where a sync strategy goes between,
+ * evaluation, timing statistics, and progress output.
+ *
+ *   trainer_forward_backward()   zero grads, forward, loss, backward
+ *   (a sync strategy may average m->grads here; the gradient-ready hook
+ *    already fired during backward)
+ *   trainer_step()               SGD update
+ */
+#ifndef DDL_TRAIN_H
+#define DDL_TRAIN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "data/dataset.h"
+#include "model.h"
+#include "optim.h"
+
+typedef struct Trainer {
+    Model *m;
+    Sgd opt;
+    float *probs, *dlogits; /* max_batch * classes */
+    /* Scale of the loss gradient: 1/n for the batch mean. Data-parallel
+     * strategies that sum instead of average gradients can change it. */
+    float grad_scale_override; /* 0: use 1/n */
+} Trainer;
+
+void trainer_init(Trainer *t, Model *m, const SgdConfig *cfg);
+void trainer_free(Trainer *t);
+/* Returns the mean loss of the batch; *correct gets the right answers. */
+double trainer_forward_backward(Trainer *t, const float *x, const int32_t *y, int n, int *correct);
+void trainer_step(Trainer *t);
+
+/* Loss and accuracy over a whole dataset in eval mode, batches of `batch`
+ * (normalised as the Batcher does, no augmentation). Restores the mode. */
+typedef struct EvalResult { double loss, accuracy; int n; } EvalResult;
+EvalResult evaluate(Model *m, const Dataset *d, int batch);
+
+/* Mean and sample standard deviation of v[skip..n). */
+void stats_mean_std(const double *v, int n, int skip, double *mean, double *std);
+double stats_median(const double *v, int n);
+
+/* Progress: a redrawn line on a terminal, a plain line every `every`
+ * calls otherwise (logs and CI stay readable). */
+typedef struct Progress {
+    bool tty;
+    int every;
+    double t0;
+    char label[64];
+} Progress;
+void progress_init(Progress *p, const char *label, int every);
+void progress_update(Progress *p, long done, long total, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void progress_end(Progress *p);
+
+#endif

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# figures/make_figures.sh - render every lab's figures and tables
+# (`make figures`), running the labs whose results are missing first.
+#
+# For each lab N in 1..6 that exists (labs/labN/run.sh):
+#   1. results/labN/ has no *.csv (or RERUN=1): run `make labN`, passing
+#      NP, DEVICE, PROFILE, SEED and DDL_DATA when they are set;
+#   2. render:
+#      - labs/labN/figures.sh exists: run it (bash, from the repository
+#        root). It renders its own figures from results/labN/ into
+#        figures/labN-*.png and tables into report/tables/labN*.tex. It gets
+#          LAB=labN RESULTS=results/labN FIGURES=figures TABLES=report/tables
+#          DDL_ROOT=<absolute repository root>
+#        in its environment, and may call
+#          figures/make_figures.sh --plot <script.gp> <data.csv> <out.png>
+#        to render one gnuplot script atomically (see below);
+#      - otherwise every labs/labN/<name>.gp is rendered with
+#          gnuplot -e "csv='results/labN/<name>.csv'; out='figures/labN-<name>.png'" labs/labN/<name>.gp
+#        (the script starts with `load 'figures/common.gp'`, see there).
+#   A lab's own program may also write figures/labN-*.png (libpng pictures)
+#   and report/tables/labN*.tex while it runs; they are counted too.
+# Finally a summary says, per lab, what ran, what was rendered and what is
+# missing. Exit status 1 if any lab run or render failed; the other labs are
+# still done first.
+#
+#   figures/make_figures.sh --plot SCRIPT CSV OUT
+# renders one script into OUT via a temporary file (a failed render never
+# leaves a half-written PNG); exit status of gnuplot.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+
+plot_one() { # script csv out
+  local script=$1 csv=$2 out=$3
+  if ! command -v gnuplot >/dev/null 2>&1; then
+    echo "make_figures: gnuplot not found: install it with 'sudo apt-get install gnuplot-nox' (or 'make deps')" >&2
+    return 127
+  fi
+  if [ ! -f "$csv" ]; then
+    echo "make_figures: $script: data file $csv is missing" >&2
+    return 1
+  fi
+  case "$csv$out" in *"'"*) echo "make_figures: paths must not contain single quotes: $csv $out" >&2; return 1 ;; esac
+  mkdir -p "$(dirname "$out")" || return 1
+  local tmp="${out%.png}.tmp.$$.png"
+  if gnuplot -e "csv='$csv'; out='$tmp'" "$script" && [ -s "$tmp" ]; then
+    mv -f "$tmp" "$out"
+  else
+    rm -f "$tmp"
+    echo "make_figures: $script failed to render $out" >&2
+    return 1
+  fi
+}
+
+if [ "${1:-}" = "--plot" ]; then
+  [ $# -eq 4 ] || { echo "usage: $0 --plot SCRIPT CSV OUT" >&2; exit 2; }
+  plot_one "$2" "$3" "$4"
+  exit $?
+fi
+
+count() { # glob... -> number of existing files
+  local n=0 f
+  for f in "$@"; do [ -e "$f" ] && n=$((n + 1)); done
+  echo "$n"
+}
+
+# Only the variables the user set are passed, so `make` keeps its defaults.
+MAKE_VARS=()
+for v in NP DEVICE PROFILE SEED DDL_DATA; do
+  [ -n "${!v:-}" ] && MAKE_VARS+=("$v=${!v}")
+done
+
+failed=0
+summary=()
+mkdir -p figures report/tables
+for n in 1 2 3 4 5 6; do
+  lab=lab$n dir=labs/lab$n
+  if [ ! -f "$dir/run.sh" ]; then
+    summary+=("$lab: not in this tree (no $dir/run.sh)")
+    continue
+  fi
+  ran="had results"
+  if [ "${RERUN:-0}" = 1 ] || [ "$(count results/$lab/*.csv)" -eq 0 ]; then
+    echo "== $lab: no results yet, running: make $lab ${MAKE_VARS[*]}"
+    if ! ${MAKE:-make} --no-print-directory "$lab" "${MAKE_VARS[@]}"; then
+      summary+=("$lab: FAILED: 'make $lab' failed (see its output above); nothing rendered")
+      failed=1
+      continue
+    fi
+    ran="ran now"
+  fi
+
+  problems=()
+  if [ -f "$dir/figures.sh" ]; then
+    echo "== $lab: rendering with $dir/figures.sh"
+    if ! LAB=$lab RESULTS=results/$lab FIGURES=figures TABLES=report/tables DDL_ROOT=$ROOT \
+         bash "$dir/figures.sh"; then
+      problems+=("$dir/figures.sh failed")
+    fi
+  else
+    for gp in "$dir"/*.gp; do
+      [ -e "$gp" ] || continue
+      name=$(basename "$gp" .gp)
+      echo "== $lab: rendering $gp"
+      plot_one "$gp" "results/$lab/$name.csv" "figures/$lab-$name.png" || problems+=("$gp not rendered")
+    done
+  fi
+
+  nfig=$(count figures/"$lab"-*.png)
+  ntab=$(count report/tables/"$lab".tex report/tables/"$lab"[-_]*.tex)
+  line="$lab: $ran; $nfig figure(s), $ntab table(s)"
+  if [ ${#problems[@]} -gt 0 ]; then
+    failed=1
+    line+="; FAILED: $(IFS=';'; echo "${problems[*]}")"
+  elif [ "$nfig" -eq 0 ] && [ "$ntab" -eq 0 ]; then
+    line+="; nothing to show yet (no figures.sh or .gp scripts?)"
+  fi
+  summary+=("$line")
+done
+
+echo
+echo "Figures and tables:"
+printf '  %s\n' "${summary[@]}"
+echo "  figures in figures/, tables in report/tables/; 'make report' builds report/report.pdf"
+exit $failed

@@ -1,0 +1,65 @@
+# labs/common.sh - shared settings for every labs/labN/run.sh (sourced).
+#
+# - NP, DEVICE, PROFILE, SEED, DDL_DATA come from `make labN VAR=...`.
+# - OpenBLAS: Debian's 0.3.21 picks its Haswell kernels on some AVX-512
+#   CPUs; OPENBLAS_CORETYPE=SkylakeX measured ~1.9x faster sgemm here
+#   (480 vs 250 GFLOP/s at 2 threads). We set it only when the CPU really
+#   has the AVX-512 subsets those kernels use.
+# - One BLAS thread per rank when ranks fill the cores (cores / ranks).
+# - mpirun flags: --allow-run-as-root when root, --oversubscribe when NP
+#   exceeds the cores (and outputs say "oversubscribed"), shared-memory
+#   transport locally.
+
+NP=${NP:-4}
+DEVICE=${DEVICE:-cpu}
+PROFILE=${PROFILE:-quick}
+SEED=${SEED:-1}
+export DDL_DATA=${DDL_DATA:-datasets}
+export DEVICE PROFILE SEED
+# libgomp threads otherwise spin after each parallel loop and steal the
+# cores from the OpenBLAS threads that run next (measured: 4x slower steps).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
+CORES=$(nproc 2>/dev/null || echo 1)
+
+# Some machines export OPENBLAS_CORETYPE=Haswell system-wide; on an AVX-512
+# CPU that halves GEMM speed, so a narrower kernel name is upgraded too
+# (DDL_KEEP_CORETYPE=1 keeps whatever is set).
+has_avx512() {
+  local f
+  for f in avx512f avx512bw avx512vl avx512dq; do grep -q " $f" /proc/cpuinfo 2>/dev/null || return 1; done
+}
+if [ "${DDL_KEEP_CORETYPE:-0}" != 1 ] && has_avx512; then
+  case "${OPENBLAS_CORETYPE:-}" in
+    ""|Haswell|HASWELL|Zen|ZEN|Sandybridge|SANDYBRIDGE) export OPENBLAS_CORETYPE=SkylakeX ;;
+  esac
+fi
+
+case "$PROFILE" in
+  quick|paper) ;;
+  *) echo "error: PROFILE must be quick or paper (got '$PROFILE')" >&2; exit 2 ;;
+esac
+case "$DEVICE" in
+  cpu|cuda) ;;
+  *) echo "error: DEVICE must be cpu or cuda (got '$DEVICE')" >&2; exit 2 ;;
+esac
+
+# blas_threads RANKS: BLAS threads per rank so that ranks x threads <= cores.
+blas_threads() {
+  local t=$(( CORES / $1 ))
+  [ "$t" -ge 1 ] || t=1
+  echo "$t"
+}
+
+# mpirun_cmd RANKS: the mpirun prefix for RANKS processes on this machine.
+mpirun_cmd() {
+  local np=$1 cmd=(mpirun -np "$np")
+  [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
+  [ "$np" -gt "$CORES" ] && cmd+=(--oversubscribe)
+  cmd+=(--mca pml ob1 --mca btl self,vader --bind-to none)
+  local t; t=$(blas_threads "$np")
+  cmd+=(-x OPENBLAS_NUM_THREADS="$t" -x OMP_NUM_THREADS="$t" -x DDL_DATA -x DEVICE -x PROFILE -x SEED)
+  [ -n "${OPENBLAS_CORETYPE:-}" ] && cmd+=(-x OPENBLAS_CORETYPE)
+  echo "${cmd[@]}"
+}
+
+note() { echo "[$(basename "$(dirname "$0")")] $*" >&2; }
