@@ -39,7 +39,9 @@ static double median(Samples *s)
 static void interleaved(Comm *c, const CommAlg *algs, int nalgs, size_t count, int rounds, int calls, void *buf,
                         Samples *out)
 {
-    for (int a = 0; a < nalgs; a++) comm_time_allreduce(c, algs[a], COMM_FP32, count, 2, 0, buf); /* warm-up */
+    memset(buf, 0, count * sizeof(float));
+    for (int a = 0; a < nalgs; a++) /* warm-up: scratch buffers allocated, pages touched */
+        for (int i = 0; i < 2; i++) comm_allreduce(c, buf, count, COMM_FP32, COMM_SUM, algs[a]);
     for (int r = 0; r < rounds; r++)
         for (int a = 0; a < nalgs; a++) {
             AllreduceTiming t = comm_time_allreduce(c, algs[a], COMM_FP32, count, 0, calls, buf);

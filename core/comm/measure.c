@@ -17,7 +17,15 @@ AllreduceTiming comm_time_allreduce(Comm *c, CommAlg alg, CommDtype dtype, size_
                                     void *buf)
 {
     memset(buf, 0, count * comm_dtype_size(dtype)); /* half zero is all-zero bits too */
+    double t_warm = ddl_now();
     for (int i = 0; i < warmup; i++) comm_allreduce(c, buf, count, dtype, COMM_SUM, alg);
+    t_warm = ddl_now() - t_warm;
+    if (reps <= 0) {
+        double per_call = warmup > 0 ? t_warm / warmup : 1e-3;
+        reps = per_call > 0 ? (int)(0.2 / per_call) : 1000;
+        reps = reps < 5 ? 5 : reps > 1000 ? 1000 : reps;
+        MPI_Bcast(&reps, 1, MPI_INT, 0, c->mpi);
+    }
     double *t = malloc((size_t)(reps > 0 ? reps : 1) * sizeof *t);
     if (!t) ddl_die("out of memory for %d timings", reps);
     for (int i = 0; i < reps; i++) {
@@ -27,9 +35,15 @@ AllreduceTiming comm_time_allreduce(Comm *c, CommAlg alg, CommDtype dtype, size_
         double mine = ddl_now() - t0;
         MPI_Allreduce(&mine, &t[i], 1, MPI_DOUBLE, MPI_MAX, c->mpi);
     }
+    double sum = 0;
+    for (int i = 0; i < reps; i++) sum += t[i];
     qsort(t, (size_t)reps, sizeof *t, compare_double);
-    AllreduceTiming r = { reps ? t[0] : 0, reps ? (reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2) : 0,
-                          reps };
+    AllreduceTiming r = { 0, 0, 0, reps };
+    if (reps > 0) {
+        r.min_s = t[0];
+        r.median_s = reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
+        r.mean_s = sum / reps;
+    }
     free(t);
     return r;
 }

@@ -6,7 +6,9 @@
  * is done when the last rank is done). The summary is the min and the
  * median of those per-call maxima. The buffer holds zeros while timing so
  * repeated sums never overflow (adding zeros costs what adding anything
- * else does).
+ * else does). With reps <= 0 the number of timed calls is chosen from
+ * the warm-up: enough to fill about 0.2 s, between 5 and 1000 (rank 0
+ * decides and tells the others, so every rank makes the same calls).
  *
  * Bandwidth as nccl-tests defines it for allreduce:
  *   algbw = bytes / time,  busbw = algbw * 2(p-1)/p,
@@ -22,7 +24,7 @@
 #include "comm.h"
 
 typedef struct AllreduceTiming {
-    double min_s, median_s;
+    double min_s, median_s, mean_s;
     int reps;
 } AllreduceTiming;
 
