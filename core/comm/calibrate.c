@@ -71,7 +71,7 @@ CostParams cost_calibrate(Comm *c, double *fit_error)
     CostParams cp = { NAN, NAN, NAN };
     double err = NAN;
     if (c->size >= 2) {
-        cost_pingpong(c, sizes, NSIZES, 20, t);
+        cost_pingpong(c, sizes, NSIZES, 100, t);
         err = cost_fit_alpha_beta(bytes, t, NSIZES, &cp.alpha, &cp.beta);
     }
     double gamma = cost_measure_gamma((size_t)32 << 20, 5);

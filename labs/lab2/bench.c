@@ -1,0 +1,201 @@
+/* bench.c - lab2 bench: every algorithm at every message size.
+ *
+ * Per (size, algorithm), interleaved so that a noisy neighbour slows all
+ * algorithms alike: one checked call on exact data (#wrong), the traffic
+ * of that call (ddlab's counters; MPI_T monitoring for MPI_Allreduce when
+ * Open MPI provides it, else n/a), then warm-up and timed calls
+ * (comm_time_allreduce: slowest rank per call; min, median, mean). The
+ * alpha-beta-gamma prediction, fitted on this machine first, goes in the
+ * same row. Output: OSU-style text on stdout, results/lab2/bench-<tag>.csv. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "comm/measure.h"
+#include "comm/monitor.h"
+#include "lab2.h"
+
+enum { MAX_SIZES = 64 };
+
+typedef struct Point {
+    AllreduceTiming t;
+    long wrong;
+    double sent_bytes, sent_msgs; /* max over ranks, one call; NAN = n/a */
+    const char *source;
+} Point;
+
+static int parse_sizes(const Lab2Options *o, size_t *sizes)
+{
+    int n = 0;
+    if (o->sizes && o->sizes[0]) {
+        char buf[1024];
+        ddl_strlcpy(buf, o->sizes, sizeof buf);
+        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < MAX_SIZES;
+             tok = strtok_r(NULL, ",", &save)) {
+            long long b = atoll(tok);
+            if (b < 4) {
+                fprintf(stderr, "error: --sizes: '%s' is not a size of at least 4 bytes\n", tok);
+                return -1;
+            }
+            sizes[n++] = (size_t)b;
+        }
+    } else {
+        for (size_t b = (size_t)o->min_bytes; b <= (size_t)o->max_bytes && n < MAX_SIZES; b *= 2) sizes[n++] = b;
+    }
+    return n;
+}
+
+static double max_over_ranks(double v, MPI_Comm comm)
+{
+    double m = v;
+    MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return m;
+}
+
+static Point measure_point(const Lab2Options *o, Comm *c, CommMonitor *mon, CommAlg alg, size_t count, void *buf)
+{
+    Point p;
+    uint64_t m0 = 0, b0 = 0, m1 = 0, b1 = 0;
+    bool monitored = comm_monitor_read(mon, &m0, &b0);
+    comm_counters_reset(c);
+    p.wrong = comm_check_allreduce(c, alg, COMM_FP32, count, buf);
+    monitored = monitored && comm_monitor_read(mon, &m1, &b1);
+    if (alg != COMM_ALG_MPI) {
+        p.sent_bytes = max_over_ranks((double)c->count[alg].bytes_sent, c->mpi);
+        p.sent_msgs = max_over_ranks((double)c->count[alg].msgs_sent, c->mpi);
+        p.source = "ddlab counters";
+    } else if (monitored) {
+        p.sent_bytes = max_over_ranks((double)(b1 - b0), c->mpi);
+        p.sent_msgs = max_over_ranks((double)(m1 - m0), c->mpi);
+        p.source = "MPI_T pml monitoring";
+    } else {
+        p.sent_bytes = p.sent_msgs = NAN;
+        p.source = "n/a (no MPI_T monitoring)";
+    }
+    size_t bytes = count * sizeof(float);
+    int warmup = bytes >= ((size_t)1 << 20) ? 2 : 10;
+    p.t = comm_time_allreduce(c, alg, COMM_FP32, count, warmup, o->reps, buf);
+    return p;
+}
+
+static void print_osu(const Meta *meta, CommAlg alg, const size_t *sizes, int nsizes, const Point *pts, int stride,
+                      const CostParams *cp, int ranks, size_t segment)
+{
+    char summary[512];
+    meta_summary(meta, summary, sizeof summary);
+    printf("\n# ddlab lab2 allreduce (OSU style): %s - %s\n", comm_alg_name(alg), comm_alg_description(alg));
+    printf("# %s; FP32 SUM in place; time = slowest rank per call\n", summary);
+    printf("# %-10s %16s %16s %16s %12s %12s %8s %12s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
+           "Median(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong", "model(us)");
+    for (int s = 0; s < nsizes; s++) {
+        const Point *p = &pts[s * stride];
+        double bytes = (double)sizes[s], model = cost_allreduce(alg, ranks, bytes, (double)segment, cp);
+        char model_s[32] = "n/a";
+        if (isfinite(model)) snprintf(model_s, sizeof model_s, "%.2f", model * 1e6);
+        printf("%-12zu %16.2f %16.2f %16.2f %12.3f %12.3f %8ld %12s\n", sizes[s], p->t.mean_s * 1e6,
+               p->t.min_s * 1e6, p->t.median_s * 1e6, comm_algbw(bytes, p->t.median_s) / 1e9,
+               comm_busbw(bytes, p->t.median_s, ranks) / 1e9, p->wrong, model_s);
+    }
+    fflush(stdout);
+}
+
+static void table_row(Table *t, CommAlg alg, size_t bytes, int ranks, const Point *p, const CostParams *cp,
+                      size_t segment)
+{
+    double model = cost_allreduce(alg, ranks, (double)bytes, (double)segment, cp);
+    table_set_str(t, "alg", comm_alg_name(alg));
+    table_set_int(t, "bytes", (long long)bytes);
+    table_set_int(t, "count", (long long)(bytes / sizeof(float)));
+    table_set_int(t, "ranks", ranks);
+    table_set_int(t, "reps", p->t.reps);
+    table_set_num(t, "avg_us", p->t.mean_s * 1e6, "%.3f");
+    table_set_num(t, "min_us", p->t.min_s * 1e6, "%.3f");
+    table_set_num(t, "median_us", p->t.median_s * 1e6, "%.3f");
+    table_set_num(t, "algbw_GBs", comm_algbw((double)bytes, p->t.median_s) / 1e9, "%.4f");
+    table_set_num(t, "busbw_GBs", comm_busbw((double)bytes, p->t.median_s, ranks) / 1e9, "%.4f");
+    table_set_int(t, "wrong", p->wrong);
+    if (isfinite(model)) {
+        table_set_num(t, "model_us", model * 1e6, "%.3f");
+        table_set_num(t, "model_over_measured", model / p->t.median_s, "%.3f");
+    }
+    if (isfinite(p->sent_bytes)) {
+        table_set_num(t, "sent_bytes_max", p->sent_bytes, "%.0f");
+        table_set_num(t, "sent_msgs_max", p->sent_msgs, "%.0f");
+    }
+    table_set_str(t, "traffic_source", p->source);
+    table_end_row(t);
+}
+
+int lab2_bench(const Lab2Options *o, Comm *c)
+{
+    CommAlg algs[COMM_ALG_COUNT];
+    size_t sizes[MAX_SIZES];
+    int nalgs = lab2_parse_algs(o->algs, algs), nsizes = parse_sizes(o, sizes);
+    if (nalgs <= 0 || nsizes <= 0) return 2;
+    char tag[64];
+    if (o->tag && o->tag[0]) ddl_strlcpy(tag, o->tag, sizeof tag);
+    else snprintf(tag, sizeof tag, "np%d", c->size);
+
+    double fit_error = NAN;
+    CostParams cp = { NAN, NAN, NAN };
+    if (!o->no_calibrate) cp = lab2_calibrate(o, c, tag, &fit_error);
+    if (c->rank == 0 && !o->quiet)
+        fprintf(stderr, "lab2 bench: %d ranks; model: alpha %.3g us, beta %.3g ns/B (%.2f GB/s), gamma %.3g ns/B "
+                        "(fit residual up to %.0f%%)\n",
+                c->size, cp.alpha * 1e6, cp.beta * 1e9, 1 / cp.beta / 1e9, cp.gamma * 1e9, 100 * fit_error);
+
+    CommMonitor mon;
+    comm_monitor_open(&mon, c);
+    size_t largest = 0;
+    for (int s = 0; s < nsizes; s++) largest = DDL_MAX(largest, sizes[s]);
+    void *buf = ddl_alloc(largest + sizeof(float));
+    Point *pts = calloc((size_t)nsizes * nalgs, sizeof *pts);
+    if (!pts) ddl_die("out of memory for %d x %d points", nsizes, nalgs);
+    double t0 = ddl_now();
+    for (int s = 0; s < nsizes; s++) {
+        sizes[s] = DDL_MAX(sizes[s] / sizeof(float), (size_t)1) * sizeof(float);
+        for (int a = 0; a < nalgs; a++)
+            pts[s * nalgs + a] = measure_point(o, c, &mon, algs[a], sizes[s] / sizeof(float), buf);
+        if (c->rank == 0 && !o->quiet)
+            fprintf(stderr, "lab2 bench np%d: %zu bytes done (%.0f s)\n", c->size, sizes[s], ddl_now() - t0);
+    }
+
+    Meta meta;
+    lab2_meta(&meta, o, c, "allreduce microbenchmark");
+    meta_set(&meta, "alpha_us", "%.4g", cp.alpha * 1e6);
+    meta_set(&meta, "beta_ns_per_byte", "%.4g", cp.beta * 1e9);
+    meta_set(&meta, "gamma_ns_per_byte", "%.4g", cp.gamma * 1e9);
+    meta_set(&meta, "model_fit_max_rel_err", "%.3g", fit_error);
+    meta_set(&meta, "timing", "per call: slowest rank after a barrier; min/median/mean over calls; "
+                              "busbw = bytes/median * 2(p-1)/p (nccl-tests)");
+    meta_set(&meta, "mpi_traffic", "%s", mon.available ? "MPI_T pml monitoring" : mon.why);
+    int status = 0;
+    if (c->rank == 0) {
+        for (int a = 0; a < nalgs; a++)
+            print_osu(&meta, algs[a], sizes, nsizes, pts + a, nalgs, &cp, c->size, c->segment_bytes);
+        char name[128];
+        snprintf(name, sizeof name, "bench-%s", tag);
+        Table *t = table_new(name, "alg,bytes,count,ranks,reps,avg_us,min_us,median_us,algbw_GBs,busbw_GBs,wrong,"
+                                   "model_us,model_over_measured,sent_bytes_max,sent_msgs_max,traffic_source");
+        t->meta = meta;
+        for (int a = 0; a < nalgs; a++)
+            for (int s = 0; s < nsizes; s++)
+                table_row(t, algs[a], sizes[s], c->size, &pts[s * nalgs + a], &cp, c->segment_bytes);
+        if (table_write(t, o->out) != 0) status = 1;
+        else if (!o->quiet) fprintf(stderr, "lab2 bench: wrote %s/%s.csv\n", o->out, name);
+        table_free(t);
+    }
+    long wrong = 0;
+    for (int i = 0; i < nsizes * nalgs; i++) wrong += pts[i].wrong;
+    if (wrong) {
+        if (c->rank == 0) fprintf(stderr, "lab2 bench: %ld wrong elements in total: see the #wrong column\n", wrong);
+        status = 1;
+    }
+    free(pts);
+    ddl_free(buf);
+    comm_monitor_close(&mon);
+    return status;
+}

@@ -1,0 +1,15 @@
+# lab2-model.gp - the alpha-beta-gamma model (lines) over the measurement
+# (points) for each hand-written algorithm; MPI_Allreduce has no formula.
+# csv = results/lab2/bench-npN.csv (its "# alpha_us:" etc. lines give the fit).
+load 'figures/common.gp'
+load 'labs/lab2/lab2-common.gp'
+getmeta(k) = system("grep -m1 '^# ".k.":' '".csv."' | cut -d' ' -f3-")
+set title sprintf("lab2: measured (points) vs alpha-beta-gamma model (lines)\n{/*0.8 alpha %s us, beta %s ns/B, gamma %s ns/B, fitted on this machine}", getmeta("alpha_us"), getmeta("beta_ns_per_byte"), getmeta("gamma_ns_per_byte"))
+set xlabel "message size"
+set ylabel "time (µs)"
+set logscale xy 2
+set logscale y 10
+set format y "%g"
+set key top left
+plot for [i=2:nalgs] rows(alg(i)) using 'bytes':'median_us' with points lt i title alg(i), \
+     for [i=2:nalgs] rows(alg(i)) using 'bytes':'model_us' with lines lt i dt 1 notitle

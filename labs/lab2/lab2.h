@@ -1,0 +1,47 @@
+/* lab2.h - the jobs of lab2 (seed 002: allreduce algorithms) and their
+ * options. main.c parses, the jobs live one per file:
+ *   bench.c   microbenchmark: every algorithm, 4 B .. 64 MiB, with the
+ *             alpha-beta-gamma model next to each measurement;
+ *   train.c   the seed's training: an MLP whose second hidden width sets
+ *             the message size, weights averaged by each algorithm;
+ *   table.c   report/tables/lab2.tex and the combined CSVs the figures use. */
+#ifndef LAB2_H
+#define LAB2_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "comm/comm.h"
+#include "comm/costmodel.h"
+#include "results/results.h"
+
+typedef struct Lab2Options {
+    const char *mode;         /* bench | train | table */
+    const char *algs;         /* "all" or a comma list of algorithm names */
+    const char *sizes;        /* bench: comma list of byte counts ("" = the sweep) */
+    int min_bytes, max_bytes;
+    const char *out, *tex, *tag, *profile, *dataset, *hidden;
+    int reps;                 /* bench: timed calls per point, 0 = from the warm-up */
+    int epochs, batch, h1, limit, test_limit;
+    float lr;
+    int segment_kib;          /* ring_async segment size */
+    bool no_calibrate, quiet, force_synthetic;
+    uint64_t seed;
+} Lab2Options;
+
+Lab2Options lab2_defaults(void);
+int lab2_bench(const Lab2Options *o, Comm *c);
+int lab2_train(const Lab2Options *o, Comm *c);
+int lab2_table(const Lab2Options *o);
+
+/* Parse o->algs into algs[]; returns how many, or -1 with a message. */
+int lab2_parse_algs(const char *list, CommAlg *algs);
+/* Metadata every lab2 output carries (ranks, cores, oversubscribed, MPI,
+ * git...), plus the lab's own keys. Collective (meta_collect gathers host
+ * names). */
+void lab2_meta(Meta *m, const Lab2Options *o, const Comm *c, const char *what);
+/* Fitted alpha, beta (ping-pong between ranks 0 and 1) and gamma; writes
+ * <out>/calibration-<tag>.csv. Collective. NAN alpha/beta with one rank. */
+CostParams lab2_calibrate(const Lab2Options *o, Comm *c, const char *tag, double *fit_error);
+
+#endif

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# make lab2 - allreduce algorithms (seed 002), then figures and the table.
+#
+#   1. bin/lab2 bench, 4 B .. 64 MiB (x2), every algorithm, at 2 and 4
+#      ranks, plus the core count and NP when larger (runs with more ranks
+#      than cores are oversubscribed, and every output says so);
+#      the OSU-style text goes to results/lab2/bench-npN.txt;
+#   2. time vs ranks at 1 MiB: bench --sizes 1048576 at 1 .. max(4, cores);
+#   3. bin/lab2 train at NP ranks: the seed's MLP, weights averaged after
+#      every step by each algorithm. quick: 1 epoch, H in {16,64,256,1024};
+#      paper: the seed's 20 epochs, H = 16, 32, .., 1024;
+#   4. labs/lab2/figures.sh: figures/lab2-*.png, report/tables/lab2.tex.
+# A few minutes on 2 cores in the quick profile.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source labs/common.sh
+[ -x bin/lab2 ] || { echo "error: bin/lab2 missing: run make" >&2; exit 1; }
+OUT=results/lab2
+# Runs write into a fresh folder that replaces the old one only when all
+# succeeded: a failed run never leaves a mix of old and new results.
+rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
+common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp")
+
+sweep="2 4"
+for extra in "$CORES" "$NP"; do
+  case " $sweep " in *" $extra "*) ;; *) [ "$extra" -gt 4 ] && sweep="$sweep $extra" ;; esac
+done
+for np in $sweep; do
+  note "$(mpirun_cmd "$np") bin/lab2 bench > $OUT/bench-np$np.txt"
+  $(mpirun_cmd "$np") bin/lab2 bench "${common[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
+done
+
+most=$(( CORES > 4 ? CORES : 4 ))
+note "time vs ranks at 1 MiB: 1 .. $most ranks"
+for np in $(seq 1 "$most"); do
+  $(mpirun_cmd "$np") bin/lab2 bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" > /dev/null
+done
+
+if [ "$PROFILE" = paper ]; then
+  train=(--epochs 20 --hidden 16,32,64,128,256,512,1024)
+else
+  train=(--epochs 1 --hidden 16,64,256,1024)
+fi
+note "$(mpirun_cmd "$NP") bin/lab2 train ${train[*]}"
+$(mpirun_cmd "$NP") bin/lab2 train "${common[@]}" "${train[@]}"
+
+rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+labs/lab2/figures.sh
