@@ -6,7 +6,9 @@
  * Open MPI provides it, else n/a), then warm-up and timed calls
  * (comm_time_allreduce: slowest rank per call; min, median, mean). The
  * alpha-beta-gamma prediction, fitted on this machine first, goes in the
- * same row. Output: OSU-style text on stdout, results/lab2/bench-<tag>.csv. */
+ * same row. Output: OSU-style text on stdout, results/lab2/bench-<tag>.csv.
+ * --dtype fp16 sends halves (the model then counts half the bytes; its
+ * gamma is still the FP32 add, without the conversions). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,13 +57,14 @@ static double max_over_ranks(double v, MPI_Comm comm)
     return m;
 }
 
-static Point measure_point(const Lab2Options *o, Comm *c, CommMonitor *mon, CommAlg alg, size_t count, void *buf)
+static Point measure_point(const Lab2Options *o, Comm *c, CommMonitor *mon, CommAlg alg, CommDtype dtype,
+                           size_t count, void *buf)
 {
     Point p;
     uint64_t m0 = 0, b0 = 0, m1 = 0, b1 = 0;
     bool monitored = comm_monitor_read(mon, &m0, &b0);
     comm_counters_reset(c);
-    p.wrong = comm_check_allreduce(c, alg, COMM_FP32, count, buf);
+    p.wrong = comm_check_allreduce(c, alg, dtype, count, buf);
     monitored = monitored && comm_monitor_read(mon, &m1, &b1);
     if (alg != COMM_ALG_MPI) {
         p.sent_bytes = max_over_ranks((double)c->count[alg].bytes_sent, c->mpi);
@@ -75,19 +78,19 @@ static Point measure_point(const Lab2Options *o, Comm *c, CommMonitor *mon, Comm
         p.sent_bytes = p.sent_msgs = NAN;
         p.source = "n/a (no MPI_T monitoring)";
     }
-    size_t bytes = count * sizeof(float);
+    size_t bytes = count * comm_dtype_size(dtype);
     int warmup = bytes >= ((size_t)1 << 20) ? 2 : 10;
-    p.t = comm_time_allreduce(c, alg, COMM_FP32, count, warmup, o->reps, buf);
+    p.t = comm_time_allreduce(c, alg, dtype, count, warmup, o->reps, buf);
     return p;
 }
 
-static void print_osu(const Meta *meta, CommAlg alg, const size_t *sizes, int nsizes, const Point *pts, int stride,
-                      const CostParams *cp, int ranks, size_t segment)
+static void print_osu(const Meta *meta, CommAlg alg, CommDtype dtype, const size_t *sizes, int nsizes,
+                      const Point *pts, int stride, const CostParams *cp, int ranks, size_t segment)
 {
     char summary[512];
     meta_summary(meta, summary, sizeof summary);
     printf("\n# ddlab lab2 allreduce (OSU style): %s - %s\n", comm_alg_name(alg), comm_alg_description(alg));
-    printf("# %s; FP32 SUM in place; time = slowest rank per call\n", summary);
+    printf("# %s; %s SUM in place; time = slowest rank per call\n", summary, dtype == COMM_FP16 ? "FP16" : "FP32");
     printf("# %-10s %16s %16s %16s %12s %12s %8s %12s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
            "Median(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong", "model(us)");
     for (int s = 0; s < nsizes; s++) {
@@ -102,13 +105,14 @@ static void print_osu(const Meta *meta, CommAlg alg, const size_t *sizes, int ns
     fflush(stdout);
 }
 
-static void table_row(Table *t, CommAlg alg, size_t bytes, int ranks, const Point *p, const CostParams *cp,
-                      size_t segment)
+static void table_row(Table *t, CommAlg alg, CommDtype dtype, size_t bytes, int ranks, const Point *p,
+                      const CostParams *cp, size_t segment)
 {
     double model = cost_allreduce(alg, ranks, (double)bytes, (double)segment, cp);
     table_set_str(t, "alg", comm_alg_name(alg));
     table_set_int(t, "bytes", (long long)bytes);
-    table_set_int(t, "count", (long long)(bytes / sizeof(float)));
+    table_set_int(t, "count", (long long)(bytes / comm_dtype_size(dtype)));
+    table_set_str(t, "dtype", comm_dtype_name(dtype));
     table_set_int(t, "ranks", ranks);
     table_set_int(t, "reps", p->t.reps);
     table_set_num(t, "avg_us", p->t.mean_s * 1e6, "%.3f");
@@ -135,6 +139,14 @@ int lab2_bench(const Lab2Options *o, Comm *c)
     size_t sizes[MAX_SIZES];
     int nalgs = lab2_parse_algs(o->algs, algs), nsizes = parse_sizes(o, sizes);
     if (nalgs <= 0 || nsizes <= 0) return 2;
+    CommDtype dtype;
+    if (!strcmp(o->dtype, "fp32")) dtype = COMM_FP32;
+    else if (!strcmp(o->dtype, "fp16")) dtype = COMM_FP16;
+    else {
+        fprintf(stderr, "error: --dtype: expected fp32 or fp16, got '%s'\n", o->dtype);
+        return 2;
+    }
+    const size_t esize = comm_dtype_size(dtype);
     char tag[64];
     if (o->tag && o->tag[0]) ddl_strlcpy(tag, o->tag, sizeof tag);
     else snprintf(tag, sizeof tag, "np%d", c->size);
@@ -151,14 +163,14 @@ int lab2_bench(const Lab2Options *o, Comm *c)
     comm_monitor_open(&mon, c);
     size_t largest = 0;
     for (int s = 0; s < nsizes; s++) largest = DDL_MAX(largest, sizes[s]);
-    void *buf = ddl_alloc(largest + sizeof(float));
+    void *buf = ddl_alloc(largest + esize);
     Point *pts = calloc((size_t)nsizes * nalgs, sizeof *pts);
     if (!pts) ddl_die("out of memory for %d x %d points", nsizes, nalgs);
     double t0 = ddl_now();
     for (int s = 0; s < nsizes; s++) {
-        sizes[s] = DDL_MAX(sizes[s] / sizeof(float), (size_t)1) * sizeof(float);
+        sizes[s] = DDL_MAX(sizes[s] / esize, (size_t)1) * esize;
         for (int a = 0; a < nalgs; a++)
-            pts[s * nalgs + a] = measure_point(o, c, &mon, algs[a], sizes[s] / sizeof(float), buf);
+            pts[s * nalgs + a] = measure_point(o, c, &mon, algs[a], dtype, sizes[s] / esize, buf);
         if (c->rank == 0 && !o->quiet)
             fprintf(stderr, "lab2 bench np%d: %zu bytes done (%.0f s)\n", c->size, sizes[s], ddl_now() - t0);
     }
@@ -169,21 +181,22 @@ int lab2_bench(const Lab2Options *o, Comm *c)
     meta_set(&meta, "beta_ns_per_byte", "%.4g", cp.beta * 1e9);
     meta_set(&meta, "gamma_ns_per_byte", "%.4g", cp.gamma * 1e9);
     meta_set(&meta, "model_fit_max_rel_err", "%.3g", fit_error);
+    meta_set(&meta, "dtype", "%s", comm_dtype_name(dtype));
     meta_set(&meta, "timing", "per call: slowest rank after a barrier; min/median/mean over calls; "
                               "busbw = bytes/median * 2(p-1)/p (nccl-tests)");
     meta_set(&meta, "mpi_traffic", "%s", mon.available ? "MPI_T pml monitoring" : mon.why);
     int status = 0;
     if (c->rank == 0) {
         for (int a = 0; a < nalgs; a++)
-            print_osu(&meta, algs[a], sizes, nsizes, pts + a, nalgs, &cp, c->size, c->segment_bytes);
+            print_osu(&meta, algs[a], dtype, sizes, nsizes, pts + a, nalgs, &cp, c->size, c->segment_bytes);
         char name[128];
         snprintf(name, sizeof name, "bench-%s", tag);
-        Table *t = table_new(name, "alg,bytes,count,ranks,reps,avg_us,min_us,median_us,algbw_GBs,busbw_GBs,wrong,"
+        Table *t = table_new(name, "alg,bytes,count,dtype,ranks,reps,avg_us,min_us,median_us,algbw_GBs,busbw_GBs,wrong,"
                                    "model_us,model_over_measured,sent_bytes_max,sent_msgs_max,traffic_source");
         t->meta = meta;
         for (int a = 0; a < nalgs; a++)
             for (int s = 0; s < nsizes; s++)
-                table_row(t, algs[a], sizes[s], c->size, &pts[s * nalgs + a], &cp, c->segment_bytes);
+                table_row(t, algs[a], dtype, sizes[s], c->size, &pts[s * nalgs + a], &cp, c->segment_bytes);
         if (table_write(t, o->out) != 0) status = 1;
         else if (!o->quiet) fprintf(stderr, "lab2 bench: wrote %s/%s.csv\n", o->out, name);
         table_free(t);

@@ -22,6 +22,7 @@ Lab2Options lab2_defaults(void)
     o.tex = "report/tables/lab2.tex";
     o.profile = getenv("PROFILE") && *getenv("PROFILE") ? getenv("PROFILE") : "custom";
     o.dataset = "mnist";
+    o.dtype = "fp32";
     o.hidden = "16,64,256,1024";
     o.h1 = 128;
     o.epochs = 1;

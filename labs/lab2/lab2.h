@@ -21,6 +21,7 @@ typedef struct Lab2Options {
     const char *sizes;        /* bench: comma list of byte counts ("" = the sweep) */
     int min_bytes, max_bytes;
     const char *out, *tex, *tag, *profile, *dataset, *hidden;
+    const char *dtype;        /* bench: fp32 | fp16 payload */
     int reps;                 /* bench: timed calls per point, 0 = from the warm-up */
     int epochs, batch, h1, limit, test_limit;
     float lr;

@@ -48,6 +48,7 @@ int main(int argc, char **argv)
         { "min-bytes", OPT_INT, &o.min_bytes, "bench: smallest message of the sweep", 4, 1 << 30 },
         { "max-bytes", OPT_INT, &o.max_bytes, "bench: largest message of the sweep", 4, 1 << 30 },
         { "reps", OPT_INT, &o.reps, "bench: timed calls per point (0: enough for ~0.2 s, 5..1000)", 0, 1000000 },
+        { "dtype", OPT_STR, &o.dtype, "bench: fp32 | fp16 payload (fp16 sums in fp32, sends halves)", 0, 0 },
         { "segment-kib", OPT_INT, &o.segment_kib, "ring_async segment size in KiB", 1, 1 << 20 },
         { "no-calibrate", OPT_FLAG, &o.no_calibrate, "bench: skip the ping-pong fit (model columns n/a)", 0, 0 },
         { "hidden", OPT_STR, &o.hidden, "train: comma list of second hidden widths H", 0, 0 },
