@@ -72,8 +72,9 @@ int main(int argc, char **argv)
      * gradients); the first layer's input gradient is skipped, so this is a
      * slight over-count for tiny-input-channel models. */
     double gflop = 3.0 * model_forward_flops(&m) * batch * 1e-9;
-    printf("train_step %s b%d: median %.2f ms, min %.2f ms, %.1f GFLOP/s (%.2f GFLOP/step, %zu params, BLAS %s x%d)\n",
-           name, batch, med, mn, gflop / (med * 1e-3), gflop, m.nparams, blas_core_name(), blas_threads());
+    printf("train_step %s b%d: median %.2f ms, min %.2f ms, %.1f GFLOP/s (%.2f GFLOP/step, %zu params, BLAS %s x%d %s)\n",
+           name, batch, med, mn, gflop / (med * 1e-3), gflop, m.nparams, blas_core_name(), blas_threads(),
+           blas_threading());
     if (profile) {
         /* Per-layer forward/backward time of one more step. */
         model_zero_grad(&m);

@@ -16,6 +16,15 @@ const char *blas_core_name(void) { return openblas_get_corename(); }
 
 int blas_threads(void) { return openblas_get_num_threads(); }
 
+const char *blas_threading(void)
+{
+    switch (openblas_get_parallel()) {
+    case 0: return "sequential";
+    case 1: return "pthreads";
+    default: return "openmp";
+    }
+}
+
 bool blas_core_mismatch(void)
 {
     const char *core = openblas_get_corename();

@@ -17,5 +17,7 @@ void gemm_f32(bool trans_a, bool trans_b, int M, int N, int K, float alpha,
 const char *blas_core_name(void);
 bool blas_core_mismatch(void);
 int blas_threads(void);
+/* "openmp", "pthreads" or "sequential": how this OpenBLAS build threads. */
+const char *blas_threading(void);
 
 #endif

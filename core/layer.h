@@ -47,6 +47,7 @@ typedef struct Layer {
     /* configuration */
     int cout, k, stride, pad, groups; /* conv / pool (k = kernel, stride, pad) */
     bool bias;
+    bool cache_cols;     /* conv: im2col columns kept in aux from forward for backward */
     float eps, momentum;              /* batch norm */
     float p;                          /* dropout probability */
 } Layer;

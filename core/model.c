@@ -50,6 +50,7 @@ void model_begin(Model *m, const char *name, Shape input)
     m->bn_track_stats = true;
     m->training = true;
     m->conv_init = INIT_TORCH_DEFAULT;
+    m->col_cache_floats = (size_t)128 << 20;
 }
 
 int mb_linear(Model *m, const char *name, int in, int out_features, bool bias)
@@ -159,7 +160,10 @@ void model_finalize(Model *m, int max_batch, uint64_t seed)
     m->seed = seed;
     m->output = m->ntensors - 1;
     for (int i = 0; i < m->ntensors; i++) m->tensors[i].consumers = 0;
-    size_t np = 0, ns = 0, na = 0, nscr = 0;
+    size_t np = 0, ns = 0, na = 0, nscr = 0, ncols = 0;
+    for (int i = 0; i < m->nlayers; i++)
+        if (m->layers[i].kind == LAYER_CONV2D) ncols += conv2d_columns(m, &m->layers[i], max_batch);
+    bool cache = ncols > 0 && ncols <= m->col_cache_floats;
     for (int i = 0; i < m->nlayers; i++) {
         Layer *l = &m->layers[i];
         m->tensors[l->in].consumers++;
@@ -169,6 +173,10 @@ void model_finalize(Model *m, int max_batch, uint64_t seed)
         l->state_off = ns;
         ns += l->state_count;
         if (l->kind == LAYER_DROPOUT) l->aux_count = (size_t)max_batch * shape_numel(m->tensors[l->in].shape);
+        if (l->kind == LAYER_CONV2D) {
+            l->cache_cols = cache;
+            l->aux_count = cache ? conv2d_columns(m, l, max_batch) : 0;
+        }
         l->aux_off = na;
         na += round64(l->aux_count);
         if (l->kind == LAYER_CONV2D) nscr = DDL_MAX(nscr, conv2d_scratch(m, l, max_batch));

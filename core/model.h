@@ -45,6 +45,10 @@ typedef struct Model {
     GradReadyHook hook;
     void *hook_ctx;
     InitScheme conv_init;
+    /* Convolutions keep their im2col columns from forward for backward
+     * (saves re-lowering the input) when all of them together fit in this
+     * many floats; 0 disables. Default 128M floats (512 MiB). */
+    size_t col_cache_floats;
 } Model;
 
 /* ---- building ---- */

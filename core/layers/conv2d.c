@@ -54,6 +54,12 @@ size_t conv2d_scratch(const Model *m, const Layer *l, int batch)
     return (size_t)g.ckk * cols + (nb > 1 ? (size_t)g.cout * cols : 0);
 }
 
+size_t conv2d_columns(const Model *m, const Layer *l, int batch)
+{
+    Geometry g = geometry(m, l);
+    return (size_t)g.ckk * (size_t)g.p * (size_t)batch;
+}
+
 static void lower_chunk(const Geometry *g, const float *x, int nb, float *col)
 {
     im2col_cpu(x, nb, g->cin, g->h, g->w, g->k, g->stride, g->pad, g->oh, g->ow, col);
@@ -69,8 +75,10 @@ void conv2d_forward(Model *m, const Layer *l)
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
         size_t ld = (size_t)nb * g.p;
-        float *col = m->scratch;
-        float *out = nb > 1 ? col + (size_t)g.ckk * ld : y + i0 * out_img;
+        /* Training keeps the columns for backward (aux), chunk after chunk. */
+        bool keep = l->cache_cols && m->training;
+        float *col = keep ? m->aux + l->aux_off + (size_t)g.ckk * g.p * i0 : m->scratch;
+        float *out = nb > 1 ? m->scratch + (size_t)g.ckk * ld : y + i0 * out_img;
         lower_chunk(&g, x + i0 * in_img, nb, col);
         for (int gr = 0; gr < g.groups; gr++)
             gemm_f32(false, false, g.coutg, (int)ld, g.ckkg, 1.0f, w + (size_t)gr * g.coutg * g.ckkg, g.ckkg,
@@ -98,10 +106,14 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
         size_t ld = (size_t)nb * g.p;
-        float *col = m->scratch;
+        bool kept = l->cache_cols && m->training;
+        /* col: the lowered input (kept from forward, or lowered again);
+         * dcol: its gradient, written over col when col is scratch. */
+        float *col = kept ? m->aux + l->aux_off + (size_t)g.ckk * g.p * i0 : m->scratch;
+        float *dcol = m->scratch;
         const float *dyc = dy + i0 * out_img;
         if (nb > 1) { /* [nb][cout][p] -> [cout][nb*p] */
-            float *t = col + (size_t)g.ckk * ld;
+            float *t = m->scratch + (size_t)g.ckk * ld;
             PARALLEL_FOR((size_t)nb * out_img)
             for (int i = 0; i < nb; i++)
                 for (int c = 0; c < g.cout; c++)
@@ -109,16 +121,17 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
                            sizeof(float) * g.p);
             dyc = t;
         }
-        lower_chunk(&g, x + i0 * in_img, nb, col);
+        if (!kept) lower_chunk(&g, x + i0 * in_img, nb, col);
         for (int gr = 0; gr < g.groups; gr++) {
             const float *dyg = dyc + (size_t)gr * g.coutg * ld;
             float *colg = col + (size_t)gr * g.ckkg * ld;
             const float *wg = w + (size_t)gr * g.coutg * g.ckkg;
             gemm_f32(false, true, g.coutg, g.ckkg, (int)ld, 1.0f, dyg, (int)ld, colg, (int)ld, 1.0f,
                      dw + (size_t)gr * g.coutg * g.ckkg, g.ckkg);
-            if (dx) /* the group's columns are no longer needed: reuse them for dcol */
-                gemm_f32(true, false, g.ckkg, (int)ld, g.coutg, 1.0f, wg, g.ckkg, dyg, (int)ld, 0.0f, colg, (int)ld);
+            if (dx) /* after the weight gradient, so dcol may overwrite col */
+                gemm_f32(true, false, g.ckkg, (int)ld, g.coutg, 1.0f, wg, g.ckkg, dyg, (int)ld, 0.0f,
+                         dcol + (size_t)gr * g.ckkg * ld, (int)ld);
         }
-        if (dx) col2im_cpu(col, nb, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, dx + i0 * in_img, acc_dx);
+        if (dx) col2im_cpu(dcol, nb, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, dx + i0 * in_img, acc_dx);
     }
 }

@@ -40,5 +40,7 @@ void layer_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx);
  * scratch floats that needs (shared by forward and backward). */
 int conv2d_chunk(const Model *m, const Layer *l, int batch);
 size_t conv2d_scratch(const Model *m, const Layer *l, int batch);
+/* Floats of the whole batch's im2col columns (what caching them costs). */
+size_t conv2d_columns(const Model *m, const Layer *l, int batch);
 
 #endif

@@ -57,7 +57,7 @@ static void describe_run(Meta *meta, const Lab1Options *o, const Dataset *train,
     meta_set(meta, "optimizer", "SGD lr %g momentum %g wd %g%s", (double)o->lr, (double)o->momentum, (double)o->wd,
              o->nesterov ? " nesterov" : "");
     meta_set(meta, "blas_core", "%s", blas_core_name());
-    meta_set(meta, "blas_threads", "%d", blas_threads());
+    meta_set(meta, "blas_threads", "%d (%s)", blas_threads(), blas_threading());
 }
 
 static int load(const Lab1Options *o, Split split, int limit, Dataset *d)
