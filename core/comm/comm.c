@@ -160,6 +160,7 @@ static void end(CommRequest *r)
 void comm_allreduce(Comm *c, void *buf, size_t count, CommDtype dtype, CommReduceOp op, CommAlg alg)
 {
     CommRequest *r = c->blocking;
+    if (r) r->comm = c; /* follows the Comm should the caller have moved it */
     if (alg == COMM_ALG_MPI) {
         /* Blocking MPI_Allreduce itself, not Iallreduce + wait: this is
          * what the benchmark compares against. */

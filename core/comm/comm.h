@@ -99,7 +99,8 @@ typedef struct Comm {
 
 #define COMM_DEFAULT_SEGMENT_BYTES ((size_t)256 * 1024)
 
-/* Collective over `parent`. Returns 0. */
+/* Collective over `parent`. Returns 0. Requests made with
+ * comm_request_new(c) keep the address c: keep the Comm where it is. */
 int comm_init(Comm *c, MPI_Comm parent);
 /* Collective: frees the duplicate communicator and scratch. */
 void comm_free(Comm *c);
