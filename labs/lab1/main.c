@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cli.h"
 #include "common.h"
+#include "threads.h"
 #include "data/dataset.h"
 #include "device.h"
 #include "gemm.h"
@@ -32,6 +33,7 @@ static const char *DESCRIPTION =
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    ddl_threads_init(MPI_COMM_WORLD);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

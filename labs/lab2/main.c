@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "common.h"
+#include "threads.h"
 #include "lab2.h"
 
 static const char *DESCRIPTION =
@@ -32,6 +33,7 @@ static const char *DESCRIPTION =
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    ddl_threads_init(MPI_COMM_WORLD);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

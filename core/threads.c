@@ -1,0 +1,28 @@
+/* threads.c - see threads.h. */
+#include "threads.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+int ddl_threads_init(MPI_Comm comm)
+{
+    const char *omp = getenv("OMP_NUM_THREADS"), *blas = getenv("OPENBLAS_NUM_THREADS");
+    if ((omp && *omp) || (blas && *blas)) return openblas_get_num_threads();
+    MPI_Comm node;
+    int local = 1;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int t = (int)(cores / (local > 0 ? local : 1));
+    if (t < 1) t = 1;
+#ifdef _OPENMP
+    omp_set_num_threads(t);
+#endif
+    openblas_set_num_threads(t);
+    return t;
+}
