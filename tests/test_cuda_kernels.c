@@ -849,7 +849,7 @@ static void test_gemm(bool f16)
 int main(void)
 {
 #ifndef DDL_HAVE_CUDA
-    skip_all("this build has no CUDA support (nvcc was not found at build time)");
+    skip_all("this build has no CUDA support (no nvcc at build time, CUDA=0, or a SANITIZE=1 build)");
     return t_done();
 #else
     char desc[256], why[256];
