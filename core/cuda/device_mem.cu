@@ -1,0 +1,89 @@
+// device_mem.cu - device memory, copies, pinned host memory, streams.
+#include "cuda_check.h"
+
+// The stream is per thread and starts as cudaStreamPerThread: no mutable
+// state is shared between threads, and a thread that never calls
+// ddl_cuda_set_stream needs no set-up at all.
+static thread_local cudaStream_t tl_stream = cudaStreamPerThread;
+
+extern "C" void *ddl_cuda_stream(void) { return static_cast<void *>(tl_stream); }
+
+extern "C" void ddl_cuda_set_stream(void *stream)
+{
+    tl_stream = stream ? static_cast<cudaStream_t>(stream) : cudaStreamPerThread;
+}
+
+extern "C" void ddl_cuda_set_device(int index)
+{
+    int count = 0;
+    DDL_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (count <= 0) ddl_die("ddl_cuda_set_device: no CUDA device visible");
+    if (index < 0) index = -index;
+    DDL_CUDA_CHECK(cudaSetDevice(index % count));
+}
+
+extern "C" void *ddl_cuda_malloc(size_t bytes)
+{
+    if (bytes == 0) return nullptr;
+    void *p = nullptr;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) {
+        // Out of memory is the likely user-facing case (batch too large):
+        // say how much was asked for and how much is free.
+        size_t free_b = 0, total_b = 0;
+        (void)cudaGetLastError();
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) free_b = total_b = 0;
+        ddl_die("%s:%d: cudaMalloc(%zu bytes) failed: %s (%s); device has %.2f of %.2f GiB free", __FILE__,
+                __LINE__, bytes, cudaGetErrorString(e), cudaGetErrorName(e), free_b / 1073741824.0,
+                total_b / 1073741824.0);
+    }
+    return p;
+}
+
+extern "C" void ddl_cuda_free(void *p)
+{
+    if (p) DDL_CUDA_CHECK(cudaFree(p));
+}
+
+extern "C" void ddl_cuda_memcpy_h2d(void *dst_dev, const void *src_host, size_t bytes)
+{
+    if (bytes == 0) return;
+    DDL_CUDA_CHECK(cudaMemcpyAsync(dst_dev, src_host, bytes, cudaMemcpyHostToDevice, ddl_stream()));
+    DDL_CUDA_CHECK(cudaStreamSynchronize(ddl_stream()));
+}
+
+extern "C" void ddl_cuda_memcpy_d2h(void *dst_host, const void *src_dev, size_t bytes)
+{
+    if (bytes == 0) return;
+    DDL_CUDA_CHECK(cudaMemcpyAsync(dst_host, src_dev, bytes, cudaMemcpyDeviceToHost, ddl_stream()));
+    DDL_CUDA_CHECK(cudaStreamSynchronize(ddl_stream()));
+}
+
+extern "C" void ddl_cuda_memcpy_d2d(void *dst_dev, const void *src_dev, size_t bytes)
+{
+    if (bytes == 0) return;
+    DDL_CUDA_CHECK(cudaMemcpyAsync(dst_dev, src_dev, bytes, cudaMemcpyDeviceToDevice, ddl_stream()));
+}
+
+extern "C" void ddl_cuda_memset(void *dst_dev, int byte, size_t bytes)
+{
+    if (bytes == 0) return;
+    DDL_CUDA_CHECK(cudaMemsetAsync(dst_dev, byte, bytes, ddl_stream()));
+}
+
+extern "C" void *ddl_cuda_host_alloc(size_t bytes)
+{
+    if (bytes == 0) return nullptr;
+    void *p = nullptr;
+    DDL_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    return p;
+}
+
+extern "C" void ddl_cuda_host_free(void *p)
+{
+    if (p) DDL_CUDA_CHECK(cudaFreeHost(p));
+}
+
+extern "C" void ddl_cuda_synchronize(void) { DDL_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+extern "C" void ddl_cuda_stream_synchronize(void) { DDL_CUDA_CHECK(cudaStreamSynchronize(ddl_stream())); }

@@ -1,0 +1,60 @@
+/* device_mem.h - GPU memory, streams and the CUDA-aware MPI query, callable
+ * from C (no CUDA headers needed: streams travel as void *).
+ *
+ * Errors (out of memory, no device, a failed copy) abort through ddl_die
+ * with file:line, the CUDA call and CUDA's message, as the CPU side does for
+ * allocation failures. Only in CUDA builds (DDL_HAVE_CUDA), except
+ * ddl_mpi_cuda_aware, which exists in every build. */
+#ifndef DDL_CUDA_DEVICE_MEM_H
+#define DDL_CUDA_DEVICE_MEM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Make GPU `index % count` current for this thread (one MPI rank per GPU:
+ * pass the node-local rank). Dies when no GPU is usable. */
+void ddl_cuda_set_device(int index);
+
+/* Device memory; ddl_cuda_malloc(0) returns NULL, ddl_cuda_free(NULL) is a
+ * no-op. The allocation is 256-byte aligned (cudaMalloc). */
+void *ddl_cuda_malloc(size_t bytes);
+void ddl_cuda_free(void *p);
+
+/* Copies on this thread's stream. h2d and d2h return when the copy is done
+ * (the host buffer may be reused or read at once, and every kernel queued
+ * before on the stream has finished); d2d and memset are only queued, in
+ * stream order with the kernels. */
+void ddl_cuda_memcpy_h2d(void *dst_dev, const void *src_host, size_t bytes);
+void ddl_cuda_memcpy_d2h(void *dst_host, const void *src_dev, size_t bytes);
+void ddl_cuda_memcpy_d2d(void *dst_dev, const void *src_dev, size_t bytes);
+void ddl_cuda_memset(void *dst_dev, int byte, size_t bytes);
+
+/* Page-locked host memory: staging buffers for MPI when the MPI library is
+ * not CUDA-aware (copies from/to it run at full PCIe speed). */
+void *ddl_cuda_host_alloc(size_t bytes);
+void ddl_cuda_host_free(void *p);
+
+/* Wait for everything on the device / on this thread's stream. */
+void ddl_cuda_synchronize(void);
+void ddl_cuda_stream_synchronize(void);
+
+/* This thread's stream (a cudaStream_t). Default: cudaStreamPerThread, so
+ * threads never serialise on one stream and no global state is shared.
+ * ddl_cuda_set_stream(NULL) restores the default. Every _cuda kernel,
+ * cuBLAS call and copy above uses it. */
+void *ddl_cuda_stream(void);
+void ddl_cuda_set_stream(void *stream);
+
+/* 1 when MPI can be handed device pointers (Open MPI built with CUDA and
+ * enabled at run time: MPIX_Query_cuda_support); 0 otherwise, with the
+ * reason in why. Call after MPI_Init. Defined in core/cuda_aware.c. */
+int ddl_mpi_cuda_aware(char *why, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
