@@ -6,6 +6,7 @@
 #include <string.h>
 #include "common.h"
 #include "layers/layers.h"
+#include "cpu/parallel.h"
 
 static int new_tensor(Model *m, Shape s)
 {
@@ -247,7 +248,18 @@ void model_backward(Model *m, const float *dlogits)
     if (m->training) m->step++;
 }
 
-void model_zero_grad(Model *m) { memset(m->grads, 0, sizeof(float) * m->nparams); }
+/* The gradient arena is tens of MB for VGG-11: cleared in 64 KiB slices on
+ * all threads, like the other memory-bound kernels. */
+void model_zero_grad(Model *m)
+{
+    const size_t slice = 16384;
+    long slices = (long)((m->nparams + slice - 1) / slice);
+    PARALLEL_FOR(m->nparams)
+    for (long i = 0; i < slices; i++) {
+        size_t lo = (size_t)i * slice, n = DDL_MIN(slice, m->nparams - lo);
+        memset(m->grads + lo, 0, sizeof(float) * n);
+    }
+}
 
 void model_set_training(Model *m, bool training) { m->training = training; }
 
