@@ -103,6 +103,9 @@ typedef struct TexSpec {
     const char *align;
 } TexSpec;
 int table_write_tex(const Table *t, const TexSpec *spec, const char *path);
+/* Several tables, one after another, in one file (written atomically);
+ * specs may be NULL (defaults for every table). */
+int tables_write_tex(const Table *const *tables, const TexSpec *specs, int n, const char *path);
 
 /* Atomic whole-file write used by all writers: "<path>.tmp.<pid>", fsync,
  * rename. -1 (temp file removed, message naming path on stderr) on error. */

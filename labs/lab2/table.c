@@ -276,47 +276,6 @@ static int write_ranks_csv(const char *dir, const Files *ranks)
     return rc;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (s) s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
-/* Write each table to a part file, then all parts as one file. */
-static int write_bundle(const char *path, Table **tables, const TexSpec *specs, int n)
-{
-    size_t cap = 1, len = 0;
-    char *all = calloc(1, 1);
-    int status = 0;
-    for (int i = 0; i < n && all; i++) {
-        char part[1100];
-        snprintf(part, sizeof part, "%s.part%d", path, i);
-        if (table_write_tex(tables[i], &specs[i], part) != 0) { status = 1; continue; }
-        char *s = slurp(part);
-        remove(part);
-        if (!s) { status = 1; continue; }
-        size_t sl = strlen(s);
-        char *grown = realloc(all, cap + sl + 1);
-        if (!grown) ddl_die("out of memory joining %s", path);
-        all = grown;
-        memcpy(all + len, s, sl + 1);
-        len += sl;
-        cap += sl + 1;
-        free(s);
-    }
-    if (write_file_atomic(path, all, len) != 0) status = 1;
-    free(all);
-    return status;
-}
-
 int lab2_table(const Lab2Options *o)
 {
     Files bench, ranks, train;
@@ -392,7 +351,7 @@ int lab2_table(const Lab2Options *o)
         *slash = '\0';
         mkdir_p(dir);
     }
-    if (write_bundle(o->tex, keep, keep_spec, n) != 0) status = 1;
+    if (tables_write_tex((const Table *const *)keep, keep_spec, n, o->tex) != 0) status = 1;
     else if (!o->quiet) fprintf(stderr, "lab2: wrote %s (%d tables)\n", o->tex, n);
     for (int i = 0; i < 3; i++) table_free(tables[i]);
     free_files(&bench);
