@@ -41,13 +41,12 @@ static void print_help(FILE *f, const char *usage, const char *desc, const CliOp
     fprintf(f, "  %-22s %s\n", "--help", "show this help and exit");
 }
 
-static int fail(const char *usage, const char *desc, const CliOption *o, int n, const char *fmt, const char *a,
-                const char *b)
+/* Bad command line: one "error:" line and where to look. fmt takes two %s. */
+static int fail(const char *fmt, const char *a, const char *b)
 {
     fprintf(stderr, "error: ");
     fprintf(stderr, fmt, a, b);
     fprintf(stderr, "\n(run with --help for all options)\n");
-    (void)usage; (void)desc; (void)o; (void)n;
     return -1;
 }
 
@@ -59,21 +58,21 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
             print_help(stdout, usage, desc, o, n);
             return 1;
         }
-        if (strncmp(a, "--", 2) != 0) return fail(usage, desc, o, n, "unexpected argument '%s'%s", a, "");
+        if (strncmp(a, "--", 2) != 0) return fail("unexpected argument '%s'%s", a, "");
         const char *name = a + 2;
         const char *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const CliOption *opt = NULL;
         for (int k = 0; k < n; k++)
             if (strlen(o[k].name) == len && !strncmp(o[k].name, name, len)) opt = &o[k];
-        if (!opt) return fail(usage, desc, o, n, "unknown option '%s'%s", a, "");
+        if (!opt) return fail("unknown option '%s'%s", a, "");
         if (opt->type == OPT_FLAG) {
-            if (eq) return fail(usage, desc, o, n, "option --%s takes no value%s", opt->name, "");
+            if (eq) return fail("option --%s takes no value%s", opt->name, "");
             *(bool *)opt->target = true;
             continue;
         }
         const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!v) return fail(usage, desc, o, n, "option --%s needs a value%s", opt->name, "");
+        if (!v) return fail("option --%s needs a value%s", opt->name, "");
         char *end = NULL;
         errno = 0;
         double num = 0;
@@ -83,9 +82,9 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
         case OPT_U64: {
             long long x = strtoll(v, &end, 10);
             if (errno || end == v || *end || (opt->type == OPT_U64 && x < 0))
-                return fail(usage, desc, o, n, "option --%s expects an integer, got '%s'", opt->name, v);
+                return fail("option --%s expects an integer, got '%s'", opt->name, v);
             if (opt->type == OPT_INT && (x > INT32_MAX || x < INT32_MIN))
-                return fail(usage, desc, o, n, "option --%s: %s is out of range", opt->name, v);
+                return fail("option --%s: %s is out of range", opt->name, v);
             num = (double)x;
             if (opt->type == OPT_INT) *(int *)opt->target = (int)x;
             else *(uint64_t *)opt->target = (uint64_t)x;
@@ -94,7 +93,7 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
         case OPT_FLOAT: {
             double x = strtod(v, &end);
             if (errno || end == v || *end || x != x)
-                return fail(usage, desc, o, n, "option --%s expects a number, got '%s'", opt->name, v);
+                return fail("option --%s expects a number, got '%s'", opt->name, v);
             *(float *)opt->target = (float)x;
             num = x;
             break;

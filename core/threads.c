@@ -4,9 +4,19 @@
 #include <cblas.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "common.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+void ddl_program_start(int *argc, char ***argv, int *rank, int *size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    ddl_set_rank(*rank, *size);
+    ddl_threads_init(MPI_COMM_WORLD);
+}
 
 int ddl_threads_init(MPI_Comm comm)
 {

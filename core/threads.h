@@ -11,4 +11,8 @@
  * Returns the thread count in effect. */
 int ddl_threads_init(MPI_Comm comm);
 
+/* What every lab does first: MPI_Init, rank-prefixed messages
+ * (ddl_set_rank), threads per rank (ddl_threads_init). */
+void ddl_program_start(int *argc, char ***argv, int *rank, int *size);
+
 #endif

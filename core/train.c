@@ -36,8 +36,7 @@ double trainer_forward_backward(Trainer *t, const float *x, const int32_t *y, in
     model_zero_grad(m);
     const float *logits = model_forward(m, x, n);
     double loss = softmax_ce_forward_cpu(logits, y, n, classes, t->probs, correct);
-    float scale = t->grad_scale_override > 0.0f ? t->grad_scale_override : 1.0f / (float)n;
-    softmax_ce_backward_cpu(t->probs, y, n, classes, scale, t->dlogits);
+    softmax_ce_backward_cpu(t->probs, y, n, classes, 1.0f / (float)n, t->dlogits);
     model_backward(m, t->dlogits);
     return loss / n;
 }

@@ -19,9 +19,6 @@ typedef struct Trainer {
     Model *m;
     Sgd opt;
     float *probs, *dlogits; /* max_batch * classes */
-    /* Scale of the loss gradient: 1/n for the batch mean. Data-parallel
-     * strategies that sum instead of average gradients can change it. */
-    float grad_scale_override; /* 0: use 1/n */
 } Trainer;
 
 void trainer_init(Trainer *t, Model *m, const SgdConfig *cfg);

@@ -32,12 +32,8 @@ static const char *DESCRIPTION =
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    ddl_threads_init(MPI_COMM_WORLD);
     int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ddl_set_rank(rank, size);
+    ddl_program_start(&argc, &argv, &rank, &size);
 
     Lab1Options o = lab1_defaults();
     CliOption opts[] = {
