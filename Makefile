@@ -62,12 +62,29 @@ endif
 ifeq ($(SANITIZE),1)
   WITH_CUDA :=
 endif
-CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+# nvcc on PATH may be a wrapper script (e.g. /usr/local/bin/nvcc), so ask
+# nvcc itself where its toolkit is (the TOP it prints under --dryrun) and
+# look for libcudart there, instead of guessing from nvcc's own path.
+ifdef WITH_CUDA
+  ifndef CUDA_HOME
+    CUDA_HOME := $(realpath $(shell $(NVCC) --dryrun -c -x cu /dev/null -o /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p' | head -n 1))
+  endif
+  ifndef CUDA_LIBDIR
+    CUDA_LIBDIR := $(patsubst %/libcudart.so,%,$(firstword $(wildcard $(addsuffix /libcudart.so,$(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/$(shell uname -m)-linux/lib $(CUDA_HOME)/lib))))
+  endif
+  ifeq ($(strip $(CUDA_LIBDIR)),)
+    ifeq ($(CUDA),1)
+      $(error CUDA=1 but libcudart.so was not found under '$(CUDA_HOME)' (nvcc: $(NVCC)); set CUDA_HOME or CUDA_LIBDIR)
+    endif
+    $(info note: nvcc found ($(NVCC)) but no libcudart.so under '$(CUDA_HOME)': building CPU-only)
+    WITH_CUDA :=
+  endif
+endif
 CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90
 NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -Icore -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter
 ifdef WITH_CUDA
   CFLAGS  += -DDDL_HAVE_CUDA
-  LDLIBS  += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas -lstdc++
+  LDLIBS  += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas -lstdc++
 endif
 
 # ---- sources ---------------------------------------------------------------
