@@ -15,6 +15,8 @@ DDL_DATA  ?= datasets
 SANITIZE  ?= 0
 NATIVE    ?= 1
 CUDA      ?= auto
+SIM       ?= 0
+PLATFORM  ?=
 export DDL_DATA
 
 CC        := mpicc
@@ -48,6 +50,23 @@ ifeq ($(SANITIZE),1)
 else
   BUILD   := build/opt
   BIN     := bin
+endif
+# SIM=1: the same sources compiled by SimGrid's smpicc into build/sim and
+# bin/sim, run by smpirun on a platform of labs/platforms/ (make labN
+# PLATFORM=...; see labs/platforms/README.md). smpicc wraps cc and links
+# each program as a shared object that smpirun loads once per rank (its
+# globals privatized per rank). CUDA is off there: SMPI simulates the
+# network, not GPUs. DDL_SMPI tells the core it runs simulated (labels,
+# one thread per rank, datasets loaded once and shared read-only).
+ifeq ($(SIM),1)
+  ifeq ($(SANITIZE),1)
+    $(error SIM=1 and SANITIZE=1 cannot be combined: SMPI runs every rank in one process under its own allocator hooks)
+  endif
+  CC      := smpicc
+  BUILD   := build/sim
+  BIN     := bin/sim
+  CUDA    := 0
+  CFLAGS  += -DDDL_SMPI
 endif
 
 # ---- CUDA detection: build CUDA objects only when nvcc exists ------------
@@ -99,11 +118,17 @@ LIB       := $(BUILD)/libddl.a
 LABS      := $(sort $(notdir $(wildcard labs/lab*)))
 LAB_BINS  := $(foreach l,$(LABS),$(if $(wildcard labs/$(l)/*.c),$(BIN)/$(l)))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c tests/mpi_*.c))
-TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
 BENCH_SRC := $(sort $(wildcard bench/*.c))
+# The simulated tree holds the labs and the tests/sim_*.c programs, which
+# only mean something under smpirun (tests/e2e_sim.sh runs them).
+ifeq ($(SIM),1)
+  TEST_SRC  := $(sort $(wildcard tests/sim_*.c))
+  BENCH_SRC :=
+endif
+TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
 BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
-.PHONY: all lib tests help deps test test-fast test-san bench figures report clean distclean check-tools $(LABS)
+.PHONY: all lib tests help deps test test-fast test-san bench figures report clean distclean check-tools sim $(LABS)
 
 all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS)
 lib: $(LIB)
@@ -120,7 +145,7 @@ $(BUILD)/git-rev: FORCE
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
 $(BUILD)/core/version.o: core/version.c $(BUILD)/git-rev
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DDDL_GIT_REV='"$(GIT_REV)"' -DDDL_CFLAGS='"$(strip $(OPT))$(if $(filter 1,$(SANITIZE)), asan+ubsan,)"' -c $< -o $@
+	$(CC) $(CFLAGS) -DDDL_GIT_REV='"$(GIT_REV)"' -DDDL_CFLAGS='"$(strip $(OPT))$(if $(filter 1,$(SANITIZE)), asan+ubsan,)$(if $(filter 1,$(SIM)), smpicc,)"' -c $< -o $@
 FORCE:
 
 $(BUILD)/%.cu.o: %.cu
@@ -149,7 +174,15 @@ $(BIN)/bench/%: $(BUILD)/bench/%.o $(LIB) $(SAN_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 check-tools:
+ifeq ($(SIM),1)
+	@command -v $(CC) >/dev/null || { echo "ddlab: SIM=1 needs SimGrid's '$(CC)': sudo apt-get install libsimgrid-dev (or 'make deps' as root)" >&2; exit 1; }
+else
 	@command -v $(CC) >/dev/null || { echo "ddlab: '$(CC)' not found: run 'make deps' (Debian/Ubuntu) first" >&2; exit 1; }
+endif
+
+# The simulated tree (bin/sim), for `make labN PLATFORM=...`.
+sim:
+	@$(MAKE) --no-print-directory SIM=1 all
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
@@ -178,8 +211,10 @@ test-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 test
 
 # ---- labs ------------------------------------------------------------------
-LAB_ENV := NP=$(NP) DEVICE=$(DEVICE) PROFILE=$(PROFILE) SEED=$(SEED) DDL_DATA=$(DDL_DATA)
-$(LABS): all
+LAB_ENV := NP=$(NP) DEVICE=$(DEVICE) PROFILE=$(PROFILE) SEED=$(SEED) DDL_DATA=$(DDL_DATA) PLATFORM=$(PLATFORM)
+# PLATFORM=<name>: run the lab simulated on labs/platforms/<name>.xml (the
+# native tree is still built: it measures this machine's FLOP rate).
+$(LABS): all $(if $(PLATFORM),sim)
 	@$(LAB_ENV) labs/$@/run.sh
 
 figures: all
@@ -195,7 +230,7 @@ bench: all
 
 # ---- dependencies (Debian/Ubuntu) ------------------------------------------
 DEB_PKGS := build-essential openmpi-bin libopenmpi-dev libopenblas-dev libopenblas0-openmp libpng-dev zlib1g-dev \
-            gnuplot-nox texlive-latex-base texlive-latex-recommended
+            gnuplot-nox texlive-latex-base texlive-latex-recommended libsimgrid-dev
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  export DEBIAN_FRONTEND=noninteractive; \
@@ -203,8 +238,7 @@ deps:
 	else \
 	  echo "Run as root to install what ddlab needs:"; \
 	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(DEB_PKGS)"; \
-	  echo "Optional: python3-torch (PyTorch comparisons in 'make bench', fixture regeneration),"; \
-	  echo "          libsimgrid-dev (simulated clusters)."; \
+	  echo "Optional: python3-torch (PyTorch comparisons in 'make bench', fixture regeneration)."; \
 	fi
 
 clean:
@@ -225,6 +259,7 @@ help:
 	@echo "  make figures       render every figure and table (runs labs whose results are missing)"
 	@echo "  make report        compile report/report.pdf from what exists"
 	@echo "  make bench         performance comparisons (ddlab vs PyTorch, vs MPI_Allreduce)"
+	@echo "  make SIM=1         build the labs with SimGrid's smpicc into bin/sim (simulated clusters)"
 	@echo "  make clean         remove build outputs; distclean also removes results"
 	@echo
 	@echo "Variables (current value):"
@@ -236,5 +271,6 @@ help:
 	@echo "  SANITIZE=$(SANITIZE)       1: ASan+UBSan build in bin/san"
 	@echo "  NATIVE=$(NATIVE)         1: -march=native"
 	@echo "  CUDA=$(CUDA)        auto (build CUDA objects when nvcc exists) | 0 | 1"
+	@echo "  PLATFORM=$(PLATFORM)   run make labN simulated (SMPI) on labs/platforms/<name>.xml: $(basename $(notdir $(wildcard labs/platforms/*.xml)))"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"

@@ -20,6 +20,19 @@ void ddl_program_start(int *argc, char ***argv, int *rank, int *size)
 
 int ddl_threads_init(MPI_Comm comm)
 {
+#ifdef DDL_SMPI
+    /* SimGrid SMPI runs the ranks one at a time in one process and charges
+     * each rank's computation by the CPU time of the thread running it:
+     * threads of a rank would work uncharged (and OpenMP's per-thread state
+     * would be shared by every rank). One thread per rank, whatever the
+     * environment says. */
+    (void)comm;
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    openblas_set_num_threads(1);
+    return 1;
+#endif
     const char *omp = getenv("OMP_NUM_THREADS"), *blas = getenv("OPENBLAS_NUM_THREADS");
     if ((omp && *omp) || (blas && *blas)) return openblas_get_num_threads();
     MPI_Comm node;

@@ -30,8 +30,10 @@ typedef struct CommMonitor {
     char why[256];           /* when !available: the reason, one line */
     int nranks;
     bool tools_initialized;  /* MPI_T_init_thread succeeded (undone at close) */
+#ifndef DDL_SMPI             /* SimGrid's SMPI has no MPI_T: always unavailable there */
     MPI_T_pvar_session session;
     MPI_T_pvar_handle count_handle, size_handle;
+#endif
     int count_elem_bytes, size_elem_bytes; /* 4 or 8, per the variables' datatypes */
     void *values;            /* nranks elements of the widest type */
 } CommMonitor;
