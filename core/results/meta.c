@@ -15,6 +15,9 @@
 
 #include "../common.h"
 #include "../version.h"
+#ifdef DDL_SMPI
+#include <simgrid/host.h>
+#endif
 
 /* Keys become "# key: value" lines and JSON object keys, so they must be
  * simple words; a bad key is a programming error, not a runtime condition. */
@@ -91,6 +94,12 @@ static void collect_mpi(Meta *m, long cores)
     memset(name, 0, sizeof name);
     MPI_Get_processor_name(name, &len);
     int mycores = (int)cores;
+#ifdef DDL_SMPI
+    /* Simulated: the processor names are the platform's hosts, and a host
+     * is oversubscribed when it runs more ranks than its simulated cores. */
+    mycores = sg_host_core_count(sg_host_self());
+    meta_set(m, "cores", "%d", mycores);
+#endif
     char *names = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
     int *allcores = calloc((size_t)size, sizeof *allcores);
     if (!names || !allcores) ddl_die("out of memory gathering host names of %d ranks", size);
@@ -129,6 +138,33 @@ static void collect_mpi(Meta *m, long cores)
     meta_set(m, "mpi", "%s", lib);
 }
 
+#ifdef DDL_SMPI
+/* A simulated run (make SIM=1, run by smpirun) says so, and how: the
+ * platform, the network model, the host speed calibration and the
+ * collective selector come from labs/platforms/sim.sh (DDL_SIM_*); a bare
+ * smpirun leaves them "unknown" rather than guessing. "host" and the
+ * build keys still describe the machine that ran the simulation; "cores"
+ * and "hosts" describe the simulated platform. */
+static void collect_sim(Meta *m)
+{
+    const char *platform = env_or("DDL_SIM_PLATFORM", NULL, "unknown");
+    const char *net = env_or("DDL_SIM_NETWORK", NULL, "unknown");
+    meta_set(m, "simulated", "SMPI, platform %s", platform);
+    if (!strcmp(net, "theory"))
+        meta_set(m, "sim_network", "CM02, cross-traffic off (a message costs alpha + n beta, the alpha-beta model)");
+    else if (!strcmp(net, "realistic"))
+        meta_set(m, "sim_network", "SMPI (SimGrid's default: piecewise factors calibrated on a real cluster, "
+                                   "cross-traffic on)");
+    else
+        meta_set(m, "sim_network", "%s", net);
+    meta_set(m, "sim_host_speed", "%s", env_or("DDL_SIM_HOST_SPEED", NULL, "unknown (smpi/host-speed not set by ddlab)"));
+    meta_set(m, "sim_platform_speed", "%s", env_or("DDL_SIM_PLATFORM_SPEED", NULL, "unknown"));
+    meta_set(m, "sim_coll_selector", "%s", env_or("DDL_SIM_COLL_SELECTOR", NULL, "unknown"));
+    meta_set(m, "sim_compute", "measured on this machine, one thread per rank, scaled by "
+                               "smpi/host-speed / platform speed");
+}
+#endif
+
 void meta_collect(Meta *m, const char *program)
 {
     meta_set(m, "program", "%s", program ? program : "unknown");
@@ -154,6 +190,9 @@ void meta_collect(Meta *m, const char *program)
 
     meta_set(m, "threads", "%s", env_or("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "default"));
     meta_set(m, "openblas_coretype", "%s", env_or("OPENBLAS_CORETYPE", NULL, "auto"));
+#ifdef DDL_SMPI
+    collect_sim(m);
+#endif
 }
 
 /* "mnist" -> "MNIST" etc.; unknown names are shown as given. */
@@ -194,6 +233,10 @@ void meta_summary(const Meta *m, char *out, size_t cap)
     const char *hosts = meta_get(m, "hosts"), *over = meta_get(m, "oversubscribed");
     const char *device = meta_get(m, "device"), *profile = meta_get(m, "profile");
     const char *seed = meta_get(m, "seed");
+
+    /* Simulated runs say so first, in every CSV, table and figure. */
+    const char *simulated = meta_get(m, "simulated");
+    if (simulated) part(out, cap, "simulated (%s)", simulated);
 
     if (dataset && data) part(out, cap, "%s %s", data, pretty_dataset(dataset));
     else if (dataset) part(out, cap, "%s", pretty_dataset(dataset));

@@ -39,11 +39,15 @@ bool meta_key_valid(const char *key);
  * host runs more ranks than it has cores), threads (OPENBLAS_NUM_THREADS,
  * else OMP_NUM_THREADS, else "default"), openblas_coretype (or "auto"),
  * mpi (first line of MPI_Get_library_version).
+ * Simulated builds (SIM=1, SimGrid SMPI) add simulated ("SMPI, platform
+ * X"), sim_network, sim_host_speed, sim_platform_speed, sim_coll_selector
+ * and sim_compute, and count cores and hosts on the simulated platform.
  * COLLECTIVE over MPI_COMM_WORLD (it gathers host names): call it on every
  * rank, after MPI_Init. Without MPI initialised it reports 1 rank. */
 void meta_collect(Meta *m, const char *program);
 /* One human line: "real MNIST, 4 ranks on 2 cores (oversubscribed), cpu,
- * quick profile, seed 1" built from meta keys dataset, data, ranks, cores
+ * quick profile, seed 1" built from meta keys simulated (first:
+ * "simulated (SMPI, platform X), ..."), dataset, data, ranks, cores
  * (or hosts when > 1: "8 ranks on 2 hosts"), oversubscribed, device,
  * profile, seed (missing keys are skipped). Labs set dataset (e.g.
  * Dataset.name), data ("real"/"synthetic"), device, profile and seed. */
