@@ -48,10 +48,26 @@ void ddl_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+#ifdef DDL_SMPI
+/* Allocations of at least this many bytes come from SMPI's shared malloc
+ * (0: none). Per rank: SMPI privatizes each rank's globals. */
+static size_t g_shared_min = 0;
+
+void ddl_sim_share_allocations(size_t min_bytes) { g_shared_min = min_bytes; }
+#else
+void ddl_sim_share_allocations(size_t min_bytes) { (void)min_bytes; }
+#endif
+
 void *ddl_alloc(size_t bytes)
 {
     if (bytes == 0) bytes = 64;
     size_t rounded = (bytes + 63) & ~(size_t)63;
+#ifdef DDL_SMPI
+    /* Page-aligned memory that every rank's such allocations alias (SMPI's
+     * default "global" shared malloc): no memory per rank, no copies in
+     * simulated messages, contents meaningless. free() (SMPI's) knows it. */
+    if (g_shared_min && rounded >= g_shared_min) return SMPI_SHARED_MALLOC(rounded);
+#endif
     void *p = aligned_alloc(64, rounded);
     if (!p) ddl_die("out of memory allocating %zu bytes", bytes);
     return p;

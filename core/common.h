@@ -25,6 +25,12 @@ void ddl_set_rank(int rank, int size);
 void *ddl_alloc(size_t bytes);
 void *ddl_calloc(size_t bytes);
 void ddl_free(void *p);
+/* Simulated builds (SIM=1, SimGrid SMPI) only, else a no-op: from now on
+ * this rank's ddl_alloc() of at least min_bytes (0: stop) returns SMPI
+ * shared memory, aliased by every rank, whose contents are meaningless.
+ * For payloads that are only timed (lab2's bench at 80 simulated ranks):
+ * never for data whose values matter. */
+void ddl_sim_share_allocations(size_t min_bytes);
 
 /* Wall-clock seconds from a monotonic clock. */
 double ddl_now(void);
