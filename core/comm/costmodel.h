@@ -55,6 +55,13 @@ double cost_fit_alpha_beta(const double *bytes, const double *seconds, int n, do
  * sizes[i] bytes, on every rank. Collective; needs c->size >= 2.
  * Calibration traffic is raw MPI and not charged to any algorithm. */
 void cost_pingpong(Comm *c, const size_t *sizes, int nsizes, int reps, double *one_way_s);
+/* The same between rank 0 and rank `peer` (1 <= peer < c->size), e.g. the
+ * first rank on another host: on a cluster (or a simulated platform) the
+ * links between hosts, not shared memory, are what the model describes. */
+void cost_pingpong_peer(Comm *c, int peer, const size_t *sizes, int nsizes, int reps, double *one_way_s);
+/* The lowest rank whose MPI processor name differs from rank 0's, else 1
+ * (one host). Collective; needs c->size >= 2. */
+int cost_other_host_peer(Comm *c);
 
 /* Seconds per byte of the FP32 reduction the algorithms use (acc += in),
  * on arrays of `bytes` bytes each, min over reps. Local. */
