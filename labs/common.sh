@@ -74,3 +74,14 @@ mpirun_cmd() {
 }
 
 note() { echo "[$(basename "$(dirname "$0")")] $*" >&2; }
+
+# Simulated clusters: PLATFORM=<name> (make labN PLATFORM=wits80) runs the
+# lab's programs from bin/sim under SimGrid's smpirun on
+# labs/platforms/<name>.xml: mpirun_cmd then prints the smpirun prefix and
+# LAB_BIN is bin/sim. A lab adopts it by calling "$LAB_BIN/labN" instead of
+# bin/labN (labs/platforms/README.md).
+LAB_BIN=bin
+SIM_TAG=
+if [ -n "${PLATFORM:-}" ]; then
+  source labs/platforms/sim.sh
+fi
