@@ -61,10 +61,17 @@ long comm_check_allreduce(Comm *c, CommAlg alg, CommDtype dtype, size_t count, v
         else h[i] = half_from_float(v);
     }
     comm_allreduce(c, buf, count, dtype, COMM_SUM, alg);
+    /* check_value depends on i only through i mod 11, so the 11 exact sums
+     * cover every element: O(count + 11 p) rather than O(count p), which
+     * matters at 80 simulated ranks sharing one core. */
+    float want_mod[11];
+    for (size_t j = 0; j < 11; j++) {
+        want_mod[j] = 0;
+        for (int r = 0; r < c->size; r++) want_mod[j] += check_value(r, j);
+    }
     long wrong = 0;
     for (size_t i = 0; i < count; i++) {
-        float want = 0;
-        for (int r = 0; r < c->size; r++) want += check_value(r, i);
+        float want = want_mod[i % 11];
         float got = dtype == COMM_FP32 ? f[i] : half_to_float(h[i]);
         if (got != want) wrong++;
     }
