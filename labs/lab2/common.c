@@ -77,15 +77,29 @@ CostParams lab2_calibrate(const Lab2Options *o, Comm *c, const char *tag, double
     }
     CostParams cp = { NAN, NAN, NAN };
     *fit_error = NAN;
+    /* Rank 0 against the first rank on another host when there is one (a
+     * cluster or a simulated platform: the model is about the links
+     * between hosts), else against rank 1. */
+    int peer = 1;
     if (c->size >= 2) {
-        cost_pingpong(c, sizes, NSIZES, 100, t);
+        peer = cost_other_host_peer(c);
+        cost_pingpong_peer(c, peer, sizes, NSIZES, 100, t);
         *fit_error = cost_fit_alpha_beta(bytes, t, NSIZES, &cp.alpha, &cp.beta);
     }
+#ifdef DDL_SMPI
+    /* Simulated ranks run one at a time on one core: each would measure the
+     * same thing, and all would hold their 64 MiB at once (every timer read
+     * lets the other ranks run). Rank 0 measures for all. */
+    double gamma = c->rank == 0 ? cost_measure_gamma((size_t)32 << 20, 5) : 0;
+#else
     double gamma = cost_measure_gamma((size_t)32 << 20, 5);
+#endif
     MPI_Allreduce(&gamma, &cp.gamma, 1, MPI_DOUBLE, MPI_MAX, c->mpi);
 
     Meta meta;
-    lab2_meta(&meta, o, c, "calibration: ping-pong between ranks 0 and 1, local FP32 reduction");
+    char what[128];
+    snprintf(what, sizeof what, "calibration: ping-pong between ranks 0 and %d, local FP32 reduction", peer);
+    lab2_meta(&meta, o, c, what);
     if (c->rank != 0) return cp;
     char name[128];
     snprintf(name, sizeof name, "calibration-%s", tag);

@@ -4,7 +4,9 @@
 load 'figures/common.gp'
 load 'labs/lab2/lab2-common.gp'
 getmeta(k) = system("grep -m1 '^# ".k.":' '".csv."' | cut -d' ' -f3-")
-set title sprintf("lab2: measured (points) vs alpha-beta-gamma model (lines)\n{/*0.8 alpha %s us, beta %s ns/B, gamma %s ns/B, fitted on this machine}", getmeta("alpha_us"), getmeta("beta_ns_per_byte"), getmeta("gamma_ns_per_byte"))
+# Simulated runs fit on the simulated platform, not on this machine.
+where = strlen(getmeta("simulated")) > 0 ? "fitted in the simulation" : "fitted on this machine"
+set title sprintf("lab2: measured (points) vs alpha-beta-gamma model (lines)\n{/*0.8 alpha %s us, beta %s ns/B, gamma %s ns/B, %s}", getmeta("alpha_us"), getmeta("beta_ns_per_byte"), getmeta("gamma_ns_per_byte"), where)
 set xlabel "message size"
 set ylabel "time (µs)"
 set logscale xy 2

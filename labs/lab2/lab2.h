@@ -26,6 +26,9 @@ typedef struct Lab2Options {
     int epochs, batch, h1, limit, test_limit;
     float lr;
     int segment_kib;          /* ring_async segment size */
+    int sim_shared_bytes;     /* bench, simulated builds: sizes from this many
+                               * bytes are timed on SMPI shared buffers,
+                               * unchecked (0: never) */
     bool no_calibrate, quiet, force_synthetic;
     uint64_t seed;
 } Lab2Options;
@@ -41,8 +44,8 @@ int lab2_parse_algs(const char *list, CommAlg *algs);
  * git...), plus the lab's own keys. Collective (meta_collect gathers host
  * names). */
 void lab2_meta(Meta *m, const Lab2Options *o, const Comm *c, const char *what);
-/* Fitted alpha, beta (ping-pong between ranks 0 and 1) and gamma; writes
- * <out>/calibration-<tag>.csv. Collective. NAN alpha/beta with one rank. */
+/* Fitted alpha, beta (ping-pong between rank 0 and the first rank on
+ * another host, else rank 1) and gamma; writes <out>/calibration-<tag>.csv. Collective. NAN alpha/beta with one rank. */
 CostParams lab2_calibrate(const Lab2Options *o, Comm *c, const char *tag, double *fit_error);
 
 #endif

@@ -49,6 +49,8 @@ int main(int argc, char **argv)
         { "dtype", OPT_STR, &o.dtype, "bench: fp32 | fp16 payload (fp16 sums in fp32, sends halves)", 0, 0 },
         { "segment-kib", OPT_INT, &o.segment_kib, "ring_async segment size in KiB", 1, 1 << 20 },
         { "no-calibrate", OPT_FLAG, &o.no_calibrate, "bench: skip the ping-pong fit (model columns n/a)", 0, 0 },
+        { "sim-shared-bytes", OPT_INT, &o.sim_shared_bytes,
+          "bench, simulated (SMPI) builds: time sizes >= N bytes on shared buffers, unchecked (0: never)", 0, 1 << 30 },
         { "hidden", OPT_STR, &o.hidden, "train: comma list of second hidden widths H", 0, 0 },
         { "h1", OPT_INT, &o.h1, "train: first hidden width", 1, 65536 },
         { "epochs", OPT_INT, &o.epochs, "train: passes over the training set", 1, 1000 },

@@ -13,6 +13,8 @@
 # A few minutes on 2 cores in the quick profile.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# make lab2 PLATFORM=X: simulated on a SimGrid platform instead.
+if [ -n "${PLATFORM:-}" ]; then exec labs/lab2/run-sim.sh; fi
 source labs/common.sh
 [ -x bin/lab2 ] || { echo "error: bin/lab2 missing: run make" >&2; exit 1; }
 OUT=results/lab2

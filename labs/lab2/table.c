@@ -124,6 +124,15 @@ static double predicted_crossover(const CostParams *cp, int ranks, double segmen
     return cross;
 }
 
+/* "simulated (SMPI, platform X), " for simulated runs, else "": the
+ * summaries written here replace meta_summary's, so they say it too. */
+static void sim_prefix(const Meta *m, char *out, size_t cap)
+{
+    const char *sim = meta_get(m, "simulated");
+    if (sim) snprintf(out, cap, "simulated (%s), ", sim);
+    else if (cap) out[0] = '\0';
+}
+
 static bool yes(const Table *t, const char *key)
 {
     const char *v = meta_get(&t->meta, key);
@@ -254,8 +263,10 @@ static int write_ranks_csv(const char *dir, const Files *ranks)
                        *seed = meta_get(&t->meta, "seed");
             meta_set(&out->meta, "ranks", "%d..%d, one run each", ranks->ranks[0], ranks->ranks[ranks->n - 1]);
             meta_set(&out->meta, "experiment", "allreduce time vs ranks at a fixed size");
-            meta_set(&out->meta, "summary", "%d..%d ranks on %s cores (oversubscribed beyond), cpu, %s profile, seed %s",
-                     ranks->ranks[0], ranks->ranks[ranks->n - 1], cores ? cores : "?", profile ? profile : "?",
+            char sim[320];
+            sim_prefix(&t->meta, sim, sizeof sim);
+            meta_set(&out->meta, "summary", "%s%d..%d ranks on %s cores (oversubscribed beyond), cpu, %s profile, seed %s",
+                     sim, ranks->ranks[0], ranks->ranks[ranks->n - 1], cores ? cores : "?", profile ? profile : "?",
                      seed ? seed : "?");
         }
         for (int r = 0; r < t->nrows; r++) {
@@ -293,11 +304,14 @@ int lab2_table(const Lab2Options *o)
                          train_table(o->out, &train, &train_ranks) };
     /* Captions: the provenance line under each names the first run's
      * settings; the ranks and oversubscription are per row or per column. */
-    for (int i = 0; i < 2; i++)
-        meta_set(&tables[i]->meta, "summary", "bench runs at %d rank count(s) on %s cores, cpu, %s profile; "
-                 "oversubscribed where ranks exceed cores", bench.n,
+    for (int i = 0; i < 2; i++) {
+        char sim[320];
+        sim_prefix(&tables[i]->meta, sim, sizeof sim);
+        meta_set(&tables[i]->meta, "summary", "%sbench runs at %d rank count(s) on %s cores, cpu, %s profile; "
+                 "oversubscribed where ranks exceed cores", sim, bench.n,
                  meta_get(&tables[i]->meta, "cores") ? meta_get(&tables[i]->meta, "cores") : "?",
                  meta_get(&tables[i]->meta, "profile") ? meta_get(&tables[i]->meta, "profile") : "?");
+    }
     char cap1[512], cap2[512], cap3[768], size[32];
     human_bytes(largest, size, sizeof size);
     snprintf(cap1, sizeof cap1, "lab2: message size from which the ring allreduce is faster than recursive "

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# make lab2 PLATFORM=X - lab2 simulated by SimGrid SMPI on
+# labs/platforms/X.xml (labs/platforms/README.md); results/lab2/sim-X/.
+#
+#   1. bin/sim/lab2 bench at NP ranks (default 4: the rank count of the
+#      native `make lab2`, for the side-by-side figure) and on the whole
+#      platform (hosts x cores: 80 on wits80), 4 B .. 64 MiB, every
+#      algorithm, network model CM02 without cross-traffic, which is the
+#      alpha-beta model's (the model columns are checked against it);
+#      3 timed calls per point (simulated networks do not jitter);
+#      above 16 ranks, sizes from 1 MiB run on SMPI shared buffers (data
+#      unchecked there: the smaller sizes and the native runs check it),
+#      and the sweep stops at 16 MiB (SIM_MAX_BYTES; 16x the seed's
+#      largest message): SMPI's own MPI_Allreduce takes a private
+#      full-size buffer on every rank, 5 GiB at 80 ranks x 64 MiB;
+#   2. time vs ranks at 1 MiB on 2, 4, 8, .. up to the whole platform (CM02);
+#   3. bin/sim/lab2 train on the whole platform with SMPI's default network
+#      model (the realistic one: times meant to look like a cluster's);
+#      quick: 1 epoch, H in {16,64,256,1024}; paper: 20 epochs, H = 16..1024;
+#   4. figures/lab2-sim-X-*.png, report/tables/lab2-sim-X.tex, and
+#      figures/lab2-sim-X-vs-native.png when results/lab2 has a native
+#      bench at NP ranks.
+# Every output says "simulated (SMPI, platform X)" and which network model.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source labs/common.sh
+[ -n "$SIM_TAG" ] || { echo "error: run-sim.sh needs PLATFORM (make lab2 PLATFORM=...)" >&2; exit 2; }
+[ -x "$LAB_BIN/lab2" ] || { echo "error: $LAB_BIN/lab2 missing: run make SIM=1" >&2; exit 1; }
+OUT=results/lab2/$SIM_TAG
+rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
+common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp")
+FULL=$PLATFORM_RANKS
+# Above 16 ranks the 1 MiB .. 64 MiB payloads would need ranks x 128 MiB.
+shared_for() { [ "$1" -gt 16 ] && echo --sim-shared-bytes 1048576 --max-bytes "${SIM_MAX_BYTES:-16777216}"; true; }
+t_start=$(date +%s)
+
+sweep=$NP
+[ "$FULL" != "$NP" ] && sweep="$NP $FULL"
+for np in $sweep; do
+  note "$SIM_LABEL: bench at $np ranks (CM02) > $OUT/bench-np$np.txt"
+  $(mpirun_cmd "$np" theory) "$LAB_BIN/lab2" bench "${common[@]}" --reps 3 $(shared_for "$np") --quiet \
+    > "$OUT.tmp/bench-np$np.txt"
+done
+
+note "$SIM_LABEL: time vs ranks at 1 MiB"
+np=2
+while :; do
+  $(mpirun_cmd "$np" theory) "$LAB_BIN/lab2" bench --sizes 1048576 --reps 3 --tag "ranks-np$np" --quiet \
+    "${common[@]}" > /dev/null
+  [ "$np" -ge "$FULL" ] && break
+  np=$(( np * 2 > FULL ? FULL : np * 2 ))
+done
+
+if [ "$PROFILE" = paper ]; then
+  train=(--epochs 20 --hidden 16,32,64,128,256,512,1024)
+else
+  train=(--epochs 1 --hidden 16,64,256,1024)
+fi
+note "$SIM_LABEL: train at $FULL ranks (SMPI network model) ${train[*]}"
+$(mpirun_cmd "$FULL" realistic) "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
+
+rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+note "$SIM_LABEL: simulations took $(( $(date +%s) - t_start )) s of wall time"
+RESULTS=$OUT NAME=lab2-$SIM_TAG NATIVE_RESULTS=results/lab2 labs/lab2/figures.sh
