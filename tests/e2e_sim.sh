@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# e2e_sim.sh - simulated clusters (SimGrid SMPI, issue 9), when SimGrid is
+# installed (skip otherwise):
+#   - the smpicc build (bin/sim; built here when missing);
+#   - tests/sim_ring.c under smpirun with CM02 and cross-traffic off: the
+#     ring allreduce's simulated time is the alpha-beta formula within 1%
+#     (4 ranks on labs/platforms/cluster4.xml; 5 ranks, not a power of
+#     two, one per machine of wits80.xml), and so is recursive doubling's;
+#   - a lab2 smoke run under SMPI on cluster4 (bench, bench on shared
+#     buffers, train, table, figures) writes its outputs, labelled
+#     "simulated (SMPI, platform cluster4)";
+#   - an unknown PLATFORM is refused with the list of platforms.
+# Runs in the optimised pass only (the simulated tree has no sanitizer
+# build). Prints ok / not ok / skip lines.
+set -u
+cd "$(dirname "$0")/.."
+if [ "${SANITIZE:-0}" = 1 ]; then
+  echo "skip - sim e2e: simulated runs are checked in the optimised pass only"; exit 0
+fi
+if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; then
+  echo "skip - sim e2e: SimGrid SMPI not installed (sudo apt-get install libsimgrid-dev)"; exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # status name [why]
+  if [ "$1" = 0 ]; then echo "ok - sim e2e: $2"; else echo "not ok - sim e2e: $2${3:+: $3}"; fail=1; fi
+}
+col() { # csv column-name: values of that column (data rows only)
+  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
+}
+
+# The simulated tree: make SIM=1 (quiet; its log on failure).
+if [ ! -x bin/sim/lab2 ] || [ ! -x bin/sim/tests/sim_ring ] || [ "${SIM_REBUILD:-1}" = 1 ]; then
+  make --no-print-directory -j"${JOBS:-$(nproc 2>/dev/null || echo 2)}" SIM=1 all > "$tmp/build.log" 2>&1
+  check $? "make SIM=1 builds bin/sim with smpicc" "$(tail -5 "$tmp/build.log")"
+fi
+[ -x bin/sim/lab2 ] && [ -x bin/sim/tests/sim_ring ] || exit 1
+
+# A fixed host speed: no calibration run, same numbers every time.
+export SIM_HOST_SPEED=1e11 PROFILE=quick SEED=1
+out=$( (PLATFORM=nope; source labs/common.sh) 2>&1 >/dev/null); rc=$?
+[ "$rc" != 0 ] && grep -q "available: .*cluster4.*wits80" <<<"$out"
+check $? "an unknown PLATFORM is refused with the list of platforms" "$out"
+
+# alpha-beta within 1% under CM02, the computation switched off (gamma 0).
+ring_on() { # platform np
+  local platform=$1 np=$2
+  ( PLATFORM=$platform source labs/common.sh
+    hosts=$tmp/hosts-$platform-$np
+    # One rank per host: every message crosses exactly two host links.
+    sed -n 's/.*<cluster[^>]* prefix="\([^"]*\)".*/\1/p' "$PLATFORM_XML" | head -1 > "$tmp/prefix"
+    for (( r = 0; r < np; r++ )); do echo "$(cat "$tmp/prefix")$r"; done > "$hosts"
+    smpirun -np "$np" -platform "$PLATFORM_XML" -hostfile "$hosts" --cfg=network/model:CM02 \
+      --cfg=network/crosstraffic:0 --cfg=smpi/simulate-computation:no --log=root.thres:critical \
+      bin/sim/tests/sim_ring --alpha-us "$PLATFORM_ALPHA_US" --bandwidth "$PLATFORM_BANDWIDTH_BPS" \
+      --sizes 65536,1048576,16777216 --tol 0.01 )
+}
+for spec in "cluster4 4" "wits80 5"; do
+  set -- $spec
+  ring_on "$1" "$2" > "$tmp/ring.txt" 2>&1
+  rc=$?
+  grep -E '^(ok|not ok|skip) - ' "$tmp/ring.txt"
+  n=$(grep -c '^ok - sim ring .*alpha-beta' "$tmp/ring.txt")
+  check $([ "$rc" = 0 ] && [ "$n" = 3 ] && echo 0 || echo 1) "sim_ring on $1 at $2 ranks ran and timed the ring at 3 sizes" \
+    "exit $rc, $n ring timings; $(grep -v -E '^(ok|not ok)' "$tmp/ring.txt" | tail -3)"
+done
+
+# lab2 under SMPI on cluster4, tiny settings.
+lab2_sim() { # np network args...
+  local np=$1 net=$2; shift 2
+  ( PLATFORM=cluster4 source labs/common.sh; $(mpirun_cmd "$np" "$net") bin/sim/lab2 "$@" )
+}
+lab2_sim 4 theory bench --max-bytes 4096 --reps 2 --quiet --out "$tmp/r" > "$tmp/bench.txt" 2> "$tmp/bench.err"
+check $? "lab2 bench runs under smpirun (CM02)" "$(tail -3 "$tmp/bench.err")"
+csv=$tmp/r/bench-np4.csv
+rows=$(col "$csv" alg | wc -l)
+check $([ "$rows" = $((7 * 11)) ] && echo 0 || echo 1) "simulated bench CSV has 7 algorithms x 11 sizes" "$rows rows"
+bad=$(col "$csv" wrong | awk '$1 != 0' | wc -l)
+check $([ "$bad" = 0 ] && [ "$rows" -gt 0 ] && echo 0 || echo 1) "simulated bench: 0 wrong elements" "$bad rows"
+grep -q '^# summary: simulated (SMPI, platform cluster4), 4 ranks on 4 hosts' "$csv" && grep -q '^# sim_network: CM02' "$csv" \
+  && grep -q '^# sim_host_speed: 1e11' "$csv" && grep -q '^# sim_coll_selector: ompi' "$csv"
+check $? "bench CSV labelled simulated (SMPI, platform cluster4), with network model, host speed and selector"
+grep -q '^# simulated (SMPI, platform cluster4)' "$tmp/bench.txt"
+check $? "OSU-style text labelled simulated"
+# The fitted model is the platform's: alpha 50 us, 1/beta 125 MB/s.
+a=$(sed -n 's/^# alpha_us: //p' "$csv"); b=$(sed -n 's/^# beta_ns_per_byte: //p' "$csv")
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 49 && a < 52 && b > 7.9 && b < 8.1) }'
+check $? "the ping-pong fit finds the platform's alpha (50 us) and beta (8 ns/B)" "alpha $a us, beta $b ns/B"
+
+lab2_sim 4 theory bench --sizes 1024,4096,8192 --reps 2 --sim-shared-bytes 4096 --quiet --tag shared --out "$tmp/s" \
+  > /dev/null 2> "$tmp/shared.err"
+check $? "lab2 bench on SMPI shared buffers runs" "$(tail -3 "$tmp/shared.err")"
+csv=$tmp/s/bench-shared.csv
+na=$(awk -F, '!/^#/ && $2 >= 4096 && $12 == "n/a"' "$csv" | wc -l)
+ok=$(awk -F, '!/^#/ && $2 == 1024 && $12 == "0"' "$csv" | wc -l)
+check $([ "$na" = 14 ] && [ "$ok" = 7 ] && echo 0 || echo 1) "sizes on shared buffers say wrong = n/a, the others are checked" \
+  "$na n/a rows, $ok checked rows"
+
+lab2_sim 4 realistic train --synthetic --limit 600 --test-limit 200 --hidden 8,16 --quiet --out "$tmp/r" 2> "$tmp/train.err"
+check $? "lab2 train runs under smpirun (SMPI model)" "$(tail -3 "$tmp/train.err")"
+csv=$tmp/r/train-np4.csv
+check $([ "$(col "$csv" replicas_identical | sort -u)" = yes ] && echo 0 || echo 1) "simulated training: replicas bit-identical"
+grep -q '^# summary: simulated (SMPI, platform cluster4), synthetic MNIST, 4 ranks on 4 hosts' "$csv" && grep -q '^# sim_network: SMPI' "$csv"
+check $? "train CSV labelled simulated, SMPI network model"
+
+bin/lab2 table --out "$tmp/r" --tex "$tmp/lab2-sim.tex" --quiet 2> "$tmp/table.err"
+check $? "table job reads the simulated CSVs" "$(tail -3 "$tmp/table.err")"
+n=$(grep -c 'simulated (SMPI, platform cluster4)' "$tmp/lab2-sim.tex")
+check $([ "$n" -ge 3 ] && echo 0 || echo 1) "every LaTeX table says simulated (SMPI, platform cluster4)" "$n captions"
+if command -v gnuplot >/dev/null 2>&1; then
+  RESULTS=$tmp/r FIGURES=$tmp/fig TABLES=$tmp/tab NAME=lab2-sim-cluster4 labs/lab2/figures.sh > "$tmp/fig.log" 2>&1
+  check $? "figures.sh renders the simulated run" "$(tail -3 "$tmp/fig.log")"
+  n=$(ls "$tmp"/fig/lab2-sim-cluster4-*.png 2>/dev/null | wc -l)
+  check $([ "$n" -ge 5 ] && echo 0 || echo 1) "simulated lab2 figures written" "$n PNG files"
+else
+  echo "skip - sim e2e: figures: gnuplot not installed"
+fi
+exit $fail
