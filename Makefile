@@ -128,7 +128,7 @@ endif
 TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
 BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
-.PHONY: all lib tests help deps test test-fast test-san bench figures report clean distclean check-tools sim $(LABS)
+.PHONY: all lib tests help deps test test-fast test-san bench figures report clean distclean check-tools sim FORCE $(LABS)
 
 all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS)
 lib: $(LIB)
