@@ -9,10 +9,11 @@
 #      alpha-beta model's (the model columns are checked against it);
 #      3 timed calls per point (simulated networks do not jitter);
 #      above 16 ranks, sizes from 1 MiB run on SMPI shared buffers (data
-#      unchecked there: the smaller sizes and the native runs check it),
-#      and the sweep stops at 16 MiB (SIM_MAX_BYTES; 16x the seed's
-#      largest message): SMPI's own MPI_Allreduce takes a private
-#      full-size buffer on every rank, 5 GiB at 80 ranks x 64 MiB;
+#      unchecked there: the smaller sizes and the native runs check it);
+#      on platforms of more than 16 ranks both sweeps stop at 16 MiB
+#      (SIM_MAX_BYTES; 16x the seed's largest message), because SMPI's own
+#      MPI_Allreduce takes a private full-size buffer on every rank: 5 GiB
+#      at 80 ranks x 64 MiB;
 #   2. time vs ranks at 1 MiB on 2, 4, 8, .. up to the whole platform (CM02);
 #   3. bin/sim/lab2 train on the whole platform with SMPI's default network
 #      model (the realistic one: times meant to look like a cluster's);
@@ -31,7 +32,10 @@ rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
 common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp")
 FULL=$PLATFORM_RANKS
 # Above 16 ranks the 1 MiB .. 64 MiB payloads would need ranks x 128 MiB.
-shared_for() { [ "$1" -gt 16 ] && echo --sim-shared-bytes 1048576 --max-bytes "${SIM_MAX_BYTES:-16777216}"; true; }
+shared_for() { [ "$1" -gt 16 ] && echo --sim-shared-bytes 1048576; true; }
+max_bytes=67108864
+[ "$FULL" -gt 16 ] && max_bytes=${SIM_MAX_BYTES:-16777216}
+common+=(--max-bytes "$max_bytes")
 t_start=$(date +%s)
 
 sweep=$NP
