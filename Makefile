@@ -211,6 +211,11 @@ test-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 test
 
 # ---- labs ------------------------------------------------------------------
+ifneq ($(PLATFORM),)
+  ifeq ($(wildcard labs/platforms/$(PLATFORM).xml),)
+    $(error PLATFORM=$(PLATFORM): no labs/platforms/$(PLATFORM).xml; available: $(basename $(notdir $(wildcard labs/platforms/*.xml))))
+  endif
+endif
 LAB_ENV := NP=$(NP) DEVICE=$(DEVICE) PROFILE=$(PROFILE) SEED=$(SEED) DDL_DATA=$(DDL_DATA) PLATFORM=$(PLATFORM)
 # PLATFORM=<name>: run the lab simulated on labs/platforms/<name>.xml (the
 # native tree is still built: it measures this machine's FLOP rate).

@@ -10,7 +10,9 @@
 #include <time.h>
 
 /* Rank used only to prefix messages; written once at start-up by the
- * program (not by library code), so SMPI's shared address space is fine. */
+ * program (not by library code). Under SimGrid SMPI all ranks share one
+ * process, but smpirun loads the program (libddl included) once per rank
+ * (privatization, its default), so each rank has its own copy. */
 static int g_rank = -1, g_size = 0;
 
 void ddl_set_rank(int rank, int size) { g_rank = rank; g_size = size; }

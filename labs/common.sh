@@ -78,10 +78,16 @@ note() { echo "[$(basename "$(dirname "$0")")] $*" >&2; }
 # Simulated clusters: PLATFORM=<name> (make labN PLATFORM=wits80) runs the
 # lab's programs from bin/sim under SimGrid's smpirun on
 # labs/platforms/<name>.xml: mpirun_cmd then prints the smpirun prefix and
-# LAB_BIN is bin/sim. A lab adopts it by calling "$LAB_BIN/labN" instead of
-# bin/labN (labs/platforms/README.md).
+# LAB_BIN is bin/sim. A lab adopts it by setting LAB_SIMULATES=1 before
+# sourcing this file and calling "$LAB_BIN/labN" instead of bin/labN
+# (labs/platforms/README.md); a lab that has not is refused, rather than
+# running its native binary under smpirun.
 LAB_BIN=bin
 SIM_TAG=
 if [ -n "${PLATFORM:-}" ]; then
+  if [ "${LAB_SIMULATES:-0}" != 1 ]; then
+    echo "error: PLATFORM=$PLATFORM: $(basename "$(dirname "$0")") does not run simulated yet (labs/platforms/README.md)" >&2
+    exit 2
+  fi
   source labs/platforms/sim.sh
 fi

@@ -38,7 +38,7 @@ fi
 [ -x bin/sim/lab2 ] && [ -x bin/sim/tests/sim_ring ] || exit 1
 
 # A fixed host speed: no calibration run, same numbers every time.
-export SIM_HOST_SPEED=1e11 PROFILE=quick SEED=1
+export SIM_HOST_SPEED=1e11 PROFILE=quick SEED=1 LAB_SIMULATES=1
 out=$( (PLATFORM=nope; source labs/common.sh) 2>&1 >/dev/null); rc=$?
 [ "$rc" != 0 ] && grep -q "available: .*cluster4.*wits80" <<<"$out"
 check $? "an unknown PLATFORM is refused with the list of platforms" "$out"

@@ -162,6 +162,7 @@ static void collect_sim(Meta *m)
     meta_set(m, "sim_coll_selector", "%s", env_or("DDL_SIM_COLL_SELECTOR", NULL, "unknown"));
     meta_set(m, "sim_compute", "measured on this machine, one thread per rank, scaled by "
                                "smpi/host-speed / platform speed");
+    meta_set(m, "threads", "1 (simulated: one per rank, see core/threads.c)");
 }
 #endif
 

@@ -24,6 +24,7 @@
 # Every output says "simulated (SMPI, platform X)" and which network model.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+LAB_SIMULATES=1
 source labs/common.sh
 [ -n "$SIM_TAG" ] || { echo "error: run-sim.sh needs PLATFORM (make lab2 PLATFORM=...)" >&2; exit 2; }
 [ -x "$LAB_BIN/lab2" ] || { echo "error: $LAB_BIN/lab2 missing: run make SIM=1" >&2; exit 1; }
