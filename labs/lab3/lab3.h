@@ -27,7 +27,7 @@ typedef struct Lab3Options {
     int iters, timed, trace_iter;
     float width;
     int limit, test_limit;
-    const char *model, *dataset;
+    const char *model, *dataset, *device;
     float lr, momentum, wd;
     bool no_eval, force_synthetic, quiet;
     uint64_t seed;

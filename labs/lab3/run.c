@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "data/dataset.h"
+#include "device.h"
 #include "gemm.h"
 #include "model.h"
 #include "results/results.h"
@@ -31,6 +32,7 @@ Lab3Options lab3_defaults(void)
     o.model = "vgg11";
     o.width = 1.0f;
     o.dataset = "cifar10";
+    o.device = getenv("DEVICE") && *getenv("DEVICE") ? getenv("DEVICE") : "cpu";
     /* the CS744 assignment's script: SGD lr 0.1, momentum 0.9, wd 1e-4 */
     o.lr = 0.1f;
     o.momentum = 0.9f;
@@ -90,6 +92,7 @@ static int fail_all(Comm *c, bool bad)
 
 typedef struct Run {
     const Lab3Options *o;
+    char device_desc[256];
     Comm *c;
     SyncConfig sc;
     BnMode bn;
@@ -129,7 +132,8 @@ static void describe(Run *r)
     meta_set(meta, "test_examples", "%d", r->test.n);
     meta_set(meta, "batch_per_rank", "%d", r->batch);
     meta_set(meta, "global_batch", "%d", r->batch * r->c->size * r->sc.accumulate);
-    meta_set(meta, "device", "cpu");
+    meta_set(meta, "device", "%s", o->device);
+    meta_set(meta, "device_detail", "%s", r->device_desc);
     meta_set(meta, "profile", "%s", o->profile);
     meta_set(meta, "seed", "%llu", (unsigned long long)o->seed);
     meta_set(meta, "optimizer", "SGD lr %g momentum %g wd %g", (double)o->lr, (double)o->momentum, (double)o->wd);
@@ -165,6 +169,18 @@ static int setup(Run *r, char err[256])
     if (kind == SYNC_NONE && c->size > 1) {
         snprintf(err, 256, "--sync none is one process; with %d ranks pick gather_scatter, allreduce, "
                            "allreduce_flat or ddp", c->size);
+        return -1;
+    }
+    Device dev;
+    char derr[DDL_ERRLEN];
+    int local_rank = 0;
+    MPI_Comm node;
+    MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_free(&node);
+    if (device_parse(o->device, &dev, derr) != 0 ||
+        device_check(dev, local_rank, r->device_desc, sizeof r->device_desc, derr) != 0) {
+        snprintf(err, 256, "%s", derr);
         return -1;
     }
     r->batch = o->batch > 0 ? o->batch : o->global_batch / (c->size * o->accumulate);

@@ -40,7 +40,7 @@ if [ "${LAB3_SMOKE:-0}" = 1 ]; then # tests/e2e_lab3.sh: the same flow in second
   timing=(--iters 3 --timed 3 --no-eval)
   task=(--iters 3 --timed 3)
 fi
-common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp" --quiet "${data[@]}")
+common=(--seed "$SEED" --device "$DEVICE" --profile "$PROFILE" --out "$OUT.tmp" --quiet "${data[@]}")
 run() { # ranks args...
   local np=$1; shift
   note "$(mpirun_cmd "$np") $BIN/lab3 run $*"
