@@ -17,11 +17,11 @@
  * same averaged bytes).
  *
  * Models: vgg11 (BN) and resnet18 (BN, residual adds) at width 1/8 on
- * 3x32x32, cnn3 on 1x28x28. Strategies: gather_scatter, allreduce (MPI
- * and ring), allreduce_flat, ddp with caps 0 (per layer), the default
- * 1 MiB + 25 MiB, and tiny 4 KiB caps (many buckets, many in flight), ddp
- * over the hand-written ring, and ddp accumulating 2 micro-batches of
- * 32/P (no_sync). */
+ * 3x32x32, cnn3 on 1x28x28. Strategies (all on vgg11, four on the
+ * others): gather_scatter, allreduce (MPI and ring), allreduce_flat, ddp
+ * with caps 0 (per layer), the default 1 MiB + 25 MiB, and tiny 4 KiB
+ * caps (many buckets, many in flight), ddp over the hand-written ring, and
+ * ddp accumulating 2 micro-batches of 32/P (no_sync). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,8 +207,16 @@ int main(int argc, char **argv)
     };
     struct { const char *model; Shape in; } models[] = {
         { "vgg11", { 3, 32, 32 } }, { "resnet18", { 3, 32, 32 } }, { "cnn3", { 1, 28, 28 } } };
+    /* Every case on vgg11; the others (residual adds, dropout in eval) on
+     * the cases that differ in how gradients become ready: per tensor,
+     * per layer, many small buckets, accumulation. Keeps the ASan pass
+     * at 4 oversubscribed ranks to a couple of minutes. */
     for (size_t i = 0; i < sizeof models / sizeof *models; i++)
-        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) run_case(&c, models[i].model, models[i].in, &cases[k]);
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+            bool few = cases[k].kind == SYNC_GATHER_SCATTER || cases[k].cap == 0 ||
+                       (cases[k].cap == 4096 && cases[k].alg == COMM_ALG_MPI) || cases[k].accumulate > 1;
+            if (i == 0 || few) run_case(&c, models[i].model, models[i].in, &cases[k]);
+        }
     test_trace_file(&c);
     comm_free(&c);
     int rc = t_done();
