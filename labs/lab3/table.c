@@ -84,6 +84,44 @@ static int by_sync_np_cap(const void *a, const void *b)
     return (cx > cy) - (cx < cy);
 }
 
+/* Rank counts an aggregate table spans, and which were oversubscribed:
+ * its provenance line must say so (the first run's "2 ranks" would not). */
+typedef struct Span { int lo, hi; char over[96]; } Span;
+
+static void span_add(Span *sp, const Table *run)
+{
+    int np = atoi(str(run, "np"));
+    if (sp->hi == 0 || np < sp->lo) sp->lo = np;
+    if (np > sp->hi) sp->hi = np;
+    if (!strcmp(str(run, "oversubscribed"), "yes")) {
+        char one[16];
+        snprintf(one, sizeof one, "%d", np);
+        if (!strstr(sp->over, one)) {
+            size_t len = strlen(sp->over);
+            snprintf(sp->over + len, sizeof sp->over - len, "%s%d", len ? ", " : "", np);
+        }
+    }
+}
+
+static void span_label(Table *t, const Span *sp)
+{
+    if (!t) return;
+    if (sp->lo == sp->hi) meta_set(&t->meta, "ranks", "%d", sp->lo);
+    else meta_set(&t->meta, "ranks", "%d-%d", sp->lo, sp->hi);
+    meta_set(&t->meta, "oversubscribed", "%s", sp->over[0] ? "yes" : "no");
+    char line[512];
+    meta_summary(&t->meta, line, sizeof line);
+    if (sp->over[0]) {
+        /* name the oversubscribed rank counts instead of a blanket note */
+        char *p = strstr(line, " (oversubscribed)");
+        if (p) memmove(p, p + 17, strlen(p + 17) + 1);
+        size_t len = strlen(line);
+        snprintf(line + len, sizeof line - len, "; oversubscribed at %s ranks", sp->over);
+        meta_set(&t->meta, "oversubscribed", "at %s ranks", sp->over);
+    }
+    meta_set(&t->meta, "summary", "%s", line);
+}
+
 static void fmt(char *buf, size_t cap, const char *f, double v)
 {
     if (isnan(v)) buf[0] = 0;
@@ -97,6 +135,7 @@ static int write_scaling(const Lab3Options *o, Table **runs, int n)
      * single-process Task 1 (what every strategy reduces to there). */
     for (int k = SYNC_GATHER_SCATTER; k < SYNC_KIND_COUNT; k++) {
         Table *t = NULL;
+        Span sp = { 0, 0, "" };
         char name[64];
         snprintf(name, sizeof name, "scaling-%s", sync_kind_name((SyncKind)k));
         for (int i = 0; i < n; i++) {
@@ -115,7 +154,9 @@ static int write_scaling(const Lab3Options *o, Table **runs, int n)
                                                 "oversubscribed" };
             for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) table_set_str(t, cols[c], str(runs[i], cols[c]));
             table_end_row(t);
+            span_add(&sp, runs[i]);
         }
+        span_label(t, &sp);
         if (t && table_write(t, o->out) != 0) status = 1;
         table_free(t);
     }
@@ -125,6 +166,7 @@ static int write_scaling(const Lab3Options *o, Table **runs, int n)
 static Table *bucket_table(Table **runs, int n)
 {
     Table *t = NULL;
+    Span sp = { 0, 0, "" };
     for (int i = 0; i < n; i++) {
         if (!has_series(runs[i], "buckets")) continue;
         bool flat = !strcmp(str(runs[i], "sync"), "allreduce_flat");
@@ -147,7 +189,9 @@ static Table *bucket_table(Table **runs, int n)
                                             "hidden_ms", "hidden_frac", "oversubscribed" };
         for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) table_set_str(t, cols[c], str(runs[i], cols[c]));
         table_end_row(t);
+        span_add(&sp, runs[i]);
     }
+    span_label(t, &sp);
     return t;
 }
 
@@ -161,6 +205,7 @@ static Table *table1(Table **runs, int n)
         for (int k = 0; k < 4; k++)
             if (!strcmp(str(runs[i], "task"), order[k])) task[k] = runs[i];
     Table *t = NULL;
+    Span sp = { 0, 0, "" };
     double t1 = task[0] ? num(task[0], "s_per_iter") : NAN;
     for (int k = 0; k < 4; k++) {
         if (!task[k]) continue;
@@ -189,7 +234,9 @@ static Table *table1(Table **runs, int n)
         table_set_str(t, "speedup", buf);
         table_set_str(t, "oversubscribed", str(task[k], "oversubscribed"));
         table_end_row(t);
+        span_add(&sp, task[k]);
     }
+    span_label(t, &sp);
     return t;
 }
 
