@@ -211,7 +211,7 @@ static void comm_union(const double (*iv)[2], int n, double bwd_end, double *com
 
 static void account_comm(Sync *s)
 {
-    qsort(s->iv, (size_t)s->niv, sizeof *s->iv, cmp_start);
+    if (s->niv > 1) qsort(s->iv, (size_t)s->niv, sizeof *s->iv, cmp_start); /* iv is NULL before any */
     double comm, hidden;
     comm_union((const double(*)[2])s->iv, s->niv, s->t_bwd1, &comm, &hidden);
     s->last.comm = 1e3 * comm;
