@@ -11,7 +11,7 @@ set xlabel "traffic so far (MB, sent + received, all workers)"
 set ylabel "test accuracy (%)"
 set yrange [0:100]
 set xrange [0:*]
-set key top left nobox noenhanced font ",9"
+set key bottom right nobox noenhanced font ",9"
 do for [w in workers] {
     set title sprintf("%s workers", w)
     ls = labels(w)
