@@ -17,7 +17,9 @@
 #   subset, workers, passes, iterations) and Horovod's MNIST example for
 #   the rest: cnn3 at width 1 on the first 6000 training images (the seed
 #   does not say how large its subset was: 10% is our choice), the whole
-#   test set, batch 64 per worker. Tens of minutes on 2 cores.
+#   test set, batch 64 per worker. About 40-60 minutes on 2 cores (the
+#   2-worker part alone took 3 minutes; evaluating 10 000 test images after
+#   every iteration is a good part of it).
 # Both: SGD lr 0.01 x workers, momentum 0.5 (Horovod's example).
 #
 # LAB4_SCHEMES=group,lga also runs the other reading of the seed (Horovod's
