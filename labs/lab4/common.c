@@ -82,8 +82,8 @@ static int add(const Lab4Options *o, int P, Lab4Scheme scheme, int passes, Lab4C
     }
     if (scheme == SCHEME_GROUP && passes > P - 1) {
         lab4_error("--passes %d needs at least %d workers: k passes average groups of k+1, so "
-                        "1 <= k <= P-1 (this run has P = %d; k = P-1 is already the full average, 'ar' the "
-                        "all-reduce)", passes, passes + 2, P);
+                   "1 <= k <= P-1 (this run has P = %d; k = P-1 is already the full average, 'ar' the "
+                   "all-reduce)", passes, passes + 2, P);
         return -1;
     }
     if (scheme == SCHEME_LGA && (passes < 1 || passes > 64)) {
@@ -102,7 +102,7 @@ static int add(const Lab4Options *o, int P, Lab4Scheme scheme, int passes, Lab4C
     Lab4Config c = { scheme, passes, iterations(o, P, passes) };
     if (c.iters < 1) {
         lab4_error("%s passes %d at %d workers gets %d iterations: check --iters-base/--iters-step",
-                lab4_scheme_name(scheme), passes, P, c.iters);
+                   lab4_scheme_name(scheme), passes, P, c.iters);
         return -1;
     }
     out[(*n)++] = c;
@@ -133,7 +133,7 @@ int lab4_configs(const Lab4Options *o, int P, Lab4Config *out, int cap)
 {
     if (P < 2) {
         lab4_error("lab4 averages across workers: it needs at least 2 MPI ranks "
-                        "(mpirun -np 2 .. bin/lab4 run), got %d", P);
+                   "(mpirun -np 2 .. bin/lab4 run), got %d", P);
         return -1;
     }
     bool group, lga;
