@@ -46,6 +46,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "cpu/kernels.h"
 #include "harness.h"
 #include "layers/layers.h"
@@ -480,6 +483,18 @@ static const Spec SPECS[] = {
     { "conv k3 s2 p1 g2 nobias", LAYER_CONV2D, { 4, 7, 7 }, 2, 6, 3, 2, 1, 2, false, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s1 p2 depthwise +bias", LAYER_CONV2D, { 4, 5, 5 }, 2, 4, 3, 1, 2, 4, true, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s2 p2 depthwise nobias", LAYER_CONV2D, { 3, 6, 6 }, 2, 3, 3, 2, 2, 3, false, 0, false, false, X_UNIFORM, 0, 0 },
+    /* depthwise convs run the direct kernels (core/cpu/depthwise.c): MobileNetV2's
+     * k3 s1/s2 p1; blocks of several images with a partial last block (15x15: 3
+     * images per block, batch 4; 36x36 s2: 2 per block, batch 3); stride 3 (9
+     * phase planes), k5 (taps two phase rows deep), k1 */
+    { "dw conv k3 s1 p1 nobias", LAYER_CONV2D, { 6, 7, 7 }, 2, 6, 3, 1, 1, 6, false, 0, false, false, X_UNIFORM, 0, 0 },
+    { "dw conv k3 s2 p1 nobias", LAYER_CONV2D, { 5, 8, 8 }, 2, 5, 3, 2, 1, 5, false, 0, false, false, X_UNIFORM, 0, 0 },
+    { "dw conv k3 s1 p1 blocks 3+1", LAYER_CONV2D, { 3, 15, 15 }, 4, 3, 3, 1, 1, 3, true, 0, false, false, X_UNIFORM, 0, 300 },
+    { "dw conv k3 s2 p1 blocks 2+1", LAYER_CONV2D, { 2, 36, 36 }, 3, 2, 3, 2, 1, 2, false, 0, false, false, X_UNIFORM, 0, 300 },
+    { "dw conv k3 s3 p0 nobias", LAYER_CONV2D, { 3, 10, 11 }, 2, 3, 3, 3, 0, 3, false, 0, false, false, X_UNIFORM, 0, 0 },
+    { "dw conv k5 s2 p2 +bias", LAYER_CONV2D, { 3, 9, 9 }, 2, 3, 5, 2, 2, 3, true, 0, false, false, X_UNIFORM, 0, 0 },
+    { "dw conv k1 s1 p0 +bias", LAYER_CONV2D, { 4, 3, 3 }, 2, 4, 1, 1, 0, 4, true, 0, false, false, X_UNIFORM, 0, 0 },
+    { "conv k3 s1 p1 g4 channel multiplier 2", LAYER_CONV2D, { 4, 5, 5 }, 2, 8, 3, 1, 1, 4, false, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k1 s1 p0 g1 +bias", LAYER_CONV2D, { 3, 5, 5 }, 2, 5, 1, 1, 0, 1, true, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k1 s2 p0 g2 nobias", LAYER_CONV2D, { 4, 6, 6 }, 2, 2, 1, 2, 0, 2, false, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s2 p0 g1 +bias", LAYER_CONV2D, { 2, 8, 8 }, 2, 3, 3, 2, 0, 1, true, 0, false, false, X_UNIFORM, 0, 0 },
@@ -714,6 +729,49 @@ static void check_dropout_masks(void)
     model_free(&m);
 }
 
+/* The depthwise kernels split work over (image block, channel) units and
+ * sum the weight gradient over blocks in a fixed order: the same bits on
+ * any thread count (a data-parallel run must not change with cores). */
+static void check_depthwise_threads(void)
+{
+#ifdef _OPENMP
+    enum { N = 9, C = 16, H = 14, K = 3, P = 1 };
+    int threads0 = omp_get_max_threads();
+    for (int s = 1; s <= 2; s++) {
+        int O = (H + 2 * P - K) / s + 1;
+        size_t nx = (size_t)N * C * H * H, ny = (size_t)N * C * O * O, nw = (size_t)C * K * K;
+        float *x = malloc(sizeof(float) * nx), *w = malloc(sizeof(float) * nw), *dy = malloc(sizeof(float) * ny);
+        float *y[2], *dx[2], *dw[2];
+        for (size_t i = 0; i < nx; i++) x[i] = urand(-1.0f, 1.0f);
+        for (size_t i = 0; i < ny; i++) dy[i] = urand(-1.0f, 1.0f);
+        for (size_t i = 0; i < nw; i++) w[i] = urand(-1.0f, 1.0f);
+        for (int v = 0; v < 2; v++) {
+            omp_set_num_threads(v ? 3 : 1);
+            y[v] = malloc(sizeof(float) * ny);
+            dx[v] = malloc(sizeof(float) * nx);
+            dw[v] = calloc(nw, sizeof(float));
+            depthwise_forward_cpu(x, w, NULL, y[v], N, C, H, H, K, s, P, O, O);
+            depthwise_backward_cpu(x, dy, w, dw[v], dx[v], N, C, H, H, K, s, P, O, O, false);
+        }
+        omp_set_num_threads(threads0);
+        char name[160];
+        snprintf(name, sizeof name, "depthwise kernels stride %d: output and gradients bit-identical on 1 and 3 threads", s);
+        t_check(!memcmp(y[0], y[1], sizeof(float) * ny) && !memcmp(dx[0], dx[1], sizeof(float) * nx) &&
+                    !memcmp(dw[0], dw[1], sizeof(float) * nw), name);
+        for (int v = 0; v < 2; v++) {
+            free(y[v]);
+            free(dx[v]);
+            free(dw[v]);
+        }
+        free(x);
+        free(w);
+        free(dy);
+    }
+#else
+    t_skip("depthwise kernels on 1 and 3 threads", "built without OpenMP");
+#endif
+}
+
 static void check_running_stats(void)
 {
     enum { N = 3, C = 2, P = 5 };
@@ -859,6 +917,7 @@ int main(void)
     check_zoo("vgg11 x0.0625 3x32x32", "vgg11", (Shape){ 3, 32, 32 }, 4, 0.0625f, 0, 0, -1.0f, false, 16);
     check_kinks_and_ties();
     check_dropout_masks();
+    check_depthwise_threads();
     check_running_stats();
     check_sgd();
     check_init();
