@@ -24,7 +24,8 @@ typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
 
 typedef enum InitScheme {
     INIT_TORCH_DEFAULT,  /* PyTorch's nn.Linear/nn.Conv2d reset_parameters */
-    INIT_KAIMING_OUT     /* torchvision ResNet: conv N(0, sqrt(2/fan_out)) */
+    INIT_KAIMING_OUT,    /* torchvision ResNet/MobileNetV2 convs: N(0, sqrt(2/fan_out)) */
+    INIT_NORMAL_001      /* torchvision MobileNetV2 Linear: weight N(0, 0.01), bias 0 */
 } InitScheme;
 
 typedef struct Model {
@@ -44,7 +45,8 @@ typedef struct Model {
     size_t nparams, nstate, nacts, naux, nscratch;
     GradReadyHook hook;
     void *hook_ctx;
-    InitScheme conv_init;
+    InitScheme conv_init;   /* INIT_TORCH_DEFAULT or INIT_KAIMING_OUT */
+    InitScheme linear_init; /* INIT_TORCH_DEFAULT or INIT_NORMAL_001 */
     /* Convolutions keep their im2col columns from forward for backward
      * (saves re-lowering the input) when all of them together fit in this
      * many floats; 0 disables. Default 128M floats (512 MiB). */

@@ -837,16 +837,19 @@ static void check_sgd(void)
 
 /* init.c: PyTorch's reset_parameters ranges (weights and biases uniform on
  * +-1/sqrt(fan_in), fan_in = (cin/groups)*k*k), BN 1/0 with running 0/1,
- * and torchvision's kaiming_normal(fan_out) for convs when asked. Checked
+ * and when asked torchvision's kaiming_normal(fan_out) for convs and
+ * MobileNetV2's N(0, 0.01) weights with zero biases for linears. Checked
  * by range and by the sample standard deviation (bound/sqrt(3) for the
- * uniform, sqrt(2/fan_out) for the normal; 10% covers sampling error at
- * these sizes), plus a different seed giving different weights. */
+ * uniform, sqrt(2/fan_out) or 0.01 for the normals; 10% covers sampling
+ * error at these sizes), plus a different seed giving different weights. */
 static void check_init(void)
 {
-    for (int kaiming = 0; kaiming < 2; kaiming++) {
+    for (int variant = 0; variant < 3; variant++) {
+        bool kaiming = variant > 0, lin001 = variant == 2;
         Model m;
         model_begin(&m, "init", (Shape){ 16, 12, 12 });
         m.conv_init = kaiming ? INIT_KAIMING_OUT : INIT_TORCH_DEFAULT;
+        m.linear_init = lin001 ? INIT_NORMAL_001 : INIT_TORCH_DEFAULT;
         int t = mb_conv2d(&m, "conv", m.input, 64, 3, 1, 1, 2, true);
         t = mb_batchnorm(&m, "bn", t);
         mb_linear(&m, "fc", mb_global_avgpool(&m, t), 300, true);
@@ -873,8 +876,14 @@ static void check_init(void)
                 continue;
             }
             double fan_in = (double)(l->weight_count / (size_t)l->cout), bound = 1.0 / sqrt(fan_in);
-            bool normal = kaiming && l->kind == LAYER_CONV2D && strstr(pl[i].name, "weight");
-            double want_sd = normal ? sqrt(2.0 / (l->cout * l->k * l->k)) : bound / sqrt(3.0);
+            if (lin001 && l->kind == LAYER_LINEAR && strstr(pl[i].name, "bias")) {
+                if (lo != 0.0 || hi != 0.0) snprintf(why, sizeof why, "%.47s not all 0", pl[i].name);
+                continue;
+            }
+            bool conv_normal = kaiming && l->kind == LAYER_CONV2D && strstr(pl[i].name, "weight");
+            bool lin_normal = lin001 && l->kind == LAYER_LINEAR;
+            bool normal = conv_normal || lin_normal;
+            double want_sd = conv_normal ? sqrt(2.0 / (l->cout * l->k * l->k)) : lin_normal ? 0.01 : bound / sqrt(3.0);
             if ((!normal && (lo < -bound || hi > bound)) || fabs(sd / want_sd - 1.0) > 0.1)
                 snprintf(why, sizeof why, "%.47s: range [%.4g, %.4g], sd %.4g; want %s %.4g, sd %.4g", pl[i].name, lo,
                          hi, sd, normal ? "normal, sd" : "within +-", normal ? want_sd : bound, want_sd);
@@ -886,13 +895,14 @@ static void check_init(void)
         Model m2;
         model_begin(&m2, "init", (Shape){ 16, 12, 12 });
         m2.conv_init = m.conv_init;
+        m2.linear_init = m.linear_init;
         mb_linear(&m2, "fc", mb_global_avgpool(&m2, mb_batchnorm(&m2, "bn", mb_conv2d(&m2, "conv", m2.input, 64, 3, 1, 1, 2, true))), 300, true);
         model_finalize(&m2, 1, 6);
         if (!why[0] && memcmp(m.params, m2.params, sizeof(float) * pl[0].count) == 0)
             snprintf(why, sizeof why, "seeds 5 and 6 give the same conv weights");
         char name[160];
         snprintf(name, sizeof name, "init (%s): PyTorch's ranges, BN 1/0 and 0/1, seed-dependent",
-                 kaiming ? "kaiming_normal fan_out convs" : "PyTorch defaults");
+                 lin001 ? "kaiming_normal convs, N(0, 0.01) linears" : kaiming ? "kaiming_normal fan_out convs" : "PyTorch defaults");
         t_checkf(!why[0], name, "%s", why);
         model_free(&m);
         model_free(&m2);
