@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         { "timed", OPT_INT, &o.timed, "the first N steps are timed (the first is then discarded)", 2, 100000 },
         { "trace-iter", OPT_INT, &o.trace_iter, "step whose timeline is written (-1: the middle timed one)", -1, 100000 },
         { "device", OPT_STR, &o.device, "cpu | cuda (one rank per GPU)", 0, 0 },
-        { "model", OPT_STR, &o.model, "vgg11 (the seed's), resnet18, cnn3, mlp", 0, 0 },
+        { "model", OPT_STR, &o.model, "vgg11 (the seed's), or any zoo model: mlp, cnn3, resnet18, resnet50, mobilenetv2", 0, 0 },
         { "width", OPT_FLOAT, &o.width, "channel multiplier (1 = VGG-11 as published)", 0.01, 16 },
         { "dataset", OPT_STR, &o.dataset, "cifar10 | mnist | fashion-mnist", 0, 0 },
         { "limit", OPT_INT, &o.limit, "use the first N training examples (0: all)", 0, 100000000 },
