@@ -42,9 +42,9 @@ int main(int argc, char **argv)
         else { usage(stderr); ddl_die("unknown option %s", a); }
     }
     if (batch < 1 || reps < 1 || warmup < 0) ddl_die("batch and reps must be >= 1");
-    int mnist = !strcmp(name, "cnn3") || !strcmp(name, "mlp");
-    Shape in = mnist ? (Shape){ 1, 28, 28 } : (Shape){ 3, 32, 32 };
-    ModelConfig cfg = model_config_default(name, in, 10);
+    /* each model on its home dataset's shape (1x28x28, 3x32x32 or SDSS's 10 features) */
+    ModelConfig cfg = model_config_default(name, (Shape){ 0, 0, 0 }, 0);
+    Shape in = cfg.input;
     cfg.width = width;
     Model m;
     char err[256];
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     int32_t *y = ddl_alloc(sizeof(int32_t) * batch);
     Rng r = rng_make(1, "bench");
     for (size_t i = 0; i < per * batch; i++) x[i] = rng_normal(&r);
-    for (int i = 0; i < batch; i++) y[i] = (int32_t)rng_below(&r, 10);
+    for (int i = 0; i < batch; i++) y[i] = (int32_t)rng_below(&r, (uint32_t)cfg.classes);
     SgdConfig sc = { 0.01f, 0.9f, 5e-4f, false };
     Trainer t;
     trainer_init(&t, &m, &sc);

@@ -5,11 +5,14 @@
  * U(-1/sqrt(fan_in), 1/sqrt(fan_in)); fan_in = in_features, or
  * (cin/groups)*k*k for a convolution. torchvision's ResNets then re-draw
  * conv weights with kaiming_normal(mode="fan_out", nonlinearity="relu"):
- * N(0, 2/fan_out), fan_out = cout*k*k (INIT_KAIMING_OUT). BatchNorm:
- * gamma = 1, beta = 0, running mean 0, running var 1.
+ * N(0, 2/fan_out), fan_out = cout*k*k (INIT_KAIMING_OUT); torchvision's
+ * MobileNetV2 also re-draws its classifier: Linear weight N(0, 0.01^2),
+ * bias 0 (INIT_NORMAL_001 in Model.linear_init). BatchNorm: gamma = 1,
+ * beta = 0, running mean 0, running var 1.
  * Each parameter tensor draws from its own stream (seed, "init", index), so
  * adding a layer never changes the initial values of the others. */
 #include <math.h>
+#include <stdbool.h>
 #include "model.h"
 
 void model_init_params(Model *m, uint64_t seed);
@@ -32,15 +35,20 @@ void model_init_params(Model *m, uint64_t seed)
         size_t fan_in = l->weight_count / (size_t)l->cout;
         float bound = 1.0f / sqrtf((float)fan_in);
         Rng rw = rng_make2(seed, "init", stream++);
+        bool zero_bias = false;
         if (l->kind == LAYER_CONV2D && m->conv_init == INIT_KAIMING_OUT) {
             float stdv = sqrtf(2.0f / (float)(l->cout * l->k * l->k));
             for (size_t j = 0; j < l->weight_count; j++) w[j] = stdv * rng_normal(&rw);
+        } else if (l->kind == LAYER_LINEAR && m->linear_init == INIT_NORMAL_001) {
+            for (size_t j = 0; j < l->weight_count; j++) w[j] = 0.01f * rng_normal(&rw);
+            zero_bias = true;
         } else {
             for (size_t j = 0; j < l->weight_count; j++) w[j] = rng_uniform_range(&rw, -bound, bound);
         }
-        if (l->param_count > l->weight_count) {
+        if (l->param_count > l->weight_count) { /* the bias takes its stream even when zeroed */
             Rng rb = rng_make2(seed, "init", stream++);
-            for (size_t j = l->weight_count; j < l->param_count; j++) w[j] = rng_uniform_range(&rb, -bound, bound);
+            for (size_t j = l->weight_count; j < l->param_count; j++)
+                w[j] = zero_bias ? 0.0f : rng_uniform_range(&rb, -bound, bound);
         }
     }
 }

@@ -51,6 +51,7 @@ void model_begin(Model *m, const char *name, Shape input)
     m->bn_track_stats = true;
     m->training = true;
     m->conv_init = INIT_TORCH_DEFAULT;
+    m->linear_init = INIT_TORCH_DEFAULT;
     m->col_cache_floats = (size_t)128 << 20;
 }
 

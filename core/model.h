@@ -24,7 +24,8 @@ typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
 
 typedef enum InitScheme {
     INIT_TORCH_DEFAULT,  /* PyTorch's nn.Linear/nn.Conv2d reset_parameters */
-    INIT_KAIMING_OUT     /* torchvision ResNet: conv N(0, sqrt(2/fan_out)) */
+    INIT_KAIMING_OUT,    /* torchvision ResNet/MobileNetV2 convs: N(0, sqrt(2/fan_out)) */
+    INIT_NORMAL_001      /* torchvision MobileNetV2 Linear: weight N(0, 0.01), bias 0 */
 } InitScheme;
 
 typedef struct Model {
@@ -44,7 +45,8 @@ typedef struct Model {
     size_t nparams, nstate, nacts, naux, nscratch;
     GradReadyHook hook;
     void *hook_ctx;
-    InitScheme conv_init;
+    InitScheme conv_init;   /* INIT_TORCH_DEFAULT or INIT_KAIMING_OUT */
+    InitScheme linear_init; /* INIT_TORCH_DEFAULT or INIT_NORMAL_001 */
     /* Convolutions keep their im2col columns from forward for backward
      * (saves re-lowering the input) when all of them together fit in this
      * many floats; 0 disables. Default 128M floats (512 MiB). */
@@ -94,16 +96,21 @@ typedef struct ModelConfig {
     Shape input;         /* e.g. {1,28,28} or {3,32,32} */
     int classes;
     float width;         /* channel multiplier, 1 = the published width */
-    int hidden[4];       /* mlp: hidden layer sizes (0 ends the list) */
+    int hidden[4];       /* mlp, sdss_dnn: hidden layer sizes (0 ends the list) */
     bool bn_track_stats; /* default true */
-    float dropout;       /* cnn3 dropout; <0 = model default */
+    float dropout;       /* cnn3, sdss_dnn, mobilenetv2 dropout; <0 = model default */
 } ModelConfig;
 
+/* Defaults for `name` on inputs of `input` with `classes` outputs; an
+ * input with c <= 0 or classes <= 0 takes the model's home dataset's
+ * (core/models/zoo.c: 1x28x28 / 10 for mlp, cnn3, resnet50, mobilenetv2;
+ * 3x32x32 / 10 for vgg11, resnet18; 10x1x1 / 3 for sdss_dnn). */
 ModelConfig model_config_default(const char *name, Shape input, int classes);
-/* Build "mlp", "cnn3", "vgg11", "resnet18" (more come with lab6). Returns
- * 0, or -1 and a message for an unknown name or an impossible config. */
+/* Build a model of the zoo (model_names(); what each one is, its stem and
+ * its width rule: core/models/README.md). Returns 0, or -1 and a message
+ * for an unknown name or an impossible config. */
 int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batch, uint64_t seed,
                 char err[256]);
-const char *model_names(void); /* "mlp, cnn3, vgg11, resnet18" */
+const char *model_names(void); /* "mlp, cnn3, vgg11, resnet18, resnet50, mobilenetv2, sdss_dnn" */
 
 #endif

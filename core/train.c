@@ -27,18 +27,26 @@ void trainer_free(Trainer *t)
     memset(t, 0, sizeof *t);
 }
 
-double trainer_forward_backward(Trainer *t, const float *x, const int32_t *y, int n, int *correct)
+double trainer_forward(Trainer *t, const float *x, const int32_t *y, int n, int *correct)
 {
     Model *m = t->m;
     int classes = model_classes(m);
     for (int i = 0; i < n; i++)
         if (y[i] < 0 || y[i] >= classes) ddl_die("label %d outside 0..%d", y[i], classes - 1);
-    model_zero_grad(m);
     const float *logits = model_forward(m, x, n);
     double loss = softmax_ce_forward_cpu(logits, y, n, classes, t->probs, correct);
     softmax_ce_backward_cpu(t->probs, y, n, classes, 1.0f / (float)n, t->dlogits);
-    model_backward(m, t->dlogits);
     return loss / n;
+}
+
+void trainer_backward(Trainer *t) { model_backward(t->m, t->dlogits); }
+
+double trainer_forward_backward(Trainer *t, const float *x, const int32_t *y, int n, int *correct)
+{
+    model_zero_grad(t->m);
+    double loss = trainer_forward(t, x, y, n, correct);
+    trainer_backward(t);
+    return loss;
 }
 
 void trainer_step(Trainer *t) { sgd_step(&t->opt, t->m->params, t->m->grads); }

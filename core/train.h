@@ -26,6 +26,11 @@ void trainer_free(Trainer *t);
 /* Returns the mean loss of the batch; *correct gets the right answers. */
 double trainer_forward_backward(Trainer *t, const float *x, const int32_t *y, int n, int *correct);
 void trainer_step(Trainer *t);
+/* The same step in two halves, for sync strategies that work between
+ * them: forward + loss + loss gradient (gradients are NOT zeroed, so
+ * micro-batches can accumulate), then backward (fires the hook). */
+double trainer_forward(Trainer *t, const float *x, const int32_t *y, int n, int *correct);
+void trainer_backward(Trainer *t);
 
 /* Loss and accuracy over a whole dataset in eval mode, batches of `batch`
  * (normalised as the Batcher does, no augmentation). Restores the mode. */

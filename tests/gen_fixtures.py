@@ -22,7 +22,9 @@ the flattened output ("logits"), the loss, every parameter gradient and,
 for single-layer and graph fixtures, the input gradient. Model fixtures
 marked sgd=True also keep the parameters and running statistics after two
 steps of torch.optim.SGD(lr, momentum 0.9, weight_decay 5e-4), once with
-nesterov=False and once with nesterov=True.
+nesterov=False and once with nesterov=True. Deep relu/relu6 models take
+the first input whose units all stay 1e-5 from a kink (kink_margin), so
+float rounding cannot flip one and fail a correct backward.
 
 Record names:
   meta:kind / meta:model / meta:graph  text: what to build in ddlab
@@ -41,6 +43,7 @@ File format: see tests/fixture.h (magic "DDLFIX1\\n", then records of name,
 type, dims, little-endian data; "generated" records store a seed and scale
 instead of values - both sides compute them bit for bit, with check values).
 """
+import copy
 import hashlib
 import io
 import os
@@ -272,6 +275,106 @@ class ResNet18(nn.Module):
         return self.linear(x.mean((2, 3)))
 
 
+class Bottleneck(nn.Module):
+    """torchvision's ResNet Bottleneck (v1.5: the stride in conv2), expansion 4."""
+
+    def __init__(self, cin, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, planes, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.conv3 = nn.Conv2d(planes, planes * 4, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(planes * 4)
+        self.downsample = None
+        if stride != 1 or cin != planes * 4:
+            self.downsample = nn.Sequential(nn.Conv2d(cin, planes * 4, 1, stride, bias=False),
+                                            nn.BatchNorm2d(planes * 4))
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = F.relu(self.bn2(self.conv2(out)))
+        out = self.bn3(self.conv3(out))
+        return F.relu(out + (self.downsample(x) if self.downsample is not None else x))
+
+
+class ResNet50(nn.Module):
+    """torchvision's resnet50 with core/models/resnet50.c's stem: conv1 3x3
+    stride 1 on cin channels, no max pooling; widths scaled as scaled()."""
+
+    def __init__(self, cin, width, classes):
+        super().__init__()
+        c = scaled(64, width)
+        self.conv1 = nn.Conv2d(cin, c, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(c)
+        for s, (planes, n) in enumerate(zip([64, 128, 256, 512], [3, 4, 6, 3])):
+            p = scaled(planes, width)
+            blocks = []
+            for b in range(n):
+                blocks.append(Bottleneck(c, p, 2 if (s > 0 and b == 0) else 1))
+                c = p * 4
+            setattr(self, "layer%d" % (s + 1), nn.Sequential(*blocks))
+        self.fc = nn.Linear(c, classes)
+
+    def forward(self, x):
+        x = F.relu(self.bn1(self.conv1(x)))
+        for s in range(4):
+            x = getattr(self, "layer%d" % (s + 1))(x)
+        return self.fc(x.mean((2, 3)))
+
+
+def make_divisible(v, divisor=8):
+    """torchvision's _make_divisible."""
+    new_v = max(divisor, int(v + divisor / 2) // divisor * divisor)
+    if new_v < 0.9 * v:
+        new_v += divisor
+    return new_v
+
+
+def conv_bn(cin, cout, k, stride, groups=1):
+    """torchvision's Conv2dNormActivation (ReLU6): indices .0 conv, .1 BN."""
+    return nn.Sequential(nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias=False),
+                         nn.BatchNorm2d(cout), nn.ReLU6())
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, inp, oup, stride, t):
+        super().__init__()
+        hidden = int(round(inp * t))
+        self.use_res = stride == 1 and inp == oup
+        layers = [conv_bn(inp, hidden, 1, 1)] if t != 1 else []
+        layers += [conv_bn(hidden, hidden, 3, stride, groups=hidden), nn.Conv2d(hidden, oup, 1, 1, 0, bias=False),
+                   nn.BatchNorm2d(oup)]
+        self.conv = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return x + self.conv(x) if self.use_res else self.conv(x)
+
+
+class MobileNetV2(nn.Module):
+    """torchvision's mobilenet_v2 with core/models/mobilenetv2.c's strides:
+    stem stride 1 on cin channels, the 24-channel stage stride 1."""
+    SETTING = [[1, 16, 1, 1], [6, 24, 2, 1], [6, 32, 3, 2], [6, 64, 4, 2], [6, 96, 3, 1], [6, 160, 3, 2],
+               [6, 320, 1, 1]]
+
+    def __init__(self, cin, width, classes, dropout):
+        super().__init__()
+        c = make_divisible(32 * width)
+        last = make_divisible(1280 * max(1.0, width))
+        features = [conv_bn(cin, c, 3, 1)]
+        for t, ch, n, s in self.SETTING:
+            out = make_divisible(ch * width)
+            for i in range(n):
+                features.append(InvertedResidual(c, out, s if i == 0 else 1, t))
+                c = out
+        features.append(conv_bn(c, last, 1, 1))
+        self.features = nn.Sequential(*features)
+        self.classifier = nn.Sequential(nn.Dropout(dropout), nn.Linear(last, classes))
+
+    def forward(self, x):
+        return self.classifier(self.features(x).mean((2, 3)))
+
+
 class ResBlock(nn.Module):
     """Graph fixture "resblock" (built with mb_* in test_torch.c): the block
     input is read twice (conv1 and the residual add), conv2 is grouped."""
@@ -467,12 +570,42 @@ def layer_fixture(name, kind, shape, n=3, cout=0, k=0, stride=1, pad=0, groups=1
     return fx
 
 
-def model_fixture(name, kind, shape, n, classes, width=1.0, hidden=(), sgd=False):
+def kink_margin(model, x):
+    """Smallest distance of any relu/relu6 input to its kinks (0; and 6) in a
+    float64 copy of the training forward. Deep nets on many pixels put a few
+    of their ~1e5 units within 1e-6 of a kink; ddlab's float rounding then
+    flips that unit and moves some gradients by ~1e-2, a false failure."""
+    m64 = copy.deepcopy(model).double().train()
+    inputs = []
+    hooks = [mod.register_forward_hook(lambda mod, i, o: inputs.append((i[0].detach(), mod)))
+             for mod in m64.modules() if isinstance(mod, (nn.ReLU, nn.ReLU6))]
+    relu = F.relu
+
+    def recording_relu(t, *a, **k):  # the ResNets call F.relu
+        inputs.append((t.detach(), None))
+        return relu(t, *a, **k)
+
+    F.relu = recording_relu
+    try:
+        with torch.no_grad():
+            m64(x.double())
+    finally:
+        F.relu = relu
+        for h in hooks:
+            h.remove()
+    d = [t.abs().min().item() for t, _ in inputs]
+    d += [(t - 6.0).abs().min().item() for t, mod in inputs if isinstance(mod, nn.ReLU6)]
+    return min(d) if d else float("inf")
+
+
+def model_fixture(name, kind, shape, n, classes, width=1.0, hidden=(), sgd=False, dropout=-1.0, margin=None):
+    """margin: take the first input (tags x, x.1, x.2, ...) whose relu/relu6
+    inputs all stay at least this far from a kink (kink_margin)."""
     fx = Fix(name)
-    cfg = [width, classes] + list(hidden) + [0] * (4 - len(hidden)) + [1.0, -1.0]
+    cfg = [width, classes] + list(hidden) + [0] * (4 - len(hidden)) + [1.0, dropout]
 
     def make():
-        if kind == "mlp":
+        if kind in ("mlp", "sdss_dnn"):  # sdss_dnn: an MLP on the 10 features, ddlab's own name
             m = MLP(int(np.prod(shape)), [scaled(h, width) for h in hidden], classes)
         elif kind == "cnn3":
             m = CNN3(shape[0], width, classes, shape[1])
@@ -480,6 +613,10 @@ def model_fixture(name, kind, shape, n, classes, width=1.0, hidden=(), sgd=False
             m = VGG11(shape[0], width, classes)
         elif kind == "resnet18":
             m = ResNet18(shape[0], width, classes)
+        elif kind == "resnet50":
+            m = ResNet50(shape[0], width, classes)
+        elif kind == "mobilenetv2":  # dropout 0 in fixtures: torch's mask cannot be reproduced
+            m = MobileNetV2(shape[0], width, classes, max(dropout, 0.0))
         elif kind == "resblock":
             m = ResBlock(shape[0], classes)
         else:
@@ -500,6 +637,12 @@ def model_fixture(name, kind, shape, n, classes, width=1.0, hidden=(), sgd=False
     fx.f32("meta:config", cfg)
     fx.f32("meta:mode", [1.0, 1.0])
     g = Gen(name, "x", (n,) + tuple(shape), -2.0, 2.0)
+    for t in range(1, 64):
+        if margin is None or kink_margin(model, g.tensor()) >= margin:
+            break
+        g = Gen(name, "x.%d" % t, (n,) + tuple(shape), -2.0, 2.0)
+    else:
+        raise RuntimeError("%s: no input in 64 tries keeps relu inputs %g from their kinks" % (name, margin))
     x = g.tensor()
     fx.gen("x", g)
     y = labels(name, n, classes)
@@ -525,6 +668,7 @@ def all_fixtures():
     yield L("layer_conv_k1s1p0", "conv2d", (3, 5, 5), cout=5, k=1, stride=1, pad=0, bias=True)
     yield L("layer_conv_k1s2p0", "conv2d", (4, 6, 6), cout=3, k=1, stride=2, pad=0)
     yield L("layer_conv_k3s1p2_dw", "conv2d", (4, 5, 5), cout=4, k=3, stride=1, pad=2, groups=4, bias=True)
+    yield L("layer_conv_k3s2p1_dw", "conv2d", (6, 7, 7), cout=6, k=3, stride=2, pad=1, groups=6)
     yield L("layer_conv_k3s2p0", "conv2d", (2, 8, 8), cout=3, k=3, stride=2, pad=0, bias=True)
     yield L("layer_conv_k3s1p0_g2", "conv2d", (4, 6, 6), cout=4, k=3, stride=1, pad=0, groups=2, bias=True)
     yield L("layer_relu", "relu", (3, 4, 4), grid_input=True)
@@ -548,6 +692,13 @@ def all_fixtures():
     yield M("model_cnn3", "cnn3", (1, 28, 28), n=4, classes=10, width=0.25, sgd=True)
     yield M("model_vgg11", "vgg11", (3, 32, 32), n=4, classes=10, width=0.125)
     yield M("model_resnet18", "resnet18", (3, 32, 32), n=4, classes=10, width=0.125)
+    # seed 003's models (lab6) at small widths to keep the files small, on
+    # inputs whose relu/relu6 units stay 1e-5 from their kinks (kink_margin);
+    # MobileNetV2 on 16x16: on 28x28 its ~7e5 relu6 units leave no such input
+    yield M("model_resnet50", "resnet50", (1, 28, 28), n=2, classes=10, width=0.0625, margin=1e-5)
+    yield M("model_mobilenetv2", "mobilenetv2", (1, 16, 16), n=2, classes=10, width=0.125, dropout=0.0,
+            margin=1e-5)
+    yield M("model_sdss_dnn", "sdss_dnn", (10, 1, 1), n=8, classes=3, hidden=(128, 64), sgd=True)
 
 
 def main():

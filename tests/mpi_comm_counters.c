@@ -146,6 +146,14 @@ int main(int argc, char **argv)
                         others_zero = false;
                 t_check_all(others_zero, "%s %s n=%zu np%d: traffic charged to %s only", name,
                             comm_dtype_name(dtype), n, size, name);
+                /* The total over the hand-written algorithms (what lab3
+                 * reports) is this algorithm's count: it once summed only
+                 * the last three algorithms (a GCC 12 -O3 miscompile). */
+                CommCounters tot = comm_counters_total(&c);
+                t_check_all(tot.calls == k.calls && tot.bytes_sent == k.bytes_sent &&
+                                tot.msgs_recv == k.msgs_recv && tot.bytes_recv == k.bytes_recv,
+                            "%s %s n=%zu np%d: comm_counters_total equals the algorithm's own counters", name,
+                            comm_dtype_name(dtype), n, size);
             }
         }
     }

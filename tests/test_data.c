@@ -361,6 +361,36 @@ static void write_sdss(const char *rel, const char *bad_row)
     free(buf);
 }
 
+/* The standardisation constants are the train split's own per-feature
+ * mean and (population) std (1 for a constant feature), for all 10
+ * features, and not the whole
+ * file's: at least one feature's mean over train + test must differ, or
+ * this check could not tell the two apart. Returns "" or why not. */
+static const char *sdss_train_constants(const Dataset *tr, const Dataset *te)
+{
+    static char why[256];
+    int differ = 0;
+    why[0] = '\0';
+    for (int j = 0; j < 10; j++) {
+        double s = 0, ss = 0, all = 0;
+        for (int i = 0; i < tr->n; i++) s += tr->x[(size_t)i * 10 + j];
+        double m = s / tr->n;
+        for (int i = 0; i < tr->n; i++) ss += pow(tr->x[(size_t)i * 10 + j] - m, 2);
+        double sd = sqrt(ss / tr->n);
+        if (sd <= 1e-12) sd = 1.0; /* a constant feature: the loader divides by 1 */
+        for (int i = 0; i < te->n; i++) all += te->x[(size_t)i * 10 + j];
+        all = (all + s) / (tr->n + te->n);
+        if (fabs(tr->mean[j] - m) > 1e-5 * fmax(fabs(m), sd) || fabs(tr->std[j] - sd) > 1e-5 * sd) {
+            snprintf(why, sizeof why, "feature %d: constants %g/%g, train split %g/%g", j, (double)tr->mean[j],
+                     (double)tr->std[j], m, sd);
+            return why;
+        }
+        differ += fabs(all - m) > 1e-4 * sd;
+    }
+    if (!differ) snprintf(why, sizeof why, "train and whole-file means agree on every feature: check is blind");
+    return why;
+}
+
 static void test_sdss(void)
 {
     char err[DDL_ERRLEN];
@@ -398,9 +428,31 @@ static void test_sdss(void)
     }
     t_checkf(ok && fabs(m / tr.n) < 1e-5 && fabs(v / tr.n - 1) < 1e-4,
              "sdss: mean/std fitted on the train split", "mean %g var %g", m / tr.n, v / tr.n);
+    if (ok) {
+        const char *why = sdss_train_constants(&tr, &te);
+        t_checkf(!why[0], "sdss: all 10 constants are the train split's mean/std, not the whole file's", "%s", why);
+    }
+    /* every row in exactly one split (u = 19.0 + 0.1 row is unique per row) */
+    bool seen[20] = { false }, part = ok;
+    for (int i = 0; part && i < tr.n + te.n; i++) {
+        float u = i < tr.n ? tr.x[(size_t)i * 10] : te.x[(size_t)(i - tr.n) * 10];
+        int row = (int)lroundf((u - 19.0f) / 0.1f);
+        part = row >= 0 && row < 20 && !seen[row];
+        if (part) seen[row] = true;
+    }
+    t_check(part, "sdss: train and test partition the rows");
     rc = sdss_read_csv(tpath("s/ok.csv"), SPLIT_TRAIN, 9, &tr2, err);
     t_check(rc == 0 && tr2.n == tr.n && !memcmp(tr.x, tr2.x, sizeof(float) * 10 * (size_t)tr.n),
             "sdss: split deterministic for a seed");
+    dataset_free(&tr2);
+    /* another seed draws another split with the same class counts */
+    rc = sdss_read_csv(tpath("s/ok.csv"), SPLIT_TRAIN, 10, &tr2, err);
+    int cnt2[3] = { 0 };
+    for (int i = 0; rc == 0 && i < tr2.n; i++) cnt2[tr2.y[i]]++;
+    t_checkf(rc == 0 && tr2.n == tr.n && memcmp(tr.x, tr2.x, sizeof(float) * 10 * (size_t)tr.n) != 0 &&
+                 cnt2[0] == 9 && cnt2[1] == 6 && cnt2[2] == 2,
+             "sdss: another seed, another stratified split", "rc %d n %d counts %d %d %d", rc, tr2.n, cnt2[0], cnt2[1],
+             cnt2[2]);
     dataset_free(&tr);
     dataset_free(&te);
     dataset_free(&tr2);
@@ -951,6 +1003,8 @@ static void test_real_sdss(void)
             "real sdss: split deterministic per seed, differs across seeds");
     t_check(!memcmp(tr.mean, te.mean, sizeof tr.mean) && !memcmp(tr.std, te.std, sizeof tr.std) &&
             tr.std[9] > 0.0f, "real sdss: test split carries the train constants");
+    const char *why = sdss_train_constants(&tr, &te);
+    t_checkf(!why[0], "real sdss: constants are the train split's mean/std, not the whole file's", "%s", why);
     dataset_free(&tr); dataset_free(&te); dataset_free(&tr2); dataset_free(&tr3);
 }
 

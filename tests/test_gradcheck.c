@@ -46,6 +46,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "cpu/kernels.h"
 #include "harness.h"
 #include "layers/layers.h"
@@ -380,8 +383,8 @@ static void check_model(Gc *g, const CheckOpt *o, bool params_only)
         dx = malloc(sizeof(float) * nx);
         memcpy(dx, model_tensor_grad(m, g->dx_tensor), sizeof(float) * nx);
     }
-    ParamInfo pl[128];
-    int np = model_param_list(m, pl, 128);
+    ParamInfo pl[256]; /* resnet50: 161 tensors */
+    int np = model_param_list(m, pl, 256);
     CheckOpt oo = *o;
     if (o->model) { /* the floor is relative to the model's largest gradient */
         double gmax = 0.0;
@@ -389,7 +392,7 @@ static void check_model(Gc *g, const CheckOpt *o, bool params_only)
         oo.floor = fmax(o->floor, 1e-2 * gmax);
         freeze(g);
     }
-    for (int i = 0; i < np && i < 128; i++)
+    for (int i = 0; i < np && i < 256; i++)
         if (strncmp(pl[i].name, "head", 4) != 0)
             check_array(g, pl[i].name, m->params + pl[i].off, grads + pl[i].off, pl[i].count, &oo);
     if (dx) check_array(g, "input", g->x, dx, nx, &oo);
@@ -480,6 +483,18 @@ static const Spec SPECS[] = {
     { "conv k3 s2 p1 g2 nobias", LAYER_CONV2D, { 4, 7, 7 }, 2, 6, 3, 2, 1, 2, false, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s1 p2 depthwise +bias", LAYER_CONV2D, { 4, 5, 5 }, 2, 4, 3, 1, 2, 4, true, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s2 p2 depthwise nobias", LAYER_CONV2D, { 3, 6, 6 }, 2, 3, 3, 2, 2, 3, false, 0, false, false, X_UNIFORM, 0, 0 },
+    /* depthwise convs run the direct kernels (core/cpu/depthwise.c): MobileNetV2's
+     * k3 s1/s2 p1; blocks of several images with a partial last block (15x15: 3
+     * images per block, batch 4; 36x36 s2: 2 per block, batch 3); stride 3 (9
+     * phase planes), k5 (taps two phase rows deep), k1 */
+    { "dw conv k3 s1 p1 nobias", LAYER_CONV2D, { 6, 7, 7 }, 2, 6, 3, 1, 1, 6, false, 0, false, false, X_UNIFORM, 0, 0 },
+    { "dw conv k3 s2 p1 nobias", LAYER_CONV2D, { 5, 8, 8 }, 2, 5, 3, 2, 1, 5, false, 0, false, false, X_UNIFORM, 0, 0 },
+    { "dw conv k3 s1 p1 blocks 3+1", LAYER_CONV2D, { 3, 15, 15 }, 4, 3, 3, 1, 1, 3, true, 0, false, false, X_UNIFORM, 0, 300 },
+    { "dw conv k3 s2 p1 blocks 2+1", LAYER_CONV2D, { 2, 36, 36 }, 3, 2, 3, 2, 1, 2, false, 0, false, false, X_UNIFORM, 0, 300 },
+    { "dw conv k3 s3 p0 nobias", LAYER_CONV2D, { 3, 10, 11 }, 2, 3, 3, 3, 0, 3, false, 0, false, false, X_UNIFORM, 0, 0 },
+    { "dw conv k5 s2 p2 +bias", LAYER_CONV2D, { 3, 9, 9 }, 2, 3, 5, 2, 2, 3, true, 0, false, false, X_UNIFORM, 0, 0 },
+    { "dw conv k1 s1 p0 +bias", LAYER_CONV2D, { 4, 3, 3 }, 2, 4, 1, 1, 0, 4, true, 0, false, false, X_UNIFORM, 0, 0 },
+    { "conv k3 s1 p1 g4 channel multiplier 2", LAYER_CONV2D, { 4, 5, 5 }, 2, 8, 3, 1, 1, 4, false, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k1 s1 p0 g1 +bias", LAYER_CONV2D, { 3, 5, 5 }, 2, 5, 1, 1, 0, 1, true, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k1 s2 p0 g2 nobias", LAYER_CONV2D, { 4, 6, 6 }, 2, 2, 1, 2, 0, 2, false, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s2 p0 g1 +bias", LAYER_CONV2D, { 2, 8, 8 }, 2, 3, 3, 2, 0, 1, true, 0, false, false, X_UNIFORM, 0, 0 },
@@ -714,6 +729,49 @@ static void check_dropout_masks(void)
     model_free(&m);
 }
 
+/* The depthwise kernels split work over (image block, channel) units and
+ * sum the weight gradient over blocks in a fixed order: the same bits on
+ * any thread count (a data-parallel run must not change with cores). */
+static void check_depthwise_threads(void)
+{
+#ifdef _OPENMP
+    enum { N = 9, C = 16, H = 14, K = 3, P = 1 };
+    int threads0 = omp_get_max_threads();
+    for (int s = 1; s <= 2; s++) {
+        int O = (H + 2 * P - K) / s + 1;
+        size_t nx = (size_t)N * C * H * H, ny = (size_t)N * C * O * O, nw = (size_t)C * K * K;
+        float *x = malloc(sizeof(float) * nx), *w = malloc(sizeof(float) * nw), *dy = malloc(sizeof(float) * ny);
+        float *y[2], *dx[2], *dw[2];
+        for (size_t i = 0; i < nx; i++) x[i] = urand(-1.0f, 1.0f);
+        for (size_t i = 0; i < ny; i++) dy[i] = urand(-1.0f, 1.0f);
+        for (size_t i = 0; i < nw; i++) w[i] = urand(-1.0f, 1.0f);
+        for (int v = 0; v < 2; v++) {
+            omp_set_num_threads(v ? 3 : 1);
+            y[v] = malloc(sizeof(float) * ny);
+            dx[v] = malloc(sizeof(float) * nx);
+            dw[v] = calloc(nw, sizeof(float));
+            depthwise_forward_cpu(x, w, NULL, y[v], N, C, H, H, K, s, P, O, O);
+            depthwise_backward_cpu(x, dy, w, dw[v], dx[v], N, C, H, H, K, s, P, O, O, false);
+        }
+        omp_set_num_threads(threads0);
+        char name[160];
+        snprintf(name, sizeof name, "depthwise kernels stride %d: output and gradients bit-identical on 1 and 3 threads", s);
+        t_check(!memcmp(y[0], y[1], sizeof(float) * ny) && !memcmp(dx[0], dx[1], sizeof(float) * nx) &&
+                    !memcmp(dw[0], dw[1], sizeof(float) * nw), name);
+        for (int v = 0; v < 2; v++) {
+            free(y[v]);
+            free(dx[v]);
+            free(dw[v]);
+        }
+        free(x);
+        free(w);
+        free(dy);
+    }
+#else
+    t_skip("depthwise kernels on 1 and 3 threads", "built without OpenMP");
+#endif
+}
+
 static void check_running_stats(void)
 {
     enum { N = 3, C = 2, P = 5 };
@@ -779,16 +837,19 @@ static void check_sgd(void)
 
 /* init.c: PyTorch's reset_parameters ranges (weights and biases uniform on
  * +-1/sqrt(fan_in), fan_in = (cin/groups)*k*k), BN 1/0 with running 0/1,
- * and torchvision's kaiming_normal(fan_out) for convs when asked. Checked
+ * and when asked torchvision's kaiming_normal(fan_out) for convs and
+ * MobileNetV2's N(0, 0.01) weights with zero biases for linears. Checked
  * by range and by the sample standard deviation (bound/sqrt(3) for the
- * uniform, sqrt(2/fan_out) for the normal; 10% covers sampling error at
- * these sizes), plus a different seed giving different weights. */
+ * uniform, sqrt(2/fan_out) or 0.01 for the normals; 10% covers sampling
+ * error at these sizes), plus a different seed giving different weights. */
 static void check_init(void)
 {
-    for (int kaiming = 0; kaiming < 2; kaiming++) {
+    for (int variant = 0; variant < 3; variant++) {
+        bool kaiming = variant > 0, lin001 = variant == 2;
         Model m;
         model_begin(&m, "init", (Shape){ 16, 12, 12 });
         m.conv_init = kaiming ? INIT_KAIMING_OUT : INIT_TORCH_DEFAULT;
+        m.linear_init = lin001 ? INIT_NORMAL_001 : INIT_TORCH_DEFAULT;
         int t = mb_conv2d(&m, "conv", m.input, 64, 3, 1, 1, 2, true);
         t = mb_batchnorm(&m, "bn", t);
         mb_linear(&m, "fc", mb_global_avgpool(&m, t), 300, true);
@@ -815,8 +876,14 @@ static void check_init(void)
                 continue;
             }
             double fan_in = (double)(l->weight_count / (size_t)l->cout), bound = 1.0 / sqrt(fan_in);
-            bool normal = kaiming && l->kind == LAYER_CONV2D && strstr(pl[i].name, "weight");
-            double want_sd = normal ? sqrt(2.0 / (l->cout * l->k * l->k)) : bound / sqrt(3.0);
+            if (lin001 && l->kind == LAYER_LINEAR && strstr(pl[i].name, "bias")) {
+                if (lo != 0.0 || hi != 0.0) snprintf(why, sizeof why, "%.47s not all 0", pl[i].name);
+                continue;
+            }
+            bool conv_normal = kaiming && l->kind == LAYER_CONV2D && strstr(pl[i].name, "weight");
+            bool lin_normal = lin001 && l->kind == LAYER_LINEAR;
+            bool normal = conv_normal || lin_normal;
+            double want_sd = conv_normal ? sqrt(2.0 / (l->cout * l->k * l->k)) : lin_normal ? 0.01 : bound / sqrt(3.0);
             if ((!normal && (lo < -bound || hi > bound)) || fabs(sd / want_sd - 1.0) > 0.1)
                 snprintf(why, sizeof why, "%.47s: range [%.4g, %.4g], sd %.4g; want %s %.4g, sd %.4g", pl[i].name, lo,
                          hi, sd, normal ? "normal, sd" : "within +-", normal ? want_sd : bound, want_sd);
@@ -828,13 +895,14 @@ static void check_init(void)
         Model m2;
         model_begin(&m2, "init", (Shape){ 16, 12, 12 });
         m2.conv_init = m.conv_init;
+        m2.linear_init = m.linear_init;
         mb_linear(&m2, "fc", mb_global_avgpool(&m2, mb_batchnorm(&m2, "bn", mb_conv2d(&m2, "conv", m2.input, 64, 3, 1, 1, 2, true))), 300, true);
         model_finalize(&m2, 1, 6);
         if (!why[0] && memcmp(m.params, m2.params, sizeof(float) * pl[0].count) == 0)
             snprintf(why, sizeof why, "seeds 5 and 6 give the same conv weights");
         char name[160];
         snprintf(name, sizeof name, "init (%s): PyTorch's ranges, BN 1/0 and 0/1, seed-dependent",
-                 kaiming ? "kaiming_normal fan_out convs" : "PyTorch defaults");
+                 lin001 ? "kaiming_normal convs, N(0, 0.01) linears" : kaiming ? "kaiming_normal fan_out convs" : "PyTorch defaults");
         t_checkf(!why[0], name, "%s", why);
         model_free(&m);
         model_free(&m2);
@@ -857,8 +925,17 @@ int main(void)
     check_zoo("resnet18 x0.125 3x16x16", "resnet18", (Shape){ 3, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, false, 16);
     check_zoo("resnet18 x0.125 3x8x8 eval", "resnet18", (Shape){ 3, 8, 8 }, 2, 0.125f, 0, 0, -1.0f, true, 16);
     check_zoo("vgg11 x0.0625 3x32x32", "vgg11", (Shape){ 3, 32, 32 }, 4, 0.0625f, 0, 0, -1.0f, false, 16);
+    /* seed 003's models: few entries per tensor (161 and 158 tensors; the
+     * PyTorch fixtures check every gradient in full), in eval mode: fifty
+     * layers of batch norm over a few values per channel in training mode
+     * curve the loss too much for a float finite difference (measured: 4%
+     * to 100% off at h = 3e-3; eval: <= 5e-3) */
+    check_zoo("resnet50 x0.0625 1x16x16 eval", "resnet50", (Shape){ 1, 16, 16 }, 2, 0.0625f, 0, 0, -1.0f, true, 4);
+    check_zoo("mobilenetv2 x0.125 1x16x16 eval", "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
+    check_zoo("sdss_dnn 10 (12, 8)", "sdss_dnn", (Shape){ 10, 1, 1 }, 4, 1.0f, 12, 8, 0.25f, false, 24);
     check_kinks_and_ties();
     check_dropout_masks();
+    check_depthwise_threads();
     check_running_stats();
     check_sgd();
     check_init();

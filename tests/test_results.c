@@ -372,6 +372,23 @@ static void test_tex(void)
     t_check(table_write_tex(t, NULL, in_dir("tables/new/all.tex")) == 0 && access(in_dir("tables/new/all.tex"), F_OK) == 0,
             "TeX: NULL spec shows every column; missing directories are created");
     table_free(t);
+
+    Table *b = table_new("bold", "x,best");
+    table_set_str(b, "x", "plain_1");
+    table_set_str(b, "best", "no");
+    table_end_row(b);
+    table_set_str(b, "x", "top_2");
+    table_set_str(b, "best", "yes");
+    table_end_row(b);
+    table_tex_bold(b, "best");
+    const char *bcols[] = {"x"};
+    TexSpec bspec = {.caption = "Bold", .ncols = 1, .cols = bcols};
+    t_check(table_write_tex(b, &bspec, in_dir("bold.tex")) == 0, "table_write_tex with bold rows writes");
+    tex = slurp(in_dir("bold.tex"));
+    t_check(tex && strstr(tex, "\\textbf{top\\_2} \\\\") && strstr(tex, "\nplain\\_1 \\\\") && !strstr(tex, "textbf{plain"),
+            "TeX: rows marked \"yes\" in the bold column are bold, others plain");
+    free(tex);
+    table_free(b);
 }
 
 static void test_atomic(void)

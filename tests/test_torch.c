@@ -16,7 +16,11 @@
  *                           measured <= ~1e-6.
  *   loss              1e-5  relative; ddlab sums the loss in double.
  *   gradients, dx     1e-3  batch-norm backward and deep chains amplify
- *                           rounding; measured <= ~1e-5. floor = 1e-2 x the
+ *                           rounding; measured <= ~1e-5, except MobileNetV2
+ *                           (16x16, batch 2: batch norm over 8 values per
+ *                           channel in its 2x2 stages) at 4e-4, where
+ *                           PyTorch's own float32 gradients are 1.5e-4 from
+ *                           float64. floor = 1e-2 x the
  *                           largest gradient of the model, so tensors whose
  *                           true gradient is zero (a conv bias right before
  *                           a batch norm) compare rounding noise against
@@ -43,13 +47,14 @@
 static const char *FIXTURES[] = {
     "layer_linear", "layer_linear_nobias", "layer_linear_chw",
     "layer_conv_k3s1p1", "layer_conv_k3s2p1_g2", "layer_conv_k1s1p0", "layer_conv_k1s2p0",
-    "layer_conv_k3s1p2_dw", "layer_conv_k3s2p0", "layer_conv_k3s1p0_g2",
+    "layer_conv_k3s1p2_dw", "layer_conv_k3s2p1_dw", "layer_conv_k3s2p0", "layer_conv_k3s1p0_g2",
     "layer_relu", "layer_relu6", "layer_maxpool_k2s2", "layer_maxpool_k3s2p1",
     "layer_avgpool_k2s2", "layer_avgpool_k3s2p1", "layer_avgpool_k3s1p1", "layer_global_avgpool",
     "layer_flatten", "layer_dropout_eval",
     "layer_bn_train", "layer_bn_eval", "layer_bn_notrack_train", "layer_bn_notrack_eval", "layer_bn1d_train",
     "graph_resblock",
     "model_mlp", "model_cnn3", "model_vgg11", "model_resnet18",
+    "model_resnet50", "model_mobilenetv2", "model_sdss_dnn",
 };
 
 enum { MAXP = 256 };

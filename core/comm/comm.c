@@ -207,16 +207,23 @@ void comm_wait(CommRequest *r)
 
 void comm_counters_reset(Comm *c) { memset(c->count, 0, sizeof c->count); }
 
+static void counters_add(CommCounters *t, const CommCounters *a)
+{
+    t->calls += a->calls;
+    t->msgs_sent += a->msgs_sent;
+    t->bytes_sent += a->bytes_sent;
+    t->msgs_recv += a->msgs_recv;
+    t->bytes_recv += a->bytes_recv;
+}
+
+/* Written as a loop over the hand-written algorithms only (MPI is the
+ * first enumerator): GCC 12.2 at -O3 -march=native (AVX-512) vectorised
+ * the earlier "for every algorithm, skip MPI" loop into a sum of the last
+ * three algorithms only (seen in the disassembly; -O2 was right). */
 CommCounters comm_counters_total(const Comm *c)
 {
+    _Static_assert(COMM_ALG_MPI == 0, "the MPI baseline is the first algorithm");
     CommCounters t = { 0 };
-    for (int a = 0; a < COMM_ALG_COUNT; a++) {
-        if (a == COMM_ALG_MPI) continue;
-        t.calls += c->count[a].calls;
-        t.msgs_sent += c->count[a].msgs_sent;
-        t.bytes_sent += c->count[a].bytes_sent;
-        t.msgs_recv += c->count[a].msgs_recv;
-        t.bytes_recv += c->count[a].bytes_recv;
-    }
+    for (int a = COMM_ALG_MPI + 1; a < COMM_ALG_COUNT; a++) counters_add(&t, &c->count[a]);
     return t;
 }

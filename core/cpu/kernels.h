@@ -20,6 +20,15 @@ void im2col_cpu(const float *x, int nb, int C, int H, int W, int k, int stride, 
 void col2im_cpu(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *dx,
                 bool acc);
 
+/* Depthwise convolution, direct (no lowering): C channels in and out, one
+ * k x k filter per channel (w[C][k][k], PyTorch's [C][1][k][k]), optional
+ * bias[C] (NULL: none). Backward accumulates dw (no bias: bias_grad_cpu)
+ * and, when dx is not NULL, writes (acc: adds) the input gradient. */
+void depthwise_forward_cpu(const float *x, const float *w, const float *bias, float *y, int n, int C, int H, int W,
+                           int k, int stride, int pad, int OH, int OW);
+void depthwise_backward_cpu(const float *x, const float *dy, const float *w, float *dw, float *dx, int n, int C,
+                            int H, int W, int k, int stride, int pad, int OH, int OW, bool acc);
+
 /* y[n][c][p] (+)= bias[c]. */
 void bias_add_cpu(float *y, const float *bias, int n, int c, int p);
 /* dbias[c] += sum over n, p of dy[n][c][p]. */

@@ -6,8 +6,11 @@
  * columns (target >= CONV_TARGET_COLS); the price is a reshuffle of the
  * [Cout][nb*P] result into NCHW, a memory pass that is small next to the
  * GEMM. When one image already fills the target, nb = 1 and the GEMM writes
- * straight into the output tensor. Groups (depthwise included) are separate
- * GEMMs over row blocks of the same column matrix. */
+ * straight into the output tensor. Groups are separate GEMMs over row
+ * blocks of the same column matrix, except depthwise convolutions (groups =
+ * in = out channels, MobileNetV2's), which one GEMM row per channel would
+ * run far below peak: they go to the direct kernels of core/cpu/depthwise.c
+ * and need no columns or scratch. */
 #include "layers.h"
 
 #include <string.h>
@@ -36,6 +39,8 @@ static Geometry geometry(const Model *m, const Layer *l)
     return g;
 }
 
+static bool is_depthwise(const Geometry *g) { return g->groups == g->cin && g->cout == g->cin; }
+
 int conv2d_chunk(const Model *m, const Layer *l, int batch)
 {
     Geometry g = geometry(m, l);
@@ -49,6 +54,7 @@ int conv2d_chunk(const Model *m, const Layer *l, int batch)
 size_t conv2d_scratch(const Model *m, const Layer *l, int batch)
 {
     Geometry g = geometry(m, l);
+    if (is_depthwise(&g)) return 0;
     int nb = conv2d_chunk(m, l, batch);
     size_t cols = (size_t)nb * g.p;
     return (size_t)g.ckk * cols + (nb > 1 ? (size_t)g.cout * cols : 0);
@@ -57,7 +63,7 @@ size_t conv2d_scratch(const Model *m, const Layer *l, int batch)
 size_t conv2d_columns(const Model *m, const Layer *l, int batch)
 {
     Geometry g = geometry(m, l);
-    return (size_t)g.ckk * (size_t)g.p * (size_t)batch;
+    return is_depthwise(&g) ? 0 : (size_t)g.ckk * (size_t)g.p * (size_t)batch;
 }
 
 static void lower_chunk(const Geometry *g, const float *x, int nb, float *col)
@@ -71,6 +77,11 @@ void conv2d_forward(Model *m, const Layer *l)
     int n = m->batch, chunk = conv2d_chunk(m, l, m->max_batch);
     const float *x = model_tensor(m, l->in), *w = m->params + l->param_off;
     float *y = model_tensor(m, l->out);
+    if (is_depthwise(&g)) {
+        depthwise_forward_cpu(x, w, l->bias ? w + l->weight_count : NULL, y, n, g.cin, g.h, g.w, g.k, g.stride, g.pad,
+                              g.oh, g.ow);
+        return;
+    }
     size_t in_img = (size_t)g.cin * g.h * g.w, out_img = (size_t)g.cout * g.p;
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
@@ -103,6 +114,10 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     float *dx = need_dx ? model_tensor_grad(m, l->in) : NULL;
     size_t in_img = (size_t)g.cin * g.h * g.w, out_img = (size_t)g.cout * g.p;
     if (l->bias) bias_grad_cpu(dy, dw + l->weight_count, n, g.cout, g.p);
+    if (is_depthwise(&g)) {
+        depthwise_backward_cpu(x, dy, w, dw, dx, n, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, acc_dx);
+        return;
+    }
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
         size_t ld = (size_t)nb * g.p;

@@ -8,6 +8,9 @@ int build_mlp(Model *m, const ModelConfig *cfg, char *err);
 int build_cnn3(Model *m, const ModelConfig *cfg, char *err);
 int build_vgg11(Model *m, const ModelConfig *cfg, char *err);
 int build_resnet18(Model *m, const ModelConfig *cfg, char *err);
+int build_resnet50(Model *m, const ModelConfig *cfg, char *err);
+int build_mobilenetv2(Model *m, const ModelConfig *cfg, char *err);
+int build_sdss_dnn(Model *m, const ModelConfig *cfg, char *err);
 /* channels * width, rounded, at least 1. */
 int scaled_width(int channels, float width);
 

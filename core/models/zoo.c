@@ -3,17 +3,24 @@
 #include <string.h>
 #include "models.h"
 
+/* Each model with the input and class count it was built for (its home
+ * dataset), which model_config_default fills in when asked. */
 static const struct {
     const char *name;
     int (*build)(Model *, const ModelConfig *, char *);
+    Shape input;
+    int classes;
 } ZOO[] = {
-    { "mlp", build_mlp },
-    { "cnn3", build_cnn3 },
-    { "vgg11", build_vgg11 },
-    { "resnet18", build_resnet18 },
+    { "mlp", build_mlp, { 1, 28, 28 }, 10 },
+    { "cnn3", build_cnn3, { 1, 28, 28 }, 10 },
+    { "vgg11", build_vgg11, { 3, 32, 32 }, 10 },
+    { "resnet18", build_resnet18, { 3, 32, 32 }, 10 },
+    { "resnet50", build_resnet50, { 1, 28, 28 }, 10 },
+    { "mobilenetv2", build_mobilenetv2, { 1, 28, 28 }, 10 },
+    { "sdss_dnn", build_sdss_dnn, { 10, 1, 1 }, 3 },
 };
 
-const char *model_names(void) { return "mlp, cnn3, vgg11, resnet18"; }
+const char *model_names(void) { return "mlp, cnn3, vgg11, resnet18, resnet50, mobilenetv2, sdss_dnn"; }
 
 ModelConfig model_config_default(const char *name, Shape input, int classes)
 {
@@ -21,10 +28,15 @@ ModelConfig model_config_default(const char *name, Shape input, int classes)
     memset(&c, 0, sizeof c);
     c.input = input;
     c.classes = classes;
+    for (size_t i = 0; name && i < sizeof ZOO / sizeof ZOO[0]; i++)
+        if (strcmp(name, ZOO[i].name) == 0) {
+            if (input.c <= 0) c.input = ZOO[i].input;
+            if (classes <= 0) c.classes = ZOO[i].classes;
+        }
     c.width = 1.0f;
     c.bn_track_stats = true;
     c.dropout = -1.0f;
-    if (name && strcmp(name, "mlp") == 0) { c.hidden[0] = 128; c.hidden[1] = 64; }
+    if (name && (strcmp(name, "mlp") == 0 || strcmp(name, "sdss_dnn") == 0)) { c.hidden[0] = 128; c.hidden[1] = 64; }
     return c;
 }
 

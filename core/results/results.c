@@ -69,6 +69,16 @@ void table_free(Table *t)
     free(t);
 }
 
+void table_tex_bold(Table *t, const char *col)
+{
+    if (!col || !*col) {
+        t->tex_bold[0] = '\0';
+        return;
+    }
+    if (table_col(t, col) < 0) ddl_die("table '%s': no column '%s' to mark bold rows", t->name, col);
+    ddl_strlcpy(t->tex_bold, col, sizeof t->tex_bold);
+}
+
 int table_col(const Table *t, const char *name)
 {
     for (int c = 0; c < t->ncols; c++)

@@ -64,6 +64,9 @@ typedef struct Table {
     char **cells;          /* nrows * ncols strings, NULL = empty */
     bool row_open;
     Meta meta;
+    /* LaTeX only: rows whose cell in this column is "yes" are set in bold
+     * (a paper's "best row" convention); "" = none. Set with table_tex_bold. */
+    char tex_bold[32];
 } Table;
 
 /* columns: comma-separated names, e.g. "iter,epoch,loss,accuracy". */
@@ -78,6 +81,10 @@ void table_set_int(Table *t, const char *col, long long value);
  * one floating conversion, else abort). */
 void table_set_num(Table *t, const char *col, double value, const char *fmt);
 void table_end_row(Table *t);
+/* LaTeX output sets a row in bold when its cell in column `col` is "yes"
+ * (the CSV keeps the column, so scripts see the same marks). Unknown
+ * column aborts (a bug); NULL or "" turns it off. */
+void table_tex_bold(Table *t, const char *col);
 /* Read back a cell (row, column name), NULL if empty/unknown. */
 const char *table_get(const Table *t, int row, const char *col);
 

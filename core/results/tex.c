@@ -83,10 +83,16 @@ static int render_tex(Buf *b_out, const Table *t, const TexSpec *spec, const cha
         else put_escaped(&b, t->cols[idx[c]]);
     }
     buf_puts(&b, " \\\\\n\\midrule\n");
+    int bold_col = t->tex_bold[0] ? table_col(t, t->tex_bold) : -1;
     for (int r = 0; r < t->nrows; r++) {
+        const char *mark = bold_col >= 0 ? table_cell(t, r, bold_col) : NULL;
+        bool bold = mark && !strcmp(mark, "yes");
         for (int c = 0; c < ncols; c++) {
             if (c) buf_puts(&b, " & ");
-            put_escaped(&b, table_cell(t, r, idx[c]));
+            const char *cell = table_cell(t, r, idx[c]);
+            if (bold && cell) buf_puts(&b, "\\textbf{");
+            put_escaped(&b, cell);
+            if (bold && cell) buf_putc(&b, '}');
         }
         buf_puts(&b, " \\\\\n");
     }

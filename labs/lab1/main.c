@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 
     Lab1Options o = lab1_defaults();
     CliOption opts[] = {
-        { "model", OPT_STR, &o.model, "mlp | cnn3 | vgg11 | resnet18", 0, 0 },
+        { "model", OPT_STR, &o.model, "mlp | cnn3 | vgg11 | resnet18 | resnet50 | mobilenetv2 | sdss_dnn", 0, 0 },
         { "dataset", OPT_STR, &o.dataset, "mnist | fashion-mnist | cifar10 | sdss", 0, 0 },
         { "epochs", OPT_INT, &o.epochs, "passes over the training set (ignored when --iters > 0)", 0, 100000 },
         { "iters", OPT_INT, &o.iters, "stop after this many iterations (0: use --epochs)", 0, 100000000 },

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# make lab3 - data-parallel SGD on VGG-11/CIFAR-10 (seed 001): the seed's
+# Table 1, time per iteration vs ranks for every strategy, the DDP bucket
+# cap sweep, timelines; then figures and the table.
+#
+#   1. Tasks (the seed's Table 1): Task 1 = one process, batch 256;
+#      Tasks 2a (gather/scatter), 2b (allreduce per parameter) and 3 (DDP)
+#      at NP ranks (default 4), total batch 256; trained, then evaluated
+#      on every rank.
+#   2. Scaling: every strategy (and the allreduce_flat control) at
+#      2 .. NP ranks, total batch 256; the one-rank point is Task 1.
+#   3. Buckets: DDP with caps 0 (one bucket per layer), 1, 5, 10, 25, 50,
+#      100 MiB and the flat control, at min(NP, cores) ranks so that the
+#      overlap is measured without oversubscription where possible.
+#   4. labs/lab3/figures.sh: figures/lab3-*.png, report/tables/lab3.tex.
+# Timing follows the seed: the first 40 iterations, the first discarded,
+# mean per rank then across ranks.
+# Profiles: quick (default) trains VGG-11 at half width on the first
+# 10240 training images (40 steps of 256) and tests on 2000, a few
+# minutes on 2 cores; paper: full VGG-11, one epoch of all 50000 (196
+# steps), the 10000 test images (timing runs stop after 40 steps).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source labs/common.sh
+BIN=${BIN:-bin}
+[ -x "$BIN/lab3" ] || { echo "error: $BIN/lab3 missing: run make" >&2; exit 1; }
+case "$NP" in ''|*[!0-9]*) echo "error: NP must be a number of ranks (got '$NP')" >&2; exit 2 ;; esac
+[ "$NP" -ge 2 ] || { echo "error: lab3 compares multi-rank strategies: NP must be >= 2 (got $NP)" >&2; exit 2; }
+OUT=${RESULTS:-results/lab3}
+rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
+if [ "$PROFILE" = paper ]; then
+  data=(--width 1)
+else
+  data=(--width 0.5 --limit 10240 --test-limit 2000)
+fi
+timing=(--iters 40 --no-eval)
+task=()
+if [ "${LAB3_SMOKE:-0}" = 1 ]; then # tests/e2e_lab3.sh: the same flow in seconds
+  data=(--width 0.125 --limit 1024 --test-limit 128 --synthetic)
+  timing=(--iters 3 --timed 3 --no-eval)
+  task=(--iters 3 --timed 3)
+fi
+common=(--seed "$SEED" --device "$DEVICE" --profile "$PROFILE" --out "$OUT.tmp" --quiet "${data[@]}")
+run() { # ranks args...
+  local np=$1; shift
+  note "$(mpirun_cmd "$np") $BIN/lab3 run $*"
+  $(mpirun_cmd "$np") "$BIN/lab3" run "${common[@]}" "$@"
+}
+CAP_NP=$(( NP < CORES ? NP : CORES )); [ "$CAP_NP" -ge 2 ] || CAP_NP=2
+
+note "Table 1 (seed 001): Task 1 at 1 rank, Tasks 2a, 2b, 3 at $NP ranks, total batch 256"
+run 1 --sync none --batch 256 --task 1 --series task --tag task1 "${task[@]}"
+run "$NP" --sync gather_scatter --global-batch 256 --task 2a --series task --tag task2a "${task[@]}"
+run "$NP" --sync allreduce --global-batch 256 --task 2b --series task --tag task2b "${task[@]}"
+run "$NP" --sync ddp --global-batch 256 --task 3 --series task --tag task3 "${task[@]}"
+
+note "time per iteration vs ranks, 2 .. $NP ranks, total batch 256"
+for np in $(seq 2 "$NP"); do
+  for sync in gather_scatter allreduce allreduce_flat ddp; do
+    [ "$np" = "$NP" ] && [ "$sync" != allreduce_flat ] && continue # the task runs
+    series=scale
+    [ "$np" = "$CAP_NP" ] && case $sync in allreduce_flat|ddp) series=scale,buckets ;; esac
+    run "$np" --sync "$sync" --global-batch 256 --series "$series" --tag "scale-$sync-np$np" "${timing[@]}"
+  done
+done
+[ "$NP" = "$CAP_NP" ] && run "$NP" --sync ddp --global-batch 256 --series buckets --tag "cap25-np$NP" "${timing[@]}"
+
+note "DDP bucket caps at $CAP_NP ranks (25 MiB and the flat control are the scaling runs)"
+for cap in 0 1 5 10 50 100; do
+  run "$CAP_NP" --sync ddp --bucket-cap-mb "$cap" --global-batch 256 --series buckets --tag "cap$cap-np$CAP_NP" "${timing[@]}"
+done
+
+rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+labs/lab3/figures.sh

@@ -1,0 +1,289 @@
+/* table.c - lab3's tables and figure data, from every <tag>-summary.csv
+ * in results/lab3:
+ *   table1.csv + report/tables/lab3.tex   the seed's Table 1 (Task, time
+ *       per iteration, test loss and accuracy, speedup over Task 1), then
+ *       the bucket-cap sweep (time, exposed sync, hidden communication);
+ *   scaling-<sync>.csv   time per iteration vs ranks for each strategy
+ *       (the seed's Figures 2-4, and all of them on one plot);
+ *   buckets.csv          the DDP bucket-cap sweep and the flat control. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "results/results.h"
+#include "lab3.h"
+
+enum { MAX_RUNS = 256 };
+
+static double num(const Table *t, const char *col)
+{
+    const char *s = table_get(t, 0, col);
+    return s && *s ? atof(s) : NAN;
+}
+
+static const char *str(const Table *t, const char *col)
+{
+    const char *s = table_get(t, 0, col);
+    return s ? s : "";
+}
+
+/* --series may name several (e.g. "scale,buckets": one run serves both). */
+static bool has_series(const Table *t, const char *what)
+{
+    char buf[128];
+    ddl_strlcpy(buf, str(t, "series"), sizeof buf);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (!strcmp(tok, what)) return true;
+    return false;
+}
+
+static int read_summaries(const char *dir, Table **runs)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    const char *suffix = "-summary.csv";
+    while ((e = readdir(d)) && n < MAX_RUNS) {
+        size_t len = strlen(e->d_name), sl = strlen(suffix);
+        if (len <= sl || strcmp(e->d_name + len - sl, suffix) != 0) continue;
+        char path[1024], err[256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        Table *t = table_read_csv(path, err, sizeof err);
+        if (!t) {
+            fprintf(stderr, "warning: skipping %s\n", err);
+            continue;
+        }
+        if (t->nrows < 1 || !table_get(t, 0, "ms_mean")) {
+            fprintf(stderr, "warning: skipping %s: no summary row\n", path);
+            table_free(t);
+            continue;
+        }
+        runs[n++] = t;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Order: by sync strategy as listed in sync.h, then ranks, then cap. */
+static int by_sync_np_cap(const void *a, const void *b)
+{
+    const Table *x = *(Table *const *)a, *y = *(Table *const *)b;
+    SyncKind kx = SYNC_NONE, ky = SYNC_NONE;
+    sync_kind_from_name(str(x, "sync"), &kx);
+    sync_kind_from_name(str(y, "sync"), &ky);
+    if (kx != ky) return (int)kx - (int)ky;
+    double d = num(x, "np") - num(y, "np");
+    if (d != 0) return d < 0 ? -1 : 1;
+    double cx = num(x, "bucket_cap_mb"), cy = num(y, "bucket_cap_mb");
+    if (isnan(cx)) cx = 1e30;
+    if (isnan(cy)) cy = 1e30;
+    return (cx > cy) - (cx < cy);
+}
+
+/* Rank counts an aggregate table spans, and which were oversubscribed:
+ * its provenance line must say so (the first run's "2 ranks" would not). */
+typedef struct Span { int lo, hi; char over[96]; } Span;
+
+static void span_add(Span *sp, const Table *run)
+{
+    int np = atoi(str(run, "np"));
+    if (sp->hi == 0 || np < sp->lo) sp->lo = np;
+    if (np > sp->hi) sp->hi = np;
+    if (!strcmp(str(run, "oversubscribed"), "yes")) {
+        char one[16];
+        snprintf(one, sizeof one, "%d", np);
+        if (!strstr(sp->over, one)) {
+            size_t len = strlen(sp->over);
+            snprintf(sp->over + len, sizeof sp->over - len, "%s%d", len ? ", " : "", np);
+        }
+    }
+}
+
+static void span_label(Table *t, const Span *sp)
+{
+    if (!t) return;
+    if (sp->lo == sp->hi) meta_set(&t->meta, "ranks", "%d", sp->lo);
+    else meta_set(&t->meta, "ranks", "%d-%d", sp->lo, sp->hi);
+    meta_set(&t->meta, "oversubscribed", "%s", sp->over[0] ? "yes" : "no");
+    char line[512];
+    meta_summary(&t->meta, line, sizeof line);
+    if (sp->over[0]) {
+        /* name the oversubscribed rank counts instead of a blanket note */
+        char *p = strstr(line, " (oversubscribed)");
+        if (p) memmove(p, p + 17, strlen(p + 17) + 1);
+        size_t len = strlen(line);
+        snprintf(line + len, sizeof line - len, "; oversubscribed at %s ranks", sp->over);
+        meta_set(&t->meta, "oversubscribed", "at %s ranks", sp->over);
+    }
+    meta_set(&t->meta, "summary", "%s", line);
+}
+
+static void fmt(char *buf, size_t cap, const char *f, double v)
+{
+    if (isnan(v)) buf[0] = 0;
+    else snprintf(buf, cap, f, v);
+}
+
+static int write_scaling(const Lab3Options *o, Table **runs, int n)
+{
+    int status = 0;
+    /* Each strategy's curve: its scale and task runs, and at one rank the
+     * single-process Task 1 (what every strategy reduces to there). */
+    for (int k = SYNC_GATHER_SCATTER; k < SYNC_KIND_COUNT; k++) {
+        Table *t = NULL;
+        Span sp = { 0, 0, "" };
+        char name[64];
+        snprintf(name, sizeof name, "scaling-%s", sync_kind_name((SyncKind)k));
+        for (int i = 0; i < n; i++) {
+            bool task1 = !strcmp(str(runs[i], "task"), "1");
+            bool mine = !strcmp(str(runs[i], "sync"), sync_kind_name((SyncKind)k)) &&
+                        (has_series(runs[i], "scale") || has_series(runs[i], "task"));
+            if (!task1 && !mine) continue;
+            if (!t) {
+                t = table_new(name, "np,ms_mean,s_per_iter,ms_rank_min,ms_rank_max,sync_ms,comm_ms,hidden_frac,"
+                                    "batch_per_rank,oversubscribed");
+                t->meta = runs[i]->meta;
+                meta_set(&t->meta, "run", "%s", name);
+            }
+            static const char *const cols[] = { "np", "ms_mean", "s_per_iter", "ms_rank_min", "ms_rank_max",
+                                                "sync_ms", "comm_ms", "hidden_frac", "batch_per_rank",
+                                                "oversubscribed" };
+            for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) table_set_str(t, cols[c], str(runs[i], cols[c]));
+            table_end_row(t);
+            span_add(&sp, runs[i]);
+        }
+        span_label(t, &sp);
+        if (t && table_write(t, o->out) != 0) status = 1;
+        table_free(t);
+    }
+    return status;
+}
+
+static Table *bucket_table(Table **runs, int n)
+{
+    Table *t = NULL;
+    Span sp = { 0, 0, "" };
+    for (int i = 0; i < n; i++) {
+        if (!has_series(runs[i], "buckets")) continue;
+        bool flat = !strcmp(str(runs[i], "sync"), "allreduce_flat");
+        if (!flat && strcmp(str(runs[i], "sync"), "ddp") != 0) continue;
+        if (!t) {
+            t = table_new("buckets", "label,cap_mb,buckets,np,ms_mean,forward_ms,backward_ms,sync_ms,comm_ms,"
+                                     "hidden_ms,hidden_frac,oversubscribed");
+            t->meta = runs[i]->meta;
+            meta_set(&t->meta, "run", "buckets");
+        }
+        double cap = num(runs[i], "bucket_cap_mb");
+        char label[32];
+        if (flat) ddl_strlcpy(label, "flat", sizeof label);
+        else if (cap == 0) ddl_strlcpy(label, "per layer", sizeof label);
+        else snprintf(label, sizeof label, "%g MiB", cap);
+        table_set_str(t, "label", label);
+        if (!flat) table_set_str(t, "cap_mb", str(runs[i], "bucket_cap_mb"));
+        table_set_str(t, "buckets", flat ? "1" : str(runs[i], "buckets"));
+        static const char *const cols[] = { "np", "ms_mean", "forward_ms", "backward_ms", "sync_ms", "comm_ms",
+                                            "hidden_ms", "hidden_frac", "oversubscribed" };
+        for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) table_set_str(t, cols[c], str(runs[i], cols[c]));
+        table_end_row(t);
+        span_add(&sp, runs[i]);
+    }
+    span_label(t, &sp);
+    return t;
+}
+
+static Table *table1(Table **runs, int n)
+{
+    static const char *const order[] = { "1", "2a", "2b", "3" };
+    static const char *const what[] = { "single process", "gather/scatter", "allreduce per parameter",
+                                        "DDP buckets + overlap" };
+    const Table *task[4] = { NULL };
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(str(runs[i], "task"), order[k])) task[k] = runs[i];
+    Table *t = NULL;
+    Span sp = { 0, 0, "" };
+    double t1 = task[0] ? num(task[0], "s_per_iter") : NAN;
+    for (int k = 0; k < 4; k++) {
+        if (!task[k]) continue;
+        if (!t) {
+            t = table_new("table1", "task,method,sync,np,batch_per_rank,s_per_iter,test_loss,test_accuracy_pct,"
+                                    "acc_rank_spread_pct,speedup,oversubscribed");
+            t->meta = task[k]->meta;
+            meta_set(&t->meta, "run", "table1");
+        }
+        char buf[64];
+        double s = num(task[k], "s_per_iter");
+        table_set_str(t, "task", order[k]);
+        table_set_str(t, "method", what[k]);
+        table_set_str(t, "sync", str(task[k], "sync"));
+        table_set_str(t, "np", str(task[k], "np"));
+        table_set_str(t, "batch_per_rank", str(task[k], "batch_per_rank"));
+        fmt(buf, sizeof buf, "%.3f", s);
+        table_set_str(t, "s_per_iter", buf);
+        fmt(buf, sizeof buf, "%.3f", num(task[k], "test_loss"));
+        table_set_str(t, "test_loss", buf);
+        fmt(buf, sizeof buf, "%.2f", 100 * num(task[k], "test_accuracy"));
+        table_set_str(t, "test_accuracy_pct", buf);
+        fmt(buf, sizeof buf, "%.2f", 100 * (num(task[k], "test_acc_max") - num(task[k], "test_acc_min")));
+        table_set_str(t, "acc_rank_spread_pct", buf);
+        fmt(buf, sizeof buf, "%.2f", t1 / s);
+        table_set_str(t, "speedup", buf);
+        table_set_str(t, "oversubscribed", str(task[k], "oversubscribed"));
+        table_end_row(t);
+        span_add(&sp, task[k]);
+    }
+    span_label(t, &sp);
+    return t;
+}
+
+int lab3_table(const Lab3Options *o)
+{
+    static Table *runs[MAX_RUNS];
+    int n = read_summaries(o->out, runs);
+    if (n == 0) {
+        fprintf(stderr, "error: no lab3 runs (*-summary.csv) in %s: run make lab3\n", o->out);
+        return 1;
+    }
+    qsort(runs, (size_t)n, sizeof *runs, by_sync_np_cap);
+    int status = write_scaling(o, runs, n);
+    Table *t1 = table1(runs, n), *tb = bucket_table(runs, n);
+    const Table *tex[2];
+    TexSpec specs[2];
+    int nt = 0;
+    if (t1) {
+        if (table_write(t1, o->out) != 0) status = 1;
+        static const char *const cols[] = { "task", "method", "np", "s_per_iter", "test_loss", "test_accuracy_pct",
+                                            "speedup" };
+        static const char *const heads[] = { "Task", "Method", "Ranks", "Avg.\\ time/iter (s)", "Loss",
+                                             "Accuracy (\\%)", "Speedup" };
+        specs[nt] = (TexSpec){ "lab3: the seed's Table 1. Time per iteration: the first 40 iterations timed, the "
+                               "first discarded, averaged per rank and then over ranks; test loss and accuracy of "
+                               "rank 0 after the run; speedup over Task 1.",
+                               "tab:lab3", 7, cols, heads, "cllrrrr" };
+        tex[nt++] = t1;
+    }
+    if (tb) {
+        if (table_write(tb, o->out) != 0) status = 1;
+        static const char *const cols[] = { "label", "buckets", "np", "ms_mean", "sync_ms", "comm_ms", "hidden_frac" };
+        static const char *const heads[] = { "Bucket cap", "Buckets", "Ranks", "ms/iter", "Exposed sync (ms)",
+                                             "Comm.\\ (ms)", "Hidden" };
+        specs[nt] = (TexSpec){ "lab3: DDP bucket cap sweep and the flat control (one allreduce after backward). "
+                               "Hidden: the fraction of communication time that ended before backward did.",
+                               "tab:lab3-buckets", 7, cols, heads, "lrrrrrr" };
+        tex[nt++] = tb;
+    }
+    if (nt > 0) {
+        if (mkdir_parent(o->tex) != 0 || tables_write_tex(tex, specs, nt, o->tex) != 0) status = 1;
+        else fprintf(stderr, "lab3: wrote %s and the figure CSVs in %s (%d runs)\n", o->tex, o->out, n);
+    } else {
+        fprintf(stderr, "lab3: no task or bucket runs in %s: nothing for %s\n", o->out, o->tex);
+    }
+    table_free(t1);
+    table_free(tb);
+    for (int i = 0; i < n; i++) table_free(runs[i]);
+    return status;
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# e2e_lab3.sh - `make lab3`'s whole flow (labs/lab3/run.sh) on tiny
+# settings (LAB3_SMOKE=1: VGG-11 at width 1/8, 1024 synthetic images, 3
+# steps per run) at 3 ranks, then checks what the lab promises: every
+# output written, Table 1 with its four tasks and speedup 1 for Task 1,
+# scaling curves from 1 to 3 ranks, the bucket sweep with the flat control
+# and buckets that shrink in number as the cap grows, gather/scatter's
+# bytes equal to the closed form, valid Chrome traces, figures rendered,
+# and the oversubscription label. Prints ok / not ok lines.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # status name [why]
+  if [ "$1" = 0 ]; then echo "ok - lab3 e2e: $2"; else echo "not ok - lab3 e2e: $2${3:+: $3}"; fail=1; fi
+}
+col() { # csv column: values of that column (data rows only)
+  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
+}
+yes_no() { if "$@"; then echo 0; else echo 1; fi; }
+if [ ! -x "$BIN/lab3" ]; then echo "not ok - lab3 e2e: $BIN/lab3 is not built"; exit 1; fi
+if ! command -v gnuplot >/dev/null 2>&1; then echo "skip - lab3 e2e: gnuplot not installed (make deps)"; exit 0; fi
+
+R=$tmp/r
+NP=3 LAB3_SMOKE=1 BIN=$BIN RESULTS=$R FIGURES=$tmp/fig TABLES=$tmp/tab labs/lab3/run.sh > "$tmp/run.log" 2>&1
+check $? "labs/lab3/run.sh runs every configuration at NP=3" "$(tail -3 "$tmp/run.log")"
+
+t1=$R/table1.csv
+check $(yes_no [ "$(col "$t1" task | tr '\n' ' ')" = "1 2a 2b 3 " ]) "Table 1 has Tasks 1, 2a, 2b, 3" "$(col "$t1" task | tr '\n' ' ')"
+check $(yes_no [ "$(col "$t1" speedup | head -1)" = 1.00 ]) "Task 1's speedup is 1.00"
+bad=$(col "$t1" s_per_iter | awk '!($1 > 0)' | wc -l)
+check $(yes_no [ "$bad" = 0 ]) "every task has a positive time per iteration" "$bad rows"
+acc=$(col "$t1" test_accuracy_pct | awk '$1 >= 0 && $1 <= 100' | wc -l)
+check $(yes_no [ "$acc" = 4 ]) "every task has a test accuracy" "$acc rows"
+grep -q 'tab:lab3}' "$tmp/tab/lab3.tex" && grep -q 'tab:lab3-buckets' "$tmp/tab/lab3.tex"
+check $? "report table lab3.tex has Table 1 and the bucket sweep"
+
+for s in gather_scatter allreduce allreduce_flat ddp; do
+  check $(yes_no [ "$(col "$R/scaling-$s.csv" np | tr '\n' ' ')" = "1 2 3 " ]) "scaling-$s.csv covers 1, 2, 3 ranks"
+done
+
+b=$R/buckets.csv
+check $(yes_no [ "$(col "$b" label | head -1)" = flat ] && [ "$(col "$b" label | wc -l)" = 8 ]) \
+  "bucket sweep: the flat control and 7 caps" "$(col "$b" label | tr '\n' '|')"
+nb=$(col "$b" buckets | tail -n +2 | tr '\n' ' ')
+check $(yes_no awk -v s="$nb" 'BEGIN { n = split(s, a, " "); for (i = 2; i <= n; i++) if (a[i] > a[i-1]) exit 1; exit !(a[1] > a[n]) }') \
+  "buckets per step fall as the cap grows (per layer first)" "$nb"
+hf=$(col "$b" hidden_frac | tail -n +2 | awk '$1 < 0 || $1 > 1 || $1 == ""' | wc -l)
+check $(yes_no [ "$hf" = 0 ]) "every DDP run has a hidden fraction in [0, 1]" "$hf bad"
+
+# gather/scatter: every non-root rank sends its gradient, the root sends
+# the mean back to each: 2 (P-1)/P gradients per rank per step on average
+g=$R/task2a-summary.csv
+want=$(awk -v G="$(col "$g" grad_bytes)" 'BEGIN { printf "%.0f", 2 * 2 * G / 3 }')
+got=$(col "$g" bytes_sent_per_step)
+check $(yes_no [ "$got" = "$want" ]) "gather/scatter sends 2(P-1)/P gradients per rank per step" "got $got, want $want"
+
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); ev = [e for e in d["traceEvents"] if e["ph"] == "X"]; assert len({e["pid"] for e in ev}) == 3 and any(e["tid"] == 1 for e in ev)' "$R/task3-trace.json" 2> "$tmp/json.err"
+  check $? "task3-trace.json is a Chrome trace with 3 ranks and communication events" "$(tail -1 "$tmp/json.err")"
+fi
+cores=$(getconf _NPROCESSORS_ONLN)
+want=no; [ 3 -gt "$cores" ] && want=yes
+grep -q "^# oversubscribed: $want" "$R/task3-summary.csv"
+check $? "3-rank runs say oversubscribed: $want ($cores cores)"
+grep -q '^# data: synthetic' "$R/task1-summary.csv"
+check $? "outputs say the data was synthetic"
+n=$(ls "$tmp"/fig/lab3-*.png 2>/dev/null | wc -l)
+check $(yes_no [ "$n" -ge 8 ] && [ -s "$tmp/fig/lab3-timeline-task3.png" ] && [ -s "$tmp/fig/lab3-buckets.png" ]) \
+  "figures rendered (scaling, buckets, overlap, timelines)" "$n PNG files"
+
+"$BIN/lab3" run --sync nonsense --out "$tmp/x" > /dev/null 2> "$tmp/bad.err"
+st=$?
+check $(yes_no [ "$st" = 2 ] && grep -q "unknown --sync 'nonsense'" "$tmp/bad.err") "an unknown strategy is refused clearly" "status $st"
+mpirun -np 2 --oversubscribe --mca pml ob1 --mca btl self,vader "$BIN/lab3" run --sync none --out "$tmp/x" > /dev/null 2> "$tmp/bad2.err"
+st=$?
+check $(yes_no [ "$st" != 0 ] && grep -q "one process" "$tmp/bad2.err") "sync none at 2 ranks is refused clearly" "status $st"
+exit $fail
