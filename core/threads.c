@@ -3,7 +3,7 @@
 
 #include <cblas.h>
 #include <stdlib.h>
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(DDL_SMPI) /* SMPI redefines malloc & co. as macros */
 #include <malloc.h>
 #endif
 #include <unistd.h>

@@ -13,6 +13,9 @@
 #      100 MiB and the flat control, at min(NP, cores) ranks so that the
 #      overlap is measured without oversubscription where possible.
 #   4. labs/lab3/figures.sh: figures/lab3-*.png, report/tables/lab3.tex.
+# PLATFORM=X (labs/platforms/): every run under SimGrid SMPI on that
+# simulated cluster (bin/sim, make SIM=1), results in results/lab3/sim-X,
+# figures in figures/sim-X, every output labelled simulated.
 # Timing follows the seed: the first 40 iterations, the first discarded,
 # mean per rank then across ranks.
 # Profiles: quick (default) trains VGG-11 at half width on the first
@@ -21,12 +24,15 @@
 # steps), the 10000 test images (timing runs stop after 40 steps).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+LAB_SIMULATES=1   # make lab3 PLATFORM=cluster4: the same runs under SimGrid SMPI
 source labs/common.sh
-BIN=${BIN:-bin}
+BIN=${BIN:-$LAB_BIN}
 [ -x "$BIN/lab3" ] || { echo "error: $BIN/lab3 missing: run make" >&2; exit 1; }
 case "$NP" in ''|*[!0-9]*) echo "error: NP must be a number of ranks (got '$NP')" >&2; exit 2 ;; esac
 [ "$NP" -ge 2 ] || { echo "error: lab3 compares multi-rank strategies: NP must be >= 2 (got $NP)" >&2; exit 2; }
-OUT=${RESULTS:-results/lab3}
+OUT=${RESULTS:-results/lab3${SIM_TAG:+/$SIM_TAG}}
+# simulated figures and tables go beside the native ones, never over them
+export FIGURES=${FIGURES:-figures${SIM_TAG:+/$SIM_TAG}} TABLES=${TABLES:-report/tables${SIM_TAG:+/$SIM_TAG}}
 rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
 if [ "$PROFILE" = paper ]; then
   data=(--width 1)
@@ -71,4 +77,4 @@ for cap in 0 1 5 10 50 100; do
 done
 
 rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
-labs/lab3/figures.sh
+RESULTS=$OUT labs/lab3/figures.sh
