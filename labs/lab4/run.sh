@@ -28,13 +28,17 @@
 # ddlab's (where this Open MPI exposes them; 4.1.x does not).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+LAB_SIMULATES=1   # make lab4 PLATFORM=X: the same runs under SimGrid SMPI
 source labs/common.sh
-[ -x bin/lab4 ] || { echo "error: bin/lab4 missing: run make" >&2; exit 1; }
+BIN=${BIN:-$LAB_BIN}
+[ -x "$BIN/lab4" ] || { echo "error: $BIN/lab4 missing: run make" >&2; exit 1; }
 if [ "$DEVICE" != cpu ]; then
   echo "error: lab4 runs on the CPU only for now (the CUDA layer kernels are not in this build): DEVICE=cpu" >&2
   exit 2
 fi
-OUT=results/lab4
+OUT=${RESULTS:-results/lab4${SIM_TAG:+/$SIM_TAG}}
+# simulated figures and tables go beside the native ones, never over them
+export FIGURES=${FIGURES:-figures${SIM_TAG:+/$SIM_TAG}} TABLES=${TABLES:-report/tables${SIM_TAG:+/$SIM_TAG}}
 # Runs write into a fresh folder that replaces the old one only when all
 # succeeded: a failed run never leaves a mix of old and new results.
 rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
@@ -53,9 +57,9 @@ for np in $workers; do
     # The monitoring PML must be free to interpose: no "--mca pml ob1".
     cmd="${cmd/--mca pml ob1/} --mca pml_monitoring_enable 1"
   fi
-  note "$cmd bin/lab4 run ${settings[*]}"
-  $cmd bin/lab4 run "${common[@]}" "${settings[@]}"
+  note "$cmd $BIN/lab4 run ${settings[*]}"
+  $cmd "$BIN/lab4" run "${common[@]}" "${settings[@]}"
 done
 
 rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
-labs/lab4/figures.sh
+RESULTS=$OUT labs/lab4/figures.sh
