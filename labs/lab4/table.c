@@ -128,7 +128,11 @@ static void summary_all(const Runs *r, char *out, size_t cap)
     }
     const char *ds = meta_get(m0, "dataset"), *cores = meta_get(m0, "cores");
     const char *pretty = ds && !strcmp(ds, "mnist") ? "MNIST" : ds && !strcmp(ds, "fashion-mnist") ? "Fashion-MNIST" : ds;
-    snprintf(out, cap, "%s %s, %s ranks on %s cores%s, %s, %s profile, seed %s",
+    /* a simulated run says so first, as meta_summary does */
+    const char *sim = meta_get(m0, "simulated");
+    int k = sim ? snprintf(out, cap, "simulated (%s), ", sim) : 0;
+    if (k < 0 || (size_t)k >= cap) k = 0;
+    snprintf(out + k, cap - (size_t)k, "%s %s, %s ranks on %s cores%s, %s, %s profile, seed %s",
              mixed ? "MIXED real/synthetic" : data ? data : "?", pretty ? pretty : "?", ranks, cores ? cores : "?",
              overs, meta_get(m0, "device") ? meta_get(m0, "device") : "cpu",
              meta_get(m0, "profile") ? meta_get(m0, "profile") : "?", meta_get(m0, "seed") ? meta_get(m0, "seed") : "?");
