@@ -82,11 +82,13 @@ static void on_layer_done(Model *m, int layer, void *ctx)
 {
     Sync *s = ctx;
     double now = sync_clock(s);
-    const Layer *l = &m->layers[layer];
-    char name[40];
-    if (l->name[0]) ddl_strlcpy(name, l->name, sizeof name);
-    else snprintf(name, sizeof name, "%s %d", layer_kind_name(l->kind), layer);
-    sync_event(s, TRACK_COMPUTE, name, s->t_last_hook, now, 0.0);
+    if (s->cfg.trace) { /* names only for timelines: this runs after every layer */
+        const Layer *l = &m->layers[layer];
+        char name[40];
+        if (l->name[0]) ddl_strlcpy(name, l->name, sizeof name);
+        else snprintf(name, sizeof name, "%s %d", layer_kind_name(l->kind), layer);
+        sync_event(s, TRACK_COMPUTE, name, s->t_last_hook, now, 0.0);
+    }
     s->t_last_hook = now;
     if (s->syncing && s->cfg.kind == SYNC_DDP) ddp_layer_done(s, layer);
 }
