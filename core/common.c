@@ -15,6 +15,17 @@
  * (privatization, its default), so each rank has its own copy. */
 static int g_rank = -1, g_size = 0;
 
+void ddl_error(const char *fmt, ...)
+{
+    if (g_rank > 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
 void ddl_set_rank(int rank, int size) { g_rank = rank; g_size = size; }
 
 static void vmessage(const char *kind, const char *fmt, va_list ap)

@@ -18,6 +18,9 @@
  * peer is left hanging. */
 void ddl_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void ddl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "error: <message>" to stderr, on rank 0 only in MPI runs: a bad
+ * flag or file is seen alike by every rank, and one line says it. */
+void ddl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Set by programs after MPI_Init so that messages carry the rank. */
 void ddl_set_rank(int rank, int size);
 

@@ -252,3 +252,16 @@ void dataset_free(Dataset *d)
     ddl_free(d->y);
     memset(d, 0, sizeof *d);
 }
+
+int dataset_load_for_run(const char *name, Split split, int limit, uint64_t seed, bool allow_synthetic,
+                         bool force_synthetic, Dataset *out)
+{
+    char err[DDL_ERRLEN];
+    DataOptions dopt = { .root = NULL, .allow_synthetic = allow_synthetic, .force_synthetic = force_synthetic,
+                         .seed = seed, .limit = limit, .synthetic_n = 0 };
+    if (dataset_load(name, split, &dopt, out, err) != 0) {
+        ddl_error("%s", err);
+        return -1;
+    }
+    return 0;
+}

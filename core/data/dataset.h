@@ -73,6 +73,11 @@ const char *dataset_root(const DataOptions *opt);
 int dataset_load(const char *name, Split split, const DataOptions *opt,
                  Dataset *out, char err[DDL_ERRLEN]);
 void dataset_free(Dataset *d);
+/* What every lab does: real files under the data root, else labelled
+ * synthetic data when allow_synthetic; limit > 0 keeps the first examples.
+ * On failure the reason is printed once (ddl_error) and -1 returned. */
+int dataset_load_for_run(const char *name, Split split, int limit, uint64_t seed, bool allow_synthetic,
+                         bool force_synthetic, Dataset *out);
 
 /* printf into err, cut to DDL_ERRLEN on purpose (messages name files whose
  * paths can be long); returns -1 so readers can `return ddl_data_errf(...)`. */

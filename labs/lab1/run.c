@@ -62,14 +62,7 @@ static void describe_run(Meta *meta, const Lab1Options *o, const Dataset *train,
 
 static int load(const Lab1Options *o, Split split, int limit, Dataset *d)
 {
-    char err[DDL_ERRLEN];
-    DataOptions dopt = { .root = NULL, .allow_synthetic = !o->no_synthetic, .force_synthetic = o->force_synthetic,
-                         .seed = o->seed, .limit = limit, .synthetic_n = 0 };
-    if (dataset_load(o->dataset, split, &dopt, d, err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return dataset_load_for_run(o->dataset, split, limit, o->seed, !o->no_synthetic, o->force_synthetic, d);
 }
 
 static void save_pictures(const Lab1Options *o, const Dataset *train, const Model *m, const char *run)

@@ -139,14 +139,7 @@ static int parse_hidden(const char *list, int *h, int cap)
 
 static int load(const Lab2Options *o, Split split, int limit, Dataset *d)
 {
-    char err[DDL_ERRLEN];
-    DataOptions dopt = { .root = NULL, .allow_synthetic = true, .force_synthetic = o->force_synthetic,
-                         .seed = o->seed, .limit = limit, .synthetic_n = 0 };
-    if (dataset_load(o->dataset, split, &dopt, d, err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return dataset_load_for_run(o->dataset, split, limit, o->seed, true, o->force_synthetic, d);
 }
 
 int lab2_train(const Lab2Options *o, Comm *c)

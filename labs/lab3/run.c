@@ -72,14 +72,7 @@ static const char *bn_name(BnMode b) { return b == BN_TRACK ? "track" : b == BN_
 
 static int load(const Lab3Options *o, Split split, int limit, Dataset *d)
 {
-    char err[DDL_ERRLEN];
-    DataOptions dopt = { .root = NULL, .allow_synthetic = true, .force_synthetic = o->force_synthetic,
-                         .seed = o->seed, .limit = limit, .synthetic_n = 0 };
-    if (dataset_load(o->dataset, split, &dopt, d, err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return dataset_load_for_run(o->dataset, split, limit, o->seed, true, o->force_synthetic, d);
 }
 
 /* Every rank checks the same things, so all agree to stop. */

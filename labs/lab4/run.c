@@ -23,14 +23,7 @@ enum { R_SENT, R_RECV, R_MSENT, R_MRECV, R_WSENT, R_WRECV, R_MONB, R_MONM, R_MON
 
 static int load(const Lab4Options *o, Split split, int limit, Dataset *d)
 {
-    char err[DDL_ERRLEN];
-    DataOptions dopt = { .root = NULL, .allow_synthetic = true, .force_synthetic = o->force_synthetic,
-                         .seed = o->seed, .limit = limit, .synthetic_n = 0 };
-    if (dataset_load(o->dataset, split, &dopt, d, err) != 0) {
-        lab4_error("%s", err);
-        return -1;
-    }
-    return 0;
+    return dataset_load_for_run(o->dataset, split, limit, o->seed, true, o->force_synthetic, d);
 }
 
 static void describe(Meta *meta, const Lab4Options *o, const Lab4Setup *s, int per_iter, const char *monitor)
