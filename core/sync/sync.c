@@ -224,6 +224,10 @@ double sync_train_step(Sync *s, const float *x, const int32_t *y, int n, int *co
 {
     Model *m = s->m;
     if (s->micro == 0) {
+        /* The hook is this strategy's for the whole step, even when
+         * several Syncs take turns on one model (bench/ddp_bar.c). */
+        m->hook = on_layer_done;
+        m->hook_ctx = s;
         s->t_step = ddl_now();
         s->nevents = 0;
         s->niv = 0;
