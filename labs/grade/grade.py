@@ -216,9 +216,11 @@ def grade_code(item, sub, work, v, expected, timeout_cap, log):
     if src is None:
         return Outcome(item, "missing", f"not submitted: no {item.what} (looked in labs/{item.lab}/exercises/, "
                                         f"{item.lab}/ and the top of the submission)")
-    d = os.path.join(work, f"{item.lab}-{item.name}")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    d = os.path.join(work, f"{item.lab}-{item.name}")  # holds log.txt, already open
+    for old in os.listdir(d):
+        if old != "log.txt":
+            p = os.path.join(d, old)
+            shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
     obj = os.path.join(d, item.name + ".o")
     cflags = [f for f in shlex.split(v["CFLAGS"]) if not f.startswith("-MMD") and f != "-MP"]
     # -I the reference file's folder too: its own includes are relative
