@@ -19,6 +19,10 @@ forms, so an edited or invented file is caught:
              min <= median, positive times;
   speedup    lab3: speedup = T(task 1) / T(task), ranks x batch per rank =
              the global batch, plausible step times;
+  timings    lab3: per-rank step times (fastest rank <= mean <= slowest),
+             s_per_iter = mean, Table 1 = the tasks' summaries, gradient
+             bytes = params x 4, gather/scatter's bytes per step per rank
+             (mean) = 2(p-1)/p x gradient bytes;
   accuracy   the final accuracy in ACCURACY's range for the dataset and
              profile the metadata states (only [0, 1] on synthetic data).
 """
@@ -45,7 +49,7 @@ ACCURACY = {
 }
 REQUIRED_META = ("program", "git", "date", "host", "ranks", "mpi", "profile", "seed", "device")
 # Files each lab must have handed in (globs under results/labN/).
-REQUIRED_FILES = {"lab2": ("bench-np*.csv", "train-np*.csv"), "lab3": ("table1.csv",),
+REQUIRED_FILES = {"lab2": ("bench-np*.csv", "train-np*.csv"), "lab3": ("table1.csv", "task*-summary.csv"),
                   "lab4": ("iters*.csv",)}
 
 
@@ -281,6 +285,38 @@ def check_lab3_speedup(tables):
     return bad, f"{n} rows: speedup = T1/Tn, batches add up"
 
 
+def check_lab3_timings(tables):
+    bad, n = [], 0
+    summaries = {}
+    for t in matching(tables, "*-summary.csv"):
+        for r in t.rows:
+            what = f"{t.name}"
+            lo, mean, hi, spi = num(r, "ms_rank_min"), num(r, "ms_mean"), num(r, "ms_rank_max"), num(r, "s_per_iter")
+            if None in (lo, mean, hi, spi) or not 0 < lo:
+                bad.append(f"{what}: missing or non-positive step times")
+                continue
+            n += 1
+            summaries[os.path.join(os.path.dirname(t.path), t.name)] = spi
+            if not lo - 1e-3 <= mean <= hi + 1e-3:
+                bad.append(f"{what}: mean step {mean} ms outside the ranks' {lo}..{hi} ms")
+            if not close(spi, mean / 1e3, 0, 6e-5):
+                bad.append(f"{what}: s_per_iter {r['s_per_iter']} != ms_mean / 1000")
+            pa, gb, p = num(r, "params"), num(r, "grad_bytes"), num(r, "np")
+            if pa is None or gb != pa * 4:
+                bad.append(f"{what}: grad_bytes {r.get('grad_bytes')} != params x 4")
+            elif r.get("sync") == "gather_scatter" and r.get("alg") == "linear" and p:
+                sent, want = num(r, "bytes_sent_per_step"), 2 * (p - 1) / p * gb
+                if sent is None or abs(sent - want) > 1:
+                    bad.append(f"{what}: bytes_sent_per_step {r.get('bytes_sent_per_step')} != 2(p-1)/p x "
+                               f"grad_bytes = {want:.0f}")
+    for t in matching(tables, "table1.csv"):
+        for r in t.rows:
+            spi = summaries.get(os.path.join(os.path.dirname(t.path), f"task{r.get('task')}-summary.csv"))
+            if spi is not None and not close(num(r, "s_per_iter"), spi, 0, 6e-4):
+                bad.append(f"{t.name}: task {r.get('task')} s_per_iter {r.get('s_per_iter')} != its summary's {spi}")
+    return bad, f"{n} summaries: per-rank times, bytes and Table 1 agree"
+
+
 def check_lab4_bytes(tables):
     bad, n = [], 0
     for t in matching(tables, "iters*.csv"):
@@ -314,6 +350,7 @@ CHECKS = {
     ("lab2", "bandwidth"): lambda lab, t: check_lab2_bandwidth(t),
     ("*", "accuracy"): check_accuracy,
     ("lab3", "speedup"): lambda lab, t: check_lab3_speedup(t),
+    ("lab3", "timings"): lambda lab, t: check_lab3_timings(t),
     ("lab4", "bytes"): lambda lab, t: check_lab4_bytes(t),
 }
 
