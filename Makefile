@@ -17,6 +17,8 @@ NATIVE    ?= 1
 CUDA      ?= auto
 SIM       ?= 0
 PLATFORM  ?=
+IMPL      ?= reference
+SUBMISSION ?=
 export DDL_DATA
 
 CC        := mpicc
@@ -67,6 +69,20 @@ ifeq ($(SIM),1)
   BIN     := bin/sim
   CUDA    := 0
   CFLAGS  += -DDDL_SMPI
+endif
+
+# IMPL=student: the labs are linked with the student's exercise files
+# (labs/labN/exercises/*.c) in place of the reference functions. The
+# exercise objects and the student programs live in their own tree
+# ($(BUILD)/student, $(BIN)/student); libddl.a is the reference one, and an
+# exercise object named before it on the link line keeps the linker from
+# pulling the reference member, which defines exactly that function
+# (tests/e2e_grade.sh checks this with nm).
+ifeq ($(IMPL),student)
+  STUDENT_BUILD := $(BUILD)/student
+  STUDENT_BIN   := $(BIN)/student
+else ifneq ($(IMPL),reference)
+  $(error IMPL=$(IMPL): use reference (default) or student)
 endif
 
 # ---- CUDA detection: build CUDA objects only when nvcc exists ------------
@@ -128,9 +144,9 @@ endif
 TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
 BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
-.PHONY: all lib tests help deps test test-fast test-san bench figures report clean distclean check-tools sim FORCE $(LABS)
+.PHONY: all lib tests help deps test test-fast test-san bench figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
 
-all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS)
+all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
 lib: $(LIB)
 tests: $(TEST_BINS)
 
@@ -164,6 +180,24 @@ $(BIN)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB) $(SAN
 	$$(CC) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
 endef
 $(foreach l,$(LABS),$(eval $(call LAB_RULE,$(l))))
+
+# IMPL=student: labs/labN/exercises/*.c compiled into $(STUDENT_BUILD),
+# linked before the reference library into $(STUDENT_BIN)/labN.
+ifeq ($(IMPL),student)
+$(STUDENT_BUILD)/%.o: %.c | check-tools
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+# Results written by student programs say "impl: student" (core/impl.c).
+$(STUDENT_BUILD)/core/impl.o: core/impl.c | check-tools
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DDDL_IMPL_STUDENT -c $< -o $@
+define STUDENT_LAB_RULE
+$(STUDENT_BIN)/$(1): $(STUDENT_BUILD)/core/impl.o $(patsubst %.c,$(STUDENT_BUILD)/%.o,$(wildcard labs/$(1)/exercises/*.c)) $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB) $(SAN_OBJ)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
+endef
+$(foreach l,$(LABS),$(if $(wildcard labs/$(l)/*.c),$(eval $(call STUDENT_LAB_RULE,$(l)))))
+endif
 
 $(BIN)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/harness.o $(LIB) $(SAN_OBJ)
 	@mkdir -p $(@D)
@@ -216,11 +250,43 @@ ifneq ($(PLATFORM),)
     $(error PLATFORM=$(PLATFORM): no labs/platforms/$(PLATFORM).xml; available: $(basename $(notdir $(wildcard labs/platforms/*.xml))))
   endif
 endif
-LAB_ENV := NP=$(NP) DEVICE=$(DEVICE) PROFILE=$(PROFILE) SEED=$(SEED) DDL_DATA=$(DDL_DATA) PLATFORM=$(PLATFORM)
+LAB_ENV := NP=$(NP) DEVICE=$(DEVICE) PROFILE=$(PROFILE) SEED=$(SEED) DDL_DATA=$(DDL_DATA) PLATFORM=$(PLATFORM) \
+           DDL_STUDENT_BIN=$(STUDENT_BIN)
 # PLATFORM=<name>: run the lab simulated on labs/platforms/<name>.xml (the
 # native tree is still built: it measures this machine's FLOP rate).
+# IMPL=student: the lab runs $(STUDENT_BIN)/labN (see above).
+ifeq ($(IMPL),student)
+  ifneq ($(PLATFORM),)
+    $(error IMPL=student runs natively only (PLATFORM=$(PLATFORM) builds the reference with smpicc))
+  endif
+$(LABS): %: all $(STUDENT_BIN)/%
+	@$(LAB_ENV) labs/$@/run.sh
+else
 $(LABS): all $(if $(PLATFORM),sim)
 	@$(LAB_ENV) labs/$@/run.sh
+endif
+
+# ---- grading ---------------------------------------------------------------
+# make grade SUBMISSION=dir (or bin/grade dir...): builds the tests against
+# the submission's exercise files (one item at a time, in its own tree
+# under dir/.grade), runs them under mpirun with timeouts, checks its
+# result files, writes dir/grade-report.md and .csv (labs/grade/README.md).
+grade: all bin/grade
+	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [dir...]" >&2; exit 2; }
+	@labs/grade/grade.py --no-build $(SUBMISSION)
+bin/grade: labs/grade/grade.py
+	@mkdir -p $(@D)
+	@ln -sf ../labs/grade/grade.py $@
+# What the grader compiles and links with (the reference build's flags).
+grade-vars:
+	@echo 'CC=$(CC)'
+	@echo 'CFLAGS=$(CFLAGS)'
+	@echo 'LDFLAGS=$(LDFLAGS)'
+	@echo 'LDLIBS=$(LDLIBS)'
+	@echo 'BUILD=$(BUILD)'
+	@echo 'BIN=$(BIN)'
+	@echo 'SAN_OBJ=$(SAN_OBJ)'
+	@echo 'GIT_REV=$(GIT_REV)'
 
 figures: all
 	@$(LAB_ENV) figures/make_figures.sh
@@ -264,6 +330,8 @@ help:
 	@echo "  make figures       render every figure and table (runs labs whose results are missing)"
 	@echo "  make report        compile report/report.pdf from what exists"
 	@echo "  make bench         performance comparisons (ddlab vs PyTorch, vs MPI_Allreduce)"
+	@echo "  make labN IMPL=student  run lab N with the student's labs/labN/exercises/*.c (bin/student/labN)"
+	@echo "  make grade SUBMISSION=dir  grade a submission (also bin/grade dir...): dir/grade-report.md, .csv"
 	@echo "  make SIM=1         build the labs with SimGrid's smpicc into bin/sim (simulated clusters)"
 	@echo "  make clean         remove build outputs; distclean also removes results"
 	@echo
@@ -276,6 +344,8 @@ help:
 	@echo "  SANITIZE=$(SANITIZE)       1: ASan+UBSan build in bin/san"
 	@echo "  NATIVE=$(NATIVE)         1: -march=native"
 	@echo "  CUDA=$(CUDA)        auto (build CUDA objects when nvcc exists) | 0 | 1"
+	@echo "  IMPL=$(IMPL)   reference | student: labs built with labs/labN/exercises/*.c (bin/student)"
+	@echo "  SUBMISSION=$(SUBMISSION)   make grade: submission folder(s) (labs/grade/README.md)"
 	@echo "  PLATFORM=$(PLATFORM)   run make labN simulated (SMPI) on labs/platforms/<name>.xml: $(basename $(notdir $(wildcard labs/platforms/*.xml)))"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"

@@ -82,7 +82,10 @@ note() { echo "[$(basename "$(dirname "$0")")] $*" >&2; }
 # sourcing this file and calling "$LAB_BIN/labN" instead of bin/labN
 # (labs/platforms/README.md); a lab that has not is refused, rather than
 # running its native binary under smpirun.
-LAB_BIN=bin
+# make labN IMPL=student sets DDL_STUDENT_BIN=bin/student: the programs
+# linked with the student's labs/labN/exercises/*.c (Makefile, IMPL).
+LAB_BIN=${DDL_STUDENT_BIN:-bin}
+if [ "$LAB_BIN" != bin ]; then note "IMPL=student: running $LAB_BIN's programs (your exercise files)"; fi
 SIM_TAG=
 if [ -n "${PLATFORM:-}" ]; then
   if [ "${LAB_SIMULATES:-0}" != 1 ]; then

@@ -21,7 +21,10 @@
  * others): gather_scatter, allreduce (MPI and ring), allreduce_flat, ddp
  * with caps 0 (per layer), the default 1 MiB + 25 MiB, and tiny 4 KiB
  * caps (many buckets, many in flight), ddp over the hand-written ring, and
- * ddp accumulating 2 micro-batches of 32/P (no_sync). */
+ * ddp accumulating 2 micro-batches of 32/P (no_sync).
+ * `mpi_sync --sync a,b` runs only the cases of those strategies (sync
+ * kind names) and skips the trace-file check: make grade tests one
+ * student function at a time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,9 +191,26 @@ static void test_trace_file(Comm *c)
     model_free(&m);
 }
 
+/* --sync a,b: is strategy k in the list (no list: every strategy)? */
+static bool selected(const char *list, SyncKind k)
+{
+    if (!list) return true;
+    const char *name = sync_kind_name(k);
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && !strncmp(p, name, n)) return true;
+        if (!end) break;
+        p = end + 1;
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    const char *only = argc == 3 && !strcmp(argv[1], "--sync") ? argv[2] : NULL;
     Comm c;
     comm_init(&c, MPI_COMM_WORLD);
     const size_t MiB = (size_t)1 << 20;
@@ -215,9 +235,9 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
             bool few = cases[k].kind == SYNC_GATHER_SCATTER || cases[k].cap == 0 ||
                        (cases[k].cap == 4096 && cases[k].alg == COMM_ALG_MPI) || cases[k].accumulate > 1;
-            if (i == 0 || few) run_case(&c, models[i].model, models[i].in, &cases[k]);
+            if ((i == 0 || few) && selected(only, cases[k].kind)) run_case(&c, models[i].model, models[i].in, &cases[k]);
         }
-    test_trace_file(&c);
+    if (!only) test_trace_file(&c);
     comm_free(&c);
     int rc = t_done();
     MPI_Finalize();

@@ -171,6 +171,7 @@ void meta_collect(Meta *m, const char *program)
     meta_set(m, "program", "%s", program ? program : "unknown");
     meta_set(m, "git", "%s", ddl_git_rev());
     meta_set(m, "build", "%s", ddl_build_flags());
+    meta_set(m, "impl", "%s", ddl_impl());
 
     char date[32] = "unknown";
     time_t now = time(NULL);

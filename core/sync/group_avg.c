@@ -103,17 +103,9 @@ void group_avg_free(GroupAvg *g)
     memset(g, 0, sizeof *g);
 }
 
-static Comm *current(const GroupAvg *g)
+Comm *group_avg_comm(const GroupAvg *g)
 {
     return &g->grouping[group_avg_shift(g->workers, g->rotate, g->rounds) % g->ngroupings];
-}
-
-void group_avg_round(GroupAvg *g, float *params, size_t n)
-{
-    Comm *c = current(g);
-    /* A worker alone in its group keeps its weights: no call, no bytes. */
-    if (c->size > 1) comm_allreduce(c, params, n, COMM_FP32, COMM_AVG, g->alg);
-    g->rounds++;
 }
 
 GroupLayout group_avg_next_layout(const GroupAvg *g)

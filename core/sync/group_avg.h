@@ -80,9 +80,14 @@ typedef struct GroupAvg {
 int group_avg_init(GroupAvg *g, const Comm *world, int passes, bool rotate, CommAlg alg, char err[DDL_ERRLEN]);
 /* Collective: frees the group Comms. */
 void group_avg_free(GroupAvg *g);
-/* One averaging round over params[0..n) (FP32, in place), then the grouping
- * moves on. Collective over the world. */
+/* One averaging round over params[0..n) (FP32, in place): this rank's
+ * group (group_avg_comm) replaces its members' params by their mean, a
+ * member alone in its group sends nothing and keeps its own; then the
+ * grouping moves on (rounds + 1). Collective over the world.
+ * (group_avg_round.c, alone there: it is lab4's exercise.) */
 void group_avg_round(GroupAvg *g, float *params, size_t n);
+/* The Comm of this rank's group in the round about to run (rounds so far). */
+Comm *group_avg_comm(const GroupAvg *g);
 /* This rank's place in the next round. */
 GroupLayout group_avg_next_layout(const GroupAvg *g);
 /* What this rank sent and received through every group Comm so far. */

@@ -143,27 +143,6 @@ void sync_free(Sync *s)
     memset(s, 0, sizeof *s);
 }
 
-/* The per-parameter strategies: one blocking allreduce per tensor, in
- * model order, as the seed's loops over model.parameters(). */
-static void sync_per_parameter(Sync *s, CommAlg alg)
-{
-    const Model *m = s->m;
-    for (int i = 0; i < m->nlayers; i++) {
-        const Layer *l = &m->layers[i];
-        if (!l->param_count) continue;
-        size_t parts[2][2] = { { l->param_off, l->weight_count },
-                               { l->param_off + l->weight_count, l->param_count - l->weight_count } };
-        for (int k = 0; k < 2; k++) {
-            if (!parts[k][1]) continue;
-            double t0 = sync_clock(s);
-            comm_allreduce(s->c, m->grads + parts[k][0], parts[k][1], COMM_FP32, COMM_AVG, alg);
-            char name[40];
-            snprintf(name, sizeof name, "%s.%s", l->name, k ? "bias" : "weight");
-            sync_comm_event(s, name, t0, sync_clock(s), (double)parts[k][1] * sizeof(float));
-        }
-    }
-}
-
 static void synchronise(Sync *s)
 {
     switch (s->cfg.kind) {

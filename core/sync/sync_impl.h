@@ -20,6 +20,11 @@ void sync_comm_event(Sync *s, const char *name, double t0, double t1, double byt
 /* Seconds since the current step began. */
 double sync_clock(const Sync *s);
 
+/* gather_scatter.c: one allreduce AVG of m->grads per tensor (weight,
+ * then bias, layer by layer in model order) with `alg`, each recorded by
+ * sync_comm_event as "<layer>.weight" / "<layer>.bias". */
+void sync_per_parameter(Sync *s, CommAlg alg);
+
 /* ddp.c */
 int ddp_setup(Sync *s, char err[256]);
 void ddp_teardown(Sync *s);

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 # make lab2 PLATFORM=X: simulated on a SimGrid platform instead.
 if [ -n "${PLATFORM:-}" ]; then exec labs/lab2/run-sim.sh; fi
 source labs/common.sh
-[ -x bin/lab2 ] || { echo "error: bin/lab2 missing: run make" >&2; exit 1; }
+[ -x "$LAB_BIN/lab2" ] || { echo "error: $LAB_BIN/lab2 missing: run make" >&2; exit 1; }
 OUT=results/lab2
 # Runs write into a fresh folder that replaces the old one only when all
 # succeeded: a failed run never leaves a mix of old and new results.
@@ -28,14 +28,14 @@ for extra in "$CORES" "$NP"; do
   case " $sweep " in *" $extra "*) ;; *) [ "$extra" -gt 4 ] && sweep="$sweep $extra" ;; esac
 done
 for np in $sweep; do
-  note "$(mpirun_cmd "$np") bin/lab2 bench > $OUT/bench-np$np.txt"
-  $(mpirun_cmd "$np") bin/lab2 bench "${common[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
+  note "$(mpirun_cmd "$np") $LAB_BIN/lab2 bench > $OUT/bench-np$np.txt"
+  $(mpirun_cmd "$np") "$LAB_BIN/lab2" bench "${common[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
 done
 
 most=$(( CORES > 4 ? CORES : 4 ))
 note "time vs ranks at 1 MiB: 1 .. $most ranks"
 for np in $(seq 1 "$most"); do
-  $(mpirun_cmd "$np") bin/lab2 bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" > /dev/null
+  $(mpirun_cmd "$np") "$LAB_BIN/lab2" bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" > /dev/null
 done
 
 if [ "$PROFILE" = paper ]; then
@@ -43,8 +43,8 @@ if [ "$PROFILE" = paper ]; then
 else
   train=(--epochs 1 --hidden 16,64,256,1024)
 fi
-note "$(mpirun_cmd "$NP") bin/lab2 train ${train[*]}"
-$(mpirun_cmd "$NP") bin/lab2 train "${common[@]}" "${train[@]}"
+note "$(mpirun_cmd "$NP") $LAB_BIN/lab2 train ${train[*]}"
+$(mpirun_cmd "$NP") "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
 
 rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
 labs/lab2/figures.sh
