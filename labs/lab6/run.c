@@ -147,6 +147,9 @@ static void describe(Run *r, long total, int per_epoch)
     meta_set(meta, "seed", "%llu", (unsigned long long)o->seed);
     meta_set(meta, "optimizer", "SGD lr %g momentum %g wd %g (not scaled with workers)", (double)o->lr,
              (double)o->momentum, (double)o->wd);
+    const char *yield = getenv("OMPI_MCA_mpi_yield_when_idle");
+    meta_set(meta, "mpi_yield_when_idle", "%s", yield && *yield ? yield : "Open MPI default (busy polling unless "
+                                                                      "it knows it is oversubscribed)");
     meta_set(meta, "blas_core", "%s", blas_core_name());
     meta_set(meta, "blas_threads", "%d (%s)", blas_threads(), blas_threading());
     meta_set(meta, "timing", "training time: wall time of the training loop between barriers (data loading in, "
@@ -192,7 +195,7 @@ static int write_summary(Run *r, long total, double train_s, const double *means
     table_set_int(t, "global_batch", (long long)o->batch * r->workers * o->accumulate);
     table_set_int(t, "accumulate", o->accumulate);
     table_set_int(t, "iters", total);
-    table_set_num(t, "train_s", train_s, "%.3f");
+    table_set_num(t, "train_s", train_s, "%.4g");
     table_set_num(t, "iters_per_s", (double)total / train_s, "%.2f");
     table_set_num(t, "test_accuracy_pct", 100.0 * eval_acc, "%.1f");
     table_set_num(t, "test_loss", eval_loss, "%.4f");

@@ -175,7 +175,7 @@ static int write_tex(Table **runs, int n, const char *tex)
                     for (int i = 0; i < nw; i++) {
                         const Table *r = find(runs, n, devices[d], styles[s], w, workload_at(i)->name);
                         char cell[64] = "--";
-                        if (r && m == 0) snprintf(cell, sizeof cell, "%.3f", num(r, "train_s"));
+                        if (r && m == 0) snprintf(cell, sizeof cell, "%.4g", num(r, "train_s"));
                         if (r && m == 1) snprintf(cell, sizeof cell, "%.1f", num(r, "test_accuracy_pct"));
                         if (r && m == 2) snprintf(cell, sizeof cell, "%.2f", num(r, "iters_per_s"));
                         if (r && m == 3) human_bytes(num(r, "bytes_per_rank"), cell, sizeof cell);
