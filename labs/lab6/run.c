@@ -126,10 +126,6 @@ static void describe(Run *r, long total, int per_epoch)
     meta_set(meta, "style", "%s", sync_kind_name(r->sc.kind));
     meta_set(meta, "style_detail", "%s", sync_kind_description(r->sc.kind));
     meta_set(meta, "workers", "%d%s", r->workers, r->sc.kind == SYNC_PS ? " (+ rank 0 as the server)" : "");
-    if (r->sc.kind == SYNC_HOROVOD)
-        meta_set(meta, "horovod", "ring allreduce (ddlab), fusion %g MiB, cycle %g ms, %s, %d fusion groups per step "
-                 "after step 0 (mimics Horovod 0.28's defaults 128 MiB, 1 ms)", (double)o->fusion_mb,
-                 (double)o->cycle_ms, o->fp16 ? "fp16 compression" : "fp32", r->s.nbuckets);
     meta_set(meta, "accumulate", "%d", r->sc.accumulate);
     meta_set(meta, "model", "%s", r->w->model);
     meta_set(meta, "width", "%g", (double)r->width);
@@ -168,6 +164,11 @@ static int write_summary(Run *r, long total, double train_s, const double *means
                                "iters,train_s,iters_per_s,test_accuracy_pct,test_loss,step_ms,wall_step_ms,forward_ms,"
                                "backward_ms,optimizer_ms,compute_ms,sync_ms,comm_ms,other_ms,bytes_per_rank,"
                                "bytes_max_rank,fusion_mb,cycle_ms,fp16,groups");
+    /* after training: the fusion plan of steps 1.. is known now */
+    if (r->sc.kind == SYNC_HOROVOD)
+        meta_set(&r->meta, "horovod", "ring allreduce (ddlab), fusion %g MiB, cycle %g ms, %s, %d fusion groups per "
+                 "step after step 0 (mimics Horovod 0.28's defaults 128 MiB, 1 ms)", (double)o->fusion_mb,
+                 (double)o->cycle_ms, o->fp16 ? "fp16 compression" : "fp32", r->s.nbuckets);
     t->meta = r->meta;
     double mean_bytes = 0.0, max_bytes = 0.0;
     for (int k = 0; k < ranks; k++) {
