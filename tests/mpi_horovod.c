@@ -17,7 +17,9 @@
  * within 1e-2 of FP32 (halves carry ~3 decimal digits).
  * Bytes: over all ranks, a ring allreduce of a group of n elements sends
  * exactly 2(p-1) n elements in total, so one step sends 2(p-1) N x 4 bytes
- * (N parameters; 2 bytes each with FP16), whatever the grouping. */
+ * (N parameters; 2 bytes each with FP16), whatever the grouping. Groups:
+ * fusion off = one per tensor; cycle 0 = one per layer from step 1 on (the
+ * plan rank 0's step-0 times make). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +173,12 @@ static void test_model(Comm *c, const char *model, Shape in, int classes)
         if (k->fusion == 0)
             t_check_all(o.groups == ntensors, "horovod %s fusion off np%d: one group per tensor (%d of %d)", model, p,
                         o.groups, ntensors);
+        if (k->cycle_ms == 0.0) { /* from step 1 on, each layer's tensors are a cycle of their own */
+            int layers = 0;
+            for (int l = 0; l < ref.nlayers; l++) layers += ref.layers[l].param_count > 0;
+            t_check_all(o.groups == layers, "horovod %s cycle 0 np%d: after step 0, one group per layer with "
+                        "parameters (%d of %d)", model, p, o.groups, layers);
+        }
         if (k->fusion == 4096)
             t_check_all(o.groups > 1 && o.groups <= ntensors, "horovod %s fusion 4 KiB np%d: several groups (%d)", model,
                         p, o.groups);

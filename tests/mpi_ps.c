@@ -18,6 +18,8 @@
  *   - bytes: per step each worker sends and receives 4N bytes (N
  *     parameters, no batch-norm statistics in these models), the server
  *     receives and sends 4PN;
+ *   - batch-norm running statistics (mobilenetv2, training mode) end up
+ *     equal on every rank and updated;
  *   - ps on one rank is refused (no worker).
  * Models: cnn3 and sdss_dnn (no batch norm, no dropout, no augmentation). */
 #include <math.h>
@@ -164,6 +166,47 @@ static void test_model(Comm *c, const char *model, Shape in, int classes)
     model_free(&ref);
 }
 
+/* Batch norm: the workers push their running statistics, the server
+ * averages them and every worker pulls them back, so after a step in
+ * training mode every rank holds the same statistics, and they moved. */
+static void test_bn_state(Comm *c)
+{
+    char err[256];
+    Shape in = { 1, 28, 28 };
+    ModelConfig cfg = model_config_default("mobilenetv2", in, 10);
+    cfg.width = 0.25f;
+    cfg.dropout = 0.0f;
+    Model m;
+    if (model_build(&m, "mobilenetv2", &cfg, 4, 3, err) != 0) ddl_die("%s", err);
+    SgdConfig sc = { 0.05f, 0.9f, 0.0f, false };
+    Trainer t;
+    trainer_init(&t, &m, &sc);
+    SyncConfig scfg = sync_config_default(SYNC_PS);
+    Sync s;
+    if (sync_init(&s, &scfg, &t, c, err) != 0) ddl_die("%s", err);
+    float *init = ddl_alloc(sizeof(float) * m.nstate);
+    memcpy(init, m.state, sizeof(float) * m.nstate);
+    float x[4 * 784];
+    int32_t y[4];
+    Rng r = rng_make2(17, "mpi_ps bn", (uint64_t)c->rank);
+    for (int i = 0; i < 4 * 784; i++) x[i] = rng_normal(&r);
+    for (int i = 0; i < 4; i++) y[i] = (int32_t)rng_below(&r, 10);
+    int correct;
+    for (int step = 0; step < 2; step++) sync_train_step(&s, x, y, 4, &correct, NULL);
+    float *root = ddl_alloc(sizeof(float) * m.nstate);
+    memcpy(root, m.state, sizeof(float) * m.nstate);
+    MPI_Bcast(root, (int)m.nstate, MPI_FLOAT, 0, c->mpi);
+    bool same = memcmp(root, m.state, sizeof(float) * m.nstate) == 0;
+    bool moved = memcmp(init, m.state, sizeof(float) * m.nstate) != 0;
+    t_check_all(same && moved, "ps mobilenetv2 np%d: BN running statistics averaged at the server, equal on every "
+                "rank and updated (%zu floats)", c->size, m.nstate);
+    ddl_free(root);
+    ddl_free(init);
+    sync_free(&s);
+    trainer_free(&t);
+    model_free(&m);
+}
+
 static void test_refused(Comm *c)
 {
     Comm self;
@@ -191,6 +234,7 @@ int main(int argc, char **argv)
     comm_init(&c, MPI_COMM_WORLD);
     test_model(&c, "cnn3", (Shape){ 1, 28, 28 }, 10);
     test_model(&c, "sdss_dnn", (Shape){ 10, 1, 1 }, 3);
+    test_bn_state(&c);
     test_refused(&c);
     comm_free(&c);
     int rc = t_done();
