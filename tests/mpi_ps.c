@@ -20,6 +20,9 @@
  *     receives and sends 4PN;
  *   - batch-norm running statistics (mobilenetv2, training mode) end up
  *     equal on every rank and updated;
+ *   - asynchronous ps: with one worker bit-identical to synchronous ps; with
+ *     P workers the server applies P x steps updates and the traffic is
+ *     the synchronous one (the weights depend on timing: not compared);
  *   - ps on one rank is refused (no worker).
  * Models: cnn3 and sdss_dnn (no batch norm, no dropout, no augmentation). */
 #include <math.h>
@@ -65,8 +68,8 @@ static double rel_diff(const float *a, const float *b, size_t n)
 
 /* Train `kind` on comm c where rank `first_worker` of c is worker 0; rank
  * r's shard is worker (r - first_worker). Returns a copy of the weights. */
-static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, const char *model, Shape in,
-                    int classes, CommCounters *traffic)
+static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, bool async, const char *model,
+                    Shape in, int classes, CommCounters *traffic, long *opt_steps)
 {
     const int workers = c->size - first_worker, w = c->rank - first_worker;
     const int local = GLOBAL_BATCH / workers, micro = local / accumulate;
@@ -77,6 +80,7 @@ static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, co
     trainer_init(&t, &m, &sc);
     SyncConfig cfg = sync_config_default(kind);
     cfg.accumulate = accumulate;
+    cfg.ps_async = async;
     Sync s;
     char err[256];
     if (sync_init(&s, &cfg, &t, c, err) != 0) ddl_die("%s", err);
@@ -96,6 +100,7 @@ static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, co
     if (traffic)
         *traffic = (CommCounters){ .bytes_sent = after.bytes_sent - before.bytes_sent,
                                    .bytes_recv = after.bytes_recv - before.bytes_recv };
+    if (opt_steps) *opt_steps = t.opt.steps;
     float *out = ddl_alloc(sizeof(float) * m.nparams);
     memcpy(out, m.params, sizeof(float) * m.nparams);
     ddl_free(x);
@@ -127,13 +132,13 @@ static void test_model(Comm *c, const char *model, Shape in, int classes)
     }
 
     CommCounters traffic;
-    float *ps = train(c, SYNC_PS, 1, 1, model, in, classes, &traffic);
-    float *ps2 = train(c, SYNC_PS, 1, 2, model, in, classes, NULL);
+    float *ps = train(c, SYNC_PS, 1, 1, false, model, in, classes, &traffic, NULL);
+    float *ps2 = train(c, SYNC_PS, 1, 2, false, model, in, classes, NULL, NULL);
     /* allreduce over the workers only */
     Comm wc;
     comm_split(c, c->rank > 0 ? 0 : -1, c->rank, &wc);
     float *ar = NULL;
-    if (c->rank > 0) ar = train(&wc, P > 1 ? SYNC_ALLREDUCE : SYNC_NONE, 0, 1, model, in, classes, NULL);
+    if (c->rank > 0) ar = train(&wc, P > 1 ? SYNC_ALLREDUCE : SYNC_NONE, 0, 1, false, model, in, classes, NULL, NULL);
     comm_free(&wc);
 
     double d_ar = c->rank > 0 ? rel_diff(ps, ar, n) : 0.0;
@@ -156,6 +161,22 @@ static void test_model(Comm *c, const char *model, Shape in, int classes)
     t_check_all(bytes_ok, "ps %s np%d: bytes per step: worker sends and receives 4N, server 4PN (rank %d: sent %llu, "
                 "recv %llu, unit %llu)", model, c->size, c->rank, (unsigned long long)traffic.bytes_sent,
                 (unsigned long long)traffic.bytes_recv, (unsigned long long)unit);
+    /* asynchronous: P pushes applied per step on arrival; one worker is the
+     * synchronous server exactly; the traffic is the same */
+    CommCounters atraffic;
+    long server_updates = 0;
+    float *as = train(c, SYNC_PS, 1, 1, true, model, in, classes, &atraffic, &server_updates);
+    if (P == 1)
+        t_check_all(memcmp(as, ps, sizeof(float) * n) == 0, "ps async %s, 1 worker: bit-identical to synchronous ps",
+                    model);
+    bool finite = true;
+    for (size_t i = 0; i < n; i++) finite = finite && isfinite(as[i]);
+    long want_updates = c->rank == 0 ? (long)P * STEPS : STEPS;
+    t_check_all(finite && (c->rank != 0 || server_updates == want_updates) && atraffic.bytes_sent == traffic.bytes_sent &&
+                atraffic.bytes_recv == traffic.bytes_recv,
+                "ps async %s np%d: the server applies P x steps = %ld updates, finite weights, same bytes as sync",
+                model, c->size, (long)P * STEPS);
+    ddl_free(as);
     ddl_free(root);
     ddl_free(ps);
     ddl_free(ps2);

@@ -17,6 +17,16 @@
  *           statistics (BN buffers are not trained; averaging keeps one
  *           consistent copy, which the server evaluates with), then sends
  *           weights and statistics to every worker.
+ * Asynchronous variant (SyncConfig.ps_async): the server takes the pushes
+ * in arrival order (MPI_Probe on any worker) and for each one at once
+ * applies ps_server_step() with that single gradient (scaled by 1/P, so P
+ * pushes move the weights as far as one synchronous step), keeps that
+ * worker's batch-norm statistics, and sends it the current weights. A
+ * fast worker then computes its next gradient on weights that a slower
+ * worker's push has not reached yet: stale gradients, no waiting for the
+ * slowest worker, results that depend on timing. One server call still
+ * handles P pushes, so every rank makes the same number of calls. With one
+ * worker it is the synchronous server exactly.
  * Traffic per step, in bytes, with N parameters and S statistics floats:
  * each worker sends 4(N+S) and receives 4(N+S); the server receives
  * 4P(N+S) and sends 4P(N+S). Counted in Sync.ps_count as the messages are
@@ -105,6 +115,38 @@ static void server_round(Sync *s)
     s->last.comm = s->last.sync_wait;
 }
 
+static void server_round_async(Sync *s)
+{
+    Model *m = s->m;
+    const int workers = s->world - 1;
+    double comm = 0.0, opt = 0.0;
+    s->ps_count.calls++;
+    for (int k = 0; k < workers; k++) {
+        double t0 = sync_clock(s);
+        MPI_Status st;
+        MPI_Probe(MPI_ANY_SOURCE, TAG_PUSH, s->c->mpi, &st);
+        int w = st.MPI_SOURCE;
+        /* a push is the gradient then the statistics, in order from one
+         * source: take all of it before probing again */
+        recv_floats(s, m->grads, m->nparams, w, TAG_PUSH);
+        if (m->nstate) recv_floats(s, m->state, m->nstate, w, TAG_PUSH);
+        double t1 = sync_clock(s);
+        ps_server_step(&s->t->opt, m->params, m->grads, workers);
+        double t2 = sync_clock(s);
+        send_floats(s, m->params, m->nparams, w, TAG_PULL);
+        if (m->nstate) send_floats(s, m->state, m->nstate, w, TAG_PULL);
+        double t3 = sync_clock(s);
+        sync_comm_event(s, "push (receive)", t0, t1, (double)(m->nparams + m->nstate) * 4.0);
+        sync_event(s, TRACK_COMPUTE, "optimizer", t1, t2, 0.0);
+        sync_comm_event(s, "pull (send)", t2, t3, (double)(m->nparams + m->nstate) * 4.0);
+        comm += (t1 - t0) + (t3 - t2);
+        opt += t2 - t1;
+    }
+    s->last.sync_wait = 1e3 * comm;
+    s->last.optimizer = 1e3 * opt;
+    s->last.comm = s->last.sync_wait;
+}
+
 static void worker_round(Sync *s)
 {
     Model *m = s->m;
@@ -152,7 +194,8 @@ double ps_train_step(Sync *s, const float *x, const int32_t *y, int n, int *corr
             }
             worker_round(s);
         } else {
-            server_round(s);
+            if (s->cfg.ps_async) server_round_async(s);
+            else server_round(s);
         }
         s->last.total = 1e3 * sync_clock(s);
         s->steps++;

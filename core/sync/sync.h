@@ -40,7 +40,9 @@
  *                   = 3 ranks). Workers push their gradients (and BN running
  *                   statistics), the server averages them and applies SGD
  *                   (ps_step.c), workers pull the new weights. The server
- *                   computes no forward or backward. See ps.c.
+ *                   computes no forward or backward. ps_async: the server
+ *                   applies each push as it arrives and answers that worker
+ *                   at once (asynchronous SGD, stale gradients). See ps.c.
  *
  * Overlap here is real but explicit: there is no communication thread
  * (one would compete with BLAS for the cores); the hook calls comm_test
@@ -96,6 +98,8 @@ typedef struct SyncConfig {
     size_t fusion_bytes;       /* fusion threshold; 0 = no fusion (one allreduce per tensor) */
     double cycle_ms;           /* cycle time; 0 = every layer's gradients are their own cycle */
     bool fp16;                 /* Compression.fp16: allreduce gradients as halves */
+    /* ps */
+    bool ps_async;             /* apply each push on arrival (see ps.c) */
 } SyncConfig;
 
 SyncConfig sync_config_default(SyncKind kind);

@@ -40,6 +40,7 @@ typedef struct Lab6Options {
     int limit, test_limit;
     float fusion_mb, cycle_ms; /* horovod */
     bool fp16;
+    bool ps_async;             /* ps: apply each push on arrival */
     int accumulate;            /* backward_passes_per_step */
     const char *device;
     float lr, momentum, wd;

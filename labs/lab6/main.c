@@ -53,6 +53,7 @@ int main(int argc, char **argv)
         { "fusion-mb", OPT_FLOAT, &o.fusion_mb, "horovod: fusion threshold in MiB (0: no fusion)", 0, 1e6 },
         { "cycle-ms", OPT_FLOAT, &o.cycle_ms, "horovod: cycle time in ms (0: every layer its own cycle)", 0, 1e6 },
         { "fp16", OPT_FLAG, &o.fp16, "horovod: Compression.fp16 (gradients travel as halves)", 0, 0 },
+        { "async", OPT_FLAG, &o.ps_async, "ps: asynchronous server (each push applied on arrival; style ps_async)", 0, 0 },
         { "accumulate", OPT_INT, &o.accumulate, "backward passes per step (local accumulation)", 1, 1024 },
         { "device", OPT_STR, &o.device, "cpu | cuda (one rank per GPU)", 0, 0 },
         { "lr", OPT_FLOAT, &o.lr, "learning rate", 0, 100 },

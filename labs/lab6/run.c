@@ -97,6 +97,11 @@ static int setup(Run *r, char err[256])
         snprintf(err, 256, "--fp16 is Horovod's compression: --style horovod only");
         return -1;
     }
+    if (o->ps_async && kind != SYNC_PS) {
+        snprintf(err, 256, "--async is the parameter server's: --style ps only");
+        return -1;
+    }
+    r->sc.ps_async = o->ps_async;
     r->server = kind == SYNC_PS && r->c->rank == 0;
     r->workers = kind == SYNC_PS ? r->c->size - 1 : r->c->size;
     r->worker = kind == SYNC_PS ? r->c->rank - 1 : r->c->rank;
@@ -116,6 +121,9 @@ static int setup(Run *r, char err[256])
     return 0;
 }
 
+/* The style as outputs name it: ps_async for the asynchronous server. */
+static const char *style_name(const Run *r) { return r->sc.ps_async ? "ps_async" : sync_kind_name(r->sc.kind); }
+
 static void describe(Run *r, long total, int per_epoch)
 {
     const Lab6Options *o = r->o;
@@ -123,7 +131,7 @@ static void describe(Run *r, long total, int per_epoch)
     meta_collect(meta, "lab6");
     meta_set(meta, "run", "%s", r->tag);
     meta_set(meta, "workload", "%s", r->w->name);
-    meta_set(meta, "style", "%s", sync_kind_name(r->sc.kind));
+    meta_set(meta, "style", "%s", style_name(r));
     meta_set(meta, "style_detail", "%s", sync_kind_description(r->sc.kind));
     meta_set(meta, "workers", "%d%s", r->workers, r->sc.kind == SYNC_PS ? " (+ rank 0 as the server)" : "");
     meta_set(meta, "accumulate", "%d", r->sc.accumulate);
@@ -180,7 +188,7 @@ static int write_summary(Run *r, long total, double train_s, const double *means
     table_set_str(t, "tag", r->tag);
     table_set_str(t, "workload", r->w->name);
     table_set_str(t, "workload_label", r->w->label);
-    table_set_str(t, "style", sync_kind_name(r->sc.kind));
+    table_set_str(t, "style", style_name(r));
     table_set_int(t, "workers", r->workers);
     table_set_int(t, "ranks", ranks);
     table_set_str(t, "device", o->device);
@@ -250,7 +258,7 @@ int lab6_run(const Lab6Options *o, Comm *c)
         return 2;
     }
     if (o->tag) ddl_strlcpy(r.tag, o->tag, sizeof r.tag);
-    else snprintf(r.tag, sizeof r.tag, "%s-%s-w%d", r.w->name, sync_kind_name(r.sc.kind), r.workers);
+    else snprintf(r.tag, sizeof r.tag, "%s-%s-w%d", r.w->name, style_name(&r), r.workers);
     bad = dataset_load_for_run(r.w->dataset, SPLIT_TRAIN, o->limit, o->seed, true, o->force_synthetic, &r.train) != 0;
     if (!bad && dataset_load_for_run(r.w->dataset, SPLIT_TEST, o->test_limit, o->seed, true, o->force_synthetic,
                                      &r.test) != 0) {
@@ -290,7 +298,7 @@ int lab6_run(const Lab6Options *o, Comm *c)
     describe(&r, total, per_epoch);
     if (c->rank == 0 && !o->quiet)
         fprintf(stderr, "lab6: %s: %s, %d worker(s)%s x batch %d, %s x%g (%zu params) on %s %s (%d examples), %ld "
-                        "steps\n", r.tag, sync_kind_name(r.sc.kind), r.workers,
+                        "steps\n", r.tag, style_name(&r), r.workers,
                 r.sc.kind == SYNC_PS ? " + server" : "", o->batch, r.w->model, (double)r.width, r.m.nparams,
                 r.train.synthetic ? "synthetic" : "real", r.train.name, r.train.n, total);
 

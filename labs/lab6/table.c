@@ -1,7 +1,8 @@
 /* table.c - lab6's tables and figure data, from every <tag>-summary.csv in
  * results/lab6:
  *   lab6.csv                one row per grid cell (workload x style x
- *                           workers x device);
+ *                           workers x device; ps_async runs, which are not
+ *                           in the seed's table, come last);
  *   report/tables/lab6.tex  the seed's Table I layout: one column per
  *                           workload, row groups per style and worker count
  *                           (training time, test accuracy, iterations per
@@ -70,7 +71,9 @@ static int rank_of(const Table *t)
     int wl = 0;
     for (int i = 0; i < workload_count(); i++)
         if (!strcmp(workload_at(i)->name, str(t, "workload"))) wl = i;
-    return (strcmp(str(t, "device"), "cpu") != 0) * 1000 + (strcmp(str(t, "style"), "horovod") != 0) * 100 +
+    const char *style = str(t, "style");
+    int st = !strcmp(style, "horovod") ? 0 : !strcmp(style, "ps") ? 1 : 2;
+    return (strcmp(str(t, "device"), "cpu") != 0) * 1000 + st * 100 +
            (int)num(t, "workers") * 10 + wl;
 }
 
