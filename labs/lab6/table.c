@@ -189,10 +189,21 @@ static int write_tex(Table **runs, int n, const char *tex)
             }
     const char *headers[8] = { "Setting", "Workers", "" };
     for (int i = 0; i < nw && i < 5; i++) headers[3 + i] = workload_at(i)->label;
-    TexSpec spec = { .caption = "lab6 (seed 003, Table I): Horovod-style ring allreduce with tensor fusion vs a "
-                                "synchronous parameter server, 1 and 2 workers (ps adds a server rank). Training "
-                                "time is the wall time of the training loop; bytes are those each rank sent per step "
-                                "(mean over ranks).",
+    /* what the profile trained: widths and examples per workload */
+    char caption[1024], what[512] = "";
+    for (int i = 0; i < nw; i++) {
+        const Table *r = NULL;
+        for (int k = 0; k < n && !r; k++)
+            if (!strcmp(str(runs[k], "workload"), workload_at(i)->name)) r = runs[k];
+        if (!r) continue;
+        size_t at = strlen(what);
+        snprintf(what + at, sizeof what - at, "%s%s x%s on %s training examples", at ? "; " : "", str(r, "model"),
+                 str(r, "width"), str(r, "train_examples"));
+    }
+    snprintf(caption, sizeof caption, "lab6 (seed 003, Table I): Horovod-style ring allreduce with tensor fusion vs a "
+             "synchronous parameter server, 1 and 2 workers (ps adds a server rank). Training time is the wall time of "
+             "the training loop; bytes are those each rank sent per step (mean over ranks). Models: %s.", what);
+    TexSpec spec = { .caption = caption,
                      .label = "tab:lab6",
                      .ncols = 3 + nw,
                      .headers = headers,
