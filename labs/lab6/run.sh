@@ -24,8 +24,8 @@
 #   quick (default)  ResNet-50 x0.125 and MobileNetV2 x0.25 on the first
 #                    6400 training images, 1 epoch (100 steps at 1 worker),
 #                    2000 test images; the SDSS DNN on all 8000 training
-#                    rows for 10 epochs, 2000 test rows. ~4-6 minutes on
-#                    2 cores.
+#                    rows for 10 epochs, 2000 test rows. 2.5-4.5 minutes
+#                    measured on 2 shared cores.
 #   paper            the seed's models and data: width 1, all 60000
 #                    images for 1 epoch and all 10000 test images; SDSS as
 #                    quick (the seed gives no epochs or batch size). Hours
