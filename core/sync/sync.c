@@ -135,7 +135,7 @@ int sync_init(Sync *s, const SyncConfig *cfg, Trainer *t, Comm *c, char err[256]
     }
     if (cfg->kind == SYNC_NONE && c && c->size > 1) {
         snprintf(err, 256, "sync none runs one process, not %d ranks: pick gather_scatter, allreduce, "
-                           "allreduce_flat or ddp", c->size);
+                           "allreduce_flat, ddp, horovod or ps", c->size);
         return -1;
     }
     /* As DDP's constructor: every replica starts from rank 0's weights and
