@@ -166,6 +166,7 @@ double ps_train_step(Sync *s, const float *x, const int32_t *y, int n, int *corr
 {
     Model *m = s->m;
     if (s->micro == 0) {
+        sync_own_hook(s);
         s->t_step = ddl_now();
         s->nevents = 0;
         s->niv = 0;

@@ -112,6 +112,12 @@ CommCounters sync_counters(const Sync *s)
     return t;
 }
 
+void sync_own_hook(Sync *s)
+{
+    s->m->hook = on_layer_done;
+    s->m->hook_ctx = s;
+}
+
 int sync_init(Sync *s, const SyncConfig *cfg, Trainer *t, Comm *c, char err[256])
 {
     memset(s, 0, sizeof *s);

@@ -27,6 +27,10 @@ void ddp_begin_backward(Sync *s);
 void ddp_layer_done(Sync *s, int layer);
 void ddp_finish(Sync *s);
 
+/* Make this Sync's gradient-ready hook the model's (a step's own, even
+ * when several Syncs take turns on one model). */
+void sync_own_hook(Sync *s);
+
 /* horovod.c */
 int horovod_setup(Sync *s, char err[256]);
 void horovod_teardown(Sync *s);

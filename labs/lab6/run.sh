@@ -33,7 +33,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source labs/common.sh
-BIN=${BIN:-bin}
+BIN=${BIN:-${LAB_BIN:-bin}}
 [ -x "$BIN/lab6" ] || { echo "error: $BIN/lab6 missing: run make" >&2; exit 1; }
 OUT=${RESULTS:-results/lab6}
 THREADS=${LAB6_THREADS:-1}
