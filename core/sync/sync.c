@@ -7,13 +7,15 @@
 #include <string.h>
 #include "../common.h"
 
-static const char *const NAMES[SYNC_KIND_COUNT] = { "none", "gather_scatter", "allreduce", "allreduce_flat", "ddp" };
+static const char *const NAMES[SYNC_KIND_COUNT] = { "none", "gather_scatter", "allreduce", "allreduce_flat", "ddp", "horovod", "ps" };
 static const char *const DESCRIPTIONS[SYNC_KIND_COUNT] = {
     "single process, no synchronisation",
     "per parameter: gather to rank 0, mean, scatter back (seed Listing 3)",
     "per parameter: allreduce, then divide by the rank count (seed Listing 4)",
     "one allreduce of the whole gradient after backward (fusion, no overlap)",
     "buckets in reverse layer order, allreduced during backward (fusion + overlap)",
+    "Horovod: tensor fusion per cycle, ring allreduce during backward",
+    "parameter server: rank 0 averages pushed gradients, applies SGD, workers pull weights",
 };
 
 const char *sync_kind_name(SyncKind k) { return k >= 0 && k < SYNC_KIND_COUNT ? NAMES[k] : "?"; }
@@ -32,12 +34,15 @@ int sync_kind_from_name(const char *name, SyncKind *out)
 SyncConfig sync_config_default(SyncKind kind)
 {
     return (SyncConfig){ .kind = kind,
-                         .alg = COMM_ALG_MPI,
+                         .alg = kind == SYNC_HOROVOD ? COMM_ALG_RING : COMM_ALG_MPI,
                          .first_bucket_bytes = SYNC_DEFAULT_FIRST_BUCKET_BYTES,
                          .bucket_cap_bytes = SYNC_DEFAULT_BUCKET_CAP_BYTES,
                          .broadcast_buffers = kind == SYNC_DDP,
                          .accumulate = 1,
-                         .trace = false };
+                         .trace = false,
+                         .fusion_bytes = SYNC_HOROVOD_FUSION_BYTES,
+                         .cycle_ms = SYNC_HOROVOD_CYCLE_MS,
+                         .fp16 = false };
 }
 
 double sync_clock(const Sync *s) { return ddl_now() - s->t_step; }
@@ -91,6 +96,26 @@ static void on_layer_done(Model *m, int layer, void *ctx)
     }
     s->t_last_hook = now;
     if (s->syncing && s->cfg.kind == SYNC_DDP) ddp_layer_done(s, layer);
+    if (s->syncing && s->cfg.kind == SYNC_HOROVOD) horovod_layer_done(s, layer);
+}
+
+bool sync_is_server(const Sync *s) { return s->cfg.kind == SYNC_PS && s->rank == 0; }
+
+CommCounters sync_counters(const Sync *s)
+{
+    CommCounters t = s->c ? comm_counters_total(s->c) : (CommCounters){ 0 };
+    t.calls += s->ps_count.calls;
+    t.msgs_sent += s->ps_count.msgs_sent;
+    t.bytes_sent += s->ps_count.bytes_sent;
+    t.msgs_recv += s->ps_count.msgs_recv;
+    t.bytes_recv += s->ps_count.bytes_recv;
+    return t;
+}
+
+void sync_own_hook(Sync *s)
+{
+    s->m->hook = on_layer_done;
+    s->m->hook_ctx = s;
 }
 
 int sync_init(Sync *s, const SyncConfig *cfg, Trainer *t, Comm *c, char err[256])
@@ -116,7 +141,7 @@ int sync_init(Sync *s, const SyncConfig *cfg, Trainer *t, Comm *c, char err[256]
     }
     if (cfg->kind == SYNC_NONE && c && c->size > 1) {
         snprintf(err, 256, "sync none runs one process, not %d ranks: pick gather_scatter, allreduce, "
-                           "allreduce_flat or ddp", c->size);
+                           "allreduce_flat, ddp, horovod or ps", c->size);
         return -1;
     }
     /* As DDP's constructor: every replica starts from rank 0's weights and
@@ -126,6 +151,8 @@ int sync_init(Sync *s, const SyncConfig *cfg, Trainer *t, Comm *c, char err[256]
         if (s->m->nstate) bcast_floats(s->m->state, s->m->nstate, c->mpi);
     }
     if (cfg->kind == SYNC_DDP && ddp_setup(s, err) != 0) return -1;
+    if (cfg->kind == SYNC_HOROVOD && horovod_setup(s, err) != 0) return -1;
+    if (cfg->kind == SYNC_PS && ps_setup(s, err) != 0) return -1;
     s->m->hook = on_layer_done;
     s->m->hook_ctx = s;
     return 0;
@@ -137,7 +164,9 @@ void sync_free(Sync *s)
         s->m->hook = NULL;
         s->m->hook_ctx = NULL;
     }
-    if (s->buckets) ddp_teardown(s);
+    if (s->cfg.kind == SYNC_HOROVOD) horovod_teardown(s);
+    else if (s->buckets) ddp_teardown(s);
+    if (s->cfg.kind == SYNC_PS) ps_teardown(s);
     free(s->events);
     free(s->iv);
     memset(s, 0, sizeof *s);
@@ -156,6 +185,7 @@ static void synchronise(Sync *s)
         break;
     }
     case SYNC_DDP: ddp_finish(s); break;
+    case SYNC_HOROVOD: horovod_finish(s); break;
     default: ddl_die("sync: strategy %d", (int)s->cfg.kind);
     }
 }
@@ -201,7 +231,11 @@ static void account_comm(Sync *s)
 
 double sync_train_step(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped)
 {
+    if (s->cfg.kind == SYNC_PS) return ps_train_step(s, x, y, n, correct, stepped);
     Model *m = s->m;
+    /* Horovod: after step 0, every rank switches to the cycles rank 0 saw
+     * (collective, once, at the same step on every rank). */
+    if (s->micro == 0 && s->cfg.kind == SYNC_HOROVOD && s->steps == 1 && !s->replanned) horovod_replan(s);
     if (s->micro == 0) {
         /* The hook is this strategy's for the whole step, even when
          * several Syncs take turns on one model (bench/ddp_bar.c). */
@@ -228,6 +262,7 @@ double sync_train_step(Sync *s, const float *x, const int32_t *y, int n, int *co
     s->last.forward += 1e3 * (t1 - t0);
     s->t_bwd0 = s->t_last_hook = t1;
     if (s->syncing && s->cfg.kind == SYNC_DDP) ddp_begin_backward(s);
+    if (s->syncing && s->cfg.kind == SYNC_HOROVOD) horovod_begin_backward(s);
     trainer_backward(s->t);
     s->t_bwd1 = sync_clock(s);
     s->last.backward += 1e3 * (s->t_bwd1 - s->t_bwd0);

@@ -25,6 +25,25 @@
  *                   traffic overlaps the rest of backward; the step waits for
  *                   all buckets before the optimizer.
  *
+ *   horovod         Horovod's design (Sergeev & Del Balso 2018), mimicking
+ *                   Horovod 0.28's defaults: tensor fusion threshold
+ *                   128 MiB (HOROVOD_FUSION_THRESHOLD; 64 MiB before 0.21)
+ *                   and cycle time 1 ms (HOROVOD_CYCLE_TIME; 5 ms before
+ *                   0.21). Gradients that become ready during backward are
+ *                   fused (up to the threshold) with the others ready in
+ *                   the same cycle and ring-allreduced (ddlab's ring, with
+ *                   Average), optionally as FP16 (Compression.fp16);
+ *                   backward_passes_per_step = accumulate. See horovod.c
+ *                   for how cycles are made identical on every rank.
+ *   ps              parameter server, synchronous: rank 0 is the server and
+ *                   holds the model, ranks 1..P are the workers ("2 workers"
+ *                   = 3 ranks). Workers push their gradients (and BN running
+ *                   statistics), the server averages them and applies SGD
+ *                   (ps_step.c), workers pull the new weights. The server
+ *                   computes no forward or backward. ps_async: the server
+ *                   applies each push as it arrives and answers that worker
+ *                   at once (asynchronous SGD, stale gradients). See ps.c.
+ *
  * Overlap here is real but explicit: there is no communication thread
  * (one would compete with BLAS for the cores); the hook calls comm_test
  * between layers, which posts the next messages of each allreduce and
@@ -45,6 +64,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "../comm/comm.h"
 #include "../model.h"
 #include "../train.h"
@@ -55,11 +75,16 @@ typedef enum SyncKind {
     SYNC_ALLREDUCE,
     SYNC_ALLREDUCE_FLAT,
     SYNC_DDP,
+    SYNC_HOROVOD,
+    SYNC_PS,
     SYNC_KIND_COUNT
 } SyncKind;
 
 #define SYNC_DEFAULT_FIRST_BUCKET_BYTES ((size_t)1 << 20)
 #define SYNC_DEFAULT_BUCKET_CAP_BYTES ((size_t)25 << 20)
+/* Horovod 0.28's defaults (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME). */
+#define SYNC_HOROVOD_FUSION_BYTES ((size_t)128 << 20)
+#define SYNC_HOROVOD_CYCLE_MS 1.0
 
 typedef struct SyncConfig {
     SyncKind kind;
@@ -69,6 +94,12 @@ typedef struct SyncConfig {
     bool broadcast_buffers;    /* rank 0's BN running stats to all before each forward */
     int accumulate;            /* micro-batches per optimizer step (>= 1) */
     bool trace;                /* record per-layer / per-bucket events of each step */
+    /* horovod */
+    size_t fusion_bytes;       /* fusion threshold; 0 = no fusion (one allreduce per tensor) */
+    double cycle_ms;           /* cycle time; 0 = every layer's gradients are their own cycle */
+    bool fp16;                 /* Compression.fp16: allreduce gradients as halves */
+    /* ps */
+    bool ps_async;             /* apply each push on arrival (see ps.c) */
 } SyncConfig;
 
 SyncConfig sync_config_default(SyncKind kind);
@@ -137,6 +168,15 @@ typedef struct Sync {
     /* trace of the last step (cfg.trace) */
     SyncEvent *events;
     int nevents, capevents;
+    /* horovod: fusion groups live in buckets/bs; the plan of step 0 fuses
+     * everything (up to the threshold) at the end of backward; from step 1
+     * on, rank 0's step-0 gradient-ready times decide the cycles. */
+    double *layer_ready;       /* seconds after backward began, per layer */
+    uint16_t *half;            /* fp16: the compressed gradient arena */
+    bool replanned;
+    /* ps: the server's receive buffer, and the traffic ps.c moved itself */
+    float *ps_buf;
+    CommCounters ps_count;
 } Sync;
 
 /* Collective over c (NULL for SYNC_NONE). Broadcasts rank 0's parameters
@@ -150,6 +190,12 @@ void sync_free(Sync *s);
  * step. Collective. Returns the batch's mean loss; *correct as the trainer.
  * *stepped (may be NULL) says whether the optimizer ran. */
 double sync_train_step(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped);
+
+/* What this rank sent and received for the strategy so far: ddlab's
+ * collectives (comm counters) plus the parameter server's messages. */
+CommCounters sync_counters(const Sync *s);
+/* True on the rank that computes no gradients (the ps server). */
+bool sync_is_server(const Sync *s);
 
 const char *sync_kind_name(SyncKind k);          /* "none", "gather_scatter", ... */
 const char *sync_kind_description(SyncKind k);   /* one line for legends */

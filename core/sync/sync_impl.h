@@ -32,4 +32,21 @@ void ddp_begin_backward(Sync *s);
 void ddp_layer_done(Sync *s, int layer);
 void ddp_finish(Sync *s);
 
+/* Make this Sync's gradient-ready hook the model's (a step's own, even
+ * when several Syncs take turns on one model). */
+void sync_own_hook(Sync *s);
+
+/* horovod.c */
+int horovod_setup(Sync *s, char err[256]);
+void horovod_teardown(Sync *s);
+void horovod_replan(Sync *s);
+void horovod_begin_backward(Sync *s);
+void horovod_layer_done(Sync *s, int layer);
+void horovod_finish(Sync *s);
+
+/* ps.c */
+int ps_setup(Sync *s, char err[256]);
+void ps_teardown(Sync *s);
+double ps_train_step(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped);
+
 #endif

@@ -1,0 +1,209 @@
+/* ps.c - synchronous parameter server (sync.h, SYNC_PS).
+ *
+ * Rank 0 is the server, ranks 1..P the workers; the lab's "2 workers" are
+ * 3 ranks. The server is a process of its own (as in Ray's or TF's
+ * parameter-server setups) rather than a worker doubling as server, so
+ * the workers' compute is the same in both designs and the comparison with
+ * horovod at P workers is P computing ranks each.
+ *
+ * One step:
+ *   worker  forward + backward on its shard (micro-batches accumulate,
+ *           scaled by 1/accumulate), then PUSH its gradient and its batch
+ *           norm running statistics to the server, then PULL the weights
+ *           and statistics back;
+ *   server  receives the P pushes in worker order 1..P (sums in that
+ *           order: deterministic), applies ps_server_step() (mean gradient,
+ *           SGD with the server's momentum buffers), averages the running
+ *           statistics (BN buffers are not trained; averaging keeps one
+ *           consistent copy, which the server evaluates with), then sends
+ *           weights and statistics to every worker.
+ * Asynchronous variant (SyncConfig.ps_async): the server takes the pushes
+ * in arrival order (MPI_Probe on any worker) and for each one at once
+ * applies ps_server_step() with that single gradient (scaled by 1/P, so P
+ * pushes move the weights as far as one synchronous step), keeps that
+ * worker's batch-norm statistics, and sends it the current weights. A
+ * fast worker then computes its next gradient on weights that a slower
+ * worker's push has not reached yet: stale gradients, no waiting for the
+ * slowest worker, results that depend on timing. One server call still
+ * handles P pushes, so every rank makes the same number of calls. With one
+ * worker it is the synchronous server exactly.
+ * Traffic per step, in bytes, with N parameters and S statistics floats:
+ * each worker sends 4(N+S) and receives 4(N+S); the server receives
+ * 4P(N+S) and sends 4P(N+S). Counted in Sync.ps_count as the messages are
+ * posted (sync_counters adds them to the comm layer's). Blocking
+ * MPI_Send/MPI_Recv: the server serialises the workers, which is the
+ * design's known bottleneck. */
+#include "sync_impl.h"
+#include "ps_step.h"
+
+#include <stdio.h>
+#include <string.h>
+#include "../common.h"
+
+enum { TAG_PUSH = 61, TAG_PULL = 62 };
+static const size_t SLICE = (size_t)1 << 28; /* MPI counts are ints */
+
+static void send_floats(Sync *s, const float *p, size_t n, int dst, int tag)
+{
+    for (size_t lo = 0; lo < n; lo += SLICE) {
+        int k = (int)DDL_MIN(SLICE, n - lo);
+        MPI_Send(p + lo, k, MPI_FLOAT, dst, tag, s->c->mpi);
+        s->ps_count.msgs_sent++;
+        s->ps_count.bytes_sent += (uint64_t)k * sizeof(float);
+    }
+}
+
+static void recv_floats(Sync *s, float *p, size_t n, int src, int tag)
+{
+    for (size_t lo = 0; lo < n; lo += SLICE) {
+        int k = (int)DDL_MIN(SLICE, n - lo);
+        MPI_Recv(p + lo, k, MPI_FLOAT, src, tag, s->c->mpi, MPI_STATUS_IGNORE);
+        s->ps_count.msgs_recv++;
+        s->ps_count.bytes_recv += (uint64_t)k * sizeof(float);
+    }
+}
+
+int ps_setup(Sync *s, char err[256])
+{
+    if (s->world < 2) {
+        snprintf(err, 256, "ps needs a server (rank 0) and at least one worker: run 2+ ranks (got %d)", s->world);
+        return -1;
+    }
+    if (s->rank == 0) s->ps_buf = ddl_alloc(sizeof(float) * DDL_MAX(s->m->nparams, s->m->nstate));
+    return 0;
+}
+
+void ps_teardown(Sync *s)
+{
+    ddl_free(s->ps_buf);
+    s->ps_buf = NULL;
+}
+
+/* Receive one array from every worker and sum it into dst in worker order. */
+static void gather_sum(Sync *s, float *dst, size_t n, int tag)
+{
+    for (int w = 1; w < s->world; w++) {
+        float *into = w == 1 ? dst : s->ps_buf;
+        recv_floats(s, into, n, w, tag);
+        if (w > 1)
+            for (size_t i = 0; i < n; i++) dst[i] += s->ps_buf[i];
+    }
+}
+
+static void server_round(Sync *s)
+{
+    Model *m = s->m;
+    const int workers = s->world - 1;
+    double t0 = sync_clock(s);
+    s->ps_count.calls++;
+    gather_sum(s, m->grads, m->nparams, TAG_PUSH);
+    if (m->nstate) gather_sum(s, m->state, m->nstate, TAG_PUSH);
+    double t1 = sync_clock(s);
+    ps_server_step(&s->t->opt, m->params, m->grads, workers);
+    for (size_t i = 0; i < m->nstate; i++) m->state[i] /= (float)workers;
+    double t2 = sync_clock(s);
+    for (int w = 1; w < s->world; w++) {
+        send_floats(s, m->params, m->nparams, w, TAG_PULL);
+        if (m->nstate) send_floats(s, m->state, m->nstate, w, TAG_PULL);
+    }
+    double t3 = sync_clock(s);
+    sync_comm_event(s, "push (receive)", t0, t1, (double)workers * (double)(m->nparams + m->nstate) * 4.0);
+    sync_event(s, TRACK_COMPUTE, "optimizer", t1, t2, 0.0);
+    sync_comm_event(s, "pull (send)", t2, t3, (double)workers * (double)(m->nparams + m->nstate) * 4.0);
+    s->last.sync_wait = 1e3 * ((t1 - t0) + (t3 - t2));
+    s->last.optimizer = 1e3 * (t2 - t1);
+    s->last.comm = s->last.sync_wait;
+}
+
+static void server_round_async(Sync *s)
+{
+    Model *m = s->m;
+    const int workers = s->world - 1;
+    double comm = 0.0, opt = 0.0;
+    s->ps_count.calls++;
+    for (int k = 0; k < workers; k++) {
+        double t0 = sync_clock(s);
+        MPI_Status st;
+        MPI_Probe(MPI_ANY_SOURCE, TAG_PUSH, s->c->mpi, &st);
+        int w = st.MPI_SOURCE;
+        /* a push is the gradient then the statistics, in order from one
+         * source: take all of it before probing again */
+        recv_floats(s, m->grads, m->nparams, w, TAG_PUSH);
+        if (m->nstate) recv_floats(s, m->state, m->nstate, w, TAG_PUSH);
+        double t1 = sync_clock(s);
+        ps_server_step(&s->t->opt, m->params, m->grads, workers);
+        double t2 = sync_clock(s);
+        send_floats(s, m->params, m->nparams, w, TAG_PULL);
+        if (m->nstate) send_floats(s, m->state, m->nstate, w, TAG_PULL);
+        double t3 = sync_clock(s);
+        sync_comm_event(s, "push (receive)", t0, t1, (double)(m->nparams + m->nstate) * 4.0);
+        sync_event(s, TRACK_COMPUTE, "optimizer", t1, t2, 0.0);
+        sync_comm_event(s, "pull (send)", t2, t3, (double)(m->nparams + m->nstate) * 4.0);
+        comm += (t1 - t0) + (t3 - t2);
+        opt += t2 - t1;
+    }
+    s->last.sync_wait = 1e3 * comm;
+    s->last.optimizer = 1e3 * opt;
+    s->last.comm = s->last.sync_wait;
+}
+
+static void worker_round(Sync *s)
+{
+    Model *m = s->m;
+    double t0 = sync_clock(s);
+    s->ps_count.calls++;
+    send_floats(s, m->grads, m->nparams, 0, TAG_PUSH);
+    if (m->nstate) send_floats(s, m->state, m->nstate, 0, TAG_PUSH);
+    recv_floats(s, m->params, m->nparams, 0, TAG_PULL);
+    if (m->nstate) recv_floats(s, m->state, m->nstate, 0, TAG_PULL);
+    double t1 = sync_clock(s);
+    sync_comm_event(s, "push + pull", t0, t1, 2.0 * (double)(m->nparams + m->nstate) * 4.0);
+    s->last.sync_wait = 1e3 * (t1 - t0);
+    s->last.comm = s->last.sync_wait;
+}
+
+double ps_train_step(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped)
+{
+    Model *m = s->m;
+    if (s->micro == 0) {
+        sync_own_hook(s);
+        s->t_step = ddl_now();
+        s->nevents = 0;
+        s->niv = 0;
+        memset(&s->last, 0, sizeof s->last);
+        model_zero_grad(m);
+    }
+    bool last = s->micro == s->cfg.accumulate - 1;
+    double loss = 0.0;
+    if (correct) *correct = 0;
+    if (s->rank != 0) {
+        double t0 = sync_clock(s);
+        loss = trainer_forward(s->t, x, y, n, correct);
+        double t1 = sync_clock(s);
+        sync_event(s, TRACK_COMPUTE, "forward", t0, t1, 0.0);
+        s->last.forward += 1e3 * (t1 - t0);
+        s->t_bwd0 = s->t_last_hook = t1;
+        trainer_backward(s->t);
+        s->t_bwd1 = sync_clock(s);
+        s->last.backward += 1e3 * (s->t_bwd1 - s->t_bwd0);
+    }
+    if (last) {
+        if (s->rank != 0) {
+            if (s->cfg.accumulate > 1) {
+                float k = 1.0f / (float)s->cfg.accumulate;
+                for (size_t i = 0; i < m->nparams; i++) m->grads[i] *= k;
+            }
+            worker_round(s);
+        } else {
+            if (s->cfg.ps_async) server_round_async(s);
+            else server_round(s);
+        }
+        s->last.total = 1e3 * sync_clock(s);
+        s->steps++;
+        s->micro = 0;
+    } else {
+        s->micro++;
+    }
+    if (stepped) *stepped = last;
+    return loss;
+}

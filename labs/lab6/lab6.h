@@ -1,0 +1,56 @@
+/* lab6.h - the jobs of lab6 (seed 003: Horovod-style allreduce vs a
+ * parameter server across three workloads, 1 vs 2 workers) and their
+ * options. main.c parses; the jobs live one per file:
+ *   run.c        one training run of one workload with one style: training
+ *                time, iterations per second, test accuracy, bytes per
+ *                rank, and where a step's time goes (compute vs
+ *                communication);
+ *   workload.c   the three workloads: model, dataset, quick widths;
+ *   table.c      report/tables/lab6.tex (the seed's Table I layout), the
+ *                grid CSV and the figures' CSVs. */
+#ifndef LAB6_H
+#define LAB6_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "comm/comm.h"
+#include "sync/sync.h"
+
+typedef struct Workload {
+    const char *name;      /* resnet50-mnist, mobilenetv2-fashion, sdss_dnn-sdss */
+    const char *label;     /* the seed's column: "ResNet50+MNIST" */
+    const char *model, *dataset;
+    float quick_width;     /* channel multiplier of the quick profile */
+} Workload;
+
+/* NULL for an unknown name. */
+const Workload *workload_find(const char *name);
+/* "resnet50-mnist, mobilenetv2-fashion, sdss_dnn-sdss" */
+const char *workload_names(void);
+int workload_count(void);
+const Workload *workload_at(int i);
+
+typedef struct Lab6Options {
+    const char *mode;          /* run | table */
+    const char *workload, *style;
+    float width;               /* 0: the workload's quick width */
+    int batch;                 /* per worker */
+    int epochs, iters;         /* iters > 0 overrides epochs */
+    int limit, test_limit;
+    float fusion_mb, cycle_ms; /* horovod */
+    bool fp16;
+    bool ps_async;             /* ps: apply each push on arrival */
+    int accumulate;            /* backward_passes_per_step */
+    const char *device;
+    float lr, momentum, wd;
+    bool force_synthetic, quiet;
+    uint64_t seed;
+    const char *profile, *tag, *out, *tex;
+} Lab6Options;
+
+Lab6Options lab6_defaults(void);
+int lab6_run(const Lab6Options *o, Comm *c);
+int lab6_table(const Lab6Options *o);
+
+#endif

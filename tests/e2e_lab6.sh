@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# e2e_lab6.sh - `make lab6`'s whole flow (labs/lab6/run.sh) on tiny
+# settings (LAB6_SMOKE=1: 3 steps of batch 16 per run on synthetic data, the
+# quick widths), then checks what the lab promises: the 12 grid cells
+# (3 workloads x horovod/ps x 1/2 workers) with training time, test
+# accuracy, iterations/s and bytes per rank; bytes equal to the closed
+# forms for the SDSS DNN (no batch-norm buffers); the seed's Table I in
+# lab6.tex; both figures; the real/synthetic, profile and oversubscription
+# labels; and clear refusals (unknown style, ps on one rank, DEVICE=cuda
+# without usable CUDA kernels). Prints ok / not ok lines.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # status name [why]
+  if [ "$1" = 0 ]; then echo "ok - lab6 e2e: $2"; else echo "not ok - lab6 e2e: $2${3:+: $3}"; fail=1; fi
+}
+col() { # csv column: values of that column (data rows only)
+  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
+}
+cell() { # csv style workers workload column
+  awk -F, -v s="$2" -v w="$3" -v l="$4" -v c="$5" '/^#/ {next}
+    !h {for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next}
+    $ix["style"] == s && $ix["workers"] == w && $ix["workload"] == l {print $ix[c]}' "$1"
+}
+yes_no() { if "$@"; then echo 0; else echo 1; fi; }
+if [ ! -x "$BIN/lab6" ]; then echo "not ok - lab6 e2e: $BIN/lab6 is not built"; exit 1; fi
+if ! command -v gnuplot >/dev/null 2>&1; then echo "skip - lab6 e2e: gnuplot not installed (make deps)"; exit 0; fi
+
+R=$tmp/r
+LAB6_SMOKE=1 DEVICE=cpu BIN=$BIN RESULTS=$R FIGURES=$tmp/fig TABLES=$tmp/tab labs/lab6/run.sh > "$tmp/run.log" 2>&1
+check $? "labs/lab6/run.sh runs the whole grid" "$(tail -3 "$tmp/run.log")"
+
+g=$R/lab6.csv
+rows=$(col "$g" style | wc -l)
+check $(yes_no [ "$rows" = 12 ]) "lab6.csv has the 12 grid cells" "$rows rows"
+cells=$(awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next}
+  {print $ix["workload"] "/" $ix["style"] "/" $ix["workers"]}' "$g" | sort | tr '\n' ' ')
+want=""
+for w in mobilenetv2-fashion resnet50-mnist sdss_dnn-sdss; do for s in horovod ps; do for n in 1 2; do want+="$w/$s/$n "; done; done; done
+check $(yes_no [ "$cells" = "$want" ]) "every workload x style x workers cell is there once" "$cells"
+bad=$(awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next}
+  !($ix["train_s"] > 0 && $ix["iters_per_s"] > 0 && $ix["test_accuracy_pct"] >= 0 && $ix["test_accuracy_pct"] <= 100 &&
+    $ix["bytes_per_rank"] != "") {n++} END {print n + 0}' "$g")
+check $(yes_no [ "$bad" = 0 ]) "every cell has training time, it/s, test accuracy and bytes per rank" "$bad bad rows"
+
+# closed forms, SDSS DNN (N parameters, no buffers): horovod 1 worker sends
+# nothing; 2 workers' ring: 2(p-1)/p x 4N = 4N per rank; ps 1 worker:
+# worker and server send 4N each; ps 2 workers: 4N per worker, 2 x 4N from
+# the server, mean 16N/3
+N=$(cell "$g" horovod 1 sdss_dnn-sdss params)
+for spec in "horovod 1 0" "horovod 2 4" "ps 1 4" "ps 2 16/3"; do
+  set -- $spec
+  got=$(cell "$g" "$1" "$2" sdss_dnn-sdss bytes_per_rank)
+  want=$(awk -v n="$N" -v f="$3" 'BEGIN { split(f, a, "/"); k = a[1] / (a[2] ? a[2] : 1); printf "%.0f", k * n }')
+  check $(yes_no [ "$got" = "$want" ]) "sdss_dnn $1 $2 worker(s): bytes per rank per step = $3 N (N = $N)" "got $got, want $want"
+done
+
+t=$tmp/tab/lab6.tex
+grep -q 'label{tab:lab6}' "$t" && grep -q 'ResNet50+MNIST & MobileNetV2+FMNIST & DNN+SDSS' "$t" &&
+  [ "$(grep -c 'Training time (s)' "$t")" = 4 ] && [ "$(grep -c 'Iterations per second' "$t")" = 4 ] &&
+  [ "$(grep -c 'Testing accuracy' "$t")" = 4 ]
+check $? "lab6.tex: the seed's Table I (3 workload columns, 4 style/worker groups of metrics)"
+grep -q 'synthetic data' "$t" && grep -q 'smoke profile' "$t" && grep -q 'cpu' "$t"
+check $? "lab6.tex says synthetic data, the profile and the device"
+
+cores=$(getconf _NPROCESSORS_ONLN)
+for spec in "horovod-w1 1" "ps-w2 3"; do
+  set -- $spec
+  want=no; [ "$2" -gt "$cores" ] && want=yes
+  s=$R/sdss_dnn-sdss-$1-summary.csv
+  grep -q "^# oversubscribed: $want" "$s" && grep -q "^# ranks: $2" "$s" && grep -q '^# data: synthetic' "$s" &&
+    grep -q '^# profile: smoke' "$s" && grep -q '^# device: cpu' "$s"
+  check $? "$1 ($2 ranks): outputs say ranks, oversubscribed: $want ($cores cores), synthetic, profile, device"
+done
+check $(yes_no [ -s "$tmp/fig/lab6-iters.png" ] && [ -s "$tmp/fig/lab6-breakdown.png" ]) "figures rendered (iterations/s, breakdown)"
+check $(yes_no [ "$(col "$R/iters.csv" workload | wc -l)" = 3 ] && [ -f "$R/breakdown-sdss_dnn-sdss.csv" ]) \
+  "figure data: iters.csv per workload, breakdown per workload"
+
+"$BIN/lab6" run --style nonsense --out "$tmp/x" > /dev/null 2> "$tmp/bad.err"
+st=$?
+check $(yes_no [ "$st" = 2 ] && grep -q "unknown --style 'nonsense'" "$tmp/bad.err") "an unknown style is refused clearly" "status $st"
+"$BIN/lab6" run --style ps --out "$tmp/x" > /dev/null 2> "$tmp/bad2.err"
+st=$?
+check $(yes_no [ "$st" = 2 ] && grep -q "server and workers" "$tmp/bad2.err") "ps on one rank is refused clearly" "status $st"
+"$BIN/lab6" run --device cuda --synthetic --out "$tmp/x" > /dev/null 2> "$tmp/bad3.err"
+st=$?
+check $(yes_no [ "$st" != 0 ] && grep -qi "cuda" "$tmp/bad3.err") "DEVICE=cuda fails clearly where CUDA cannot train" \
+  "status $st: $(head -1 "$tmp/bad3.err")"
+exit $fail

@@ -1,0 +1,202 @@
+/* mpi_horovod.c - the horovod strategy (core/sync/horovod.c), lab6.
+ *
+ * ddl-test-np: 1 2 4
+ *
+ * As tests/mpi_sync.c: P ranks with batch 64/P each must train the model
+ * one process trains with batch 64 (5 SGD steps, momentum, weight decay;
+ * no batch norm or dropout in cnn3 and sdss_dnn, so only float
+ * reassociation separates them: tolerance 2e-4 relative to the largest
+ * parameter; measured ~1e-7). At one rank horovod is plain SGD: the
+ * weights must be bit-identical to the trainer's own steps.
+ * Fusion must not change the result: threshold 128 MiB (Horovod 0.28's
+ * default), 0 (fusion off: one allreduce per tensor), 4 KiB (many small
+ * groups), cycle time 0 (each layer its own cycle) give the same weights
+ * (1e-6 relative; bit-identical measured at 1 and 2 ranks, where every
+ * element is a sum of at most 2 values). backward_passes_per_step 2
+ * (accumulate) of 32/P equals one batch of 64/P. FP16 compression stays
+ * within 1e-2 of FP32 (halves carry ~3 decimal digits).
+ * Bytes: over all ranks, a ring allreduce of a group of n elements sends
+ * exactly 2(p-1) n elements in total, so one step sends 2(p-1) N x 4 bytes
+ * (N parameters; 2 bytes each with FP16), whatever the grouping. Groups:
+ * fusion off = one per tensor; cycle 0 = one per layer from step 1 on (the
+ * plan rank 0's step-0 times make). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/comm.h"
+#include "common.h"
+#include "harness.h"
+#include "model.h"
+#include "rng.h"
+#include "sync/sync.h"
+#include "train.h"
+
+enum { GLOBAL_BATCH = 64, STEPS = 5 };
+
+typedef struct Case {
+    const char *label;
+    size_t fusion;
+    double cycle_ms;
+    bool fp16;
+    int accumulate;
+} Case;
+
+static void make_batch(const Shape *in, int classes, int step, float *x, int32_t *y)
+{
+    Rng r = rng_make2(11, "mpi_horovod batch", (uint64_t)step);
+    size_t per = shape_numel(*in);
+    for (size_t i = 0; i < per * GLOBAL_BATCH; i++) x[i] = rng_normal(&r);
+    for (int i = 0; i < GLOBAL_BATCH; i++) y[i] = (int32_t)rng_below(&r, (uint64_t)classes);
+}
+
+static void build(Model *m, const char *name, Shape in, int classes, int batch)
+{
+    char err[256];
+    ModelConfig cfg = model_config_default(name, in, classes);
+    if (model_build(m, name, &cfg, batch, 3, err) != 0) ddl_die("%s", err);
+    model_set_training(m, false);
+}
+
+typedef struct Outcome {
+    float *params;
+    size_t n;
+    int groups;
+    uint64_t bytes_sent; /* this rank, whole run */
+} Outcome;
+
+/* Train with horovod; the reference trainer (batch 64, one process) runs
+ * alongside on every rank when ref != NULL. */
+static Outcome run(Comm *c, const char *model, Shape in, int classes, const Case *k, Model *ref, Trainer *tr)
+{
+    const int p = c->size, local = GLOBAL_BATCH / p, micro = local / k->accumulate;
+    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
+    Model dist;
+    build(&dist, model, in, classes, micro);
+    Trainer td;
+    trainer_init(&td, &dist, &sc);
+    SyncConfig cfg = sync_config_default(SYNC_HOROVOD);
+    cfg.fusion_bytes = k->fusion;
+    cfg.cycle_ms = k->cycle_ms;
+    cfg.fp16 = k->fp16;
+    cfg.accumulate = k->accumulate;
+    Sync s;
+    char err[256];
+    if (sync_init(&s, &cfg, &td, c, err) != 0) ddl_die("%s", err);
+    size_t per = shape_numel(in);
+    float *x = ddl_alloc(sizeof(float) * per * GLOBAL_BATCH);
+    int32_t *y = ddl_alloc(sizeof(int32_t) * GLOBAL_BATCH);
+    CommCounters before = sync_counters(&s);
+    for (int step = 0; step < STEPS; step++) {
+        make_batch(&in, classes, step, x, y);
+        int correct;
+        if (ref) {
+            trainer_forward_backward(tr, x, y, GLOBAL_BATCH, &correct);
+            trainer_step(tr);
+        }
+        for (int u = 0; u < k->accumulate; u++) {
+            int first = c->rank * local + u * micro;
+            sync_train_step(&s, x + (size_t)first * per, y + first, micro, &correct, NULL);
+        }
+    }
+    Outcome o = { ddl_alloc(sizeof(float) * dist.nparams), dist.nparams, s.nbuckets,
+                  sync_counters(&s).bytes_sent - before.bytes_sent };
+    memcpy(o.params, dist.params, sizeof(float) * dist.nparams);
+    ddl_free(x);
+    ddl_free(y);
+    sync_free(&s);
+    trainer_free(&td);
+    model_free(&dist);
+    return o;
+}
+
+static double rel_diff(const float *a, const float *b, size_t n)
+{
+    double scale = 0.0, diff = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        scale = fmax(scale, fabs(b[i]));
+        diff = fmax(diff, fabs((double)a[i] - b[i]));
+    }
+    return diff / scale;
+}
+
+static void test_model(Comm *c, const char *model, Shape in, int classes)
+{
+    const int p = c->size;
+    const size_t MiB = (size_t)1 << 20;
+    const Case cases[] = {
+        { "fusion 128 MiB, cycle 1 ms (Horovod 0.28)", 128 * MiB, 1.0, false, 1 },
+        { "fusion off", 0, 1.0, false, 1 },
+        { "fusion 4 KiB", 4096, 1.0, false, 1 },
+        { "cycle 0 (each layer a cycle)", 128 * MiB, 0.0, false, 1 },
+        { "backward_passes_per_step 2", 128 * MiB, 1.0, false, 2 },
+        { "fp16 compression", 128 * MiB, 1.0, true, 1 },
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    Outcome base = { 0 };
+    for (int i = 0; i < ncases; i++) {
+        const Case *k = &cases[i];
+        SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
+        Model ref;
+        build(&ref, model, in, classes, GLOBAL_BATCH);
+        Trainer tr;
+        trainer_init(&tr, &ref, &sc);
+        Outcome o = run(c, model, in, classes, k, &ref, &tr);
+        double rel = rel_diff(o.params, ref.params, o.n);
+        if (k->fp16) {
+            t_check_all(isfinite(rel) && rel <= 1e-2, "horovod %s %s np%d: within 1e-2 of 1 rank x batch 64 (rel %.2g)",
+                        model, k->label, p, rel);
+        } else if (p == 1 && k->accumulate == 1) {
+            t_check_all(rel == 0.0, "horovod %s %s np1: bit-identical to plain SGD (rel %.2g)", model, k->label, rel);
+        } else {
+            t_check_all(isfinite(rel) && rel <= 2e-4, "horovod %s %s np%d: %d ranks x batch %d equal 1 rank x batch 64 "
+                        "(rel %.2g <= 2e-4)", model, k->label, p, p, GLOBAL_BATCH / p, rel);
+        }
+        if (i == 0) {
+            base = o;
+        } else {
+            if (!k->fp16 && k->accumulate == 1) {
+                double d = rel_diff(o.params, base.params, o.n);
+                t_check_all(d <= 1e-6, "horovod %s np%d: %s gives the weights of fusion 128 MiB (rel %.2g <= 1e-6)",
+                            model, p, k->label, d);
+            }
+            ddl_free(o.params);
+        }
+        /* bytes: totals over ranks equal 2(p-1) N elements per step */
+        uint64_t total = 0, mine = o.bytes_sent;
+        MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, c->mpi);
+        uint64_t want = (uint64_t)STEPS * 2u * (uint64_t)(p - 1) * o.n * (k->fp16 ? 2u : 4u);
+        t_check_all(total == want, "horovod %s %s np%d: ranks sent 2(p-1) N x %d bytes per step in total (%llu, want %llu)",
+                    model, k->label, p, k->fp16 ? 2 : 4, (unsigned long long)total, (unsigned long long)want);
+        int ntensors = model_param_list(&ref, NULL, 0);
+        if (k->fusion == 0)
+            t_check_all(o.groups == ntensors, "horovod %s fusion off np%d: one group per tensor (%d of %d)", model, p,
+                        o.groups, ntensors);
+        if (k->cycle_ms == 0.0) { /* from step 1 on, each layer's tensors are a cycle of their own */
+            int layers = 0;
+            for (int l = 0; l < ref.nlayers; l++) layers += ref.layers[l].param_count > 0;
+            t_check_all(o.groups == layers, "horovod %s cycle 0 np%d: after step 0, one group per layer with "
+                        "parameters (%d of %d)", model, p, o.groups, layers);
+        }
+        if (k->fusion == 4096)
+            t_check_all(o.groups > 1 && o.groups <= ntensors, "horovod %s fusion 4 KiB np%d: several groups (%d)", model,
+                        p, o.groups);
+        trainer_free(&tr);
+        model_free(&ref);
+    }
+    ddl_free(base.params);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    Comm c;
+    comm_init(&c, MPI_COMM_WORLD);
+    test_model(&c, "cnn3", (Shape){ 1, 28, 28 }, 10);
+    test_model(&c, "sdss_dnn", (Shape){ 10, 1, 1 }, 3);
+    comm_free(&c);
+    int rc = t_done();
+    MPI_Finalize();
+    return rc;
+}
