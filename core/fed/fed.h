@@ -119,7 +119,7 @@ typedef struct FedLocal {
     const Dataset *data;
     float *x;
     int32_t *y;
-    int epoch;            /* local epochs started */
+    int epoch;            /* local epochs started (the first is epoch 0) */
     double loss_sum;      /* since fed_local_take_loss */
     long seen, correct;
 } FedLocal;

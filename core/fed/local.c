@@ -18,8 +18,7 @@ void fed_local_init(FedLocal *u, Model *m, const Dataset *data, const FedLocalCo
     BatcherOptions bo = { .batch = c->batch, .rank = 0, .world = 1, .shuffle = true, .drop_last = false,
                           .augment = c->augment, .normalize = true, .seed = c->seed };
     batcher_init(&u->b, data, &bo);
-    batcher_epoch(&u->b, 0);
-    u->epoch = 1;
+    u->epoch = 0;
     size_t per = (size_t)data->c * data->h * data->w;
     u->x = ddl_alloc(sizeof(float) * per * (size_t)c->batch);
     u->y = ddl_alloc(sizeof(int32_t) * (size_t)c->batch);
@@ -48,7 +47,8 @@ static int run_batch(FedLocal *u, int got)
 
 int fed_local_gradient(FedLocal *u)
 {
-    int got = batcher_next(&u->b, u->x, u->y);
+    /* local epochs are numbered 0, 1, ... as a plain SGD loop would */
+    int got = u->epoch > 0 ? batcher_next(&u->b, u->x, u->y) : 0;
     if (got == 0) {
         batcher_epoch(&u->b, u->epoch++);
         got = batcher_next(&u->b, u->x, u->y);
