@@ -123,6 +123,11 @@ static void describe(Meta *meta, const Setup *s, const Dataset *train, const Dat
     if (s->sharding == FED_DIRICHLET) meta_set(meta, "alpha", "%g", (double)o->alpha);
     if (s->scheme == FED_FEDAVG) meta_set(meta, "local_epochs", "%d", o->local_epochs);
     meta_set(meta, "augment", "%s", o->augment ? "pad-4 random crop + flip" : "none (normalisation only, as the seed)");
+    if (s->fp16) { /* the provenance line under every table and figure says it too */
+        char line[400];
+        meta_summary(meta, line, sizeof line);
+        meta_set(meta, "summary", "%s; FP16 emulated by rounding on CPU", line);
+    }
     meta_set(meta, "traffic", "payload = parameters (FP32 4 B, FP16 2 B each), counted on every message; BN "
                               "statistics (state) and counts/loss scale (control) counted apart");
 }
