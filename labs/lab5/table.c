@@ -125,8 +125,8 @@ static void provenance(Table *t, const Runs *r)
     if (lo == hi) snprintf(ranks, sizeof ranks, "%d", lo);
     else snprintf(ranks, sizeof ranks, "%d-%d", lo, hi);
     meta_set(&t->meta, "ranks", "%s", ranks);
-    meta_set(&t->meta, "summary", "%s%s%s%s CIFAR-10, %s ranks on %s cores%s, cpu, %s profile, seed %s; FP16 emulated "
-             "by rounding on CPU", sim ? "simulated (" : "", sim ? sim : "", sim ? "), " : "",
+    meta_set(&t->meta, "summary", "%s%s%s%s CIFAR-10, %s ranks on %s cores%s, cpu, %s profile, seed %s; FP16 runs "
+             "emulated by rounding on CPU", sim ? "simulated (" : "", sim ? sim : "", sim ? "), " : "",
              synthetic ? "synthetic" : "real", ranks, cores ? cores : "?", over ? " (oversubscribed)" : "",
              meta_get(&t->meta, "profile") ? meta_get(&t->meta, "profile") : "?",
              meta_get(&t->meta, "seed") ? meta_get(&t->meta, "seed") : "?");
