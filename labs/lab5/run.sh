@@ -27,9 +27,15 @@
 # FP16 is emulated by rounding on the CPU (core/mixed): exact FP16 values,
 # FP32 speed. LAB5_SHARDS=sorted|dirichlet (LAB5_ALPHA) for non-IID users,
 # LAB5_E for FedAvg's local epochs, LAB5_SCHEMES to run a subset
-# (e.g. "C_SGD_BS256 FL_BS256").
+# (e.g. "C_SGD_BS256 FL_BS256"), LAB5_EXTRA for more flags of `lab5 run`
+# after the profile's (e.g. "--epochs 8 --augment").
+#
+# PLATFORM=X (make lab5 PLATFORM=cluster4): the same runs under SimGrid SMPI
+# on labs/platforms/X.xml; results in results/lab5/sim-X, figures in
+# figures/sim-X, the table in report/tables/sim-X (labs/platforms/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+LAB_SIMULATES=1
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
 [ -x "$BIN/lab5" ] || { echo "error: $BIN/lab5 missing: run make" >&2; exit 1; }
@@ -37,8 +43,9 @@ if [ "$DEVICE" != cpu ]; then
   echo "error: lab5 runs on the CPU only for now (mixed precision is emulated by rounding there): DEVICE=cpu" >&2
   exit 2
 fi
-OUT=${RESULTS:-results/lab5}
-export FIGURES=${FIGURES:-figures} TABLES=${TABLES:-report/tables}
+OUT=${RESULTS:-results/lab5${SIM_TAG:+/$SIM_TAG}}
+# simulated figures and tables go beside the native ones, never over them
+export FIGURES=${FIGURES:-figures${SIM_TAG:+/$SIM_TAG}} TABLES=${TABLES:-report/tables${SIM_TAG:+/$SIM_TAG}}
 rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
 USERS=${LAB5_USERS:-4}
 common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp" --shards "${LAB5_SHARDS:-iid}"
@@ -63,7 +70,9 @@ for prec in fp32 fp16; do
     batch=${s##*_BS}
     cmd=$(mpirun_cmd "$np")
     note "$cmd $BIN/lab5 run --scheme $scheme --batch $batch --precision $prec ${settings[*]}"
-    $cmd "$BIN/lab5" run "${common[@]}" "${settings[@]}" --scheme "$scheme" --batch "$batch" --precision "$prec"
+    # shellcheck disable=SC2086
+    $cmd "$BIN/lab5" run "${common[@]}" "${settings[@]}" --scheme "$scheme" --batch "$batch" --precision "$prec" \
+      ${LAB5_EXTRA:-}
   done
 done
 note "runs took $(( $(date +%s) - t0 )) s"

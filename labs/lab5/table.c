@@ -109,25 +109,30 @@ static void free_runs(Runs *r)
 static void provenance(Table *t, const Runs *r)
 {
     t->meta = r->sum[0]->meta;
-    int lo = 1 << 30, hi = 0;
+    int lo = 1 << 30, hi = 0, widest = 0;
     bool over = false, synthetic = false;
     for (int i = 0; i < r->n; i++) {
         const char *k = meta_get(&r->sum[i]->meta, "ranks"), *o = meta_get(&r->sum[i]->meta, "oversubscribed");
         const char *d = meta_get(&r->sum[i]->meta, "data");
         int v = k ? atoi(k) : 1;
         lo = DDL_MIN(lo, v);
+        if (v > hi) widest = i;
         hi = DDL_MAX(hi, v);
         over |= o && !strcmp(o, "yes");
         synthetic |= d && !strcmp(d, "synthetic");
     }
-    const char *cores = meta_get(&t->meta, "cores"), *sim = meta_get(&t->meta, "simulated");
-    char ranks[32];
+    /* the machine (or simulated platform) of the widest run */
+    const char *cores = meta_get(&r->sum[widest]->meta, "cores"), *sim = meta_get(&t->meta, "simulated");
+    const char *hosts = meta_get(&r->sum[widest]->meta, "hosts");
+    char ranks[32], where[64];
+    if (hosts && atoi(hosts) > 1) snprintf(where, sizeof where, "%s hosts", hosts); /* as meta_summary says it */
+    else snprintf(where, sizeof where, "%s cores", cores ? cores : "?");
     if (lo == hi) snprintf(ranks, sizeof ranks, "%d", lo);
     else snprintf(ranks, sizeof ranks, "%d-%d", lo, hi);
     meta_set(&t->meta, "ranks", "%s", ranks);
-    meta_set(&t->meta, "summary", "%s%s%s%s CIFAR-10, %s ranks on %s cores%s, cpu, %s profile, seed %s; FP16 runs "
+    meta_set(&t->meta, "summary", "%s%s%s%s CIFAR-10, %s ranks on %s%s, cpu, %s profile, seed %s; FP16 runs "
              "emulated by rounding on CPU", sim ? "simulated (" : "", sim ? sim : "", sim ? "), " : "",
-             synthetic ? "synthetic" : "real", ranks, cores ? cores : "?", over ? " (oversubscribed)" : "",
+             synthetic ? "synthetic" : "real", ranks, where, over ? " (oversubscribed)" : "",
              meta_get(&t->meta, "profile") ? meta_get(&t->meta, "profile") : "?",
              meta_get(&t->meta, "seed") ? meta_get(&t->meta, "seed") : "?");
     meta_set(&t->meta, "label", "all runs");
