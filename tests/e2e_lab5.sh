@@ -80,6 +80,17 @@ check "$(is "$(col "$tmp/r/comm.csv" label | tr '\n' ' ')" \
 check "$(is "$(col "$tmp/r/accuracy.csv" label | wc -l)" 8)" "accuracy.csv: one row per run"
 check "$(is "$(col "$tmp/r/epochs.csv" label | wc -l)" 24)" "epochs.csv: 8 runs x 3 rows"
 
+# The exercises' knobs: non-IID users and E local epochs per round.
+"${MPIRUN[@]}" -np 3 "$BIN/lab5" run "${tiny[@]}" --out "$tmp/x" --scheme fedavg --batch 32 --local-epochs 2 \
+  --shards dirichlet --alpha 0.1 2> "$tmp/x.err"
+rc=$?
+f=$tmp/x/epochs-FL_BS32_FP32.csv
+check "$([ $rc = 0 ] && [ "$(col "$f" epoch | tr '\n' ' ')" = "0 2 " ] && [ "$(col "$f" rounds | tr '\n' ' ')" = "0 1 " ] &&
+        grep -q '^# roles: .*dirichlet shards' "$f" && grep -q '^# alpha: 0.1' "$f" && echo 0 || echo 1)" \
+  "fedavg E=2 on Dirichlet(0.1) shards: one round per two epochs, outputs say so" "rc $rc $(tail -2 "$tmp/x.err")"
+"${MPIRUN[@]}" -np 3 "$BIN/lab5" run "${tiny[@]}" --out "$tmp/x" --scheme dsgd --batch 32 --shards sorted 2> "$tmp/y.err"
+check $? "dsgd on label-sorted shards runs" "$(tail -2 "$tmp/y.err")"
+
 "${MPIRUN[@]}" -np 2 "$BIN/lab5" run "${tiny[@]}" --scheme csgd 2> "$tmp/bad1.err" > /dev/null
 rc=$?
 check $([ $rc = 2 ] && grep -q "csgd is one process" "$tmp/bad1.err" && echo 0 || echo 1) \
