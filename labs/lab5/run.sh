@@ -53,6 +53,7 @@ common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp" --shards "${LAB5_SH
 if [ "$PROFILE" = paper ]; then
   settings=(--width 1 --limit 0 --test-limit 0 --epochs 100 --scale-window 2000)
   export LAB5_TARGET=${LAB5_TARGET:-0.8}
+  note "PROFILE=paper: the seed's 100 epochs of full ResNet-18, eight times; on this CPU code that takes days (the seed used V100s)"
 else
   settings=(--width 0.25 --limit 4096 --test-limit 1000 --epochs 4 --scale-window 20)
   export LAB5_TARGET=${LAB5_TARGET:-0.25}
