@@ -224,7 +224,11 @@ float *model_forward(Model *m, const float *x, int n)
     if (n < 1 || n > m->max_batch) ddl_die("model %s: batch %d outside 1..%d", m->name, n, m->max_batch);
     m->batch = n;
     memcpy(model_tensor(m, m->input), x, sizeof(float) * (size_t)n * shape_numel(m->tensors[m->input].shape));
-    for (int i = 0; i < m->nlayers; i++) layer_forward(m, &m->layers[i]);
+    if (m->storage_hook) m->storage_hook(m, m->input, false, m->storage_ctx);
+    for (int i = 0; i < m->nlayers; i++) {
+        layer_forward(m, &m->layers[i]);
+        if (m->storage_hook) m->storage_hook(m, m->layers[i].out, false, m->storage_ctx);
+    }
     if (m->training) m->step++;
     return model_tensor(m, m->output);
 }
@@ -244,6 +248,10 @@ void model_backward(Model *m, const float *dlogits)
         /* an add needs dx when either operand is not the model input */
         bool need_dx = l->in != m->input || (l->in2 >= 0 && l->in2 != m->input);
         layer_backward(m, l, need_dx, m->tensors[l->in].consumers > 1);
+        if (m->storage_hook && need_dx) {
+            if (l->in != m->input) m->storage_hook(m, l->in, true, m->storage_ctx);
+            if (l->in2 >= 0 && l->in2 != m->input) m->storage_hook(m, l->in2, true, m->storage_ctx);
+        }
         if (m->hook) m->hook(m, i, m->hook_ctx);
     }
     if (m->training) m->step++;

@@ -21,6 +21,12 @@ struct Model;
 /* Called after each layer's backward with the layer's index (layers run
  * backward in reverse index order). DDP bucketing hangs off this. */
 typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
+/* Called where a tensor has just been stored: after the input is copied in
+ * and after each layer's forward (is_grad false, the tensor it wrote), and
+ * after each layer's backward (is_grad true, for each input whose gradient
+ * it wrote). Mixed precision (core/mixed) rounds there to emulate FP16
+ * activation and gradient storage on the CPU. */
+typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx);
 
 typedef enum InitScheme {
     INIT_TORCH_DEFAULT,  /* PyTorch's nn.Linear/nn.Conv2d reset_parameters */
@@ -45,6 +51,8 @@ typedef struct Model {
     size_t nparams, nstate, nacts, naux, nscratch;
     GradReadyHook hook;
     void *hook_ctx;
+    StorageHook storage_hook; /* NULL: FP32 storage, nothing to do */
+    void *storage_ctx;
     InitScheme conv_init;   /* INIT_TORCH_DEFAULT or INIT_KAIMING_OUT */
     InitScheme linear_init; /* INIT_TORCH_DEFAULT or INIT_NORMAL_001 */
     /* Convolutions keep their im2col columns from forward for backward

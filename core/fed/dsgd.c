@@ -1,0 +1,58 @@
+/* dsgd.c - one round of distributed SGD through the cloud (fed.h; seed
+ * 004, 1.2.1): users upload the gradient of one local batch, the cloud
+ * averages and steps the global model, users download it. */
+#include <string.h>
+
+#include "fed.h"
+#include "../common.h"
+
+bool dsgd_round(FedLink *l, Mixed *mx, Sgd *opt, int batch, float *const *bufs)
+{
+    Model *m = mx->m;
+    size_t n = m->nparams;
+    int U = l->users;
+    /* the example count rides as one float (exact up to 2^24) */
+    float mine = (float)batch, *counts = NULL, **count_bufs = NULL;
+    if (l->cloud) {
+        counts = ddl_alloc(sizeof(float) * (size_t)U);
+        count_bufs = ddl_alloc(sizeof(float *) * (size_t)U);
+        for (int u = 0; u < U; u++) count_bufs[u] = counts + u;
+    }
+    fed_upload(l, FED_PAYLOAD, m->grads, bufs, n);
+    fed_upload(l, FED_CONTROL, &mine, count_bufs, 1);
+    float flags[2] = { 0, 0 }; /* stepped, loss scale */
+    if (l->cloud) {
+                double *weights = ddl_alloc(sizeof(double) * (size_t)U);
+        for (int u = 0; u < U; u++) weights[u] = counts[u];
+        /* scaled FP16 gradients stay scaled through the average; a user's
+         * inf makes the average inf, and the cloud skips */
+        fedavg_aggregate(m->grads, (const float *const *)bufs, weights, U, n);
+        ddl_free(weights);
+        flags[0] = mixed_step(mx, opt, m->grads) ? 1.0f : 0.0f;
+        flags[1] = mx->ls.scale;
+        ddl_free(counts);
+        ddl_free(count_bufs);
+    }
+    /* the new model: FP16 runs send the working weights (half values) */
+    fed_download(l, FED_PAYLOAD, l->cloud ? m->params : mx->master, n);
+    if (mx->fp16) fed_download(l, FED_CONTROL, flags, 2);
+    else fed_download(l, FED_CONTROL, flags, 1);
+    if (!l->cloud) {
+        mixed_load(mx, mx->master);
+        if (mx->fp16) mx->ls.scale = flags[1];
+    }
+    return flags[0] != 0.0f;
+}
+
+void fed_sync_state(FedLink *l, Model *m, float *const *state_bufs)
+{
+    if (m->nstate == 0) return;
+    fed_upload(l, FED_STATE, m->state, state_bufs, m->nstate);
+    if (l->cloud) {
+                int U = l->users;
+        double *weights = ddl_alloc(sizeof(double) * (size_t)U);
+        for (int u = 0; u < U; u++) weights[u] = 1.0;
+        fedavg_aggregate(m->state, (const float *const *)state_bufs, weights, U, m->nstate);
+        ddl_free(weights);
+    }
+}

@@ -1,0 +1,104 @@
+/* link.c - the only place core/fed sends or receives: every message
+ * between the cloud and a user is counted here when it is posted, by kind
+ * (fed.h). Plain point-to-point messages, the cloud serving users in rank
+ * order: seed 004's star of links, not an allreduce. */
+#include <limits.h>
+#include <string.h>
+
+#include "fed.h"
+#include "../common.h"
+#include "../half.h"
+
+int fed_link_init(FedLink *l, MPI_Comm parent, CommDtype dtype, char err[DDL_ERRLEN])
+{
+    memset(l, 0, sizeof *l);
+    MPI_Comm_dup(parent, &l->comm);
+    MPI_Comm_rank(l->comm, &l->rank);
+    MPI_Comm_size(l->comm, &l->size);
+    if (l->size < 2) {
+        snprintf(err, DDL_ERRLEN, "a cloud and its users need at least 2 ranks (rank 0 the cloud, 1.. the users); got %d",
+                 l->size);
+        MPI_Comm_free(&l->comm);
+        return -1;
+    }
+    l->users = l->size - 1;
+    l->cloud = l->rank == 0;
+    l->dtype = dtype;
+    return 0;
+}
+
+void fed_link_free(FedLink *l)
+{
+    if (l->comm != MPI_COMM_NULL && l->comm != 0) MPI_Comm_free(&l->comm);
+    ddl_free(l->wire);
+    memset(l, 0, sizeof *l);
+}
+
+static uint16_t *wire(FedLink *l, size_t n)
+{
+    if (n > l->cap) {
+        ddl_free(l->wire);
+        l->wire = ddl_alloc(sizeof(uint16_t) * n);
+        l->cap = n;
+    }
+    return l->wire;
+}
+
+static int count_of(size_t bytes)
+{
+    if (bytes > (size_t)INT_MAX) ddl_die("fed: message of %zu bytes exceeds MPI's int count", bytes);
+    return (int)bytes;
+}
+
+static bool halves(const FedLink *l, FedTraffic kind) { return kind == FED_PAYLOAD && l->dtype == COMM_FP16; }
+
+void fed_upload(FedLink *l, FedTraffic kind, const float *mine, float *const *at_cloud, size_t n)
+{
+    bool h = halves(l, kind);
+    size_t bytes = n * (h ? sizeof(uint16_t) : sizeof(float));
+    int tag = 100 + (int)kind;
+    if (kind == FED_PAYLOAD) l->ctr.rounds++;
+    if (!l->cloud) {
+        const void *buf = mine;
+        if (h) {
+            half_from_float_array(wire(l, n), mine, n);
+            buf = l->wire;
+        }
+        l->ctr.bytes_up[kind] += bytes;
+        l->ctr.msgs_up++;
+        MPI_Send(buf, count_of(bytes), MPI_BYTE, 0, tag, l->comm);
+        return;
+    }
+    for (int u = 1; u <= l->users; u++) {
+        void *buf = h ? (void *)wire(l, n) : (void *)at_cloud[u - 1];
+        l->ctr.bytes_up[kind] += bytes;
+        l->ctr.msgs_up++;
+        MPI_Recv(buf, count_of(bytes), MPI_BYTE, u, tag, l->comm, MPI_STATUS_IGNORE);
+        if (h) half_to_float_array(at_cloud[u - 1], l->wire, n);
+    }
+}
+
+void fed_download(FedLink *l, FedTraffic kind, float *vec, size_t n)
+{
+    bool h = halves(l, kind);
+    size_t bytes = n * (h ? sizeof(uint16_t) : sizeof(float));
+    int tag = 200 + (int)kind;
+    if (l->cloud) {
+        const void *buf = vec;
+        if (h) {
+            half_from_float_array(wire(l, n), vec, n);
+            buf = l->wire;
+        }
+        for (int u = 1; u <= l->users; u++) {
+            l->ctr.bytes_down[kind] += bytes;
+            l->ctr.msgs_down++;
+            MPI_Send(buf, count_of(bytes), MPI_BYTE, u, tag, l->comm);
+        }
+        return;
+    }
+    void *buf = h ? (void *)wire(l, n) : (void *)vec;
+    l->ctr.bytes_down[kind] += bytes;
+    l->ctr.msgs_down++;
+    MPI_Recv(buf, count_of(bytes), MPI_BYTE, 0, tag, l->comm, MPI_STATUS_IGNORE);
+    if (h) half_to_float_array(vec, l->wire, n);
+}

@@ -1,0 +1,45 @@
+/* half_round.c - rounding floats to binary16 values without leaving
+ * float: the FP16 storage points of mixed precision touch every
+ * activation, so this is bit arithmetic, not a call per element through
+ * half.c's encoder (tests/test_mixed.c checks both agree). */
+#include <math.h>
+#include <string.h>
+
+#include "mixed.h"
+#include "../cpu/parallel.h"
+
+float half_round(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    uint32_t sign = u & 0x80000000u, a = u & 0x7fffffffu;
+    if (a >= 0x7f800000u) return x;              /* inf, NaN */
+    if (a >= 0x38800000u) {                      /* |x| >= 2^-14: normal half range */
+        /* keep 10 of float's 23 mantissa bits, round to nearest even on
+         * the 13 dropped; a carry into the exponent is the right answer */
+        uint32_t r = (a + 0x0fffu + ((a >> 13) & 1u)) & 0xffffe000u;
+        if (r >= 0x47800000u) r = 0x7f800000u;   /* >= 65536 after rounding: infinity */
+        u = sign | r;
+        memcpy(&x, &u, 4);
+        return x;
+    }
+    /* Subnormal halves are multiples of 2^-24. In [0.5, 1) a float's ulp
+     * is 2^-24, so adding 0.5 rounds |x| to that grid (nearest even, the
+     * FPU's mode) and subtracting 0.5 is exact. */
+    float r = (fabsf(x) + 0.5f) - 0.5f;          /* not folded: the build has no -ffast-math */
+    return sign ? -r : r;
+}
+
+void half_round_array(float *x, size_t n)
+{
+    PARALLEL_FOR(n)
+    for (size_t i = 0; i < n; i++) x[i] = half_round(x[i]);
+}
+
+bool all_finite(const float *x, size_t n)
+{
+    /* no early exit: a branch-free sum vectorises, and overflow is rare */
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) bad |= !isfinite(x[i]);
+    return !bad;
+}
