@@ -59,6 +59,7 @@ int main(int argc, char **argv)
     const char *model = "vgg11";
     float width = 1.0f, cap_mb = 25.0f;
     int batch = 64, rounds = 8, block = 6, limit = 2560, seed = 1;
+    const char *alg_name[NS] = { "mpi", "mpi", "mpi" };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--cap-mb")) cap_mb = (float)atof(v);
         else if (!strcmp(a, "--limit")) limit = atoi(v);
         else if (!strcmp(a, "--seed")) seed = atoi(v);
+        else if (!strcmp(a, "--ddp-alg")) alg_name[S_DDP] = v;
+        else if (!strcmp(a, "--alg")) alg_name[S_FLAT] = alg_name[S_PER] = v;
         else {
             if (rank == 0) usage(stderr);
             ddl_die("unknown option %s", a);
@@ -111,6 +114,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < NS; k++) {
         SyncConfig sc = sync_config_default(kinds[k]);
         sc.bucket_cap_bytes = (size_t)(cap_mb * (1 << 20));
+        if (comm_alg_from_name(alg_name[k], &sc.alg) != 0) ddl_die("unknown algorithm '%s'", alg_name[k]);
         if (sync_init(&s[k], &sc, &t, &c, err) != 0) ddl_die("%s", err);
     }
     BatcherOptions bo = { .batch = batch, .rank = rank, .world = size, .shuffle = true, .drop_last = true,
@@ -126,6 +130,7 @@ int main(int argc, char **argv)
     double *ms = ddl_alloc(sizeof(double) * NS * (size_t)rounds * kept);
     double *block_mean = ddl_alloc(sizeof(double) * NS * (size_t)rounds);
     double comm = 0.0, hidden = 0.0;
+    double parts[NS][4] = { { 0 } }; /* forward, backward, exposed sync, optimizer: sums over kept steps */
     int epoch = 0;
     batcher_epoch(&b, epoch);
     Progress pr;
@@ -147,6 +152,11 @@ int main(int argc, char **argv)
                 double v = s[k].last.total;
                 ms[((size_t)k * rounds + r) * kept + (i - 1)] = v;
                 sum += v;
+                const SyncTimes *st = &s[k].last;
+                parts[k][0] += st->forward;
+                parts[k][1] += st->backward;
+                parts[k][2] += st->sync_wait;
+                parts[k][3] += st->optimizer;
                 if (k == S_DDP) {
                     comm += s[k].last.comm;
                     hidden += s[k].last.hidden;
@@ -179,6 +189,13 @@ int main(int argc, char **argv)
                "flat<=per-param %d/%d\n",
                labels[S_DDP], med[S_DDP], labels[S_FLAT], med[S_FLAT], labels[S_PER], med[S_PER],
                comm > 0.0 ? hidden / comm : 0.0, ddp_le_flat, rounds, flat_le_per, rounds);
+        for (int k = 0; k < NS; k++) {
+            double n = (double)rounds * kept;
+            printf("# %-9s mean forward %.1f, backward %.1f, exposed sync %.1f, optimizer %.1f ms\n", labels[k],
+                   parts[k][0] / n, parts[k][1] / n, parts[k][2] / n, parts[k][3] / n);
+        }
+        printf("# ddp: communication %.1f ms per step, %.1f of it hidden behind backward\n", comm / (rounds * kept),
+               hidden / (rounds * kept));
     }
     ddl_free(ms);
     ddl_free(block_mean);
