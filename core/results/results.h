@@ -132,4 +132,11 @@ int mkdir_parent(const char *path);
  * err ("path:line: what") on failure. */
 Table *table_read_csv(const char *path, char *err, size_t errcap);
 
+/* Every "<dir>/<name><suffix>" CSV (e.g. suffix "-summary.csv") with at
+ * least one row and a column `need` (NULL: any), in file-name order, so
+ * tables never depend on the file system's order. Unreadable files and
+ * files without the column are skipped with a warning on stderr. Returns
+ * how many tables went to out (at most cap; 0 when dir does not exist). */
+int table_read_dir(const char *dir, const char *suffix, const char *need, Table **out, int cap);
+
 #endif

@@ -6,7 +6,6 @@
  *   scaling-<sync>.csv   time per iteration vs ranks for each strategy
  *       (the seed's Figures 2-4, and all of them on one plot);
  *   buckets.csv          the DDP bucket-cap sweep and the flat control. */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,34 +37,6 @@ static bool has_series(const Table *t, const char *what)
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
         if (!strcmp(tok, what)) return true;
     return false;
-}
-
-static int read_summaries(const char *dir, Table **runs)
-{
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    int n = 0;
-    struct dirent *e;
-    const char *suffix = "-summary.csv";
-    while ((e = readdir(d)) && n < MAX_RUNS) {
-        size_t len = strlen(e->d_name), sl = strlen(suffix);
-        if (len <= sl || strcmp(e->d_name + len - sl, suffix) != 0) continue;
-        char path[1024], err[256];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        Table *t = table_read_csv(path, err, sizeof err);
-        if (!t) {
-            fprintf(stderr, "warning: skipping %s\n", err);
-            continue;
-        }
-        if (t->nrows < 1 || !table_get(t, 0, "ms_mean")) {
-            fprintf(stderr, "warning: skipping %s: no summary row\n", path);
-            table_free(t);
-            continue;
-        }
-        runs[n++] = t;
-    }
-    closedir(d);
-    return n;
 }
 
 /* Order: by sync strategy as listed in sync.h, then ranks, then cap. */
@@ -243,7 +214,7 @@ static Table *table1(Table **runs, int n)
 int lab3_table(const Lab3Options *o)
 {
     static Table *runs[MAX_RUNS];
-    int n = read_summaries(o->out, runs);
+    int n = table_read_dir(o->out, "-summary.csv", "ms_mean", runs, MAX_RUNS);
     if (n == 0) {
         fprintf(stderr, "error: no lab3 runs (*-summary.csv) in %s: run make lab3\n", o->out);
         return 1;
