@@ -6,6 +6,9 @@ write under results/labN/ (core/results: a "# key: value" metadata block,
 a header, rows; a JSON twin with meta, columns, rows). The checks recompute
 what the numbers must satisfy from the numbers themselves and from closed
 forms, so an edited or invented file is caught:
+  timings    lab1: ms_mean = the iterations file's mean (step 0 left
+             out), images/s = batch / ms_mean, iterations and accuracy =
+             the epochs file's last row;
   metadata   every CSV: the metadata the results schema promises, program =
              the lab, a JSON twin with the same metadata and rows, rows as
              wide as the header;
@@ -57,6 +60,10 @@ import subprocess
 # 12-16 %, barely above chance): the floors catch untrained or invented
 # numbers, the ceilings impossible ones. Edit to match your course's runs.
 ACCURACY = {
+    # lab1 quick: 2 epochs of the MNIST nets; VGG-11 / ResNet-18 at width
+    # 0.25 for 1-2 epochs on 10000 CIFAR images.
+    ("lab1", "mnist", "quick"): (0.85, 1.0),
+    ("lab1", "cifar10", "quick"): (0.15, 0.80),
     ("lab2", "mnist", "quick"): (0.85, 1.0),
     ("lab2", "mnist", "paper"): (0.95, 1.0),
     ("lab3", "cifar10", "quick"): (0.08, 0.80),
@@ -77,7 +84,7 @@ ACCURACY = {
 }
 REQUIRED_META = ("program", "git", "date", "host", "ranks", "mpi", "profile", "seed", "device")
 # Files each lab must have handed in (globs under results/labN/).
-REQUIRED_FILES = {"lab2": ("bench-np*.csv", "train-np*.csv"), "lab3": ("table1.csv", "task*-summary.csv"),
+REQUIRED_FILES = {"lab1": ("*-summary.csv",), "lab2": ("bench-np*.csv", "train-np*.csv"), "lab3": ("table1.csv", "task*-summary.csv"),
                   "lab4": ("iters*.csv",), "lab5": ("summary-*.csv", "comm.csv"),
                   "lab6": ("lab6.csv", "*-summary.csv")}
 
@@ -341,7 +348,22 @@ def check_lab6_accuracy(tables):
     return bad, f"{n} accuracies in range ({'; '.join(sorted(notes))})"
 
 
+def check_lab1_accuracy(tables):
+    bad, notes, n = [], set(), 0
+    for t in matching(tables, "*-summary.csv"):
+        (lo, hi), note = accuracy_range("lab1", t.meta)
+        notes.add(note)
+        for r in t.rows:
+            a = num(r, "test_accuracy")
+            n += 1
+            if a is None or not lo <= a <= hi:
+                bad.append(f"{t.name}: test_accuracy {r.get('test_accuracy')} outside {lo:.2f}-{hi:.2f}")
+    return bad, f"{n} accuracies in range ({'; '.join(sorted(notes))})"
+
+
 def check_accuracy(lab, tables):
+    if lab == "lab1":
+        return check_lab1_accuracy(tables)
     if lab == "lab5":
         return check_lab5_accuracy(tables)
     if lab == "lab6":
@@ -452,6 +474,44 @@ def check_lab4_bytes(tables):
     if n == 0:
         bad.append("no allreduce/group rows to check")
     return bad, f"{n} rows: bytes per round equal the closed form"
+
+
+def check_lab1_timings(tables):
+    """Per run: the summary's step time = the mean of its iterations file
+    (iteration 0, the warm-up, left out), images/s = batch / step time,
+    the iterations and the final accuracy = the files' rows."""
+    bad, n = [], 0
+    by_name = {t.name: t for t in tables}
+    for t in matching(tables, "*-summary.csv"):
+        for r in t.rows:
+            run, what = r.get("run", ""), t.name
+            it, ms, ips, b = num(r, "iterations"), num(r, "ms_mean"), num(r, "images_per_s"), num(r, "batch")
+            if None in (it, ms, ips, b) or ms <= 0 or it < 1:
+                bad.append(f"{what}: missing or non-positive iterations, step time or batch")
+                continue
+            n += 1
+            # ms_mean has 3 decimals: images/s must lie within its rounding
+            if not 1e3 * b / (ms + 0.0005) * (1 - 1e-4) - 0.05 <= ips <= 1e3 * b / max(ms - 0.0005, 1e-9) * (1 + 1e-4) + 0.05:
+                bad.append(f"{what}: images_per_s {r['images_per_s']} != batch / ms_mean = {1e3 * b / ms:.1f}")
+            iters = by_name.get(f"{run}-iters.csv")
+            if iters is not None:
+                times = [num(x, "ms") for x in iters.rows]
+                if len(times) != it or None in times:
+                    bad.append(f"{what}: {r['iterations']} iterations, {run}-iters.csv has {len(times)} rows")
+                else:
+                    steady = times[1:] if len(times) > 1 else times
+                    mean = sum(steady) / len(steady)
+                    if not close(ms, mean, 1e-3, 0.0006):
+                        bad.append(f"{what}: ms_mean {r['ms_mean']} != mean of {run}-iters.csv's steps 1.. = {mean:.3f}")
+            epochs = by_name.get(f"{run}-epochs.csv")
+            if epochs is not None and epochs.rows:
+                last = epochs.rows[-1]
+                if num(last, "iter") != it or last.get("test_accuracy") != r.get("test_accuracy"):
+                    bad.append(f"{what}: iterations / test_accuracy != {run}-epochs.csv's last row "
+                               f"({last.get('iter')}, {last.get('test_accuracy')})")
+    if n == 0:
+        bad.append("no run summaries to check")
+    return bad, f"{n} runs: step times, images/s, iterations and accuracy agree with the iteration files"
 
 
 def check_lab5_bytes(tables):
@@ -640,6 +700,7 @@ def check_lab6_throughput(tables):
 
 CHECKS = {
     ("*", "metadata"): check_metadata,
+    ("lab1", "timings"): lambda lab, t: check_lab1_timings(t),
     ("lab2", "bytes"): lambda lab, t: check_lab2_bytes(t),
     ("lab2", "bandwidth"): lambda lab, t: check_lab2_bandwidth(t),
     ("*", "accuracy"): check_accuracy,
