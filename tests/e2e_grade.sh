@@ -13,7 +13,7 @@
 #   - every reference file a rubric names defines exactly the functions
 #     its skeleton defines (what makes linking the student's object before
 #     libddl.a sound), and make IMPL=student links the skeletons into
-#     bin/student/lab2.
+#     bin/student/lab2, lab5 and lab6.
 # Submissions are graded in batches (one bin/grade call each) to pay the
 # make and start-up costs once; items build separately by design.
 set -u
@@ -130,6 +130,24 @@ tamper speedup lab3 speedup 's/^\(2a,.*\),1\.10,yes$/\1,1.90,yes/' table1.csv
 tamper timings lab3 timings 's/^\(task2a,.*,231\.392,0\.2314,231\.295\),231\.494,/\1,230.494,/' task2a-summary.csv
 tamper metadata lab4 metadata '/^# seed:/d' iters-np3.csv
 tamper lab4bytes lab4 bytes 's/^\(group,3,1,k=1,4,52\),13808704,/\1,13808804,/' iters-np3.csv
+# lab1, MLP: 64 images in 0.239 ms = 267325.8 images/s -> 167325.8
+tamper lab1ips lab1 timings 's/,0\.239,\([0-9.]*\),267325\.8,/,0.239,\1,167325.8,/' mlp-mnist-summary.csv
+# lab5, D-SGD FP32 (176402 parameters): counted bytes per round 705608 -> 705600
+tamper lab5bytes lab5 bytes 's/,705608,705608,2822432,/,705608,705600,2822432,/' summary-D_SGD_BS32_FP32.csv
+# lab5: 8 D-SGD rounds in 2 epochs of 128 / 32 -> 6 (payload totals left alone)
+tamper lab5rounds lab5 bytes 's/^\(D_SGD_BS32_FP16,dsgd,fp16,2,32,16,0,iid,176402,128,2\),8,/\1,6,/' summary-D_SGD_BS32_FP16.csv
+tamper lab5accuracy lab5 accuracy 's/,yes,0\.1406,0\.1562,/,yes,1.1406,0.1562,/' summary-D_SGD_BS32_FP32.csv
+# lab5: 3 ranks on 2 cores said not to be oversubscribed
+tamper lab5oversub lab5 metadata 's/^# oversubscribed: yes$/# oversubscribed: no/' summary-FL_BS32_FP32.csv
+# lab6, SDSS DNN (9859 parameters), horovod 2 workers: ring 4N = 39436 -> 49436
+tamper lab6bytes lab6 bytes 's/^\(cpu,horovod,2,2,sdss_dnn-sdss,.*\),39436,39436,/\1,49436,39436,/' lab6.csv
+# lab6, ps 2 workers: the server's 4PN = 78872 -> 78870
+tamper lab6psbytes lab6 bytes 's/,52581,78872,/,52581,78870,/' sdss_dnn-sdss-ps-w2-summary.csv
+# lab6: 3 iterations in 0.002331 s = 1287.01 it/s -> 2287.01
+tamper lab6iters lab6 throughput 's/,0\.002331,1287\.01,/,0.002331,2287.01,/' sdss_dnn-sdss-horovod-w2-summary.csv
+tamper lab6oversub lab6 throughput 's/^\(cpu,ps,2,3,sdss_dnn-sdss,.*\),yes,synthetic,smoke$/\1,no,synthetic,smoke/' lab6.csv
+tamper lab6accuracy lab6 accuracy 's/,53\.1,1\.0335,/,153.1,1.0335,/' sdss_dnn-sdss-horovod-w2-summary.csv
+tamper lab6metadata lab6 metadata '/^# profile:/d' lab6.csv
 bin/grade --no-build --quiet "${tsubs[@]}" > "$tmp/tampered.out" 2>&1
 for s in "${tsubs[@]}"; do
   read -r lab item < "$s.key"
@@ -142,6 +160,10 @@ for s in "${tsubs[@]}"; do
   check $([ "$p" = no ] && [ -z "$others" ] && echo 0 || echo 1) \
     "$name flagged by $lab/$item only: $(reason "$s" "$lab" "$item" | cut -c1-110)" "$p; also flagged: $others"
 done
+
+r=$(reason "$tmp/tampered-lab5oversub" lab5 metadata)
+check $([[ $r == *"oversubscribed: no, but 3 rank(s) on 2 cores"* ]] && echo 0 || echo 1) \
+  "an oversubscribed flag that contradicts ranks and cores is flagged" "$r"
 
 # ---- missing files, IMPL=student -----------------------------------------------
 mkdir -p "$tmp/empty"
@@ -163,6 +185,21 @@ if make -s --no-print-directory IMPL=student bin/student/lab2 > "$tmp/student.ou
   check $? "make IMPL=student links labs/lab2/exercises into bin/student/lab2" "$(tail -2 "$tmp/sr.out")"
 else
   check 1 "make IMPL=student bin/student/lab2 builds" "$(tail -3 "$tmp/student.out")"
+fi
+# lab5 and lab6 with their skeletons: the student program reaches the
+# exercise (FedAvg's aggregation at the cloud, the server's step) and says so.
+if make -s --no-print-directory IMPL=student bin/student/lab5 bin/student/lab6 > "$tmp/student56.out" 2>&1; then
+  mpi=(mpirun --oversubscribe --mca pml ob1 --mca btl self,vader --bind-to none)
+  (OPENBLAS_NUM_THREADS=1 timeout 60 "${mpi[@]}" -np 3 bin/student/lab5 run --synthetic --width 0.125 --limit 64 \
+    --test-limit 32 --epochs 1 --eval-batch 32 --scheme fedavg --batch 32 --quiet --out "$tmp/s5" || true) > "$tmp/s5.out" 2>&1
+  grep -q "exercise fedavg_aggregate not implemented" "$tmp/s5.out"
+  check $? "make IMPL=student links labs/lab5/exercises into bin/student/lab5" "$(tail -2 "$tmp/s5.out")"
+  (OPENBLAS_NUM_THREADS=1 timeout 60 "${mpi[@]}" -np 2 bin/student/lab6 run --workload sdss_dnn-sdss --style ps \
+    --limit 64 --test-limit 32 --batch 16 --iters 2 --synthetic --quiet --out "$tmp/s6" || true) > "$tmp/s6.out" 2>&1
+  grep -q "exercise ps_step not implemented" "$tmp/s6.out"
+  check $? "make IMPL=student links labs/lab6/exercises into bin/student/lab6" "$(tail -2 "$tmp/s6.out")"
+else
+  check 1 "make IMPL=student bin/student/lab5 bin/student/lab6 build" "$(tail -3 "$tmp/student56.out")"
 fi
 echo "# grade e2e: $(( $(date +%s) - t0 )) s" >&2
 exit $fail

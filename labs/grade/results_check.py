@@ -6,6 +6,9 @@ write under results/labN/ (core/results: a "# key: value" metadata block,
 a header, rows; a JSON twin with meta, columns, rows). The checks recompute
 what the numbers must satisfy from the numbers themselves and from closed
 forms, so an edited or invented file is caught:
+  timings    lab1: ms_mean = the iterations file's mean (step 0 left
+             out), images/s = batch / ms_mean, iterations and accuracy =
+             the epochs file's last row;
   metadata   every CSV: the metadata the results schema promises, program =
              the lab, a JSON twin with the same metadata and rows, rows as
              wide as the header;
@@ -24,7 +27,24 @@ forms, so an edited or invented file is caught:
              bytes = params x 4, gather/scatter's bytes per step per rank
              (mean) = 2(p-1)/p x gradient bytes;
   accuracy   the final accuracy in ACCURACY's range for the dataset and
-             profile the metadata states (only [0, 1] on synthetic data).
+             profile the metadata states (only [0, 1] on synthetic data);
+             lab5: best >= final, accuracy.csv = the summaries;
+  fedbytes   lab5: bytes per round = params x 4 (FP32) or x 2 (FP16) per
+             user and direction (seed 004's Section 3.2), counted = closed
+             form, rounds per epoch = examples / global batch (D-SGD) or
+             1 / E (FedAvg), rounds = epochs x that, bytes per epoch and
+             payload totals = rounds x users x bytes per round, comm.csv
+             and the epochs files agree with the summaries;
+  psbytes    lab6: bytes per rank per step = the closed forms: horovod's
+             ring 2(P-1)/P x 4N (mean over ranks), ps 4(N+S) per worker
+             each way and 4P(N+S) at the server (S: the batch-norm
+             buffers ps also moves; mean over the P+1 ranks 8P(N+S)/(P+1));
+  throughput lab6: iterations/s = iterations / training time, wall step =
+             training time / iterations, compute + sync + other = wall
+             step, global batch = workers x batch x accumulate, the
+             oversubscribed flag = ranks > cores, lab6.csv = the summaries.
+Every metadata check also holds the oversubscribed flag against ranks and
+cores (one host, not simulated).
 """
 
 import csv
@@ -40,17 +60,33 @@ import subprocess
 # 12-16 %, barely above chance): the floors catch untrained or invented
 # numbers, the ceilings impossible ones. Edit to match your course's runs.
 ACCURACY = {
+    # lab1 quick: 2 epochs of the MNIST nets; VGG-11 / ResNet-18 at width
+    # 0.25 for 1-2 epochs on 10000 CIFAR images.
+    ("lab1", "mnist", "quick"): (0.85, 1.0),
+    ("lab1", "cifar10", "quick"): (0.15, 0.80),
     ("lab2", "mnist", "quick"): (0.85, 1.0),
     ("lab2", "mnist", "paper"): (0.95, 1.0),
     ("lab3", "cifar10", "quick"): (0.08, 0.80),
     ("lab3", "cifar10", "paper"): (0.50, 0.95),
     ("lab4", "mnist", "quick"): (0.50, 1.0),
     ("lab4", "mnist", "paper"): (0.80, 1.0),
+    # lab5 quick: 4 epochs of ResNet-18 at width 0.25 on 4096 images; D-SGD
+    # at global batch 2048 makes 8 steps and stays at chance (README).
+    ("lab5", "cifar10", "quick"): (0.05, 0.80),
+    ("lab5", "cifar10", "paper"): (0.30, 0.95),
+    # lab6 quick (README, "Measured here"): 66-87 %, 49-73 %, 97 %.
+    ("lab6", "mnist", "quick"): (0.30, 1.0),
+    ("lab6", "fashion-mnist", "quick"): (0.25, 1.0),
+    ("lab6", "sdss", "quick"): (0.60, 1.0),
+    ("lab6", "mnist", "paper"): (0.80, 1.0),
+    ("lab6", "fashion-mnist", "paper"): (0.60, 1.0),
+    ("lab6", "sdss", "paper"): (0.80, 1.0),
 }
 REQUIRED_META = ("program", "git", "date", "host", "ranks", "mpi", "profile", "seed", "device")
 # Files each lab must have handed in (globs under results/labN/).
-REQUIRED_FILES = {"lab2": ("bench-np*.csv", "train-np*.csv"), "lab3": ("table1.csv", "task*-summary.csv"),
-                  "lab4": ("iters*.csv",)}
+REQUIRED_FILES = {"lab1": ("*-summary.csv",), "lab2": ("bench-np*.csv", "train-np*.csv"), "lab3": ("table1.csv", "task*-summary.csv"),
+                  "lab4": ("iters*.csv",), "lab5": ("summary-*.csv", "comm.csv"),
+                  "lab6": ("lab6.csv", "*-summary.csv")}
 
 
 def git_rev(root):
@@ -135,6 +171,9 @@ def check_metadata(lab, tables):
             bad.append(f"{t.name}: metadata lacks {', '.join(miss)}")
         if t.meta.get("program") and t.meta["program"] != lab:
             bad.append(f"{t.name}: program is {t.meta['program']}, not {lab}")
+        why = oversubscription_problem(t.meta)
+        if why:
+            bad.append(f"{t.name}: {why}")
         jpath = t.path[:-4] + ".json"
         try:
             with open(jpath) as f:
@@ -151,6 +190,26 @@ def check_metadata(lab, tables):
         elif len(j.get("rows") or []) != len(t.rows):
             bad.append(f"{t.name}: {len(t.rows)} rows, its JSON twin {len(j.get('rows') or [])}")
     return bad, f"{len(tables)} files: metadata complete, JSON twins agree"
+
+
+def oversubscription_problem(meta):
+    """The oversubscribed flag against ranks and cores: one host, not
+    simulated (SMPI's cores are the platform's), a yes/no flag and ranks
+    as a count or a range lo-hi; None when it agrees or cannot be judged."""
+    flag, cores, ranks = meta.get("oversubscribed", ""), meta.get("cores", ""), meta.get("ranks", "")
+    if meta.get("simulated") or not cores.isdigit() or meta.get("hosts", "1") not in ("", "1"):
+        return None
+    word = flag.split()[0].rstrip(":;,") if flag else ""
+    if word not in ("yes", "no"):
+        return None
+    lo, _, hi = ranks.partition("-")
+    hi = hi or lo
+    if not (lo.isdigit() and hi.isdigit()):
+        return None
+    want = "yes" if int(hi) > int(cores) else "no"
+    if word != want:
+        return f"oversubscribed: {flag}, but {ranks} rank(s) on {cores} cores"
+    return None
 
 
 def block_len(n, p, b):
@@ -235,7 +294,80 @@ def accuracy_range(lab, meta):
     return ACCURACY[key], f"{key[1]} {key[2]} range {ACCURACY[key][0]:.2f}-{ACCURACY[key][1]:.2f}"
 
 
+LAB6_DATASETS = {"mnist": "mnist", "fashion": "fashion-mnist", "sdss": "sdss"}
+
+
+def check_lab5_accuracy(tables):
+    """Final and best accuracy of every run in range; accuracy.csv and the
+    epochs files agree with the summaries."""
+    bad, notes, final = [], set(), {}
+    for t in matching(tables, "summary-*.csv"):
+        (lo, hi), note = accuracy_range("lab5", t.meta)
+        notes.add(note)
+        for r in t.rows:
+            a, b = num(r, "final_accuracy"), num(r, "best_accuracy")
+            final[r.get("label")] = a
+            if a is None or not lo <= a <= hi:
+                bad.append(f"{t.name}: final_accuracy {r.get('final_accuracy')} outside {lo:.2f}-{hi:.2f}")
+            if b is None or not 0 <= b <= 1 or (a is not None and b < a):
+                bad.append(f"{t.name}: best_accuracy {r.get('best_accuracy')} not in [final, 1]")
+    for t in matching(tables, "accuracy.csv"):
+        for r in t.rows:
+            a, want = num(r, "final_accuracy"), final.get(r.get("label"))
+            if want is not None and a != want:
+                bad.append(f"accuracy.csv: {r.get('label')} final_accuracy {r.get('final_accuracy')} != its summary's {want}")
+            if a is not None and not close(num(r, "final_pct"), 100 * a, 0, 0.006):
+                bad.append(f"accuracy.csv: {r.get('label')} final_pct {r.get('final_pct')} != 100 x final_accuracy")
+    for t in matching(tables, "epochs-*.csv"):
+        for r in t.rows:
+            a = num(r, "val_accuracy")
+            if a is None or not 0 <= a <= 1:
+                bad.append(f"{t.name}: epoch {r.get('epoch')} val_accuracy {r.get('val_accuracy')} outside [0, 1]")
+    return bad, f"{len(final)} runs: accuracies in range ({'; '.join(sorted(notes))}), tables agree"
+
+
+def check_lab6_accuracy(tables):
+    bad, notes, n = [], set(), 0
+    runs = lab6_runs(tables)
+    for t in matching(tables, "*-summary.csv") + matching(tables, "lab6.csv"):
+        for r in t.rows:
+            wl = r.get("workload", "")
+            tag = f"{wl}-{r.get('style')}-w{r.get('workers')}"
+            if t.name == "lab6.csv" and tag in runs and r.get("test_accuracy_pct") != runs[tag][0].get("test_accuracy_pct"):
+                bad.append(f"lab6.csv: {tag} test_accuracy_pct {r.get('test_accuracy_pct')} != its summary's "
+                           f"{runs[tag][0].get('test_accuracy_pct')}")
+            meta = {"data": r.get("data", t.meta.get("data", "real")), "profile": r.get("profile", "?"),
+                    "dataset": LAB6_DATASETS.get(wl.split("-", 1)[-1], "?")}
+            (lo, hi), note = accuracy_range("lab6", meta)
+            notes.add(note)
+            a = num(r, "test_accuracy_pct")
+            n += 1
+            if a is None or not lo <= a / 100 <= hi:
+                bad.append(f"{t.name}: {wl} {r.get('style')} {r.get('workers')}w: test_accuracy_pct "
+                           f"{r.get('test_accuracy_pct')} outside {100 * lo:.0f}-{100 * hi:.0f}")
+    return bad, f"{n} accuracies in range ({'; '.join(sorted(notes))})"
+
+
+def check_lab1_accuracy(tables):
+    bad, notes, n = [], set(), 0
+    for t in matching(tables, "*-summary.csv"):
+        (lo, hi), note = accuracy_range("lab1", t.meta)
+        notes.add(note)
+        for r in t.rows:
+            a = num(r, "test_accuracy")
+            n += 1
+            if a is None or not lo <= a <= hi:
+                bad.append(f"{t.name}: test_accuracy {r.get('test_accuracy')} outside {lo:.2f}-{hi:.2f}")
+    return bad, f"{n} accuracies in range ({'; '.join(sorted(notes))})"
+
+
 def check_accuracy(lab, tables):
+    if lab == "lab1":
+        return check_lab1_accuracy(tables)
+    if lab == "lab5":
+        return check_lab5_accuracy(tables)
+    if lab == "lab6":
+        return check_lab6_accuracy(tables)
     bad, notes, n = [], set(), 0
     if lab == "lab2":
         sel, col, scale = matching(tables, "train*.csv"), "test_accuracy", 1.0
@@ -344,14 +476,240 @@ def check_lab4_bytes(tables):
     return bad, f"{n} rows: bytes per round equal the closed form"
 
 
+def check_lab1_timings(tables):
+    """Per run: the summary's step time = the mean of its iterations file
+    (iteration 0, the warm-up, left out), images/s = batch / step time,
+    the iterations and the final accuracy = the files' rows."""
+    bad, n = [], 0
+    by_name = {t.name: t for t in tables}
+    for t in matching(tables, "*-summary.csv"):
+        for r in t.rows:
+            run, what = r.get("run", ""), t.name
+            it, ms, ips, b = num(r, "iterations"), num(r, "ms_mean"), num(r, "images_per_s"), num(r, "batch")
+            if None in (it, ms, ips, b) or ms <= 0 or it < 1:
+                bad.append(f"{what}: missing or non-positive iterations, step time or batch")
+                continue
+            n += 1
+            # ms_mean has 3 decimals: images/s must lie within its rounding
+            if not 1e3 * b / (ms + 0.0005) * (1 - 1e-4) - 0.05 <= ips <= 1e3 * b / max(ms - 0.0005, 1e-9) * (1 + 1e-4) + 0.05:
+                bad.append(f"{what}: images_per_s {r['images_per_s']} != batch / ms_mean = {1e3 * b / ms:.1f}")
+            iters = by_name.get(f"{run}-iters.csv")
+            if iters is not None:
+                times = [num(x, "ms") for x in iters.rows]
+                if len(times) != it or None in times:
+                    bad.append(f"{what}: {r['iterations']} iterations, {run}-iters.csv has {len(times)} rows")
+                else:
+                    steady = times[1:] if len(times) > 1 else times
+                    mean = sum(steady) / len(steady)
+                    if not close(ms, mean, 1e-3, 0.0006):
+                        bad.append(f"{what}: ms_mean {r['ms_mean']} != mean of {run}-iters.csv's steps 1.. = {mean:.3f}")
+            epochs = by_name.get(f"{run}-epochs.csv")
+            if epochs is not None and epochs.rows:
+                last = epochs.rows[-1]
+                if num(last, "iter") != it or last.get("test_accuracy") != r.get("test_accuracy"):
+                    bad.append(f"{what}: iterations / test_accuracy != {run}-epochs.csv's last row "
+                               f"({last.get('iter')}, {last.get('test_accuracy')})")
+    if n == 0:
+        bad.append("no run summaries to check")
+    return bad, f"{n} runs: step times, images/s, iterations and accuracy agree with the iteration files"
+
+
+def check_lab5_bytes(tables):
+    """Seed 004's Section 3.2 from the parameter count, per user and
+    direction; every counted number against it."""
+    bad, n, runs = [], 0, {}
+    for t in matching(tables, "summary-*.csv"):
+        for r in t.rows:
+            what = f"{t.name}"
+            v = {k: num(r, k) for k in ("users", "global_batch", "local_batch", "local_epochs", "params",
+                                        "train_examples", "epochs", "rounds", "rounds_per_epoch_closed",
+                                        "rounds_per_epoch", "bytes_per_round_closed", "bytes_per_round",
+                                        "bytes_per_epoch_closed", "bytes_per_epoch", "payload_up_bytes",
+                                        "payload_down_bytes")}
+            scheme, elem = r.get("scheme"), ELEM.get(r.get("precision", ""))
+            missing = [k for k, x in v.items() if x is None]
+            if missing or elem is None or scheme not in ("csgd", "dsgd", "fedavg"):
+                bad.append(f"{what}: unreadable ({', '.join(missing[:3]) or r.get('scheme') or r.get('precision')})")
+                continue
+            n += 1
+            runs[r.get("label")] = (v, scheme)
+            if scheme == "csgd":  # one process: nothing crosses a link
+                if any(v[k] for k in ("rounds", "bytes_per_round", "bytes_per_epoch", "payload_up_bytes",
+                                      "payload_down_bytes", "bytes_per_round_closed")):
+                    bad.append(f"{what}: csgd (one process) reports rounds or bytes")
+                continue
+            per_round = v["params"] * elem
+            if v["bytes_per_round_closed"] != per_round:
+                bad.append(f"{what}: bytes_per_round_closed {r['bytes_per_round_closed']} != params x {elem} = "
+                           f"{per_round:.0f}")
+            if v["bytes_per_round"] != per_round or r.get("bytes_match") != "yes":
+                bad.append(f"{what}: counted bytes_per_round {r['bytes_per_round']} != closed form {per_round:.0f}")
+            if scheme == "dsgd":
+                rpe = v["train_examples"] / v["global_batch"]
+                runs_rpe = math.ceil(rpe - 1e-9)  # a run makes whole rounds
+                if v["users"] * v["local_batch"] != v["global_batch"]:
+                    bad.append(f"{what}: {v['users']:.0f} users x local batch {v['local_batch']:.0f} != global batch "
+                               f"{v['global_batch']:.0f}")
+            else:
+                rpe = runs_rpe = 1 / v["local_epochs"] if v["local_epochs"] else float("nan")
+            if not close(v["rounds_per_epoch_closed"], rpe, 0, 0.0051):
+                bad.append(f"{what}: rounds_per_epoch_closed {r['rounds_per_epoch_closed']} != {rpe:.4g}"
+                           f" ({'examples / global batch' if scheme == 'dsgd' else '1 / local epochs'})")
+            if not close(v["rounds_per_epoch"], runs_rpe, 0, 0.0051) or \
+                    not close(v["rounds"], v["epochs"] * runs_rpe, 0, 1e-6):
+                bad.append(f"{what}: {r['rounds']} rounds in {r['epochs']} epochs != {runs_rpe:.4g} per epoch")
+            if not close(v["bytes_per_epoch_closed"], rpe * per_round, 0, 1.0):
+                bad.append(f"{what}: bytes_per_epoch_closed {r['bytes_per_epoch_closed']} != rounds per epoch x "
+                           f"bytes per round = {rpe * per_round:.0f}")
+            if not close(v["bytes_per_epoch"], runs_rpe * per_round, 0, 1.0):
+                bad.append(f"{what}: bytes_per_epoch {r['bytes_per_epoch']} != {runs_rpe * per_round:.0f}")
+            total = v["rounds"] * v["users"] * per_round
+            if v["payload_up_bytes"] != total or v["payload_down_bytes"] != total:
+                bad.append(f"{what}: payload bytes up {r['payload_up_bytes']} / down {r['payload_down_bytes']} != "
+                           f"rounds x users x bytes per round = {total:.0f}")
+    for t in matching(tables, "comm.csv"):
+        for r in t.rows:
+            run = runs.get(r.get("label"))
+            if run is None:
+                bad.append(f"comm.csv: {r.get('label')}: no summary-{r.get('label')}.csv for this row")
+                continue
+            v, _ = run
+            for col, want in (("bytes_per_round_closed", v["bytes_per_round_closed"]),
+                              ("bytes_per_round", v["bytes_per_round"]), ("params", v["params"])):
+                if num(r, col) != want:
+                    bad.append(f"comm.csv: {r['label']} {col} {r.get(col)} != its summary's {want:.0f}")
+            rpe = num(r, "rounds_per_epoch_closed")
+            for a, b in (("mb_per_round_closed", num(r, "bytes_per_round_closed")),
+                         ("mb_per_epoch_closed", (num(r, "bytes_per_round_closed") or 0) * (rpe or 0))):
+                if not close(num(r, a), (b or 0) / 1e6, 0, 0.0006 + 0.006 * (b or 0) / 1e8):
+                    bad.append(f"comm.csv: {r['label']} {a} {r.get(a)} != bytes / 1e6 = {(b or 0) / 1e6:.3f}")
+    for t in matching(tables, "epochs-*.csv"):
+        for r in t.rows:
+            run = runs.get(r.get("label"))
+            if run is None or run[1] == "csgd":
+                continue
+            v, _ = run
+            want = (num(r, "rounds") or 0) * v["users"] * v["bytes_per_round"]
+            if num(r, "payload_up_bytes") != want or num(r, "payload_down_bytes") != want:
+                bad.append(f"{t.name}: epoch {r.get('epoch')}: payload {r.get('payload_up_bytes')} != rounds x users x "
+                           f"bytes per round = {want:.0f}")
+    if n == 0:
+        bad.append("no summary rows to check")
+    return bad, f"{n} runs: bytes per round = params x 4 or 2, counted = closed form, rounds and totals agree"
+
+
+def lab6_runs(tables):
+    """tag -> (row, meta) of the run summaries."""
+    runs = {}
+    for t in matching(tables, "*-summary.csv"):
+        for r in t.rows:
+            runs[r.get("tag")] = (r, t.meta)
+    return runs
+
+
+def check_lab6_bytes(tables):
+    bad, cross, n = [], [], 0
+    runs = lab6_runs(tables)
+    for t in matching(tables, "*-summary.csv") + matching(tables, "lab6.csv"):
+        for r in t.rows:
+            style, P, N = r.get("style"), num(r, "workers"), num(r, "params")
+            mean, most = num(r, "bytes_per_rank"), num(r, "bytes_max_rank")
+            tag = r.get("tag") or f"{r.get('workload')}-{style}-w{r.get('workers')}"
+            what = f"{t.name}: {tag}"
+            if None in (P, N, mean, most) or style not in ("horovod", "ps") or P < 1:
+                bad.append(f"{what}: unreadable style, workers, params or bytes")
+                continue
+            run, meta = runs.get(tag, (r, t.meta))
+            if t.name == "lab6.csv" and tag in runs:  # after the closed forms: they say more
+                for col in ("bytes_per_rank", "bytes_max_rank", "params"):
+                    if r.get(col) != run.get(col):
+                        cross.append(f"lab6.csv: {tag} {col} {r.get(col)} != its summary's {run.get(col)}")
+            n += 1
+            P = int(P)
+            if style == "horovod":
+                if "ring" not in meta.get("horovod", "ring") or run.get("fp16", "no") == "yes":
+                    continue  # another transport or compression: no closed form here
+                want = 2 * (P - 1) / P * 4 * N
+                if abs(mean - want) > 0.5 + 1e-9 * want:
+                    bad.append(f"{what}: bytes_per_rank {r['bytes_per_rank']} != ring 2(P-1)/P x 4N = {want:.0f}")
+                continue
+            buffers = meta.get("buffers", "").split(" ")[0]
+            if buffers.isdigit():
+                S = int(buffers)
+            else:  # older summaries: the buffers from the server's count
+                S = most / (4 * P) - N
+                if S < 0 or S != int(S):
+                    bad.append(f"{what}: server bytes {r['bytes_max_rank']} are not 4P(N + buffers)")
+                    continue
+            server = 4 * P * (N + S)
+            want = 2 * server / (P + 1)  # P workers 4(N+S) each, the server 4P(N+S): mean over P+1 ranks
+            if most != server:
+                bad.append(f"{what}: bytes_max_rank {r['bytes_max_rank']} != server's 4P(N+S) = {server:.0f} "
+                           f"(N {N:.0f}, S {S:.0f})")
+            if abs(mean - want) > 0.5 + 1e-9 * want:
+                bad.append(f"{what}: bytes_per_rank {r['bytes_per_rank']} != 8P(N+S)/(P+1) = {want:.0f}")
+    bad += cross
+    if n == 0:
+        bad.append("no runs to check")
+    return bad, f"{n} rows: bytes per rank per step = the ring's and the parameter server's closed forms"
+
+
+def check_lab6_throughput(tables):
+    bad, n = [], 0
+    runs = lab6_runs(tables)
+    for tag, (r, meta) in runs.items():
+        what = f"{tag}-summary.csv" if tag else "a summary"
+        it, ts, ips, wall = num(r, "iters"), num(r, "train_s"), num(r, "iters_per_s"), num(r, "wall_step_ms")
+        if None in (it, ts, ips, wall) or it <= 0 or ts <= 0:
+            bad.append(f"{what}: missing or non-positive iterations or training time")
+            continue
+        n += 1
+        # train_s has 4 significant digits, iters_per_s 2 decimals
+        if not close(ips, it / ts, 6e-4, 0.006):
+            bad.append(f"{what}: iters_per_s {r['iters_per_s']} != iters / train_s = {it / ts:.2f}")
+        if not close(wall, 1e3 * ts / it, 6e-4, 0.0006):
+            bad.append(f"{what}: wall_step_ms {r['wall_step_ms']} != 1000 train_s / iters = {1e3 * ts / it:.3f}")
+        parts = [num(r, k) for k in ("compute_ms", "sync_ms", "other_ms")]
+        if None in parts or min(parts) < 0 or (parts[2] > 0.002 and not close(sum(parts), wall, 1e-3, 0.003)) or \
+                sum(parts) < wall - 0.003 * (1 + wall / 100):
+            bad.append(f"{what}: compute {r.get('compute_ms')} + sync {r.get('sync_ms')} + other {r.get('other_ms')} "
+                       f"ms != wall step {r['wall_step_ms']} ms")
+        gb, b, w, acc = num(r, "global_batch"), num(r, "batch_per_worker"), num(r, "workers"), num(r, "accumulate")
+        if None in (gb, b, w, acc) or gb != b * w * acc:
+            bad.append(f"{what}: global_batch {r.get('global_batch')} != batch x workers x accumulate")
+        ranks, want_ranks = num(r, "ranks"), (w or 0) + (1 if r.get("style") == "ps" else 0)
+        if ranks != want_ranks:
+            bad.append(f"{what}: {r.get('ranks')} ranks for {r.get('style')} with {r.get('workers')} workers")
+    for t in matching(tables, "lab6.csv"):
+        for r in t.rows:
+            tag = f"{r.get('workload')}-{r.get('style')}-w{r.get('workers')}"
+            cores = t.meta.get("cores", "")
+            if cores.isdigit() and not t.meta.get("simulated") and t.meta.get("hosts", "1") in ("", "1"):
+                want = "yes" if (num(r, "ranks") or 0) > int(cores) else "no"
+                if r.get("oversubscribed") != want:
+                    bad.append(f"lab6.csv: {tag}: oversubscribed {r.get('oversubscribed')} with {r.get('ranks')} ranks "
+                               f"on {cores} cores")
+            if tag in runs:
+                for col in ("train_s", "iters_per_s", "ranks", "oversubscribed", "wall_step_ms"):
+                    if r.get(col) != runs[tag][0].get(col):
+                        bad.append(f"lab6.csv: {tag} {col} {r.get(col)} != its summary's {runs[tag][0].get(col)}")
+    if n == 0:
+        bad.append("no run summaries to check")
+    return bad, f"{n} runs: iterations/s = iterations / training time, step times and lab6.csv agree"
+
+
 CHECKS = {
     ("*", "metadata"): check_metadata,
+    ("lab1", "timings"): lambda lab, t: check_lab1_timings(t),
     ("lab2", "bytes"): lambda lab, t: check_lab2_bytes(t),
     ("lab2", "bandwidth"): lambda lab, t: check_lab2_bandwidth(t),
     ("*", "accuracy"): check_accuracy,
     ("lab3", "speedup"): lambda lab, t: check_lab3_speedup(t),
     ("lab3", "timings"): lambda lab, t: check_lab3_timings(t),
     ("lab4", "bytes"): lambda lab, t: check_lab4_bytes(t),
+    ("lab5", "bytes"): lambda lab, t: check_lab5_bytes(t),
+    ("lab6", "bytes"): lambda lab, t: check_lab6_bytes(t),
+    ("lab6", "throughput"): lambda lab, t: check_lab6_throughput(t),
 }
 
 

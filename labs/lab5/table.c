@@ -130,6 +130,9 @@ static void provenance(Table *t, const Runs *r)
     if (lo == hi) snprintf(ranks, sizeof ranks, "%d", lo);
     else snprintf(ranks, sizeof ranks, "%d-%d", lo, hi);
     meta_set(&t->meta, "ranks", "%s", ranks);
+    /* the first run's provenance would otherwise speak for every run */
+    meta_set(&t->meta, "oversubscribed", "%s", over ? "yes (some runs)" : "no");
+    meta_set(&t->meta, "roles", "per run (its summary)");
     meta_set(&t->meta, "summary", "%s%s%s%s CIFAR-10, %s ranks on %s%s, cpu, %s profile, seed %s; FP16 runs "
              "emulated by rounding on CPU", sim ? "simulated (" : "", sim ? sim : "", sim ? "), " : "",
              synthetic ? "synthetic" : "real", ranks, where, over ? " (oversubscribed)" : "",

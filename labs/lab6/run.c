@@ -138,6 +138,10 @@ static void describe(Run *r, long total, int per_epoch)
     meta_set(meta, "model", "%s", r->w->model);
     meta_set(meta, "width", "%g", (double)r->width);
     meta_set(meta, "params", "%zu", r->m.nparams);
+    /* ps moves these with the gradients (4 bytes each way per worker): the
+     * closed form of its bytes needs them; horovod, as Horovod, skips them. */
+    meta_set(meta, "buffers", "%zu (batch-norm running statistics; ps averages them at the server, horovod does "
+             "not sync them)", r->m.nstate);
     meta_set(meta, "dataset", "%s", r->train.name);
     meta_set(meta, "data", "%s", r->train.synthetic ? "synthetic" : "real");
     meta_set(meta, "data_source", "%s", r->train.source);

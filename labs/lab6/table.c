@@ -112,6 +112,10 @@ static void grid_summary(Table **runs, int n, Meta *meta)
              meta_get(meta, "cores") ? meta_get(meta, "cores") : "?", over[0] ? "oversubscribed: " : "not oversubscribed",
              over, str(runs[0], "device"), str(runs[0], "profile"), meta_get(meta, "seed") ? meta_get(meta, "seed") : "?");
     meta_set(meta, "ranks", "per row (horovod: workers; ps: workers + 1 server)");
+    /* the first run's provenance would otherwise speak for the whole grid */
+    meta_set(meta, "oversubscribed", "%s%s", over[0] ? "yes: " : "no", over);
+    meta_set(meta, "params", "per row");
+    meta_set(meta, "buffers", "per run (its summary)");
     meta_set(meta, "run", "grid");
 }
 
