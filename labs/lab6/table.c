@@ -14,7 +14,6 @@
  *                           into compute, exposed communication and the
  *                           rest (data loading, waiting), for the breakdown
  *                           figure. */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,33 +35,6 @@ static double num(const Table *t, const char *col)
 {
     const char *s = table_get(t, 0, col);
     return s && *s ? atof(s) : NAN;
-}
-
-static int read_summaries(const char *dir, Table **runs)
-{
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    int n = 0;
-    struct dirent *e;
-    const char *suffix = "-summary.csv";
-    while ((e = readdir(d)) && n < MAX_RUNS) {
-        size_t len = strlen(e->d_name), sl = strlen(suffix);
-        if (len <= sl || strcmp(e->d_name + len - sl, suffix) != 0) continue;
-        char path[1024], err[256];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        Table *t = table_read_csv(path, err, sizeof err);
-        if (!t) {
-            fprintf(stderr, "warning: skipping %s\n", err);
-            continue;
-        }
-        if (t->nrows < 1 || !table_get(t, 0, "iters_per_s")) {
-            table_free(t);
-            continue;
-        }
-        runs[n++] = t;
-    }
-    closedir(d);
-    return n;
 }
 
 /* Grid order: device, style (horovod first), workers, workload. */
@@ -263,7 +235,7 @@ static int write_figure_data(Table **runs, int n, const char *dir)
 int lab6_table(const Lab6Options *o)
 {
     Table *runs[MAX_RUNS];
-    int n = read_summaries(o->out, runs);
+    int n = table_read_dir(o->out, "-summary.csv", "iters_per_s", runs, MAX_RUNS);
     if (n == 0) {
         fprintf(stderr, "lab6: no <tag>-summary.csv in %s (run make lab6)\n", o->out);
         return 1;
