@@ -5,7 +5,13 @@
  *   - D-SGD with U users x batch 256/U equals C-SGD with batch 256 for 3
  *     steps (ResNet-18 at width 0.125, BN in eval mode so batch statistics
  *     are out of the way, no augmentation): the cloud's weights within
- *     1e-5 relative of one process's, every user bit for bit the cloud's;
+ *     1e-3 of the largest weight change of one process's, every user bit
+ *     for bit the cloud's. Only float reassociation separates the two
+ *     (per-user gradient sums, then their mean), and how much depends on
+ *     OpenBLAS's kernels: measured 1.4e-6 to 2.8e-5 at 2 and 4 users with
+ *     the Haswell, SkylakeX and auto-detected kernels, so 1e-3 leaves room
+ *     for other CPUs. An average by the wrong count or a missed user is
+ *     off by O(1) of the update;
  *   - FedAvg with E = 1 and one user equals plain SGD (core/train's
  *     Trainer over the same batches): bit for bit in FP32 (weights and BN
  *     statistics); in FP16 the global model is the user's master weights
@@ -110,9 +116,9 @@ static void test_dsgd_equals_csgd(Dataset *d)
     }
     MPI_Bcast(&rel, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     char name[128];
-    snprintf(name, sizeof name, "dsgd %d users x batch %d == csgd batch 256 after %d steps (BN eval mode), 1e-5 of "
+    snprintf(name, sizeof name, "dsgd %d users x batch %d == csgd batch 256 after %d steps (BN eval mode), 1e-3 of "
              "the update", U, local, STEPS);
-    t_check_all(rel < 1e-5, "%s", name);
+    t_check_all(rel < 1e-3, "%s", name);
     if (g_rank == 0) fprintf(stderr, "note: dsgd vs csgd: max difference %.3g of the largest weight change\n", rel);
     /* every user holds the cloud's model */
     float *cloud = malloc(sizeof(float) * m.nparams);
