@@ -94,9 +94,8 @@ int main(int argc, char **argv)
     Comm c;
     comm_init(&c, MPI_COMM_WORLD);
     Dataset d;
-    int bad = dataset_load_for_run("cifar10", SPLIT_TRAIN, limit, (uint64_t)seed, true, false, &d) != 0;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (bad) {
+    bool bad = dataset_load_for_run("cifar10", SPLIT_TRAIN, limit, (uint64_t)seed, true, false, &d) != 0;
+    if (comm_any(&c, bad)) {
         MPI_Finalize();
         return 1;
     }

@@ -205,6 +205,13 @@ void comm_wait(CommRequest *r)
     end(r);
 }
 
+bool comm_any(const Comm *c, bool mine)
+{
+    int b = mine, any = 0;
+    MPI_Allreduce(&b, &any, 1, MPI_INT, MPI_MAX, c->mpi);
+    return any != 0;
+}
+
 void comm_counters_reset(Comm *c) { memset(c->count, 0, sizeof c->count); }
 
 static void counters_add(CommCounters *t, const CommCounters *a)

@@ -126,6 +126,11 @@ void comm_iallreduce(CommRequest *r, void *buf, size_t count, CommDtype dtype, C
 bool comm_test(CommRequest *r);
 void comm_wait(CommRequest *r);
 
+/* Collective: true on every rank when any rank passes true. For checks
+ * every rank makes (arguments, files), so that all ranks stop together
+ * instead of some waiting forever in the next collective. */
+bool comm_any(const Comm *c, bool mine);
+
 void comm_counters_reset(Comm *c);
 /* Sum over the hand-written algorithms (what ddlab itself sent). */
 CommCounters comm_counters_total(const Comm *c);

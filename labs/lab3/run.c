@@ -75,14 +75,6 @@ static int load(const Lab3Options *o, Split split, int limit, Dataset *d)
     return dataset_load_for_run(o->dataset, split, limit, o->seed, true, o->force_synthetic, d);
 }
 
-/* Every rank checks the same things, so all agree to stop. */
-static int fail_all(Comm *c, bool bad)
-{
-    int b = bad, any = 0;
-    MPI_Allreduce(&b, &any, 1, MPI_INT, MPI_MAX, c->mpi);
-    return any;
-}
-
 typedef struct Run {
     const Lab3Options *o;
     char device_desc[256];
@@ -332,7 +324,7 @@ int lab3_run(const Lab3Options *o, Comm *c)
     r.c = c;
     char err[256] = "";
     bool bad = setup(&r, err) != 0;
-    if (fail_all(c, bad)) {
+    if (comm_any(c, bad)) {
         if (bad && c->rank == 0) fprintf(stderr, "error: %s\n", err);
         return 2;
     }
@@ -343,12 +335,12 @@ int lab3_run(const Lab3Options *o, Comm *c)
         dataset_free(&r.train);
         bad = true;
     }
-    if (fail_all(c, bad)) return 1;
+    if (comm_any(c, bad)) return 1;
     ModelConfig cfg = model_config_default(o->model, (Shape){ r.train.c, r.train.h, r.train.w }, r.train.classes);
     cfg.width = o->width;
     cfg.bn_track_stats = r.bn != BN_OFF;
     bad = model_build(&r.m, o->model, &cfg, r.batch, o->seed, err) != 0;
-    if (fail_all(c, bad)) {
+    if (comm_any(c, bad)) {
         if (bad && c->rank == 0) fprintf(stderr, "error: %s\n", err);
         dataset_free(&r.train);
         dataset_free(&r.test);

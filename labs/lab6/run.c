@@ -64,13 +64,6 @@ typedef struct Run {
     char tag[128];
 } Run;
 
-static int fail_all(Comm *c, bool bad)
-{
-    int b = bad, any = 0;
-    MPI_Allreduce(&b, &any, 1, MPI_INT, MPI_MAX, c->mpi);
-    return any;
-}
-
 static int setup(Run *r, char err[256])
 {
     const Lab6Options *o = r->o;
@@ -257,7 +250,7 @@ int lab6_run(const Lab6Options *o, Comm *c)
     r.c = c;
     char err[256] = "";
     bool bad = setup(&r, err) != 0;
-    if (fail_all(c, bad)) {
+    if (comm_any(c, bad)) {
         if (bad && c->rank == 0) fprintf(stderr, "error: %s\n", err);
         return 2;
     }
@@ -269,11 +262,11 @@ int lab6_run(const Lab6Options *o, Comm *c)
         dataset_free(&r.train);
         bad = true;
     }
-    if (fail_all(c, bad)) return 1;
+    if (comm_any(c, bad)) return 1;
     ModelConfig cfg = model_config_default(r.w->model, (Shape){ r.train.c, r.train.h, r.train.w }, r.train.classes);
     cfg.width = r.width;
     bad = model_build(&r.m, r.w->model, &cfg, o->batch, o->seed, err) != 0;
-    if (fail_all(c, bad)) {
+    if (comm_any(c, bad)) {
         if (bad && c->rank == 0) fprintf(stderr, "error: %s\n", err);
         dataset_free(&r.train);
         dataset_free(&r.test);
