@@ -78,4 +78,18 @@ check $(yes_no [ "$st" = 2 ] && grep -q "unknown --sync 'nonsense'" "$tmp/bad.er
 mpirun -np 2 --oversubscribe --mca pml ob1 --mca btl self,vader "$BIN/lab3" run --sync none --out "$tmp/x" > /dev/null 2> "$tmp/bad2.err"
 st=$?
 check $(yes_no [ "$st" != 0 ] && grep -q "one process" "$tmp/bad2.err") "sync none at 2 ranks is refused clearly" "status $st"
+
+# make bench's paired DDP bar (bin/bench/ddp_bar), tiny: it must run the
+# three strategies in one pair of processes and print the line the bench
+# parses (no timing is asserted: performance belongs to make bench).
+if [ -x "$BIN/bench/ddp_bar" ]; then
+  DDL_DATA=/nonexistent mpirun -np 2 --oversubscribe --mca pml ob1 --mca btl self,vader "$BIN/bench/ddp_bar" \
+    --width 0.125 --rounds 2 --block 2 --limit 512 > "$tmp/bar.out" 2> "$tmp/bar.err"
+  st=$?
+  check $(yes_no [ "$st" = 0 ] && grep -Eq '^ddp_bar: ddp [0-9.]+ ms, flat [0-9.]+ ms, per-param [0-9.]+ ms, hidden [0-9.]+, rounds ddp<=flat [0-9]+/2, flat<=per-param [0-9]+/2$' "$tmp/bar.out" && grep -q 'synthetic cifar10 data' "$tmp/bar.out") \
+    "ddp_bar runs ddp, flat and per-param in turns and reports them (synthetic data labelled)" "status $st: $(tail -2 "$tmp/bar.err")"
+  mpirun -np 1 --mca pml ob1 --mca btl self,vader "$BIN/bench/ddp_bar" > /dev/null 2> "$tmp/bar1.err"
+  st=$?
+  check $(yes_no [ "$st" != 0 ] && grep -q "2 or more ranks" "$tmp/bar1.err") "ddp_bar on one rank is refused clearly" "status $st"
+fi
 exit $fail
