@@ -1,5 +1,7 @@
 /* harness.c - see harness.h. */
 #include "harness.h"
+#include "common.h"
+#include "rng.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -117,4 +119,21 @@ const char *t_data_root(const char *sub)
     snprintf(path, sizeof path, "%s/%s", root, sub);
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
     return root;
+}
+
+void t_random_batch(uint64_t seed, const char *name, int step, Shape in, int classes, int n, float *x, int32_t *y)
+{
+    Rng r = rng_make2(seed, name, (uint64_t)step);
+    size_t per = shape_numel(in);
+    for (size_t i = 0; i < per * (size_t)n; i++) x[i] = rng_normal(&r);
+    for (int i = 0; i < n; i++) y[i] = (int32_t)rng_below(&r, (uint32_t)classes);
+}
+
+void t_build_eval(Model *m, const char *name, Shape in, int classes, float width, int batch, uint64_t seed)
+{
+    char err[256];
+    ModelConfig cfg = model_config_default(name, in, classes);
+    if (width > 0.0f) cfg.width = width;
+    if (model_build(m, name, &cfg, batch, seed, err) != 0) ddl_die("%s", err);
+    model_set_training(m, false);
 }

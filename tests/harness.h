@@ -30,6 +30,20 @@ double t_max_abs_diff(const float *a, const float *b, size_t n);
 /* Fill with a poison pattern (NaN) so unwritten outputs are caught. */
 void t_poison(float *p, size_t n);
 
+/* Data-parallel tests: every rank and the one-process reference must see
+ * the same batches and the same initial model. */
+#include <stdint.h>
+#include "model.h"
+/* n inputs of shape `in` drawn from N(0,1), then n labels below
+ * `classes`, from the stream (seed, name, step). */
+void t_random_batch(uint64_t seed, const char *name, int step, Shape in, int classes, int n, float *x, int32_t *y);
+/* Build `name` for inputs `in` and `classes` classes (width > 0 overrides
+ * the model's default) with room for `batch`, initialised from `seed`, in
+ * eval mode: batch norm uses running statistics and dropout is off, so
+ * only float reassociation separates a sharded batch from a whole one.
+ * Dies with the model's message on failure. */
+void t_build_eval(Model *m, const char *name, Shape in, int classes, float width, int batch, uint64_t seed);
+
 /* Path of a fixture: tests/fixtures/<name> relative to the repo root
  * (DDL_TEST_ROOT overrides the root). */
 const char *t_fixture(const char *name);

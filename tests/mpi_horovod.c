@@ -43,22 +43,6 @@ typedef struct Case {
     int accumulate;
 } Case;
 
-static void make_batch(const Shape *in, int classes, int step, float *x, int32_t *y)
-{
-    Rng r = rng_make2(11, "mpi_horovod batch", (uint64_t)step);
-    size_t per = shape_numel(*in);
-    for (size_t i = 0; i < per * GLOBAL_BATCH; i++) x[i] = rng_normal(&r);
-    for (int i = 0; i < GLOBAL_BATCH; i++) y[i] = (int32_t)rng_below(&r, (uint64_t)classes);
-}
-
-static void build(Model *m, const char *name, Shape in, int classes, int batch)
-{
-    char err[256];
-    ModelConfig cfg = model_config_default(name, in, classes);
-    if (model_build(m, name, &cfg, batch, 3, err) != 0) ddl_die("%s", err);
-    model_set_training(m, false);
-}
-
 typedef struct Outcome {
     float *params;
     size_t n;
@@ -73,7 +57,7 @@ static Outcome run(Comm *c, const char *model, Shape in, int classes, const Case
     const int p = c->size, local = GLOBAL_BATCH / p, micro = local / k->accumulate;
     SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
     Model dist;
-    build(&dist, model, in, classes, micro);
+    t_build_eval(&dist, model, in, classes, 0.0f, micro, 3);
     Trainer td;
     trainer_init(&td, &dist, &sc);
     SyncConfig cfg = sync_config_default(SYNC_HOROVOD);
@@ -89,7 +73,7 @@ static Outcome run(Comm *c, const char *model, Shape in, int classes, const Case
     int32_t *y = ddl_alloc(sizeof(int32_t) * GLOBAL_BATCH);
     CommCounters before = sync_counters(&s);
     for (int step = 0; step < STEPS; step++) {
-        make_batch(&in, classes, step, x, y);
+        t_random_batch(11, "mpi_horovod batch", step, in, classes, GLOBAL_BATCH, x, y);
         int correct;
         if (ref) {
             trainer_forward_backward(tr, x, y, GLOBAL_BATCH, &correct);
@@ -139,7 +123,7 @@ static void test_model(Comm *c, const char *model, Shape in, int classes)
         const Case *k = &cases[i];
         SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
         Model ref;
-        build(&ref, model, in, classes, GLOBAL_BATCH);
+        t_build_eval(&ref, model, in, classes, 0.0f, GLOBAL_BATCH, 3);
         Trainer tr;
         trainer_init(&tr, &ref, &sc);
         Outcome o = run(c, model, in, classes, k, &ref, &tr);

@@ -40,22 +40,6 @@
 
 enum { GLOBAL_BATCH = 64, STEPS = 5 };
 
-static void make_batch(const Shape *in, int classes, int step, float *x, int32_t *y)
-{
-    Rng r = rng_make2(13, "mpi_ps batch", (uint64_t)step);
-    size_t per = shape_numel(*in);
-    for (size_t i = 0; i < per * GLOBAL_BATCH; i++) x[i] = rng_normal(&r);
-    for (int i = 0; i < GLOBAL_BATCH; i++) y[i] = (int32_t)rng_below(&r, (uint64_t)classes);
-}
-
-static void build(Model *m, const char *name, Shape in, int classes, int batch)
-{
-    char err[256];
-    ModelConfig cfg = model_config_default(name, in, classes);
-    if (model_build(m, name, &cfg, batch, 3, err) != 0) ddl_die("%s", err);
-    model_set_training(m, false);
-}
-
 static double rel_diff(const float *a, const float *b, size_t n)
 {
     double scale = 0.0, diff = 0.0;
@@ -75,7 +59,7 @@ static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, bo
     const int local = GLOBAL_BATCH / workers, micro = local / accumulate;
     SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
     Model m;
-    build(&m, model, in, classes, micro);
+    t_build_eval(&m, model, in, classes, 0.0f, micro, 3);
     Trainer t;
     trainer_init(&t, &m, &sc);
     SyncConfig cfg = sync_config_default(kind);
@@ -89,7 +73,7 @@ static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, bo
     int32_t *y = ddl_alloc(sizeof(int32_t) * GLOBAL_BATCH);
     CommCounters before = sync_counters(&s);
     for (int step = 0; step < STEPS; step++) {
-        make_batch(&in, classes, step, x, y);
+        t_random_batch(13, "mpi_ps batch", step, in, classes, GLOBAL_BATCH, x, y);
         for (int u = 0; u < accumulate; u++) {
             int first = w >= 0 ? w * local + u * micro : 0;
             int correct;
@@ -115,7 +99,7 @@ static void test_model(Comm *c, const char *model, Shape in, int classes)
 {
     const int P = c->size - 1;
     Model ref;
-    build(&ref, model, in, classes, GLOBAL_BATCH);
+    t_build_eval(&ref, model, in, classes, 0.0f, GLOBAL_BATCH, 3);
     const size_t n = ref.nparams;
     /* the one-process reference, on every rank */
     SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
@@ -125,7 +109,7 @@ static void test_model(Comm *c, const char *model, Shape in, int classes)
     float *x = ddl_alloc(sizeof(float) * per * GLOBAL_BATCH);
     int32_t *y = ddl_alloc(sizeof(int32_t) * GLOBAL_BATCH);
     for (int step = 0; step < STEPS; step++) {
-        make_batch(&in, classes, step, x, y);
+        t_random_batch(13, "mpi_ps batch", step, in, classes, GLOBAL_BATCH, x, y);
         int correct;
         trainer_forward_backward(&tr, x, y, GLOBAL_BATCH, &correct);
         trainer_step(&tr);
@@ -233,7 +217,7 @@ static void test_refused(Comm *c)
     Comm self;
     comm_split(c, c->rank, 0, &self);
     Model m;
-    build(&m, "sdss_dnn", (Shape){ 10, 1, 1 }, 3, 4);
+    t_build_eval(&m, "sdss_dnn", (Shape){ 10, 1, 1 }, 3, 0.0f, 4, 3);
     SgdConfig sc = { 0.05f, 0.0f, 0.0f, false };
     Trainer t;
     trainer_init(&t, &m, &sc);

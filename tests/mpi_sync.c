@@ -49,22 +49,10 @@ typedef struct Case {
     int accumulate;
 } Case;
 
-static void make_batch(const Shape *in, int step, float *x, int32_t *y)
+/* BN running stats, no dropout (see the header); the CIFAR models at 1/8 width */
+static void build(Model *m, const char *name, Shape in, int batch)
 {
-    Rng r = rng_make2(7, "mpi_sync batch", (uint64_t)step);
-    size_t per = shape_numel(*in);
-    for (size_t i = 0; i < per * GLOBAL_BATCH; i++) x[i] = rng_normal(&r);
-    for (int i = 0; i < GLOBAL_BATCH; i++) y[i] = (int32_t)rng_below(&r, 10);
-}
-
-static int build(Model *m, const char *name, Shape in, int batch)
-{
-    char err[256];
-    ModelConfig cfg = model_config_default(name, in, 10);
-    if (strcmp(name, "cnn3") != 0) cfg.width = 0.125f;
-    if (model_build(m, name, &cfg, batch, 3, err) != 0) ddl_die("%s", err);
-    model_set_training(m, false); /* BN running stats, no dropout: see the header */
-    return 0;
+    t_build_eval(m, name, in, 10, strcmp(name, "cnn3") != 0 ? 0.125f : 0.0f, batch, 3);
 }
 
 static void run_case(Comm *c, const char *model, Shape in, const Case *k)
@@ -92,7 +80,7 @@ static void run_case(Comm *c, const char *model, Shape in, const Case *k)
     int32_t *y = ddl_alloc(sizeof(int32_t) * GLOBAL_BATCH);
     bool stepped_right = true, times_ok = true;
     for (int step = 0; step < STEPS; step++) {
-        make_batch(&in, step, x, y);
+        t_random_batch(7, "mpi_sync batch", step, in, 10, GLOBAL_BATCH, x, y);
         int correct;
         trainer_forward_backward(&tr, x, y, GLOBAL_BATCH, &correct);
         trainer_step(&tr);

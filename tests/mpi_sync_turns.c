@@ -17,19 +17,10 @@
 #include "common.h"
 #include "harness.h"
 #include "model.h"
-#include "rng.h"
 #include "sync/sync.h"
 #include "train.h"
 
 enum { GLOBAL_BATCH = 24, STEPS = 6 };
-
-static void build(Model *m, int batch)
-{
-    char err[256];
-    ModelConfig cfg = model_config_default("cnn3", (Shape){ 1, 28, 28 }, 10);
-    if (model_build(m, "cnn3", &cfg, batch, 5, err) != 0) ddl_die("%s", err);
-    model_set_training(m, false); /* no dropout: only reassociation differs */
-}
 
 int main(int argc, char **argv)
 {
@@ -39,8 +30,9 @@ int main(int argc, char **argv)
     const int local = GLOBAL_BATCH / c.size;
     SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
     Model ref, dist;
-    build(&ref, GLOBAL_BATCH);
-    build(&dist, local);
+    const Shape in = { 1, 28, 28 };
+    t_build_eval(&ref, "cnn3", in, 10, 0.0f, GLOBAL_BATCH, 5);
+    t_build_eval(&dist, "cnn3", in, 10, 0.0f, local, 5);
     Trainer tr, td;
     trainer_init(&tr, &ref, &sc);
     trainer_init(&td, &dist, &sc);
@@ -54,9 +46,7 @@ int main(int argc, char **argv)
     int32_t *y = ddl_alloc(sizeof(int32_t) * GLOBAL_BATCH);
     bool overlapped = false;
     for (int step = 0; step < STEPS; step++) {
-        Rng r = rng_make2(11, "mpi_sync_turns", (uint64_t)step);
-        for (size_t i = 0; i < per * GLOBAL_BATCH; i++) x[i] = rng_normal(&r);
-        for (int i = 0; i < GLOBAL_BATCH; i++) y[i] = (int32_t)rng_below(&r, 10);
+        t_random_batch(11, "mpi_sync_turns", step, in, 10, GLOBAL_BATCH, x, y);
         int correct;
         trainer_forward_backward(&tr, x, y, GLOBAL_BATCH, &correct);
         trainer_step(&tr);
