@@ -153,8 +153,7 @@ int sync_init(Sync *s, const SyncConfig *cfg, Trainer *t, Comm *c, char err[256]
     if (cfg->kind == SYNC_DDP && ddp_setup(s, err) != 0) return -1;
     if (cfg->kind == SYNC_HOROVOD && horovod_setup(s, err) != 0) return -1;
     if (cfg->kind == SYNC_PS && ps_setup(s, err) != 0) return -1;
-    s->m->hook = on_layer_done;
-    s->m->hook_ctx = s;
+    sync_own_hook(s);
     return 0;
 }
 
@@ -239,8 +238,7 @@ double sync_train_step(Sync *s, const float *x, const int32_t *y, int n, int *co
     if (s->micro == 0) {
         /* The hook is this strategy's for the whole step, even when
          * several Syncs take turns on one model (bench/ddp_bar.c). */
-        m->hook = on_layer_done;
-        m->hook_ctx = s;
+        sync_own_hook(s);
         s->t_step = ddl_now();
         s->nevents = 0;
         s->niv = 0;
