@@ -30,10 +30,10 @@
 #include "common.h"
 #include "data/dataset.h"
 #include "gemm.h"
-#include "model.h"
+#include "model/model.h"
 #include "sync/sync.h"
 #include "threads.h"
-#include "train.h"
+#include "train/train.h"
 
 enum { S_DDP, S_FLAT, S_PER, NS };
 static const SyncKind kinds[NS] = { SYNC_DDP, SYNC_ALLREDUCE_FLAT, SYNC_ALLREDUCE };

@@ -12,9 +12,9 @@
 #include "common.h"
 #include "gemm.h"
 #include "layers/layers.h"
-#include "model.h"
+#include "model/model.h"
 #include "rng.h"
-#include "train.h"
+#include "train/train.h"
 
 static void usage(FILE *f)
 {

@@ -33,7 +33,7 @@ void t_poison(float *p, size_t n);
 /* Data-parallel tests: every rank and the one-process reference must see
  * the same batches and the same initial model. */
 #include <stdint.h>
-#include "model.h"
+#include "model/model.h"
 /* n inputs of shape `in` drawn from N(0,1), then n labels below
  * `classes`, from the stream (seed, name, step). */
 void t_random_batch(uint64_t seed, const char *name, int step, Shape in, int classes, int n, float *x, int32_t *y);

@@ -34,10 +34,10 @@
 #include "comm/comm.h"
 #include "common.h"
 #include "harness.h"
-#include "model.h"
+#include "model/model.h"
 #include "rng.h"
 #include "sync/sync.h"
-#include "train.h"
+#include "train/train.h"
 
 enum { GLOBAL_BATCH = 64, STEPS = 5 };
 

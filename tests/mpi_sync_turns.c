@@ -16,9 +16,9 @@
 #include "comm/comm.h"
 #include "common.h"
 #include "harness.h"
-#include "model.h"
+#include "model/model.h"
 #include "sync/sync.h"
-#include "train.h"
+#include "train/train.h"
 
 enum { GLOBAL_BATCH = 24, STEPS = 6 };
 

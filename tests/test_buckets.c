@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "model.h"
+#include "model/model.h"
 #include "sync/sync.h"
 
 #define MAXB 512

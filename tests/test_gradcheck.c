@@ -52,7 +52,7 @@
 #include "cpu/kernels.h"
 #include "harness.h"
 #include "layers/layers.h"
-#include "model.h"
+#include "model/model.h"
 #include "rng.h"
 
 #define TOL 1e-2

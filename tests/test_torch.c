@@ -41,8 +41,8 @@
 #include "cpu/kernels.h"
 #include "fixture.h"
 #include "harness.h"
-#include "model.h"
-#include "optim.h"
+#include "model/model.h"
+#include "optim/optim.h"
 
 static const char *FIXTURES[] = {
     "layer_linear", "layer_linear_nobias", "layer_linear_chw",

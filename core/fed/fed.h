@@ -41,9 +41,9 @@
 #include "../comm/comm.h"
 #include "../data/dataset.h"
 #include "../mixed/mixed.h"
-#include "../model.h"
-#include "../optim.h"
-#include "../train.h"
+#include "../model/model.h"
+#include "../optim/optim.h"
+#include "../train/train.h"
 #include "fedavg_aggregate.h"
 
 typedef enum FedScheme { FED_CSGD, FED_DSGD, FED_FEDAVG } FedScheme;

@@ -31,9 +31,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../model.h"
-#include "../optim.h"
-#include "../train.h"
+#include "../model/model.h"
+#include "../optim/optim.h"
+#include "../train/train.h"
 #include "loss_scale.h"
 
 /* x rounded to the nearest binary16 value (ties to even; beyond 65504

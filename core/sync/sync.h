@@ -66,8 +66,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../comm/comm.h"
-#include "../model.h"
-#include "../train.h"
+#include "../model/model.h"
+#include "../train/train.h"
 
 typedef enum SyncKind {
     SYNC_NONE,

@@ -15,10 +15,10 @@
 #include "data/dataset.h"
 #include "device.h"
 #include "gemm.h"
-#include "model.h"
+#include "model/model.h"
 #include "results/image.h"
 #include "results/results.h"
-#include "train.h"
+#include "train/train.h"
 #include "lab1.h"
 
 static const char *DESCRIPTION =

@@ -7,10 +7,11 @@
 #include "data/dataset.h"
 #include "device.h"
 #include "gemm.h"
-#include "model.h"
+#include "model/model.h"
 #include "results/image.h"
 #include "results/results.h"
-#include "train.h"
+#include "evaluate/evaluate.h"
+#include "train/train.h"
 #include "lab1.h"
 
 Lab1Options lab1_defaults(void)

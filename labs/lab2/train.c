@@ -21,8 +21,9 @@
 
 #include "common.h"
 #include "data/dataset.h"
-#include "model.h"
-#include "train.h"
+#include "model/model.h"
+#include "evaluate/evaluate.h"
+#include "train/train.h"
 #include "lab2.h"
 
 typedef struct RunResult {

@@ -18,7 +18,7 @@
 #include "comm/comm.h"
 #include "comm/monitor.h"
 #include "data/dataset.h"
-#include "model.h"
+#include "model/model.h"
 #include "results/results.h"
 
 /* How the workers are kept together after each local step. */

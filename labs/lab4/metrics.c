@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "common.h"
-#include "train.h"
+#include "evaluate/evaluate.h"
+#include "train/train.h"
 #include "lab4.h"
 
 Dataset lab4_shard(const Dataset *d, int rank, int world)

@@ -19,7 +19,7 @@
 #include "common.h"
 #include "comm/monitor.h"
 #include "sync/group_avg.h"
-#include "train.h"
+#include "train/train.h"
 #include "lab4.h"
 
 typedef struct Totals { unsigned long long sent, recv; } Totals;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "evaluate/evaluate.h"
 #include "fed/fed.h"
 #include "results/results.h"
 #include "lab5.h"

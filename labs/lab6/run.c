@@ -17,9 +17,10 @@
 #include "data/dataset.h"
 #include "device.h"
 #include "gemm.h"
-#include "model.h"
+#include "model/model.h"
 #include "results/results.h"
-#include "train.h"
+#include "evaluate/evaluate.h"
+#include "train/train.h"
 #include "lab6.h"
 
 Lab6Options lab6_defaults(void)

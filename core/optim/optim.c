@@ -1,8 +1,8 @@
 /* optim.c - see optim.h; the arithmetic is sgd_update_cpu. */
 #include "optim.h"
 
-#include "common.h"
-#include "cpu/kernels.h"
+#include "../common.h"
+#include "../cpu/kernels.h"
 
 void sgd_init(Sgd *s, const SgdConfig *cfg, size_t nparams)
 {

@@ -13,7 +13,7 @@
  * adding a layer never changes the initial values of the others. */
 #include <math.h>
 #include <stdbool.h>
-#include "model.h"
+#include "../model/model.h"
 
 void model_init_params(Model *m, uint64_t seed);
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "layer.h"
-#include "rng.h"
+#include "../rng.h"
 
 struct Model;
 /* Called after each layer's backward with the layer's index (layers run

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "common.h"
-#include "cpu/kernels.h"
+#include "../common.h"
+#include "../cpu/kernels.h"
 
 void trainer_init(Trainer *t, Model *m, const SgdConfig *cfg)
 {

@@ -1,8 +1,8 @@
 /* evaluate.c - loss and accuracy over a dataset in eval mode. */
 #include <math.h>
-#include "common.h"
-#include "cpu/kernels.h"
-#include "train.h"
+#include "../common.h"
+#include "../cpu/kernels.h"
+#include "evaluate.h"
 
 EvalResult evaluate(Model *m, const Dataset *d, int batch)
 {

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
-#include "layers/layers.h"
-#include "cpu/parallel.h"
+#include "../common.h"
+#include "../layers/layers.h"
+#include "../cpu/parallel.h"
 
 static int new_tensor(Model *m, Shape s)
 {

@@ -11,9 +11,9 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "data/dataset.h"
-#include "model.h"
-#include "optim.h"
+#include "../data/dataset.h"
+#include "../model/model.h"
+#include "../optim/optim.h"
 
 typedef struct Trainer {
     Model *m;
@@ -31,11 +31,6 @@ void trainer_step(Trainer *t);
  * micro-batches can accumulate), then backward (fires the hook). */
 double trainer_forward(Trainer *t, const float *x, const int32_t *y, int n, int *correct);
 void trainer_backward(Trainer *t);
-
-/* Loss and accuracy over a whole dataset in eval mode, batches of `batch`
- * (normalised as the Batcher does, no augmentation). Restores the mode. */
-typedef struct EvalResult { double loss, accuracy; int n; } EvalResult;
-EvalResult evaluate(Model *m, const Dataset *d, int batch);
 
 /* Mean and sample standard deviation of v[skip..n). */
 void stats_mean_std(const double *v, int n, int skip, double *mean, double *std);
