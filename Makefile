@@ -301,7 +301,7 @@ bench: all
 
 # ---- dependencies (Debian/Ubuntu) ------------------------------------------
 DEB_PKGS := build-essential openmpi-bin libopenmpi-dev libopenblas-dev libopenblas0-openmp libpng-dev zlib1g-dev \
-            gnuplot-nox texlive-latex-base texlive-latex-recommended libsimgrid-dev python3
+            gnuplot-nox texlive-latex-base texlive-latex-recommended poppler-utils libsimgrid-dev python3
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  export DEBIAN_FRONTEND=noninteractive; \

@@ -9,16 +9,28 @@
 #    PDF to report/report.pdf atomically; on failure prints the last LaTeX
 #    errors and exits 1. Without pdflatex: says which packages to install
 #    and what would have been included, and exits 0.
+# TABLES, FIGURES and REPORT_PDF (defaults report/tables, figures and
+# report/report.pdf) build a report from other folders (tests/e2e_report.sh);
+# generated.tex and the log then go beside REPORT_PDF. Generated text in the
+# LaTeX goes through tex_text (report/tex_text.sh), the rule tex_escape()
+# applies to everything the programs write.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+source report/tex_text.sh
+TABLES=${TABLES:-report/tables}
+FIGURES=${FIGURES:-figures}
+REPORT_PDF=${REPORT_PDF:-report/report.pdf}
+out_dir=$(dirname "$REPORT_PDF")
+mkdir -p "$out_dir" || exit 1
 
 titles=("" "single-node training" "allreduce algorithms" "gradient synchronisation"
         "group averaging" "C-SGD vs D-SGD vs FedAvg" "Horovod vs parameter server")
 
-# LaTeX-safe text for a file name shown in a caption.
-tex_text() { printf '%s' "$1" | sed -e 's/[_%&#$]/\\&/g'; }
+# Only these names reach LaTeX as paths: spaces, dots and TeX specials in
+# an \input or a graphics path break it.
+plain_name() { [[ $1 =~ ^[A-Za-z0-9_-]+$ ]]; }
 
-gen=$(mktemp report/generated.tex.tmp.XXXXXX) || exit 1
+gen=$(mktemp "$out_dir/generated.tex.tmp.XXXXXX") || exit 1
 trap 'rm -f "$gen"' EXIT
 included=()
 {
@@ -32,17 +44,20 @@ included=()
   for n in 1 2 3 4 5 6; do
     echo "\\@namedef{ddlab@lab$n}{%"
     any=0
-    for t in report/tables/lab"$n".tex report/tables/lab"$n"[-_]*.tex; do
+    for t in "$TABLES"/lab"$n".tex "$TABLES"/lab"$n"[-_]*.tex; do
       [ -f "$t" ] || continue
+      if ! plain_name "$(basename "$t" .tex)"; then
+        echo "report: skipping $t: use only letters, digits, '-' and '_' in table names" >&2
+        continue
+      fi
       echo "  \\input{tables/$(basename "$t")}"
       included+=("lab$n: table $t")
       any=1
     done
-    for f in figures/lab"$n"-*.png; do
+    for f in "$FIGURES"/lab"$n"-*.png; do
       [ -f "$f" ] || continue
       base=$(basename "$f" .png)
-      # Spaces, dots and TeX specials in a graphics path break LaTeX.
-      if ! [[ $base =~ ^[A-Za-z0-9_-]+$ ]]; then
+      if ! plain_name "$base"; then
         echo "report: skipping $f: use only letters, digits, '-' and '_' in figure names" >&2
         continue
       fi
@@ -62,7 +77,7 @@ included=()
   echo "\\makeatother"
 } >"$gen"
 chmod 644 "$gen"
-mv -f "$gen" report/generated.tex || exit 1
+mv -f "$gen" "$out_dir/generated.tex" || exit 1
 
 echo "report: contents"
 printf '  %s\n' "${included[@]}"
@@ -70,29 +85,38 @@ printf '  %s\n' "${included[@]}"
 if ! command -v pdflatex >/dev/null 2>&1; then
   echo "report: pdflatex not found, so report/report.pdf was not built."
   echo "report: install it with: sudo apt-get install -y texlive-latex-base texlive-latex-recommended"
-  echo "report: (or 'make deps'), then run 'make report' again. report/generated.tex is ready."
+  echo "report: (or 'make deps'), then run 'make report' again. $out_dir/generated.tex is ready."
   exit 0
 fi
 
+# The build folder mirrors the repository's layout, so generated.tex names
+# tables/X.tex and ../figures/X.png wherever TABLES and FIGURES are (paths
+# with spaces never reach LaTeX).
 build=$(mktemp -d) || exit 1
 trap 'rm -rf "$build"' EXIT
+mkdir -p "$build/report" "$build/out" || exit 1
+abs() { (cd "$1" 2>/dev/null && pwd) || echo /nonexistent; }
+ln -s "$(abs "$TABLES")" "$build/report/tables"
+ln -s "$(abs "$FIGURES")" "$build/figures"
+cp report/report.tex "$out_dir/generated.tex" "$build/report/" || exit 1
+log_keep=${REPORT_PDF%.pdf}.log
 for pass in 1 2; do
-  if ! (cd report && pdflatex -interaction=nonstopmode -halt-on-error -file-line-error \
-          -output-directory="$build" report.tex >"$build/pass$pass.out" 2>&1); then
+  if ! (cd "$build/report" && pdflatex -interaction=nonstopmode -halt-on-error -file-line-error \
+          -output-directory="$build/out" report.tex >"$build/pass$pass.out" 2>&1); then
     echo "report: pdflatex failed (pass $pass); last errors:" >&2
-    log="$build/report.log"; [ -f "$log" ] || log="$build/pass$pass.out"
+    log="$build/out/report.log"; [ -f "$log" ] || log="$build/pass$pass.out"
     grep -n -A4 -E '^!|^[^ ]*:[0-9]+: ' "$log" | tail -40 >&2
-    cp "$log" report/report.log 2>/dev/null &&
-      echo "report: full log in report/report.log; report/report.pdf was left as it was" >&2
+    cp "$log" "$log_keep" 2>/dev/null &&
+      echo "report: full log in $log_keep; $REPORT_PDF was left as it was" >&2
     exit 1
   fi
 done
-tmp=report/report.pdf.tmp.$$
-if cp "$build/report.pdf" "$tmp" && mv -f "$tmp" report/report.pdf; then
+tmp=$REPORT_PDF.tmp.$$
+if cp "$build/out/report.pdf" "$tmp" && mv -f "$tmp" "$REPORT_PDF"; then
   pages=$(grep -o '([0-9]* pages\?' "$build/pass2.out" | head -1 | tr -d '(')
-  echo "report: wrote report/report.pdf (${pages:-? pages})"
+  echo "report: wrote $REPORT_PDF (${pages:-? pages})"
 else
   rm -f "$tmp"
-  echo "report: cannot write report/report.pdf" >&2
+  echo "report: cannot write $REPORT_PDF" >&2
   exit 1
 fi

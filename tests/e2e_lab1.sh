@@ -24,6 +24,15 @@ check "lab1 CSV records ranks and cores" grep -q '^# ranks: 1' "$tmp/a/t-summary
 check "lab1 iteration CSV has 6 rows" [ "$(grep -v '^#' "$tmp/a/t-iters.csv" | tail -n +2 | wc -l)" -eq 6 ]
 "$LAB1" --table --out "$tmp/a" --tex "$tmp/t.tex" >/dev/null 2>&1
 check "lab1 --table writes a booktabs table" grep -q 'toprule' "$tmp/t.tex"
+if command -v gnuplot >/dev/null 2>&1; then
+  RESULTS=$tmp/a FIGURES=$tmp/fig TABLES=$tmp/tab BIN=$BIN labs/lab1/figures.sh >"$tmp/fig.log" 2>&1
+  check "lab1 figures.sh renders loss, accuracy and time figures and the table" \
+    test -s "$tmp/fig/lab1-loss.png" -a -s "$tmp/fig/lab1-accuracy.png" -a -s "$tmp/fig/lab1-time.png" -a -s "$tmp/tab/lab1.tex"
+  source tests/share_outputs.sh
+  share_outputs lab1 "$tmp/tab" "$tmp/fig"
+else
+  echo "skip - lab1 figures.sh: gnuplot not installed (make deps)"
+fi
 
 # Same seed -> identical numbers (timings excluded).
 "$LAB1" "${tiny[@]}" --out "$tmp/b" --figures "$tmp/fig" --tag t >/dev/null 2>&1

@@ -60,4 +60,6 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   echo "skip - lab2 e2e: figures: gnuplot not installed"
 fi
+source tests/share_outputs.sh
+share_outputs lab2 "$tmp/tab" "$tmp/fig"
 exit $fail

@@ -103,4 +103,6 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   echo "skip - lab4 e2e: figures: gnuplot not installed"
 fi
+source tests/share_outputs.sh
+share_outputs lab4 "$tmp/tab" "$tmp/fig"
 exit $fail

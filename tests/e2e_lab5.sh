@@ -114,4 +114,6 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   echo "skip - lab5 e2e: figures: gnuplot not installed"
 fi
+source tests/share_outputs.sh
+share_outputs lab5 "$tmp/tab" "$tmp/fig"
 exit $fail

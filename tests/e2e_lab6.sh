@@ -90,4 +90,6 @@ check $(yes_no [ "$st" = 2 ] && grep -q "server and workers" "$tmp/bad2.err") "p
 st=$?
 check $(yes_no [ "$st" != 0 ] && grep -qi "cuda" "$tmp/bad3.err") "DEVICE=cuda fails clearly where CUDA cannot train" \
   "status $st: $(head -1 "$tmp/bad3.err")"
+source tests/share_outputs.sh
+share_outputs lab6 "$tmp/tab" "$tmp/fig"
 exit $fail

@@ -101,8 +101,10 @@ int table_write(const Table *t, const char *dir);
  * the meta_summary() line appended in \footnotesize (a line of its own
  * under \caption{} and \label{}, inside the table). cols == NULL (or
  * ncols == 0) shows every column; headers == NULL uses the escaped column
- * names; align == NULL is "l" then "r"s; caption is LaTeX as given. Cell
- * text is escaped (_ % & # $ { } \ ~ ^). Needs only booktabs. Unknown
+ * names; align == NULL is "l" then "r"s; caption and headers are LaTeX
+ * templates used as given (pass their generated parts through
+ * tex_escape). Cells and the provenance line are escaped with tex_escape.
+ * Needs only booktabs. Unknown
  * column: -1 with a message. Written atomically; the directory of path is
  * created if needed (report/tables/ is not in git). */
 typedef struct TexSpec {
@@ -114,6 +116,18 @@ typedef struct TexSpec {
     const char *align;
 } TexSpec;
 int table_write_tex(const Table *t, const TexSpec *spec, const char *path);
+/* The one rule for generated text in LaTeX (table cells, the provenance
+ * line, and every generated part a lab puts into a caption or a header:
+ * lab names, models, datasets, tags, numbers with %...). Writes into out
+ * (NUL-terminated, truncated before an escape that would not fit) and
+ * returns out, e.g.
+ *   snprintf(caption, cap, "Models: %s.", tex_escape(buf, sizeof buf, what));
+ * _ % & # $ { } get a backslash; \ ~ ^ < > | become \textbackslash{} etc.;
+ * control characters become spaces; each non-ASCII character becomes '?'
+ * (the report's OT1 fonts have no glyph for most of them, and a byte that
+ * is not UTF-8 would stop pdflatex). report/tex_text.sh is the same rule
+ * for the shell (tests/test_tex_escape.c checks that they agree). */
+char *tex_escape(char *out, size_t cap, const char *s);
 /* Several tables, one after another, in one file (written atomically);
  * specs may be NULL (defaults for every table). */
 int tables_write_tex(const Table *const *tables, const TexSpec *specs, int n, const char *path);

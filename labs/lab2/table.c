@@ -312,13 +312,13 @@ int lab2_table(const Lab2Options *o)
                  meta_get(&tables[i]->meta, "cores") ? meta_get(&tables[i]->meta, "cores") : "?",
                  meta_get(&tables[i]->meta, "profile") ? meta_get(&tables[i]->meta, "profile") : "?");
     }
-    char cap1[512], cap2[512], cap3[768], size[32];
+    char cap1[512], cap2[512], cap3[768], size[32], size_tex[64];
     human_bytes(largest, size, sizeof size);
     snprintf(cap1, sizeof cap1, "lab2: message size from which the ring allreduce is faster than recursive "
              "doubling (at that size and every larger one measured), and the size the alpha-beta-gamma model "
              "fitted on this machine predicts");
     snprintf(cap2, sizeof cap2, "lab2: bus bandwidth (GB/s, nccl-tests definition: bytes/time $\\times$ "
-             "2(p-1)/p) at %s, FP32, per algorithm and rank count", size);
+             "2(p-1)/p) at %s, FP32, per algorithm and rank count", tex_escape(size_tex, sizeof size_tex, size));
     snprintf(cap3, sizeof cap3, "lab2: the seed's training at %d ranks, weights averaged after every step "
              "by each algorithm: test accuracy over the hidden widths run, the largest accuracy difference from "
              "the MPI\\_Allreduce run (percentage points), the largest weight difference from it after the first "

@@ -163,10 +163,12 @@ static int write_tex(Table **runs, int n, const char *tex)
                     table_end_row(t);
                 }
             }
+    /* headers and caption are LaTeX; what comes from the runs is escaped */
     const char *headers[8] = { "Setting", "Workers", "" };
-    for (int i = 0; i < nw && i < 5; i++) headers[3 + i] = workload_at(i)->label;
+    char labels[5][64];
+    for (int i = 0; i < nw && i < 5; i++) headers[3 + i] = tex_escape(labels[i], sizeof labels[i], workload_at(i)->label);
     /* what the profile trained: widths and examples per workload */
-    char caption[1024], what[512] = "";
+    char caption[2048], what[512] = "", what_tex[1024];
     for (int i = 0; i < nw; i++) {
         const Table *r = NULL;
         for (int k = 0; k < n && !r; k++)
@@ -178,7 +180,8 @@ static int write_tex(Table **runs, int n, const char *tex)
     }
     snprintf(caption, sizeof caption, "lab6 (seed 003, Table I): Horovod-style ring allreduce with tensor fusion vs a "
              "synchronous parameter server, 1 and 2 workers (ps adds a server rank). Training time is the wall time of "
-             "the training loop; bytes are those each rank sent per step (mean over ranks). Models: %s.", what);
+             "the training loop; bytes are those each rank sent per step (mean over ranks). Models: %s.",
+             tex_escape(what_tex, sizeof what_tex, what));
     TexSpec spec = { .caption = caption,
                      .label = "tab:lab6",
                      .ncols = 3 + nw,
