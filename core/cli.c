@@ -12,10 +12,44 @@ static const char *type_hint(OptType t)
     switch (t) {
     case OPT_INT: return "N";
     case OPT_U64: return "N";
+    case OPT_SIZE: return "BYTES";
     case OPT_FLOAT: return "X";
     case OPT_STR: return "S";
     default: return "";
     }
+}
+
+int cli_parse_size(const char *s, size_t *bytes)
+{
+    if (!s || *s < '0' || *s > '9') return -1;   /* no sign, no space, no empty */
+    errno = 0;
+    char *end = NULL;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno || end == s) return -1;
+    int shift = 0;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: return -1;
+    }
+    if (*end || n > (SIZE_MAX >> shift)) return -1;
+    *bytes = (size_t)n << shift;
+    return 0;
+}
+
+void cli_format_size(size_t bytes, char *out, size_t cap)
+{
+    static const char suffix[] = "GMk";
+    for (int i = 0; i < 3; i++) {
+        size_t unit = (size_t)1 << (30 - 10 * i);
+        if (bytes >= unit && bytes % unit == 0) {
+            snprintf(out, cap, "%zu%c", bytes / unit, suffix[i]);
+            return;
+        }
+    }
+    snprintf(out, cap, "%zu", bytes);
 }
 
 static void print_help(FILE *f, const char *usage, const char *desc, const CliOption *o, int n)
@@ -31,6 +65,12 @@ static void print_help(FILE *f, const char *usage, const char *desc, const CliOp
         case OPT_INT: snprintf(def, sizeof def, " (default %d)", *(int *)o[i].target); break;
         case OPT_U64: snprintf(def, sizeof def, " (default %llu)", (unsigned long long)*(uint64_t *)o[i].target); break;
         case OPT_FLOAT: snprintf(def, sizeof def, " (default %g)", (double)*(float *)o[i].target); break;
+        case OPT_SIZE: {
+            char size[32];
+            cli_format_size(*(size_t *)o[i].target, size, sizeof size);
+            snprintf(def, sizeof def, " (default %s)", size);
+            break;
+        }
         case OPT_STR:
             if (*(const char **)o[i].target) snprintf(def, sizeof def, " (default %s)", *(const char **)o[i].target);
             break;
@@ -90,6 +130,15 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
             else *(uint64_t *)opt->target = (uint64_t)x;
             break;
         }
+        case OPT_SIZE: {
+            size_t x = 0;
+            if (cli_parse_size(v, &x) != 0)
+                return fail("option --%s expects a size in bytes (N, or N with k, M or G = x1024), got '%s'",
+                            opt->name, v);
+            *(size_t *)opt->target = x;
+            num = (double)x;
+            break;
+        }
         case OPT_FLOAT: {
             double x = strtod(v, &end);
             if (errno || end == v || *end || x != x)
@@ -102,7 +151,14 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
         }
         if (opt->min < opt->max && (num < opt->min || num > opt->max)) {
             char range[96];
-            snprintf(range, sizeof range, "%g..%g", opt->min, opt->max);
+            if (opt->type == OPT_SIZE) {
+                char lo[32], hi[32];
+                cli_format_size((size_t)opt->min, lo, sizeof lo);
+                cli_format_size((size_t)opt->max, hi, sizeof hi);
+                snprintf(range, sizeof range, "%s..%s bytes", lo, hi);
+            } else {
+                snprintf(range, sizeof range, "%g..%g", opt->min, opt->max);
+            }
             fprintf(stderr, "error: option --%s: %s is outside the allowed range %s\n", opt->name, v, range);
             return -1;
         }

@@ -7,12 +7,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum { OPT_INT, OPT_FLOAT, OPT_STR, OPT_FLAG, OPT_U64 } OptType;
+/* OPT_SIZE: a byte count, "N" or "N" with a suffix k/K, M or G meaning
+ * x1024, x1024^2, x1024^3 (binary, as nccl-tests' -b/-e read them), into a
+ * size_t; anything else is refused with a message naming the flag. */
+typedef enum { OPT_INT, OPT_FLOAT, OPT_STR, OPT_FLAG, OPT_U64, OPT_SIZE } OptType;
 
 typedef struct CliOption {
     const char *name;  /* without dashes: "batch" for --batch */
     OptType type;
-    void *target;      /* int*, float*, const char**, bool*, uint64_t* */
+    void *target;      /* int*, float*, const char**, bool*, uint64_t*, size_t* */
     const char *help;
     double min, max;   /* numeric range checked when min < max */
 } CliOption;
@@ -21,6 +24,12 @@ typedef struct CliOption {
  * printed (exit 0), -1 after printing an error and the usage (exit 2). */
 int cli_parse(int argc, char **argv, const char *usage_line, const char *description, const CliOption *opts,
               int nopts);
+/* A size as OPT_SIZE reads it ("64", "64k", "1M", "2G"): 0 with *bytes
+ * set, -1 when s is not one (for lists of sizes, e.g. lab2's --sizes). */
+int cli_parse_size(const char *s, size_t *bytes);
+/* "64M", "4k", "1000": bytes written the way cli_parse_size reads them
+ * (the largest suffix that divides exactly). */
+void cli_format_size(size_t bytes, char *out, size_t cap);
 /* Whether --name was given on the command line (after cli_parse). */
 bool cli_given(int argc, char **argv, const char *name);
 

@@ -60,6 +60,19 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   echo "skip - lab2 e2e: figures: gnuplot not installed"
 fi
+# Sizes: k/M/G are x1024 (core/cli.c OPT_SIZE); a sweep that cannot be run
+# is refused with a message, not a silent exit 2.
+"$BIN/lab2" bench --sizes 64k,1M --algs mpi --reps 5 --no-calibrate --quiet --out "$tmp/sz" > /dev/null 2> "$tmp/sz.err"
+got=$(col "$tmp/sz/bench-np1.csv" bytes 2>/dev/null | tr '\n' ' ')
+check $([ "$got" = "65536 1048576 " ] && echo 0 || echo 1) "--sizes 64k,1M times 65536 and 1048576 bytes" "got '$got' $(tail -1 "$tmp/sz.err")"
+"$BIN/lab2" bench --min-bytes 1000 --max-bytes 10 --no-calibrate --out "$tmp/sz2" > /dev/null 2> "$tmp/minmax.err"
+st=$?
+check $([ "$st" = 2 ] && grep -q -- '--min-bytes 1000 is larger than --max-bytes 10' "$tmp/minmax.err" && echo 0 || echo 1) \
+  "--min-bytes 1000 --max-bytes 10 is refused with a message" "status $st: $(head -1 "$tmp/minmax.err")"
+"$BIN/lab2" bench --max-bytes 64x --out "$tmp/sz2" > /dev/null 2> "$tmp/junk.err"
+st=$?
+check $([ "$st" = 2 ] && grep -q -- "--max-bytes expects a size" "$tmp/junk.err" && echo 0 || echo 1) \
+  "--max-bytes 64x is refused with a message" "status $st: $(head -1 "$tmp/junk.err")"
 source tests/share_outputs.sh
 share_outputs lab2 "$tmp/tab" "$tmp/fig"
 exit $fail

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "common.h"
 #include "comm/measure.h"
 #include "comm/monitor.h"
@@ -30,7 +31,9 @@ typedef struct Point {
     const char *source;
 } Point;
 
-static int parse_sizes(const Lab2Options *o, size_t *sizes)
+/* The sizes to time, from --sizes or the x2 sweep; -1 after a message
+ * (printed by rank 0) when they make no sweep. */
+static int parse_sizes(const Lab2Options *o, size_t *sizes, int rank)
 {
     int n = 0;
     if (o->sizes && o->sizes[0]) {
@@ -38,17 +41,25 @@ static int parse_sizes(const Lab2Options *o, size_t *sizes)
         ddl_strlcpy(buf, o->sizes, sizeof buf);
         for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < MAX_SIZES;
              tok = strtok_r(NULL, ",", &save)) {
-            long long b = atoll(tok);
-            if (b < 4) {
-                fprintf(stderr, "error: --sizes: '%s' is not a size of at least 4 bytes\n", tok);
+            size_t b = 0;
+            if (cli_parse_size(tok, &b) != 0 || b < 4 || b > ((size_t)1 << 30)) {
+                if (rank == 0)
+                    fprintf(stderr, "error: --sizes: '%s' is not a size of 4 bytes to 1G (N, or N with k, M or G "
+                                    "= x1024)\n", tok);
                 return -1;
             }
-            sizes[n++] = (size_t)b;
+            sizes[n++] = b;
         }
+    } else if (o->min_bytes > o->max_bytes) {
+        if (rank == 0)
+            fprintf(stderr, "error: --min-bytes %zu is larger than --max-bytes %zu: nothing to sweep\n", o->min_bytes,
+                    o->max_bytes);
+        return -1;
     } else {
-        for (size_t b = (size_t)o->min_bytes; b <= (size_t)o->max_bytes && n < MAX_SIZES; b *= 2) sizes[n++] = b;
+        for (size_t b = o->min_bytes; b <= o->max_bytes && n < MAX_SIZES; b *= 2) sizes[n++] = b;
     }
-    return n;
+    if (n == 0 && rank == 0) fprintf(stderr, "error: --sizes: no size given\n");
+    return n > 0 ? n : -1;
 }
 
 static int compare_size(const void *a, const void *b)
@@ -154,7 +165,7 @@ int lab2_bench(const Lab2Options *o, Comm *c)
 {
     CommAlg algs[COMM_ALG_COUNT];
     size_t sizes[MAX_SIZES];
-    int nalgs = lab2_parse_algs(o->algs, algs), nsizes = parse_sizes(o, sizes);
+    int nalgs = lab2_parse_algs(o->algs, algs), nsizes = parse_sizes(o, sizes, c->rank);
     if (nalgs <= 0 || nsizes <= 0) return 2;
     CommDtype dtype;
     if (!strcmp(o->dtype, "fp32")) dtype = COMM_FP32;
@@ -185,7 +196,7 @@ int lab2_bench(const Lab2Options *o, Comm *c)
      * grows with the size, so it too is shared from then on. */
     size_t shared_from = SIZE_MAX;
 #ifdef DDL_SMPI
-    if (o->sim_shared_bytes > 0) shared_from = (size_t)o->sim_shared_bytes;
+    if (o->sim_shared_bytes > 0) shared_from = o->sim_shared_bytes;
 #else
     if (o->sim_shared_bytes > 0 && c->rank == 0)
         fprintf(stderr, "lab2 bench: --sim-shared-bytes only applies to simulated builds (make SIM=1): ignored\n");

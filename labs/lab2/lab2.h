@@ -9,6 +9,7 @@
 #define LAB2_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "comm/comm.h"
@@ -18,15 +19,15 @@
 typedef struct Lab2Options {
     const char *mode;         /* bench | train | table */
     const char *algs;         /* "all" or a comma list of algorithm names */
-    const char *sizes;        /* bench: comma list of byte counts ("" = the sweep) */
-    int min_bytes, max_bytes;
+    const char *sizes;        /* bench: comma list of sizes ("64", "64k"; "" = the sweep) */
+    size_t min_bytes, max_bytes;
     const char *out, *tex, *tag, *profile, *dataset, *hidden;
     const char *dtype;        /* bench: fp32 | fp16 payload */
     int reps;                 /* bench: timed calls per point, 0 = from the warm-up */
     int epochs, batch, h1, limit, test_limit;
     float lr;
     int segment_kib;          /* ring_async segment size */
-    int sim_shared_bytes;     /* bench, simulated builds: sizes from this many
+    size_t sim_shared_bytes;  /* bench, simulated builds: sizes from this many
                                * bytes are timed on SMPI shared buffers,
                                * unchecked (0: never) */
     bool no_calibrate, quiet, force_synthetic;
