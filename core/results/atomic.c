@@ -5,8 +5,10 @@
  * numeric suffix is added when the name is taken), is flushed to disk, and
  * is renamed over <path>. Readers (gnuplot, graders, `make figures`) see the
  * old file or the new one, never a prefix. On any error the temp file is
- * removed and -1 is returned with a message naming <path>. */
+ * removed and -1 is returned with a message naming <path>; a SIGINT,
+ * SIGTERM or SIGHUP while it exists removes it too (pending.c). */
 #include "results.h"
+#include "pending.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +19,10 @@
 
 #include "../common.h"
 
-/* Create the temp file; fills tmp. -1 with errno set on failure. */
-static int open_temp(const char *path, char *tmp, size_t cap)
+/* Create the temp file; fills tmp and *slot (its entry in the table of
+ * files a signal removes: registered before the file exists, so there is
+ * no moment when it exists unregistered). -1 with errno set on failure. */
+static int open_temp(const char *path, char *tmp, size_t cap, int *slot)
 {
     long pid = (long)getpid();
     for (int attempt = 0; attempt < 100; attempt++) {
@@ -28,8 +32,14 @@ static int open_temp(const char *path, char *tmp, size_t cap)
             errno = ENAMETOOLONG;
             return -1;
         }
+        *slot = pending_add(tmp);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST) return fd;
+        if (fd >= 0) return fd;
+        int err = errno;
+        pending_done(*slot);
+        *slot = -1;
+        errno = err;
+        if (err != EEXIST) return -1;
     }
     errno = EEXIST;
     return -1;
@@ -52,7 +62,8 @@ static int write_all(int fd, const char *data, size_t len)
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
     char tmp[4096 + 64];
-    int fd = open_temp(path, tmp, sizeof tmp);
+    int slot = -1;
+    int fd = open_temp(path, tmp, sizeof tmp, &slot);
     if (fd < 0) {
         ddl_warn("cannot write %s: creating a temporary file: %s", path, strerror(errno));
         return -1;
@@ -66,8 +77,9 @@ int write_file_atomic(const char *path, const char *data, size_t len)
     if (!err && fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP) { err = errno; step = "syncing"; }
     if (close(fd) != 0 && !err) { err = errno; step = "closing"; }
     if (!err && rename(tmp, path) != 0) { err = errno; step = "renaming into place"; }
+    if (err) unlink(tmp);
+    pending_done(slot);
     if (err) {
-        unlink(tmp);
         ddl_warn("cannot write %s: %s: %s", path, step, strerror(err));
         return -1;
     }

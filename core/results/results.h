@@ -10,7 +10,8 @@
  *   - LaTeX: a booktabs tabular (no siunitx) with a caption that carries
  *            the provenance line, for \input{} from report/report.tex.
  * All writes go to "<path>.tmp.<pid>" and are renamed into place, so a crash
- * never leaves a half-written file for `make figures` to plot.
+ * never leaves a half-written file for `make figures` to plot, and a run
+ * killed by SIGINT/SIGTERM/SIGHUP leaves no temp file either.
  */
 #ifndef DDL_RESULTS_H
 #define DDL_RESULTS_H
@@ -133,7 +134,9 @@ char *tex_escape(char *out, size_t cap, const char *s);
 int tables_write_tex(const Table *const *tables, const TexSpec *specs, int n, const char *path);
 
 /* Atomic whole-file write used by all writers: "<path>.tmp.<pid>", fsync,
- * rename. -1 (temp file removed, message naming path on stderr) on error. */
+ * rename. -1 (temp file removed, message naming path on stderr) on error.
+ * A SIGINT, SIGTERM or SIGHUP that ends the process mid-write removes the
+ * temp file before the process dies of it (core/results/pending.c). */
 int write_file_atomic(const char *path, const char *data, size_t len);
 /* mkdir -p; 0 on success, -1 with errno set (no message). */
 int mkdir_p(const char *dir);
