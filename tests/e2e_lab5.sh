@@ -114,6 +114,15 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   echo "skip - lab5 e2e: figures: gnuplot not installed"
 fi
+# A run's epochs beside another run's summary (core/results/run.c): the
+# table job refuses the mix, naming both files.
+mkdir -p "$tmp/mix" && cp "$tmp"/r/summary-*.csv "$tmp"/r/epochs-*.csv "$tmp/mix/"
+one=$(ls "$tmp"/mix/epochs-*.csv | head -1)
+sed -i 's/^# run_id: .*/# run_id: another-run/' "$one"
+"$BIN/lab5" table --out "$tmp/mix" --tex "$tmp/mix.tex" > /dev/null 2> "$tmp/mix.err"
+rc=$?
+check $([ $rc != 0 ] && grep -q "come from different runs" "$tmp/mix.err" && grep -q "$(basename "$one" .csv)" "$tmp/mix.err" &&
+  echo 0 || echo 1) "the table job refuses a summary and epochs of different runs" "rc $rc: $(head -2 "$tmp/mix.err")"
 source tests/share_outputs.sh
 share_outputs lab5 "$tmp/tab" "$tmp/fig"
 exit $fail

@@ -166,6 +166,36 @@ static void collect_sim(Meta *m)
 }
 #endif
 
+/* "host-pid-start": the process that writes, named for all its life and
+ * beyond (the start time, in clock ticks since boot, and the first part of
+ * the boot id tell apart processes that reuse a pid). Read from /proc
+ * each time, so nothing is kept between calls; without /proc, host-pid. */
+static void run_id(char *out, size_t cap, const char *host)
+{
+    long pid = (long)getpid();
+    char stat[1024] = "", boot[64] = "";
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (f) {
+        if (!fgets(stat, sizeof stat, f)) stat[0] = '\0';
+        fclose(f);
+    }
+    f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot, sizeof boot, f)) boot[0] = '\0';
+        fclose(f);
+    }
+    boot[strcspn(boot, "-\n")] = '\0';
+    /* Field 22 (starttime); the command name (field 2) may hold spaces and
+     * parentheses, so count from the last ')'. */
+    unsigned long long start = 0;
+    const char *p = strrchr(stat, ')');
+    for (int field = 2; p && *p && field < 22; p++)
+        if (*p == ' ') field++;
+    if (p && *p) start = strtoull(p, NULL, 10);
+    if (start && boot[0]) snprintf(out, cap, "%s-%ld-%s%llu", host, pid, boot, start);
+    else snprintf(out, cap, "%s-%ld", host, pid);
+}
+
 void meta_collect(Meta *m, const char *program)
 {
     meta_set(m, "program", "%s", program ? program : "unknown");
@@ -183,6 +213,9 @@ void meta_collect(Meta *m, const char *program)
     if (gethostname(host, sizeof host) != 0) ddl_strlcpy(host, "unknown", sizeof host);
     host[sizeof host - 1] = '\0';
     meta_set(m, "host", "%s", host);
+    char id[384];
+    run_id(id, sizeof id, host);
+    meta_set(m, "run_id", "%s", id);
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores < 1) cores = 0;

@@ -35,7 +35,8 @@ void meta_set(Meta *m, const char *key, const char *fmt, ...) __attribute__((for
 const char *meta_get(const Meta *m, const char *key);
 bool meta_key_valid(const char *key);
 /* Fill what every output must say: program, git (commit of the build),
- * build (compiler flags), date (UTC ISO 8601), host, cores (online CPUs),
+ * build (compiler flags), date (UTC ISO 8601), host, run_id (the writing
+ * process: host-pid-<boot id><start time>; see results_same_run), cores (online CPUs),
  * ranks, hosts (distinct processor names), oversubscribed ("yes" when some
  * host runs more ranks than it has cores), threads (OPENBLAS_NUM_THREADS,
  * else OMP_NUM_THREADS, else "default"), openblas_coretype (or "auto"),
@@ -142,6 +143,24 @@ int write_file_atomic(const char *path, const char *data, size_t len);
 int mkdir_p(const char *dir);
 /* mkdir -p of the directory part of a file path (nothing for "name"). */
 int mkdir_parent(const char *path);
+
+/* A run's outputs never mix with another run's (run.c). Call this at the
+ * start of every run, before it writes anything, on the ranks that write:
+ * it removes what an earlier run of the same name left in dir, so that a
+ * run killed or failed half-way leaves only its own files. names is a
+ * NULL-terminated list of templates in which '*' stands for run: without
+ * an extension a Table name (its .csv and .json go), with one a file name,
+ * e.g. lab1: results_run_begin(out, "t", (const char *const[]){ "*-iters",
+ * "*-epochs", "*-summary", NULL }) removes t-iters.csv, t-iters.json, ...
+ * 0, or -1 after a message naming a file that could not be removed (do not
+ * start the run then). */
+int results_run_begin(const char *dir, const char *run, const char *const *names);
+/* Every output carries meta "run_id" (meta_collect: host, process id and
+ * start time of the process that wrote it). Jobs that combine several files
+ * of one run (a summary with its per-epoch table) check them with this: 0
+ * when a and b come from the same run (or one of them predates run ids),
+ * else -1 with a message naming both in err. */
+int results_same_run(const Table *a, const Table *b, char *err, size_t cap);
 
 /* Read a CSV written by table_write back into a Table (for graders,
  * tests and `make figures` helpers): meta lines -> meta (incl. "summary"),

@@ -114,6 +114,9 @@ int lab1_run(const Lab1Options *o)
     char run[128];
     if (o->tag) ddl_strlcpy(run, o->tag, sizeof run);
     else snprintf(run, sizeof run, "%s-%s", o->model, train.name);
+    if (results_run_begin(o->out, run, (const char *const[]){ "*-iters", "*-epochs", "*-summary", NULL }) != 0 ||
+        results_run_begin(o->figures, run, (const char *const[]){ "lab1-filters-*.png", NULL }) != 0)
+        ddl_die("run '%s' not started", run);
 
     bool augment = !strcmp(o->augment, "on") || (!strcmp(o->augment, "auto") && !strcmp(train.name, "cifar10"));
     BatcherOptions bo = { .batch = o->batch, .rank = 0, .world = 1, .shuffle = true, .drop_last = false,

@@ -178,6 +178,8 @@ int lab2_bench(const Lab2Options *o, Comm *c)
     char tag[64];
     if (o->tag && o->tag[0]) ddl_strlcpy(tag, o->tag, sizeof tag);
     else snprintf(tag, sizeof tag, "np%d", c->size);
+    if (c->rank == 0 && results_run_begin(o->out, tag, (const char *const[]){ "bench-*", "calibration-*", NULL }) != 0)
+        ddl_die("lab2 bench '%s' not started", tag);
 
     double fit_error = NAN;
     CostParams cp = { NAN, NAN, NAN };

@@ -160,6 +160,8 @@ int lab2_train(const Lab2Options *o, Comm *c)
     char tag[64];
     if (o->tag && o->tag[0]) ddl_strlcpy(tag, o->tag, sizeof tag);
     else snprintf(tag, sizeof tag, "np%d", c->size);
+    if (c->rank == 0 && results_run_begin(o->out, tag, (const char *const[]){ "train-*", NULL }) != 0)
+        ddl_die("lab2 train '%s' not started", tag);
 
     Meta meta;
     lab2_meta(&meta, o, c, "seed 002 training: MLP weights averaged after every step");

@@ -331,6 +331,8 @@ int lab3_run(const Lab3Options *o, Comm *c)
     }
     if (o->tag) ddl_strlcpy(r.tag, o->tag, sizeof r.tag);
     else snprintf(r.tag, sizeof r.tag, "%s-np%d", sync_kind_name(r.sc.kind), c->size);
+    if (c->rank == 0 && results_run_begin(o->out, r.tag, (const char *const[]){ "*-iters", "*-summary", "*-trace", NULL }))
+        ddl_die("run '%s' not started", r.tag);
     bad = load(o, SPLIT_TRAIN, o->limit, &r.train) != 0;
     if (!bad && !o->no_eval && load(o, SPLIT_TEST, o->test_limit, &r.test) != 0) {
         dataset_free(&r.train);

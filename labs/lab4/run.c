@@ -239,6 +239,8 @@ int lab4_run(const Lab4Options *o)
         describe(&meta, o, &s, per_iter, monitor);
         if (o->tag && *o->tag) ddl_strlcpy(tag, o->tag, sizeof tag);
         else snprintf(tag, sizeof tag, "np%d", P);
+        if (rank == 0 && results_run_begin(o->out, tag, (const char *const[]){ "runs-*", "iters-*", "ranks-*", NULL }))
+            ddl_die("run '%s' not started", tag);
         if (rank == 0 && !o->quiet)
             fprintf(stderr, "lab4: %d workers, cnn3 (%zu params), %s %s: %d train / %d test, %d steps per "
                             "iteration, %d configurations, monitoring %s\n", P, m.nparams,

@@ -61,8 +61,12 @@ static int load_runs(const char *dir, Runs *r)
         Table *runs = read_csv(dir, name);
         snprintf(name, sizeof name, "iters-np%d.csv", ps[i]);
         Table *iters = runs ? read_csv(dir, name) : NULL;
-        if (!runs || !iters) {
+        char err[512];
+        bool mixed = iters && results_same_run(runs, iters, err, sizeof err) != 0;
+        if (mixed) lab4_error("%s/%s", dir, err);
+        if (!runs || !iters || mixed) {
             table_free(runs);
+            table_free(iters);
             return -1;
         }
         r->workers[r->n] = ps[i];

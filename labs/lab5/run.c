@@ -460,6 +460,9 @@ int lab5_run(const Lab5Options *o)
 {
     Setup s;
     if (parse(o, &s)) return 2;
+    if (s.rank == 0 && results_run_begin(o->out, s.label, (const char *const[]){ "epochs-*", "summary-*", "lossscale-*",
+                                                                                 NULL }) != 0)
+        ddl_die("run '%s' not started", s.label);
     Dataset train_set, test;
     if (dataset_load_for_run(o->dataset, SPLIT_TRAIN, o->limit, o->seed, true, o->force_synthetic, &train_set))
         return 1;

@@ -77,14 +77,19 @@ static int load(const char *dir, Runs *r)
     closedir(d);
     for (int i = 0; i < n; i++) {
         Table *s = read_named(dir, "summary", labels[i], true), *ep = read_named(dir, "epochs", labels[i], true);
-        if (!s || !ep || s->nrows < 1) {
+        Table *ls = s && ep ? read_named(dir, "lossscale", labels[i], false) : NULL;
+        char err[512];
+        bool mixed = s && ep && (results_same_run(s, ep, err, sizeof err) || (ls && results_same_run(s, ls, err, sizeof err)));
+        if (mixed) ddl_error("%s/%s", dir, err);
+        if (!s || !ep || s->nrows < 1 || mixed) {
+            table_free(ls);
             table_free(s);
             table_free(ep);
             return -1;
         }
         r->sum[r->n] = s;
         r->ep[r->n] = ep;
-        r->ls[r->n++] = read_named(dir, "lossscale", labels[i], false);
+        r->ls[r->n++] = ls;
     }
     /* insertion sort into the seed's order */
     for (int i = 1; i < r->n; i++)

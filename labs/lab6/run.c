@@ -257,6 +257,8 @@ int lab6_run(const Lab6Options *o, Comm *c)
     }
     if (o->tag) ddl_strlcpy(r.tag, o->tag, sizeof r.tag);
     else snprintf(r.tag, sizeof r.tag, "%s-%s-w%d", r.w->name, style_name(&r), r.workers);
+    if (c->rank == 0 && results_run_begin(o->out, r.tag, (const char *const[]){ "*-summary", NULL }) != 0)
+        ddl_die("run '%s' not started", r.tag);
     bad = dataset_load_for_run(r.w->dataset, SPLIT_TRAIN, o->limit, o->seed, true, o->force_synthetic, &r.train) != 0;
     if (!bad && dataset_load_for_run(r.w->dataset, SPLIT_TEST, o->test_limit, o->seed, true, o->force_synthetic,
                                      &r.test) != 0) {
