@@ -43,6 +43,14 @@ check "lab1 is deterministic for a seed (loss and accuracy bit-identical)" \
 check "lab1 with another seed gives other numbers" \
   bash -c "! cmp -s <(grep -v '^#' $tmp/a/t-iters.csv | cut -d, -f3) <(grep -v '^#' $tmp/c/t-iters.csv | cut -d, -f3)"
 
+# A picture that cannot be written fails the run (the sample grid's path
+# is taken by a directory, so libpng's file cannot be renamed into place).
+mkdir -p "$tmp/figbad/lab1-samples-mnist-synthetic.png"
+"$LAB1" "${tiny[@]}" --out "$tmp/pngfail" --figures "$tmp/figbad" --tag t >"$tmp/png.log" 2>&1
+rc=$?
+check "lab1 exits non-zero when a PNG cannot be written, naming it" \
+  bash -c "[ $rc -ne 0 ] && grep -q 'cannot write .*lab1-samples-mnist-synthetic.png' '$tmp/png.log'"
+
 # Bad input: clear message, non-zero status, nothing half-written.
 expect_fail() { # name, expected-text, args...
   local name=$1 text=$2; shift 2

@@ -1,4 +1,5 @@
 /* run.c - one lab1 training run. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,23 +67,29 @@ static int load(const Lab1Options *o, Split split, int limit, Dataset *d)
     return dataset_load_for_run(o->dataset, split, limit, o->seed, !o->no_synthetic, o->force_synthetic, d);
 }
 
-static void save_pictures(const Lab1Options *o, const Dataset *train, const Model *m, const char *run)
+/* 0, or -1 when a picture could not be written (the message is out). */
+static int save_pictures(const Lab1Options *o, const Dataset *train, const Model *m, const char *run)
 {
     char path[1024];
-    if (mkdir_p(o->figures) != 0) return;
+    if (mkdir_p(o->figures) != 0) {
+        ddl_warn("cannot write pictures into %s: %s", o->figures, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
     if (train->h > 1) {
         snprintf(path, sizeof path, "%s/lab1-samples-%s%s.png", o->figures, train->name,
                  train->synthetic ? "-synthetic" : "");
-        png_sample_grid(path, train, 8, train->classes, train->h >= 32 ? 2 : 3);
+        if (png_sample_grid(path, train, 8, train->classes, train->h >= 32 ? 2 : 3) != 0) rc = -1;
     }
     for (int i = 0; i < m->nlayers; i++) {
         const Layer *l = &m->layers[i];
         if (l->kind != LAYER_CONV2D) continue;
         int cin = m->tensors[l->in].shape.c / l->groups;
         snprintf(path, sizeof path, "%s/lab1-filters-%s.png", o->figures, run);
-        png_filters(path, m->params + l->param_off, l->cout, cin, l->k, 8);
+        if (png_filters(path, m->params + l->param_off, l->cout, cin, l->k, 8) != 0) rc = -1;
         break;
     }
+    return rc;
 }
 
 int lab1_run(const Lab1Options *o)
@@ -234,7 +241,7 @@ int lab1_run(const Lab1Options *o)
     table_end_row(ts);
     int status = 0;
     if (table_write(ti, o->out) || table_write(te, o->out) || table_write(ts, o->out)) status = 1;
-    save_pictures(o, &train, &m, run);
+    if (save_pictures(o, &train, &m, run) != 0) status = 1;
     if (!o->quiet)
         fprintf(stderr, "lab1: %s: %.2f +- %.2f ms/iter (first of %ld discarded), test accuracy %.2f%%, wrote %s/%s-*.csv\n",
                 run, mean, std, it, 100.0 * last.accuracy, o->out, run);
