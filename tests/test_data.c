@@ -297,6 +297,40 @@ static void write_cifar(const char *rel, int nrec, int bad_label_at, size_t extr
     free(b);
 }
 
+/* Official batches hold exactly 10000 records: a file cut at a record
+ * boundary is an error naming it, unless partial batches are asked for
+ * (DataOptions.cifar_partial, DDL_CIFAR_PARTIAL=1). */
+static void test_cifar_exact(const char *root)
+{
+    char err[DDL_ERRLEN];
+    Dataset d;
+    DataOptions strict = { .root = root };
+    int rc = dataset_load("cifar10", SPLIT_TRAIN, &strict, &d, err);
+    expect_fail(rc, &d, err, "cifar: a batch of 3 records (cut at a record boundary) is an error naming the file",
+                "data_batch_1.bin: 3 records, expected exactly 10000");
+    setenv("DDL_CIFAR_PARTIAL", "1", 1);
+    rc = dataset_load("cifar10", SPLIT_TRAIN, &strict, &d, err);
+    t_checkf(rc == 0 && d.n == 5, "cifar: DDL_CIFAR_PARTIAL=1 accepts partial batches", "rc %d err '%s'", rc, err);
+    dataset_free(&d);
+    unsetenv("DDL_CIFAR_PARTIAL");
+    /* a whole batch passes the strict check, in a file and in memory */
+    write_cifar("c/cifar-10-batches-bin/test_batch.bin", 10000, -1, 0);
+    rc = dataset_load("cifar10", SPLIT_TEST, &strict, &d, err);
+    bool ok = rc == 0 && d.n == 10000 && d.y[9999] == 9999 % 10 &&
+              d.x[(size_t)9999 * 3072 + 2048] == (float)((200 + 9999) % 256) / 255.0f;
+    t_checkf(ok, "cifar: a batch of exactly 10000 records is read", "rc %d err '%s' n %d", rc, err, d.n);
+    dataset_free(&d);
+    size_t len = (size_t)9999 * 3073;
+    unsigned char *b = calloc(len, 1);
+    rc = cifar_read_buffer(b, len, "mem.bin", false, &d, err);
+    expect_fail(rc, &d, err, "cifar_read_buffer: 9999 records refused", "mem.bin: 9999 records");
+    rc = cifar_read_buffer(b, len, "mem.bin", true, &d, err);
+    t_checkf(rc == 0 && d.n == 9999 && d.y[5] == 0, "cifar_read_buffer: partial accepts 9999 records", "rc %d '%s'",
+             rc, err);
+    dataset_free(&d);
+    free(b);
+}
+
 static void test_cifar(void)
 {
     char err[DDL_ERRLEN], root[512];
@@ -307,7 +341,8 @@ static void test_cifar(void)
     write_cifar("c/cifar-10-batches-bin/data_batch_3.bin", 2, -1, 0);
     write_cifar("c/cifar-10-batches-bin/test_batch.bin", 4, -1, 0);
     snprintf(root, sizeof root, "%s/c", tmp_root);
-    DataOptions o = { .root = root };
+    /* hand-made small batches: partial batches asked for */
+    DataOptions o = { .root = root, .cifar_partial = true };
     int rc = dataset_load("cifar10", SPLIT_TRAIN, &o, &d, err);
     bool ok = rc == 0 && d.n == 5 && d.c == 3 && d.h == 32 && d.w == 32 && d.files_found == 2 &&
               contains(d.source, "2 of 5 training batches (data_batch_1.bin, data_batch_3.bin)");
@@ -327,14 +362,15 @@ static void test_cifar(void)
     mkdir_p("c2");
     mkdir_p("c2/cifar-10-batches-bin");
     write_cifar("c2/cifar-10-batches-bin/data_batch_2.bin", 2, -1, 17);
-    rc = cifar_read_batches(tpath("c2/cifar-10-batches-bin"), SPLIT_TRAIN, &d, err);
+    rc = cifar_read_batches(tpath("c2/cifar-10-batches-bin"), SPLIT_TRAIN, true, &d, err);
     expect_fail(rc, &d, err, "cifar: size not a multiple of 3073 rejected", "3073");
     write_cifar("c2/cifar-10-batches-bin/data_batch_2.bin", 3, 1, 0);
-    rc = cifar_read_batches(tpath("c2/cifar-10-batches-bin"), SPLIT_TRAIN, &d, err);
+    rc = cifar_read_batches(tpath("c2/cifar-10-batches-bin"), SPLIT_TRAIN, true, &d, err);
     expect_fail(rc, &d, err, "cifar: label 200 rejected", "label 200");
     write_bytes(tpath("c2/cifar-10-batches-bin/data_batch_2.bin"), "", 0);
-    rc = cifar_read_batches(tpath("c2/cifar-10-batches-bin"), SPLIT_TRAIN, &d, err);
+    rc = cifar_read_batches(tpath("c2/cifar-10-batches-bin"), SPLIT_TRAIN, true, &d, err);
     expect_fail(rc, &d, err, "cifar: empty batch file rejected", "multiple");
+    test_cifar_exact(root);
 }
 
 /* ---- SDSS ----------------------------------------------------------------- */
@@ -389,6 +425,42 @@ static const char *sdss_train_constants(const Dataset *tr, const Dataset *te)
     }
     if (!differ) snprintf(why, sizeof why, "train and whole-file means agree on every feature: check is blind");
     return why;
+}
+
+/* A NUL byte is a bad row like any other: at the start of a line it used
+ * to end the text there (rows after it silently dropped), inside a line
+ * to cut the line short. */
+static void test_sdss_nul(void)
+{
+    char err[DDL_ERRLEN];
+    Dataset d;
+    write_sdss("s/ok.csv", NULL);
+    FILE *f = fopen(tpath("s/ok.csv"), "rb");
+    char buf[1 << 16];
+    size_t len = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f) fclose(f);
+    char *line5 = buf;
+    for (int k = 0; k < 4; k++) line5 = strchr(line5, '\n') + 1;
+    size_t at = (size_t)(line5 - buf);
+    char nul_start[1 << 16];
+    memcpy(nul_start, buf, len);
+    nul_start[at] = '\0';
+    write_bytes(tpath("s/nul.csv"), nul_start, len);
+    int rc = sdss_read_csv(tpath("s/nul.csv"), SPLIT_TRAIN, 1, &d, err);
+    expect_fail(rc, &d, err, "sdss: a NUL at the start of a line stops the load with its line number",
+                "nul.csv:5: NUL byte");
+    memcpy(nul_start, buf, len);
+    nul_start[at + 7] = '\0';
+    rc = sdss_read_buffer(nul_start, len, "mem.csv", SPLIT_TRAIN, 1, &d, err);
+    expect_fail(rc, &d, err, "sdss: a NUL inside a line stops the load", "mem.csv:5: NUL byte");
+    Dataset a, b;
+    int ra = sdss_read_csv(tpath("s/ok.csv"), SPLIT_TEST, 3, &a, err);
+    int rb = sdss_read_buffer(buf, len, "mem.csv", SPLIT_TEST, 3, &b, err);
+    t_checkf(ra == 0 && rb == 0 && a.n == b.n && a.n > 0 && !memcmp(a.x, b.x, (size_t)a.n * 10 * sizeof *a.x) &&
+                 !memcmp(a.y, b.y, (size_t)a.n * sizeof *a.y),
+             "sdss_read_buffer reads what sdss_read_csv reads", "rc %d/%d n %d/%d", ra, rb, a.n, b.n);
+    dataset_free(&a);
+    dataset_free(&b);
 }
 
 static void test_sdss(void)
@@ -479,9 +551,10 @@ static void test_sdss(void)
     write_sdss("s/class.csv", "1.2E+18,PLANET,15.0,183.5,19.1,17.5,17.0,16.5,0.001,752");
     rc = sdss_read_csv(tpath("s/class.csv"), SPLIT_TRAIN, 1, &d, err);
     expect_fail(rc, &d, err, "sdss: unknown class rejected", "PLANET");
-    write_bytes(tpath("s/nohead.csv"), "objid,u,g\r\n1,2,3\r\n", 19);
+    write_bytes(tpath("s/nohead.csv"), "objid,u,g\r\n1,2,3\r\n", 18);
     rc = sdss_read_csv(tpath("s/nohead.csv"), SPLIT_TRAIN, 1, &d, err);
     expect_fail(rc, &d, err, "sdss: header without the needed columns rejected", "'r'");
+    test_sdss_nul();
 }
 
 /* ---- absent files, names, synthetic fallback ------------------------------ */

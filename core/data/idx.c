@@ -1,6 +1,8 @@
 /* idx.c - IDX readers (MNIST, Fashion-MNIST) straight from .gz via zlib.
  *
- * gzopen/gzread read plain files too, so one code path serves both. Every
+ * gzdopen/gzread read plain files too, so one code path serves both; the
+ * readers work on a file descriptor (the path forms open one), so tests
+ * and fuzzers can hand them memory (memfd). Every
  * header field is checked against caps before anything is allocated, and
  * the payload buffer grows only as data actually arrives, so a corrupt
  * header claiming gigabytes in a tiny file fails with a message instead of
@@ -9,11 +11,13 @@
 #include "dataset.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define IDX_MAGIC_IMAGES 0x00000803u /* unsigned byte, 3 dims */
@@ -56,17 +60,26 @@ static size_t read_some(gzFile f, unsigned char *dst, size_t n)
     return got;
 }
 
-static gzFile open_idx(const char *path, char err[DDL_ERRLEN])
+/* A zlib stream over fd (plain or gzip); fd is closed on failure. */
+static gzFile open_idx(int fd, const char *path, char err[DDL_ERRLEN])
 {
     errno = 0;
-    gzFile f = gzopen(path, "rb");
+    gzFile f = gzdopen(fd, "rb");
     if (!f) {
-        ddl_data_errf(err, "%s: cannot open: %s", path,
-                 errno ? strerror(errno) : "zlib out of memory");
+        ddl_data_errf(err, "%s: cannot read: %s", path, errno ? strerror(errno) : "zlib out of memory");
+        close(fd);
         return NULL;
     }
     gzbuffer(f, 1u << 17);
     return f;
+}
+
+/* The path forms: open, then the _fd form. */
+static int open_path(const char *path, char err[DDL_ERRLEN])
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) ddl_data_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    return fd;
 }
 
 /* Header: magic then `ndims` big-endian u32 dims. */
@@ -135,10 +148,10 @@ static unsigned char *read_payload(gzFile f, const char *path, uint64_t bytes,
     return buf;
 }
 
-int idx_read_images(const char *path, Dataset *out, char err[DDL_ERRLEN])
+int idx_read_images_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRLEN])
 {
     memset(out, 0, sizeof *out);
-    gzFile f = open_idx(path, err);
+    gzFile f = open_idx(fd, path, err);
     if (!f) return -1;
     uint32_t d[3];
     if (read_header(f, path, IDX_MAGIC_IMAGES, "ubyte images, 3 dims", d, 3, err)) {
@@ -160,7 +173,7 @@ int idx_read_images(const char *path, Dataset *out, char err[DDL_ERRLEN])
     /* Plain files: the size is known, so an impossible header fails before
      * any allocation (gzdirect is valid once the header was read). */
     struct stat st;
-    if (gzdirect(f) && stat(path, &st) == 0 && (uint64_t)st.st_size < 16 + bytes) {
+    if (gzdirect(f) && fstat(fd, &st) == 0 && (uint64_t)st.st_size < 16 + bytes) {
         ddl_data_errf(err, "%s: truncated: header says %s = %llu payload bytes, file "
                  "holds %lld", path, dims_text, (unsigned long long)bytes,
                  (long long)st.st_size - 16);
@@ -190,10 +203,10 @@ int idx_read_images(const char *path, Dataset *out, char err[DDL_ERRLEN])
     return 0;
 }
 
-int idx_read_labels(const char *path, Dataset *out, char err[DDL_ERRLEN])
+int idx_read_labels_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRLEN])
 {
     memset(out, 0, sizeof *out);
-    gzFile f = open_idx(path, err);
+    gzFile f = open_idx(fd, path, err);
     if (!f) return -1;
     uint32_t n;
     if (read_header(f, path, IDX_MAGIC_LABELS, "ubyte labels, 1 dim", &n, 1, err)) {
@@ -209,7 +222,7 @@ int idx_read_labels(const char *path, Dataset *out, char err[DDL_ERRLEN])
         return -1;
     }
     struct stat st;
-    if (gzdirect(f) && stat(path, &st) == 0 && (uint64_t)st.st_size < 8 + (uint64_t)n) {
+    if (gzdirect(f) && fstat(fd, &st) == 0 && (uint64_t)st.st_size < 8 + (uint64_t)n) {
         ddl_data_errf(err, "%s: truncated: header says %s, file holds %lld", path,
                  dims_text, (long long)st.st_size - 8);
         gzclose(f);
@@ -236,4 +249,18 @@ int idx_read_labels(const char *path, Dataset *out, char err[DDL_ERRLEN])
     out->files_found = 1;
     ddl_strlcpy(out->source, path, sizeof out->source);
     return 0;
+}
+
+int idx_read_images(const char *path, Dataset *out, char err[DDL_ERRLEN])
+{
+    memset(out, 0, sizeof *out);
+    int fd = open_path(path, err);
+    return fd < 0 ? -1 : idx_read_images_fd(fd, path, out, err);
+}
+
+int idx_read_labels(const char *path, Dataset *out, char err[DDL_ERRLEN])
+{
+    memset(out, 0, sizeof *out);
+    int fd = open_path(path, err);
+    return fd < 0 ? -1 : idx_read_labels_fd(fd, path, out, err);
 }

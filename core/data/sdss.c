@@ -187,14 +187,25 @@ static void stratified_split(const Rows *r, uint64_t seed, unsigned char *in_tra
     free(idx);
 }
 
-int sdss_read_csv(const char *path, Split split, uint64_t seed, Dataset *out,
-                  char err[DDL_ERRLEN])
+int sdss_read_buffer(const char *data, size_t len, const char *name, Split split, uint64_t seed, Dataset *out,
+                     char err[DDL_ERRLEN])
 {
     memset(out, 0, sizeof *out);
-    long len = 0;
-    char *text = read_all(path, &len, err);
-    if (!text) return -1;
+    /* The parser works on C strings, where a NUL byte would end the text
+     * early (a NUL at the start of a line silently dropped every row after
+     * it): a CSV holds none, so one anywhere is a bad row. */
+    const char *nul = memchr(data, '\0', len);
+    if (nul) {
+        int line = 1;
+        for (const char *p = data; p < nul; p++) line += *p == '\n';
+        return ddl_data_errf(err, "%s:%d: NUL byte at offset %zu: not a text CSV", name, line, (size_t)(nul - data));
+    }
+    char *text = malloc(len + 1);
+    if (!text) ddl_die("out of memory reading %s", name);
+    memcpy(text, data, len);
+    text[len] = '\0';
     Rows r = { 0 };
+    const char *path = name;
     int rc = parse_csv(text, path, &r, err);
     free(text);
     if (rc) {
@@ -252,4 +263,15 @@ int sdss_read_csv(const char *path, Split split, uint64_t seed, Dataset *out,
     free(r.feat);
     free(r.cls);
     return 0;
+}
+
+int sdss_read_csv(const char *path, Split split, uint64_t seed, Dataset *out, char err[DDL_ERRLEN])
+{
+    memset(out, 0, sizeof *out);
+    long len = 0;
+    char *text = read_all(path, &len, err);
+    if (!text) return -1;
+    int rc = sdss_read_buffer(text, (size_t)len, path, split, seed, out, err);
+    free(text);
+    return rc;
 }
