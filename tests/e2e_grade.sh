@@ -148,7 +148,20 @@ tamper lab6iters lab6 throughput 's/,0\.002331,1287\.01,/,0.002331,2287.01,/' sd
 tamper lab6oversub lab6 throughput 's/^\(cpu,ps,2,3,sdss_dnn-sdss,.*\),yes,synthetic,smoke$/\1,no,synthetic,smoke/' lab6.csv
 tamper lab6accuracy lab6 accuracy 's/,53\.1,1\.0335,/,153.1,1.0335,/' sdss_dnn-sdss-horovod-w2-summary.csv
 tamper lab6metadata lab6 metadata '/^# profile:/d' lab6.csv
-bin/grade --no-build --quiet "${tsubs[@]}" > "$tmp/tampered.out" 2>&1
+# Unparseable or empty results score 0 (a garbage summary once got full
+# marks for accuracy: "0 accuracies in range"). Graded in the same call.
+gsubs=()
+garbage() { # name file content
+  local s=$tmp/garbage-$1
+  mkdir -p "$s/results" && cp -r tests/grade/results/. "$s/results/"
+  printf "$3" > "$s/results/lab1/$2"
+  gsubs+=("$s")
+}
+garbage text mlp-mnist-summary.csv 'this is not a results file\n\x01\x02,,,\n'
+garbage binary mlp-mnist-summary.csv '\x00\xff\xfe# program: lab1\n'
+garbage norows mlp-mnist-summary.csv '# program: lab1\nrun,model,test_accuracy\n'
+garbage nohead cnn3-mnist-summary.csv '# program: lab1\n'
+bin/grade --no-build --quiet "${tsubs[@]}" "${gsubs[@]}" > "$tmp/tampered.out" 2>&1
 for s in "${tsubs[@]}"; do
   read -r lab item < "$s.key"
   name=$(basename "$s")
@@ -160,6 +173,24 @@ for s in "${tsubs[@]}"; do
   check $([ "$p" = no ] && [ -z "$others" ] && echo 0 || echo 1) \
     "$name flagged by $lab/$item only: $(reason "$s" "$lab" "$item" | cut -c1-110)" "$p; also flagged: $others"
 done
+
+for s in "${gsubs[@]}"; do
+  name=$(basename "$s")
+  p=$(passed "$s" lab1 accuracy)
+  pts=$(field "$s" lab1 accuracy 3)
+  r=$(reason "$s" lab1 accuracy)
+  check $([ "$p" = no ] && [ "$pts" = 0 ] && [[ $r == *"unparseable"* || $r == *"nothing to check"* ]] && echo 0 || echo 1) \
+    "$name: lab1/accuracy scores 0: $(echo "$r" | cut -c1-110)" "$p $pts: $r"
+done
+# Bad options are refused with a message before any work.
+bin/grade --no-build --labs lab9 "$tmp/empty-unused" > /dev/null 2> "$tmp/labs9.err"
+rc=$?
+check $([ "$rc" = 2 ] && grep -q "unknown lab 'lab9'" "$tmp/labs9.err" && echo 0 || echo 1) \
+  "--labs lab9 is refused with a message" "rc $rc: $(head -1 "$tmp/labs9.err")"
+bin/grade --no-build --timeout -5 "$tmp/empty-unused" > /dev/null 2> "$tmp/timeout.err"
+rc=$?
+check $([ "$rc" = 2 ] && grep -q -- "--timeout: '-5' is not a number of seconds" "$tmp/timeout.err" && echo 0 || echo 1) \
+  "--timeout -5 is refused with a message" "rc $rc: $(head -1 "$tmp/timeout.err")"
 
 r=$(reason "$tmp/tampered-lab5oversub" lab5 metadata)
 check $([[ $r == *"oversubscribed: no, but 3 rank(s) on 2 cores"* ]] && echo 0 || echo 1) \

@@ -356,17 +356,39 @@ def grade_submission(sub, items, v, expected, args):
     return total, most, ungraded or not chosen
 
 
+def check_options(args, items):
+    """--labs and --timeout (or GRADE_TIMEOUT) are checked before any work:
+    an unknown lab or a negative timeout would otherwise grade nothing, or
+    time out every test, without a word."""
+    known = sorted({i.lab for i in items}, key=lambda lab: int(lab[3:]) if lab[3:].isdigit() else 0)
+    if args.labs is not None:
+        labs = args.labs.split(",")
+        bad = [lab for lab in labs if lab not in known]
+        if bad:
+            die(f"--labs: unknown lab '{bad[0]}'; expected a comma list of {', '.join(known)}")
+    where, text = ("--timeout", args.timeout) if args.timeout is not None else \
+        ("GRADE_TIMEOUT", os.environ.get("GRADE_TIMEOUT", ""))
+    if text in ("", None):
+        args.timeout = 0  # each test's own timeout
+    elif not text.isdigit() or int(text) < 1:
+        die(f"{where}: '{text}' is not a number of seconds (an integer, 1 or more)")
+    else:
+        args.timeout = int(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description="Grade ddlab submissions (labs/grade/README.md).")
     ap.add_argument("submissions", nargs="+", help="submission folders")
     ap.add_argument("--labs", help="grade only these labs (comma-separated, e.g. lab2,lab3); "
                                    "default: the labs the submission has files for")
-    ap.add_argument("--timeout", type=int, default=int(os.environ.get("GRADE_TIMEOUT", "0")),
-                    help="cap every test's timeout at this many seconds (default: tests/grade/tests.txt's)")
+    ap.add_argument("--timeout", help="cap every test's timeout at this many seconds, 1 or more (default: "
+                                      "$GRADE_TIMEOUT, else tests/grade/tests.txt's)")
     ap.add_argument("--summary", help="also write one CSV line per submission to this file")
     ap.add_argument("--no-build", action="store_true", help="do not run make first (make grade already did)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
+    items = load_rubrics()
+    check_options(args, items)
     for s in args.submissions:
         if not os.path.isdir(s):
             die(f"{s}: not a folder")
@@ -374,7 +396,6 @@ def main():
         r = subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "all"])
         if r.returncode != 0:
             die("the reference build failed (make)", 1)
-    items = load_rubrics()
     v = make_vars()
     expected = Expected(v)
     status = 0

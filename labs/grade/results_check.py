@@ -107,8 +107,23 @@ class Table:
         self.path = path
         self.name = os.path.basename(path)
         self.meta, self.header, self.rows, self.problems = {}, [], [], []
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+        # A results file is UTF-8 text with a "# key: value" block, a
+        # header and rows (core/results/csv.c); anything else is
+        # unparseable, and every results item of its lab then scores 0.
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError as e:
+            self.problems.append(f"{self.name}: unreadable ({e.strerror})")
+            return
+        if b"\0" in raw:
+            self.problems.append(f"{self.name}: unparseable: a NUL byte at offset {raw.index(bytes(1))} (not a CSV)")
+            return
+        try:
+            lines = raw.decode("utf-8").splitlines()
+        except UnicodeDecodeError as e:
+            self.problems.append(f"{self.name}: unparseable: not UTF-8 text (byte {e.start})")
+            return
         body = []
         for line in lines:
             if line.startswith("#") and not body:
@@ -117,9 +132,19 @@ class Table:
                     self.meta[k.strip()] = val.strip()
             elif line.strip():
                 body.append(line)
-        parsed = list(csv.reader(io.StringIO("\n".join(body))))
+        if not self.meta:
+            self.problems.append(f"{self.name}: unparseable: no '# key: value' metadata block (not a ddlab results file)")
+            return
+        try:
+            parsed = list(csv.reader(io.StringIO("\n".join(body)), strict=True))
+        except csv.Error as e:
+            self.problems.append(f"{self.name}: unparseable CSV: {e}")
+            return
         if not parsed:
-            self.problems.append(f"{self.name}: no header")
+            self.problems.append(f"{self.name}: unparseable: no header row")
+            return
+        if any(not c.strip() for c in parsed[0]) or len(set(parsed[0])) != len(parsed[0]):
+            self.problems.append(f"{self.name}: unparseable: empty or repeated column names in the header")
             return
         self.header = parsed[0]
         for n, r in enumerate(parsed[1:], 2):
@@ -151,6 +176,22 @@ def load(sub, lab, log):
     tables = [Table(p) for p in sorted(glob.glob(os.path.join(d, "**", "*.csv"), recursive=True))]
     log(f"== {lab}: {len(tables)} CSV files in {d}")
     return tables, None
+
+
+def verdict(bad, n, text):
+    """A check that examined nothing fails: a file with no usable rows must
+    not pass (an empty or garbage summary once got full marks for accuracy,
+    "0 accuracies in range")."""
+    if n == 0 and not bad:
+        bad = [f"nothing to check: {text}"]
+    return bad, text
+
+
+def rows_of(t, bad):
+    """The rows of a file a check needs; an empty one is a failure."""
+    if not t.rows:
+        bad.append(f"{t.name}: no rows")
+    return t.rows
 
 
 def matching(tables, pattern):
@@ -189,7 +230,7 @@ def check_metadata(lab, tables):
             bad.append(f"{t.name}: metadata differs from its JSON twin ({', '.join(diff[:3]) or 'format'})")
         elif len(j.get("rows") or []) != len(t.rows):
             bad.append(f"{t.name}: {len(t.rows)} rows, its JSON twin {len(j.get('rows') or [])}")
-    return bad, f"{len(tables)} files: metadata complete, JSON twins agree"
+    return verdict(bad, len(tables), f"{len(tables)} files: metadata complete, JSON twins agree")
 
 
 def oversubscription_problem(meta):
@@ -261,7 +302,7 @@ def check_lab2_bytes(tables):
             pa, mb = num(r, "params"), num(r, "message_bytes")
             if pa is None or mb != pa * 4:
                 bad.append(f"{t.name}: {r.get('alg')} H={r.get('hidden')}: message_bytes != params x 4")
-    return bad, f"bytes of {n} measurements equal the closed forms; no wrong results"
+    return verdict(bad, n, f"bytes of {n} measurements equal the closed forms; no wrong results")
 
 
 def check_lab2_bandwidth(tables):
@@ -282,7 +323,7 @@ def check_lab2_bandwidth(tables):
                 bad.append(f"{what}: algbw {alg} != bytes / median = {b / (med * 1e3):.4f}")
             if not close(bus, alg * 2 * (p - 1) / p, 0.01, 0.00015):
                 bad.append(f"{what}: busbw {bus} != algbw x 2(p-1)/p")
-    return bad, f"{n} rows: algbw = bytes / median, busbw = algbw 2(p-1)/p"
+    return verdict(bad, n, f"{n} rows: algbw = bytes / median, busbw = algbw 2(p-1)/p")
 
 
 def accuracy_range(lab, meta):
@@ -304,7 +345,7 @@ def check_lab5_accuracy(tables):
     for t in matching(tables, "summary-*.csv"):
         (lo, hi), note = accuracy_range("lab5", t.meta)
         notes.add(note)
-        for r in t.rows:
+        for r in rows_of(t, bad):
             a, b = num(r, "final_accuracy"), num(r, "best_accuracy")
             final[r.get("label")] = a
             if a is None or not lo <= a <= hi:
@@ -323,14 +364,14 @@ def check_lab5_accuracy(tables):
             a = num(r, "val_accuracy")
             if a is None or not 0 <= a <= 1:
                 bad.append(f"{t.name}: epoch {r.get('epoch')} val_accuracy {r.get('val_accuracy')} outside [0, 1]")
-    return bad, f"{len(final)} runs: accuracies in range ({'; '.join(sorted(notes))}), tables agree"
+    return verdict(bad, len(final), f"{len(final)} runs: accuracies in range ({'; '.join(sorted(notes))}), tables agree")
 
 
 def check_lab6_accuracy(tables):
     bad, notes, n = [], set(), 0
     runs = lab6_runs(tables)
     for t in matching(tables, "*-summary.csv") + matching(tables, "lab6.csv"):
-        for r in t.rows:
+        for r in rows_of(t, bad):
             wl = r.get("workload", "")
             tag = f"{wl}-{r.get('style')}-w{r.get('workers')}"
             if t.name == "lab6.csv" and tag in runs and r.get("test_accuracy_pct") != runs[tag][0].get("test_accuracy_pct"):
@@ -345,7 +386,7 @@ def check_lab6_accuracy(tables):
             if a is None or not lo <= a / 100 <= hi:
                 bad.append(f"{t.name}: {wl} {r.get('style')} {r.get('workers')}w: test_accuracy_pct "
                            f"{r.get('test_accuracy_pct')} outside {100 * lo:.0f}-{100 * hi:.0f}")
-    return bad, f"{n} accuracies in range ({'; '.join(sorted(notes))})"
+    return verdict(bad, n, f"{n} accuracies in range ({'; '.join(sorted(notes))})")
 
 
 def check_lab1_accuracy(tables):
@@ -353,12 +394,12 @@ def check_lab1_accuracy(tables):
     for t in matching(tables, "*-summary.csv"):
         (lo, hi), note = accuracy_range("lab1", t.meta)
         notes.add(note)
-        for r in t.rows:
+        for r in rows_of(t, bad):
             a = num(r, "test_accuracy")
             n += 1
             if a is None or not lo <= a <= hi:
                 bad.append(f"{t.name}: test_accuracy {r.get('test_accuracy')} outside {lo:.2f}-{hi:.2f}")
-    return bad, f"{n} accuracies in range ({'; '.join(sorted(notes))})"
+    return verdict(bad, n, f"{n} accuracies in range ({'; '.join(sorted(notes))})")
 
 
 def check_accuracy(lab, tables):
@@ -378,7 +419,7 @@ def check_accuracy(lab, tables):
     for t in sel:
         (lo, hi), note = accuracy_range(lab, t.meta)
         notes.add(note)
-        rows = t.rows
+        rows = rows_of(t, bad)
         if lab == "lab4":  # the last iteration of each run
             last = {}
             for r in rows:
@@ -392,7 +433,7 @@ def check_accuracy(lab, tables):
                            f" ({r.get('alg') or r.get('method') or r.get('scheme')})")
             if lab == "lab2" and r.get("replicas_identical") not in ("yes", None):
                 bad.append(f"{t.name}: {r.get('alg')}: replicas not identical")
-    return bad, f"{n} accuracies in range ({'; '.join(sorted(notes))})"
+    return verdict(bad, n, f"{n} accuracies in range ({'; '.join(sorted(notes))})")
 
 
 def check_lab3_speedup(tables):
@@ -414,7 +455,7 @@ def check_lab3_speedup(tables):
                 bad.append(f"{what}: speedup {r.get('speedup')} != T1/Tn = {base[0] / s:.2f}")
             if gb and np_ and bpr and np_ * bpr != float(gb):
                 bad.append(f"{what}: {np_:.0f} ranks x {bpr:.0f} per rank != global batch {gb}")
-    return bad, f"{n} rows: speedup = T1/Tn, batches add up"
+    return verdict(bad, n, f"{n} rows: speedup = T1/Tn, batches add up")
 
 
 def check_lab3_timings(tables):
@@ -446,7 +487,7 @@ def check_lab3_timings(tables):
             spi = summaries.get(os.path.join(os.path.dirname(t.path), f"task{r.get('task')}-summary.csv"))
             if spi is not None and not close(num(r, "s_per_iter"), spi, 0, 6e-4):
                 bad.append(f"{t.name}: task {r.get('task')} s_per_iter {r.get('s_per_iter')} != its summary's {spi}")
-    return bad, f"{n} summaries: per-rank times, bytes and Table 1 agree"
+    return verdict(bad, n, f"{n} summaries: per-rank times, bytes and Table 1 agree")
 
 
 def check_lab4_bytes(tables):
@@ -473,7 +514,7 @@ def check_lab4_bytes(tables):
                 bad.append(f"{t.name}: traffic_mb {r.get('traffic_mb')} != 2 x bytes_sent / 1e6")
     if n == 0:
         bad.append("no allreduce/group rows to check")
-    return bad, f"{n} rows: bytes per round equal the closed form"
+    return verdict(bad, n, f"{n} rows: bytes per round equal the closed form")
 
 
 def check_lab1_timings(tables):
@@ -511,7 +552,7 @@ def check_lab1_timings(tables):
                                f"({last.get('iter')}, {last.get('test_accuracy')})")
     if n == 0:
         bad.append("no run summaries to check")
-    return bad, f"{n} runs: step times, images/s, iterations and accuracy agree with the iteration files"
+    return verdict(bad, n, f"{n} runs: step times, images/s, iterations and accuracy agree with the iteration files")
 
 
 def check_lab5_bytes(tables):
@@ -595,7 +636,7 @@ def check_lab5_bytes(tables):
                            f"bytes per round = {want:.0f}")
     if n == 0:
         bad.append("no summary rows to check")
-    return bad, f"{n} runs: bytes per round = params x 4 or 2, counted = closed form, rounds and totals agree"
+    return verdict(bad, n, f"{n} runs: bytes per round = params x 4 or 2, counted = closed form, rounds and totals agree")
 
 
 def lab6_runs(tables):
@@ -611,7 +652,7 @@ def check_lab6_bytes(tables):
     bad, cross, n = [], [], 0
     runs = lab6_runs(tables)
     for t in matching(tables, "*-summary.csv") + matching(tables, "lab6.csv"):
-        for r in t.rows:
+        for r in rows_of(t, bad):
             style, P, N = r.get("style"), num(r, "workers"), num(r, "params")
             mean, most = num(r, "bytes_per_rank"), num(r, "bytes_max_rank")
             tag = r.get("tag") or f"{r.get('workload')}-{style}-w{r.get('workers')}"
@@ -651,7 +692,7 @@ def check_lab6_bytes(tables):
     bad += cross
     if n == 0:
         bad.append("no runs to check")
-    return bad, f"{n} rows: bytes per rank per step = the ring's and the parameter server's closed forms"
+    return verdict(bad, n, f"{n} rows: bytes per rank per step = the ring's and the parameter server's closed forms")
 
 
 def check_lab6_throughput(tables):
@@ -695,7 +736,7 @@ def check_lab6_throughput(tables):
                         bad.append(f"lab6.csv: {tag} {col} {r.get(col)} != its summary's {runs[tag][0].get(col)}")
     if n == 0:
         bad.append("no run summaries to check")
-    return bad, f"{n} runs: iterations/s = iterations / training time, step times and lab6.csv agree"
+    return verdict(bad, n, f"{n} runs: iterations/s = iterations / training time, step times and lab6.csv agree")
 
 
 CHECKS = {
@@ -720,6 +761,12 @@ def check(sub, lab, what, log):
     tables, err = load(sub, lab, log)
     if err:
         return "missing", err
+    broken = [p for t in tables for p in t.problems]
+    if broken:
+        for b in broken:
+            log("not ok - " + b)
+        more = f" (and {len(broken) - 1} more: see the log)" if len(broken) > 1 else ""
+        return "no", broken[0] + more
     bad, ok_text = fn(lab, tables)
     for b in bad:
         log("not ok - " + b)
