@@ -142,11 +142,16 @@ ifeq ($(SIM),1)
   BENCH_SRC :=
 endif
 TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
+# Emulated networks (make labN NET=...; labs/net/README.md): the delay
+# program needs libnetfilter-queue-dev (make deps); without it everything
+# else builds, and NET=rate (no latency) still works.
+NFQ_HEADER:= $(wildcard /usr/include/libnetfilter_queue/libnetfilter_queue.h)
+NET_BINS  := $(if $(NFQ_HEADER),$(if $(filter 1,$(SIM)),,$(BIN)/net/nfq_delay))
 BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
 .PHONY: all lib tests help deps test test-fast test-san bench figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
 
-all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
+all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
 lib: $(LIB)
 tests: $(TEST_BINS)
 
@@ -206,6 +211,10 @@ $(BIN)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/harness.o $(LIB) $(SAN_OBJ)
 $(BIN)/bench/%: $(BUILD)/bench/%.o $(LIB) $(SAN_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BIN)/net/nfq_delay: $(BUILD)/labs/net/nfq_delay.o $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ -lnetfilter_queue
 
 check-tools:
 ifeq ($(SIM),1)

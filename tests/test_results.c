@@ -577,6 +577,24 @@ static void test_meta_collect(void)
     bool all = true;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) all = all && meta_get(&m, keys[i]) && *meta_get(&m, keys[i]);
     t_check(all, "meta_collect: program, git, build, host, threads, openblas_coretype, mpi filled");
+    t_check(!meta_get(&m, "emulated_network"), "meta_collect: no emulated_network key without DDL_NET");
+
+    /* make labN NET=...: labs/net/net.sh passes DDL_NET to every rank, and
+     * every output's provenance line must carry it. */
+    setenv("DDL_NET", "2 hosts, 1 Gbit/s, no added latency", 1);
+    setenv("DDL_NET_SETUP", "tbf=rate 1000000000bit burst 12500 limit 2500000", 1);
+    Meta n = {0};
+    meta_collect(&n, "test_results");
+    unsetenv("DDL_NET");
+    unsetenv("DDL_NET_SETUP");
+    const char *net = meta_get(&n, "emulated_network"), *setup = meta_get(&n, "emulated_network_setup");
+    t_checkf(net && !strcmp(net, "2 hosts, 1 Gbit/s, no added latency") && setup && strstr(setup, "tbf=rate"),
+             "meta_collect: DDL_NET and DDL_NET_SETUP become emulated_network and emulated_network_setup",
+             "got '%s', '%s'", net ? net : "(none)", setup ? setup : "(none)");
+    char s[512];
+    meta_summary(&n, s, sizeof s);
+    t_checkf(strstr(s, "emulated network: 2 hosts, 1 Gbit/s, no added latency, ") == s,
+             "meta_summary starts with the emulated network", "got '%s'", s);
 }
 
 int main(int argc, char **argv)
