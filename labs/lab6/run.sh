@@ -32,10 +32,12 @@
 #                    on a CPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+LAB_NETWORKS=1    # make lab6 NET=100mbit,1ms: the same grid on an emulated cluster (labs/net/)
 source labs/common.sh
 BIN=${BIN:-${LAB_BIN:-bin}}
 [ -x "$BIN/lab6" ] || { echo "error: $BIN/lab6 missing: run make" >&2; exit 1; }
-OUT=${RESULTS:-results/lab6}
+OUT=${RESULTS:-results/lab6${VARIANT:+/$VARIANT}}
+export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
 THREADS=${LAB6_THREADS:-1}
 YIELD=${LAB6_YIELD:-1}
 rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"

@@ -72,8 +72,15 @@ net_setup() {
     --bin "${NET_DELAY_BIN:-bin}" || exit 1
   NET_LABEL="emulated network: $NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
   export DDL_NET="$NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
-  local measured; measured=$(tr '\n' ';' < "$NET_STATE/measured" | sed 's/;$//; s/;/; /g')
-  export DDL_NET_SETUP="network namespaces on one machine, veth links to a bridge, tc $measured; latency by nfq_delay (NFQUEUE) at each sender; Open MPI btl tcp over 198.18.0.0/24"
+  local tbf base with
+  tbf=$(sed -n 's/^tbf=//p' "$NET_STATE/measured")
+  base=$(sed -n 's/^rtt_base=//p' "$NET_STATE/measured")
+  with=$(sed -n 's/^rtt_with_delay=//p' "$NET_STATE/measured")
+  DDL_NET_SETUP="$NET_HOSTS network namespaces on one machine, veth links to a bridge, tc TBF $tbf on both ends of every link"
+  [ -n "$base" ] && DDL_NET_SETUP+="; ping h0-h1 $base"
+  [ "$NET_LATENCY_US" != 0 ] && DDL_NET_SETUP+="; latency: nfq_delay (NFQUEUE) holds each packet $NET_LATENCY_US us at its sender${with:+, ping h0-h1 then $with}"
+  DDL_NET_SETUP+="; Open MPI over TCP (btl tcp,self) on 198.18.0.0/24, started by hostfile and a namespace-entering rsh agent"
+  export DDL_NET_SETUP
   export DDL_NET_HOSTS=$NET_STATE/hosts
   note "$NET_LABEL (cluster $NET_NAME; results in ${NET_TAG})"
 }
