@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # labs/net/cluster.sh - an emulated cluster on this machine: N hosts, each a
 # Linux network namespace with one veth link to a bridge in a hub
-# namespace, every link shaped to a rate with tc TBF, optionally delayed by
+# namespace, every link shaped to a rate with tc TBF, and each host's
+# packets sent at that rate, one after the other, plus the latency, by
 # nfq_delay (labs/net/nfq_delay.c). Nothing is created or changed outside
 # the namespaces it makes, and traffic only ever goes between them, on
 # 198.18.0.0/24 (the benchmarking range, RFC 2544).
 #
-#   cluster.sh check [--latency]         can this machine do it? (exit 0, or
+#   cluster.sh check                     can this machine do it? (exit 0, or
 #                                        1 and the reason with what to run)
 #   cluster.sh up TAG HOSTS RATE_BPS LATENCY_US [--owner PID] [--bin DIR]
 #                                        build it; TAG is ddl-<owner pid>
@@ -18,9 +19,10 @@
 #   cluster.sh ping TAG FROM TO [COUNT]  round-trip time between two hosts
 #
 # Layout of cluster TAG (namespaces TAG-hub, TAG-h0 .. TAG-h<N-1>):
-#   TAG-hK:   eth0 198.18.0.<K+1>/24, lo; TBF root qdisc on eth0 (host ->
-#             switch); with a latency: an iptables rule queueing output to
-#             198.18.0.0/24 to NFQUEUE 0, and nfq_delay holding queue 0
+#   TAG-hK:   eth0 198.18.0.<K+1>/24, lo; an iptables rule queueing output
+#             to 198.18.0.0/24 to NFQUEUE 0, and nfq_delay releasing queue 0
+#             at the link rate plus the latency; TBF root qdisc on eth0
+#             (host -> switch)
 #   TAG-hub:  bridge br0 with ports h0 .. h<N-1> (the veth peers); TBF root
 #             qdisc on each port (switch -> host)
 # Both directions of every link are shaped: full duplex, like a switched
@@ -39,9 +41,7 @@ say() { echo "net: $*" >&2; }
 
 # --- prerequisites ------------------------------------------------------------
 # Prints the first missing thing and what to run instead; exit 1.
-check() { # [--latency]
-  local want_latency=0
-  [ "${1:-}" = --latency ] && want_latency=1
+check() {
   local instead="run the lab without NET= (shared memory on this machine), or PLATFORM=cluster4 (simulated)"
   if [ "$(id -u)" != 0 ]; then
     echo "emulated networks need root (network namespaces, tc): run 'sudo make ... NET=...', or $instead"; return 1
@@ -51,12 +51,10 @@ check() { # [--latency]
     command -v "${tool%%:*}" >/dev/null 2>&1 ||
       { echo "'${tool%%:*}' not found: install ${tool#*:} ('make deps' as root), or $instead"; return 1; }
   done
-  if [ "$want_latency" = 1 ]; then
-    for tool in iptables:iptables ping:iputils-ping; do
-      command -v "${tool%%:*}" >/dev/null 2>&1 ||
-        { echo "a latency needs '${tool%%:*}': install ${tool#*:} ('make deps' as root), or give NET= a rate only"; return 1; }
-    done
-  fi
+  for tool in iptables:iptables ping:iputils-ping; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 ||
+      { echo "'${tool%%:*}' not found: install ${tool#*:} ('make deps' as root), or $instead"; return 1; }
+  done
   # Namespaces may be forbidden (an unprivileged container, seccomp): try one.
   local probe=ddl-probe-$$
   if ! ip netns add "$probe" 2>/dev/null; then
@@ -198,11 +196,9 @@ up() { # tag hosts rate_bps latency_us [--owner pid] [--bin dir]
   [ "$hosts" -ge 1 ] && [ "$hosts" -le $MAX_HOSTS ] || die "HOSTS=$hosts: 1 .. $MAX_HOSTS emulated hosts"
   [ "$tag" = "ddl-$owner" ] || die "up: the tag must be ddl-<owner pid> (ddl-$owner), got '$tag'"
   local why
-  why=$(check $([ "$lat" != 0 ] && echo --latency)) || die "$why"
+  why=$(check) || die "$why"
   local delay=$bin/net/nfq_delay
-  if [ "$lat" != 0 ] && [ ! -x "$delay" ]; then
-    die "a latency needs $delay: install libnetfilter-queue-dev ('make deps' as root) and run make"
-  fi
+  [ -x "$delay" ] || die "$delay is not built: install libnetfilter-queue-dev ('make deps' as root) and run make"
   stale --clean
   [ -z "$(namespaces_of "$tag")" ] || die "$tag exists already (a run of this process?): cluster.sh down $tag"
 
@@ -244,14 +240,18 @@ up() { # tag hosts rate_bps latency_us [--owner pid] [--bin dir]
 
   local base="" with=""
   [ "$hosts" -ge 2 ] && base=$(rtt "$tag" 0 1 20)
-  if [ "$lat" != 0 ]; then
-    for (( k = 0; k < hosts; k++ )); do start_delay "$tag" "$k" "$lat" "$delay"; done
+  # DDL_NET_PACE=0: TBF alone sets the rate (its burst crosses at memory
+  # speed); nfq_delay then only adds a latency, if there is one.
+  local pace=$rate
+  [ "${DDL_NET_PACE:-1}" = 0 ] && pace=0
+  if [ "$pace" != 0 ] || [ "$lat" != 0 ]; then
+    for (( k = 0; k < hosts; k++ )); do start_delay "$tag" "$k" "$pace" "$lat" "$delay"; done
     [ "$hosts" -ge 2 ] && with=$(rtt "$tag" 0 1 20)
   fi
   set +E +e
   trap - ERR
   { echo "tbf=$tbf (eth0 gso_max_size $gso)"; echo "rtt_base=$base"; echo "rtt_with_delay=$with"; } > "$st/measured"
-  say "$tag: $hosts hosts up, $SUBNET.1-$hosts, TBF $tbf on both ends of every link${base:+; ping h0-h1: $base}${with:+; with the delay: $with}"
+  say "$tag: $hosts hosts up, $SUBNET.1-$hosts, TBF $tbf on both ends of every link, nfq_delay at $pace bit/s + $lat us at each sender${base:+; ping h0-h1: $base before nfq_delay, $with with it}"
 }
 
 # Bridge ports need a moment after they come up; ARP must have resolved.
@@ -267,10 +267,12 @@ wait_reachable() { # tag hosts
   return 0
 }
 
-start_delay() { # tag k latency_us delay_program
-  local tag=$1 k=$2 lat=$3 prog=$4 ns=$1-h$2 st=$RUN_DIR/$1
+start_delay() { # tag k rate_bps latency_us delay_program
+  local tag=$1 k=$2 rate=$3 lat=$4 prog=$5 ns=$1-h$2 st=$RUN_DIR/$1
   # The program first, then the rule: no packet waits on a queue nobody reads.
-  ip netns exec "$ns" "$prog" --delay-us "$lat" --queue 0 > "$st/delay-h$k.log" 2>&1 &
+  local args=(--delay-us "$lat" --queue 0 --realtime)
+  [ "$rate" != 0 ] && args+=(--rate-bps "$rate")
+  ip netns exec "$ns" "$prog" "${args[@]}" > "$st/delay-h$k.log" 2>&1 &
   echo $! > "$st/delay-h$k.pid"
   local i
   for i in $(seq 50); do
@@ -279,8 +281,9 @@ start_delay() { # tag k latency_us delay_program
     sleep 0.05
   done
   grep -q ': ready' "$st/delay-h$k.log" || { say "nfq_delay in $ns did not start"; return 1; }
-  # --queue-bypass: were nfq_delay to die, packets pass undelayed instead of
-  # the job hanging; `down` reports each program's count, so it shows.
+  # --queue-bypass: were nfq_delay to die, packets pass undelayed (TBF still
+  # shapes the rate) instead of the job hanging; `down` reports each
+  # program's count, so it shows.
   ip netns exec "$ns" iptables -w -A OUTPUT -d "$SUBNET.0/24" -j NFQUEUE --queue-num 0 --queue-bypass
 }
 

@@ -1,7 +1,7 @@
 # labs/net/net.sh - make labN NET=RATE[,LATENCY] [HOSTS=N]: run the lab's
 # MPI jobs on an emulated cluster of N hosts on this machine (network
-# namespaces linked by a bridge, every link shaped by tc TBF, latency added
-# by labs/net/nfq_delay.c), launched the way a cluster job is: a hostfile
+# namespaces linked by a bridge, every link shaped by tc TBF, each packet
+# sent at the link rate plus the latency by labs/net/nfq_delay.c), launched the way a cluster job is: a hostfile
 # and a remote agent (labs/net/rsh.sh) that enters a host's namespace
 # where ssh would log in. Sourced by labs/common.sh when NET is set; see
 # labs/net/README.md.
@@ -53,9 +53,8 @@ net_setup() {
   NET_HOSTS=${HOSTS:-${NP:-4}}
   case "$NET_HOSTS" in ''|*[!0-9]*|0) echo "error: HOSTS='$NET_HOSTS': a number of emulated hosts, 1 .. 64" >&2; exit 2 ;; esac
   [ "$NET_HOSTS" -le 64 ] || { echo "error: HOSTS=$NET_HOSTS: at most 64 emulated hosts" >&2; exit 2; }
-  local why lat_flag=
-  [ "$NET_LATENCY_US" != 0 ] && lat_flag=--latency
-  if ! why=$("$NET_CLUSTER" check $lat_flag); then
+  local why
+  if ! why=$("$NET_CLUSTER" check); then
     echo "error: NET=$NET: $why" >&2
     exit 2
   fi
@@ -77,8 +76,8 @@ net_setup() {
   base=$(sed -n 's/^rtt_base=//p' "$NET_STATE/measured")
   with=$(sed -n 's/^rtt_with_delay=//p' "$NET_STATE/measured")
   DDL_NET_SETUP="$NET_HOSTS network namespaces on one machine, veth links to a bridge, tc TBF $tbf on both ends of every link"
-  [ -n "$base" ] && DDL_NET_SETUP+="; ping h0-h1 $base"
-  [ "$NET_LATENCY_US" != 0 ] && DDL_NET_SETUP+="; latency: nfq_delay (NFQUEUE) holds each packet $NET_LATENCY_US us at its sender${with:+, ping h0-h1 then $with}"
+  DDL_NET_SETUP+="; at each sender nfq_delay (NFQUEUE) releases every packet when a $NET_RATE_TEXT wire would have sent it, + $NET_LATENCY_US us"
+  [ -n "$base" ] && DDL_NET_SETUP+="; ping h0-h1 $base without nfq_delay, $with with it"
   DDL_NET_SETUP+="; Open MPI over TCP (btl tcp,self) on 198.18.0.0/24, started by hostfile and a namespace-entering rsh agent"
   export DDL_NET_SETUP
   export DDL_NET_HOSTS=$NET_STATE/hosts
