@@ -69,6 +69,8 @@ net_setup() {
   trap 'net_teardown; trap - EXIT; exit 143' TERM
   "$NET_CLUSTER" up "$NET_NAME" "$NET_HOSTS" "$NET_RATE_BPS" "$NET_LATENCY_US" --owner "$NET_OWNER" \
     --bin "${NET_DELAY_BIN:-bin}" || exit 1
+  NET_SOCKBUF=$(awk -v r="$NET_RATE_BPS" -v l="$NET_LATENCY_US" 'BEGIN {
+    b = 4 * r / 8 * (2 * l + 100) * 1e-6; if (b < 262144) b = 262144; printf "%.0f", b }')
   NET_LABEL="emulated network: $NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
   export DDL_NET="$NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
   local tbf base with
@@ -102,10 +104,16 @@ mpirun_cmd() {
   cmd+=(--mca plm rsh --mca plm_rsh_agent "$PWD/$NET_DIR/rsh.sh"
         --mca pml ob1 --mca btl tcp,self
         --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24 --bind-to none)
-  # The emulated hosts share this machine's cores: when the ranks outnumber
-  # them, a rank waiting for a message must yield its core (Open MPI only
-  # does so by itself when it knows a host is oversubscribed).
-  [ "$np" -gt "$CORES" ] && cmd+=(--mca mpi_yield_when_idle 1)
+  # The emulated hosts share this machine's cores with the kernel's network
+  # work (veth, bridge, TBF, TCP) and nfq_delay: a rank that polls for its
+  # message takes the core from what would deliver it. Measured here, ring
+  # allreduce of 64 MiB at 2 ranks, 1 Gbit/s, 2 shared cores: median
+  # 1.0-1.15 s polling, 0.57 s yielding (the wire time is 0.56 s).
+  # Socket buffers fixed at max(256 KiB, 4 x bandwidth-delay product): with
+  # the kernel's autotuned megabytes, Open MPI's control messages (the
+  # rendezvous replies of a large send) queue behind megabytes of data, and
+  # the two directions of a ring step took turns (1.13 s, twice 0.56 s).
+  cmd+=(--mca mpi_yield_when_idle 1 --mca btl_tcp_sndbuf "$NET_SOCKBUF" --mca btl_tcp_rcvbuf "$NET_SOCKBUF")
   local t; t=$(blas_threads "$np")
   local policy=${USER_OMP_WAIT_POLICY:-}
   if [ -z "$policy" ]; then
