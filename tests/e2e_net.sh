@@ -135,7 +135,10 @@ check $(all '[ -n "$delay_pids" ] && [ -z "$alive" ] && [ -z "$(left_of "$tag")"
 set -m # background jobs get their own process group, and SIGINT is not ignored in them
 for sig in INT TERM; do
   rm -f "$tmp/name" "$tmp/inodes"
-  lab_shell 10mbit,1ms 2 "$INODES"' > '"$tmp"'/inodes; echo "$NET_NAME" > '"$tmp"'/name; $(mpirun_cmd 2) sleep 30' \
+  # exec: the job is the lab's shell itself, so that wait returns when it
+  # has finished its clean-up.
+  ( exec env NET=10mbit,1ms HOSTS=2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN="$BIN" bash -c "set -euo pipefail
+      source labs/common.sh; $INODES > $tmp/inodes; echo \"\$NET_NAME\" > $tmp/name; \$(mpirun_cmd 2) sleep 30" ) \
     > "$tmp/sig.log" 2>&1 &
   job=$!
   for _ in $(seq 150); do [ -s "$tmp/name" ] && break; sleep 0.1; done

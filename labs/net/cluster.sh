@@ -136,9 +136,16 @@ down() { # tag [--quiet]
   local tag=$1 quiet=0
   [ "${2:-}" = --quiet ] && quiet=1
   case "$tag" in ddl-[0-9]*) ;; *) die "down: '$tag' is not an emulated cluster's tag (ddl-<pid>)" ;; esac
+  trap '' INT TERM HUP # finish, whatever the job around us receives
   local spaces; spaces=$(namespaces_of "$tag")
-  # shellcheck disable=SC2086
-  kill_inside $spaces
+  # A launch in flight (rsh.sh entering a namespace) can start a process
+  # after the first pass: pass again until the namespaces are empty.
+  local pass
+  for pass in 1 2 3; do
+    # shellcheck disable=SC2086
+    kill_inside $spaces
+    [ -z "$(for ns in $spaces; do ip netns pids "$ns" 2>/dev/null; done)" ] && break
+  done
   if [ "$quiet" = 0 ] && ls "$RUN_DIR/$tag"/delay-h*.log >/dev/null 2>&1; then
     local f; for f in "$RUN_DIR/$tag"/delay-h*.log; do
       grep -h 'packets held' "$f" | sed "s/^/net: $(basename "$f" .log): /" >&2

@@ -88,6 +88,9 @@ net_setup() {
 
 net_teardown() {
   [ -n "${NET_NAME:-}" ] || return 0
+  # A second Ctrl-C, or the signal the whole job got, must not stop the
+  # clean-up half-way: ignored here and in cluster.sh (which inherits it).
+  trap '' INT TERM HUP
   "$NET_CLUSTER" down "$NET_NAME" || true
   NET_NAME=
 }
