@@ -117,6 +117,19 @@ mpirun_cmd() {
   # rendezvous replies of a large send) queue behind megabytes of data, and
   # the two directions of a ring step took turns (1.13 s, twice 0.56 s).
   cmd+=(--mca mpi_yield_when_idle 1 --mca btl_tcp_sndbuf "$NET_SOCKBUF" --mca btl_tcp_rcvbuf "$NET_SOCKBUF")
+  # Open MPI's TCP transport moves bytes only when the program calls into
+  # MPI, unless its progress thread does it: DDP's bucket allreduces,
+  # started during backward, then progress while backward computes, as
+  # they would on a NIC that does the work. Measured (bench/ddp_bar, VGG-11,
+  # 2 hosts at 1 Gbit/s, 4 rounds, a loaded machine): DDP hid 0.59-0.63 of
+  # its communication without the thread and was slower than the flat
+  # control in 12 of 14 rounds; with it, 0.73-0.82 and faster in 6 of 8.
+  # DDL_NET_PROGRESS_THREAD=0 turns it off.
+  cmd+=(--mca btl_tcp_progress_thread "${DDL_NET_PROGRESS_THREAD:-1}")
+  # DDL_NET_MCA: more mpirun arguments, to try other settings (e.g.
+  # "--mca btl_tcp_links 2").
+  # shellcheck disable=SC2206
+  [ -n "${DDL_NET_MCA:-}" ] && cmd+=($DDL_NET_MCA)
   local t; t=$(blas_threads "$np")
   local policy=${USER_OMP_WAIT_POLICY:-}
   if [ -z "$policy" ]; then
