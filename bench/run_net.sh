@@ -50,10 +50,10 @@ if $(mpirun_cmd 2) "$BIN/lab2" bench --sizes 67108864 --algs ring,mpi --reps 5 -
   awk -F, -v rate="$NET_RATE_BPS" -v net="$NETB" '
     /^#/ { next }
     !h { for (i = 1; i <= NF; i++) k[$i] = i; h = 1; next }
-    { bw = $k["busbw_GBs"]; frac = bw * 8e9 / rate
+    { bw = $(k["busbw_GBs"]); frac = bw * 8e9 / rate
       printf "bench allreduce np2 net=%s %s 64MiB busbw %.3f GB/s = %.2f x link (median of %d calls, min %.0f ms, median %.0f ms)\n",
-        net, $k["alg"], bw, frac, $k["reps"], $k["min_us"] / 1e3, $k["median_us"] / 1e3
-      if ($k["alg"] == "ring") printf "# bar (net): ring busbw >= 0.9 x link rate: %s\n", frac >= 0.9 ? "met" : "NOT met" }' \
+        net, $(k["alg"]), bw, frac, $(k["reps"]), $(k["min_us"]) / 1e3, $(k["median_us"]) / 1e3
+      if ($(k["alg"]) == "ring") printf "# bar (net): ring busbw >= 0.9 x link rate: %s\n", (frac >= 0.9 ? "met" : "NOT met") }' \
     "$res/bench-np2.csv"
 else
   echo "bench allreduce np2 net=$NETB: lab2 bench failed"; status=1

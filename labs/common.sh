@@ -55,6 +55,21 @@ blas_threads() {
   echo "$t"
 }
 
+# mpirun_env RANKS: the -x arguments every launch passes to its ranks:
+# threads per rank, OpenMP's wait policy, the lab's settings.
+mpirun_env() {
+  local np=$1
+  local t; t=$(blas_threads "$np")
+  local policy=${USER_OMP_WAIT_POLICY:-}
+  if [ -z "$policy" ]; then
+    if [ $(( np * t )) -le "$CORES" ]; then policy=ACTIVE; else policy=PASSIVE; fi
+  fi
+  local args=(-x OPENBLAS_NUM_THREADS="$t" -x OMP_NUM_THREADS="$t" -x OMP_WAIT_POLICY="$policy")
+  args+=(-x DDL_DATA -x DEVICE -x PROFILE -x SEED)
+  [ -n "${OPENBLAS_CORETYPE:-}" ] && args+=(-x OPENBLAS_CORETYPE)
+  echo "${args[@]}"
+}
+
 # mpirun_cmd RANKS: the mpirun prefix for RANKS processes on this machine.
 mpirun_cmd() {
   local np=$1
@@ -62,15 +77,7 @@ mpirun_cmd() {
   [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
   [ "$np" -gt "$CORES" ] && cmd+=(--oversubscribe)
   cmd+=(--mca pml ob1 --mca btl self,vader --bind-to none)
-  local t; t=$(blas_threads "$np")
-  local policy=${USER_OMP_WAIT_POLICY:-}
-  if [ -z "$policy" ]; then
-    if [ $(( np * t )) -le "$CORES" ]; then policy=ACTIVE; else policy=PASSIVE; fi
-  fi
-  cmd+=(-x OPENBLAS_NUM_THREADS="$t" -x OMP_NUM_THREADS="$t" -x OMP_WAIT_POLICY="$policy")
-  cmd+=(-x DDL_DATA -x DEVICE -x PROFILE -x SEED)
-  [ -n "${OPENBLAS_CORETYPE:-}" ] && cmd+=(-x OPENBLAS_CORETYPE)
-  echo "${cmd[@]}"
+  echo "${cmd[@]} $(mpirun_env "$np")"
 }
 
 note() { echo "[$(basename "$(dirname "$0")")] $*" >&2; }

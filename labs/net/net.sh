@@ -130,15 +130,8 @@ mpirun_cmd() {
   # "--mca btl_tcp_links 2").
   # shellcheck disable=SC2206
   [ -n "${DDL_NET_MCA:-}" ] && cmd+=($DDL_NET_MCA)
-  local t; t=$(blas_threads "$np")
-  local policy=${USER_OMP_WAIT_POLICY:-}
-  if [ -z "$policy" ]; then
-    if [ $(( np * t )) -le "$CORES" ]; then policy=ACTIVE; else policy=PASSIVE; fi
-  fi
-  cmd+=(-x OPENBLAS_NUM_THREADS="$t" -x OMP_NUM_THREADS="$t" -x OMP_WAIT_POLICY="$policy")
-  cmd+=(-x DDL_DATA -x DEVICE -x PROFILE -x SEED -x DDL_NET -x DDL_NET_SETUP)
-  [ -n "${OPENBLAS_CORETYPE:-}" ] && cmd+=(-x OPENBLAS_CORETYPE)
-  echo "${cmd[@]}"
+  cmd+=(-x DDL_NET -x DDL_NET_SETUP)
+  echo "${cmd[@]} $(mpirun_env "$np")"
 }
 
 net_setup
