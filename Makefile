@@ -17,6 +17,8 @@ NATIVE    ?= 1
 CUDA      ?= auto
 SIM       ?= 0
 PLATFORM  ?=
+NET       ?=
+HOSTS     ?=
 IMPL      ?= reference
 SUBMISSION ?=
 export DDL_DATA
@@ -142,11 +144,16 @@ ifeq ($(SIM),1)
   BENCH_SRC :=
 endif
 TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
+# Emulated networks (make labN NET=...; labs/net/README.md): the delay
+# program needs libnetfilter-queue-dev (make deps); without it everything
+# else builds, and NET=rate (no latency) still works.
+NFQ_HEADER:= $(wildcard /usr/include/libnetfilter_queue/libnetfilter_queue.h)
+NET_BINS  := $(if $(NFQ_HEADER),$(if $(filter 1,$(SIM)),,$(BIN)/net/nfq_delay))
 BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
 .PHONY: all lib tests help deps test test-fast test-san bench figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
 
-all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
+all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
 lib: $(LIB)
 tests: $(TEST_BINS)
 
@@ -207,6 +214,10 @@ $(BIN)/bench/%: $(BUILD)/bench/%.o $(LIB) $(SAN_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
+$(BIN)/net/nfq_delay: $(BUILD)/labs/net/nfq_delay.o $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ -lnetfilter_queue
+
 check-tools:
 ifeq ($(SIM),1)
 	@command -v $(CC) >/dev/null || { echo "ddlab: SIM=1 needs SimGrid's '$(CC)': sudo apt-get install libsimgrid-dev (or 'make deps' as root)" >&2; exit 1; }
@@ -251,9 +262,12 @@ ifneq ($(PLATFORM),)
   endif
 endif
 LAB_ENV := NP=$(NP) DEVICE=$(DEVICE) PROFILE=$(PROFILE) SEED=$(SEED) DDL_DATA=$(DDL_DATA) PLATFORM=$(PLATFORM) \
-           DDL_STUDENT_BIN=$(STUDENT_BIN)
+           NET=$(NET) HOSTS=$(HOSTS) DDL_STUDENT_BIN=$(STUDENT_BIN)
 # PLATFORM=<name>: run the lab simulated on labs/platforms/<name>.xml (the
 # native tree is still built: it measures this machine's FLOP rate).
+# NET=RATE[,LATENCY] (HOSTS=N, default NP): run the lab's MPI jobs on N
+# emulated hosts of this machine over real TCP links (labs/net/README.md;
+# root, iproute2, and for a latency iptables and libnetfilter-queue).
 # IMPL=student: the lab runs $(STUDENT_BIN)/labN (see above).
 ifeq ($(IMPL),student)
   ifneq ($(PLATFORM),)
@@ -301,7 +315,8 @@ bench: all
 
 # ---- dependencies (Debian/Ubuntu) ------------------------------------------
 DEB_PKGS := build-essential openmpi-bin libopenmpi-dev libopenblas-dev libopenblas0-openmp libpng-dev zlib1g-dev \
-            gnuplot-nox texlive-latex-base texlive-latex-recommended poppler-utils libsimgrid-dev python3
+            gnuplot-nox texlive-latex-base texlive-latex-recommended poppler-utils libsimgrid-dev python3 \
+            iproute2 iptables iputils-ping libnetfilter-queue-dev
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  export DEBIAN_FRONTEND=noninteractive; \
@@ -333,6 +348,7 @@ help:
 	@echo "  make labN IMPL=student  run lab N with the student's labs/labN/exercises/*.c (bin/student/labN)"
 	@echo "  make grade SUBMISSION=dir  grade a submission (also bin/grade dir...): dir/grade-report.md, .csv"
 	@echo "  make SIM=1         build the labs with SimGrid's smpicc into bin/sim (simulated clusters)"
+	@echo "  make lab3 NET=1gbit NP=2   lab3 on 2 emulated hosts linked at 1 Gbit/s (root; labs/net/README.md)"
 	@echo "  make clean         remove build outputs; distclean also removes results"
 	@echo
 	@echo "Variables (current value):"
@@ -347,5 +363,8 @@ help:
 	@echo "  IMPL=$(IMPL)   reference | student: labs built with labs/labN/exercises/*.c (bin/student)"
 	@echo "  SUBMISSION=$(SUBMISSION)   make grade: submission folder(s) (labs/grade/README.md)"
 	@echo "  PLATFORM=$(PLATFORM)   run make labN simulated (SMPI) on labs/platforms/<name>.xml: $(basename $(notdir $(wildcard labs/platforms/*.xml)))"
+	@echo "  NET=$(NET)        RATE[,LATENCY], e.g. 1gbit or 100mbit,200us: make lab2..lab6 run on emulated hosts"
+	@echo "                (network namespaces, tc TBF, NFQUEUE delay) over TCP; root; outputs say 'emulated network'"
+	@echo "  HOSTS=$(HOSTS)      emulated hosts for NET= (default NP); ranks go one per host, round-robin"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"

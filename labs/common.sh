@@ -55,6 +55,21 @@ blas_threads() {
   echo "$t"
 }
 
+# mpirun_env RANKS: the -x arguments every launch passes to its ranks:
+# threads per rank, OpenMP's wait policy, the lab's settings.
+mpirun_env() {
+  local np=$1
+  local t; t=$(blas_threads "$np")
+  local policy=${USER_OMP_WAIT_POLICY:-}
+  if [ -z "$policy" ]; then
+    if [ $(( np * t )) -le "$CORES" ]; then policy=ACTIVE; else policy=PASSIVE; fi
+  fi
+  local args=(-x OPENBLAS_NUM_THREADS="$t" -x OMP_NUM_THREADS="$t" -x OMP_WAIT_POLICY="$policy")
+  args+=(-x DDL_DATA -x DEVICE -x PROFILE -x SEED)
+  [ -n "${OPENBLAS_CORETYPE:-}" ] && args+=(-x OPENBLAS_CORETYPE)
+  echo "${args[@]}"
+}
+
 # mpirun_cmd RANKS: the mpirun prefix for RANKS processes on this machine.
 mpirun_cmd() {
   local np=$1
@@ -62,15 +77,7 @@ mpirun_cmd() {
   [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
   [ "$np" -gt "$CORES" ] && cmd+=(--oversubscribe)
   cmd+=(--mca pml ob1 --mca btl self,vader --bind-to none)
-  local t; t=$(blas_threads "$np")
-  local policy=${USER_OMP_WAIT_POLICY:-}
-  if [ -z "$policy" ]; then
-    if [ $(( np * t )) -le "$CORES" ]; then policy=ACTIVE; else policy=PASSIVE; fi
-  fi
-  cmd+=(-x OPENBLAS_NUM_THREADS="$t" -x OMP_NUM_THREADS="$t" -x OMP_WAIT_POLICY="$policy")
-  cmd+=(-x DDL_DATA -x DEVICE -x PROFILE -x SEED)
-  [ -n "${OPENBLAS_CORETYPE:-}" ] && cmd+=(-x OPENBLAS_CORETYPE)
-  echo "${cmd[@]}"
+  echo "${cmd[@]} $(mpirun_env "$np")"
 }
 
 note() { echo "[$(basename "$(dirname "$0")")] $*" >&2; }
@@ -94,3 +101,26 @@ if [ -n "${PLATFORM:-}" ]; then
   fi
   source labs/platforms/sim.sh
 fi
+
+# Emulated clusters: NET=RATE[,LATENCY] (make labN NET=1gbit HOSTS=2) runs
+# the lab's MPI jobs on HOSTS (default NP) network namespaces of this
+# machine, linked through a bridge at that rate and latency, launched as a
+# multi-host job (labs/net/README.md): mpirun_cmd then prints that launch,
+# NET_TAG is "net-<NET>" and NET_LABEL what every output says. A lab adopts
+# it by setting LAB_NETWORKS=1 before sourcing this file; one that has not
+# (lab1 trains one process: nothing to send) is refused. The cluster is
+# removed when the lab's script exits, fails or is interrupted.
+NET_TAG=
+if [ -n "${NET:-}" ]; then
+  if [ "${LAB_NETWORKS:-0}" != 1 ]; then
+    echo "error: NET=$NET: $(basename "$(dirname "$0")") runs one process, with no network to emulate (NET= is for lab2 .. lab6)" >&2
+    exit 2
+  fi
+  source labs/net/net.sh
+elif [ -n "${HOSTS:-}" ]; then
+  echo "error: HOSTS=$HOSTS needs NET=RATE[,LATENCY] (e.g. make lab3 NET=1gbit HOSTS=2): hosts are emulated" >&2
+  exit 2
+fi
+# Where a non-native run's results, figures and tables go, beside the
+# native ones: "sim-<platform>", "net-<NET>" or nothing.
+VARIANT=${SIM_TAG:-$NET_TAG}

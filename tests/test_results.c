@@ -577,6 +577,42 @@ static void test_meta_collect(void)
     bool all = true;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) all = all && meta_get(&m, keys[i]) && *meta_get(&m, keys[i]);
     t_check(all, "meta_collect: program, git, build, host, threads, openblas_coretype, mpi filled");
+    t_check(!meta_get(&m, "emulated_network"), "meta_collect: no emulated_network key without DDL_NET");
+
+    /* make labN NET=...: labs/net/net.sh passes DDL_NET to every rank, and
+     * every output's provenance line must carry it. */
+    setenv("DDL_NET", "2 hosts, 1 Gbit/s, no added latency", 1);
+    setenv("DDL_NET_SETUP", "tbf=rate 1000000000bit burst 12500 limit 2500000", 1);
+    Meta n = {0};
+    meta_collect(&n, "test_results");
+    unsetenv("DDL_NET");
+    unsetenv("DDL_NET_SETUP");
+    const char *net = meta_get(&n, "emulated_network"), *setup = meta_get(&n, "emulated_network_setup");
+    t_checkf(net && !strcmp(net, "2 hosts, 1 Gbit/s, no added latency") && setup && strstr(setup, "tbf=rate"),
+             "meta_collect: DDL_NET and DDL_NET_SETUP become emulated_network and emulated_network_setup",
+             "got '%s', '%s'", net ? net : "(none)", setup ? setup : "(none)");
+    char s[512];
+    meta_summary(&n, s, sizeof s);
+    t_checkf(strstr(s, "emulated network: 2 hosts, 1 Gbit/s, no added latency, ") == s,
+             "meta_summary starts with the emulated network", "got '%s'", s);
+    /* Labs that compose their own "summary" (lab6's table) keep the label
+     * in what they write. */
+    Table *t = table_new("net_summary", "a");
+    t->meta = n;
+    meta_set(&t->meta, "summary", "real data, 1-3 ranks on 2 cores");
+    table_set_int(t, "a", 1);
+    table_end_row(t);
+    char *csv = table_write(t, in_dir("net")) == 0 ? slurp(in_dir("net/net_summary.csv")) : NULL;
+    t_checkf(csv && strstr(csv, "\n# summary: emulated network: 2 hosts, 1 Gbit/s, no added latency, real data, 1-3 ranks "
+                                "on 2 cores\n"),
+             "a lab's own summary line gets the emulated network in front", "got %s", csv ? csv : "(not written)");
+    free(csv);
+    meta_set(&t->meta, "summary", "emulated network: 2 hosts, 1 Gbit/s, no added latency, x");
+    csv = table_write(t, in_dir("net")) == 0 ? slurp(in_dir("net/net_summary.csv")) : NULL;
+    t_checkf(csv && strstr(csv, "\n# summary: emulated network: 2 hosts, 1 Gbit/s, no added latency, x\n"),
+             "a summary that says it already does not say it twice", "got %s", csv ? csv : "(not written)");
+    free(csv);
+    table_free(t);
 }
 
 int main(int argc, char **argv)

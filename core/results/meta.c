@@ -225,6 +225,13 @@ void meta_collect(Meta *m, const char *program)
 
     meta_set(m, "threads", "%s", env_or("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "default"));
     meta_set(m, "openblas_coretype", "%s", env_or("OPENBLAS_CORETYPE", NULL, "auto"));
+    /* make labN NET=...: the launcher (labs/net/net.sh) passes what the
+     * emulated cluster is and how it was built to every rank. */
+    const char *net = env_or("DDL_NET", NULL, NULL);
+    if (net) {
+        meta_set(m, "emulated_network", "%s", net);
+        meta_set(m, "emulated_network_setup", "%s", env_or("DDL_NET_SETUP", NULL, "unknown"));
+    }
 #ifdef DDL_SMPI
     collect_sim(m);
 #endif
@@ -272,6 +279,8 @@ void meta_summary(const Meta *m, char *out, size_t cap)
     /* Simulated runs say so first, in every CSV, table and figure. */
     const char *simulated = meta_get(m, "simulated");
     if (simulated) part(out, cap, "simulated (%s)", simulated);
+    const char *net = meta_get(m, "emulated_network");
+    if (net) part(out, cap, "emulated network: %s", net);
 
     if (dataset && data) part(out, cap, "%s %s", data, pretty_dataset(dataset));
     else if (dataset) part(out, cap, "%s", pretty_dataset(dataset));

@@ -95,8 +95,15 @@ const char *table_cell(const Table *t, int row, int col)
 void table_summary(const Table *t, char *out, size_t cap)
 {
     const char *s = meta_get(&t->meta, "summary");
-    if (s) ddl_strlcpy(out, s, cap);
-    else meta_summary(&t->meta, out, cap);
+    if (!s) {
+        meta_summary(&t->meta, out, cap);
+        return;
+    }
+    /* A provenance line a lab composed itself still says which network
+     * the runs crossed (make labN NET=...; meta_summary says it first). */
+    const char *net = meta_get(&t->meta, "emulated_network");
+    if (net && !strstr(s, "emulated network")) snprintf(out, cap, "emulated network: %s, %s", net, s);
+    else ddl_strlcpy(out, s, cap);
 }
 
 /* The open row is counted in nrows, so table_get and the writers see it. */

@@ -15,9 +15,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 # make lab2 PLATFORM=X: simulated on a SimGrid platform instead.
 if [ -n "${PLATFORM:-}" ]; then exec labs/lab2/run-sim.sh; fi
+LAB_NETWORKS=1    # make lab2 NET=1gbit NP=2: the same runs on an emulated cluster (labs/net/)
 source labs/common.sh
 [ -x "$LAB_BIN/lab2" ] || { echo "error: $LAB_BIN/lab2 missing: run make" >&2; exit 1; }
-OUT=results/lab2
+OUT=results/lab2${VARIANT:+/$VARIANT}
+# emulated-network figures and the table go beside the native ones
+if [ -n "$VARIANT" ]; then export FIGURES=figures/$VARIANT TABLES=report/tables/$VARIANT; fi
 # Runs write into a fresh folder that replaces the old one only when all
 # succeeded: a failed run never leaves a mix of old and new results.
 rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
@@ -27,12 +30,18 @@ sweep="2 4"
 for extra in "$CORES" "$NP"; do
   case " $sweep " in *" $extra "*) ;; *) [ "$extra" -gt 4 ] && sweep="$sweep $extra" ;; esac
 done
+most=$(( CORES > 4 ? CORES : 4 ))
+# On an emulated cluster: 2 ranks (one link each way: the alpha-beta fit
+# and busbw against the link rate) and one rank per host.
+if [ -n "$NET_TAG" ]; then
+  sweep=2; [ "$NET_HOSTS" -gt 2 ] && sweep="2 $NET_HOSTS"
+  most=$NET_HOSTS
+fi
 for np in $sweep; do
   note "$(mpirun_cmd "$np") $LAB_BIN/lab2 bench > $OUT/bench-np$np.txt"
   $(mpirun_cmd "$np") "$LAB_BIN/lab2" bench "${common[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
 done
 
-most=$(( CORES > 4 ? CORES : 4 ))
 note "time vs ranks at 1 MiB: 1 .. $most ranks"
 for np in $(seq 1 "$most"); do
   $(mpirun_cmd "$np") "$LAB_BIN/lab2" bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" > /dev/null
@@ -47,4 +56,4 @@ note "$(mpirun_cmd "$NP") $LAB_BIN/lab2 train ${train[*]}"
 $(mpirun_cmd "$NP") "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
 
 rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
-labs/lab2/figures.sh
+RESULTS=$OUT labs/lab2/figures.sh

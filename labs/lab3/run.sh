@@ -16,6 +16,9 @@
 # PLATFORM=X (labs/platforms/): every run under SimGrid SMPI on that
 # simulated cluster (bin/sim, make SIM=1), results in results/lab3/sim-X,
 # figures in figures/sim-X, every output labelled simulated.
+# NET=RATE[,LATENCY] (labs/net/): every multi-rank run on HOSTS (default NP)
+# emulated hosts over real TCP links, results in results/lab3/net-RATE...,
+# figures in figures/net-..., every output labelled "emulated network".
 # Timing follows the seed: the first 40 iterations, the first discarded,
 # mean per rank then across ranks.
 # Profiles: quick (default) trains VGG-11 at half width on the first
@@ -25,14 +28,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LAB_SIMULATES=1   # make lab3 PLATFORM=cluster4: the same runs under SimGrid SMPI
+LAB_NETWORKS=1    # make lab3 NET=1gbit NP=2: the same runs on an emulated cluster
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
 [ -x "$BIN/lab3" ] || { echo "error: $BIN/lab3 missing: run make" >&2; exit 1; }
 case "$NP" in ''|*[!0-9]*) echo "error: NP must be a number of ranks (got '$NP')" >&2; exit 2 ;; esac
 [ "$NP" -ge 2 ] || { echo "error: lab3 compares multi-rank strategies: NP must be >= 2 (got $NP)" >&2; exit 2; }
-OUT=${RESULTS:-results/lab3${SIM_TAG:+/$SIM_TAG}}
-# simulated figures and tables go beside the native ones, never over them
-export FIGURES=${FIGURES:-figures${SIM_TAG:+/$SIM_TAG}} TABLES=${TABLES:-report/tables${SIM_TAG:+/$SIM_TAG}}
+OUT=${RESULTS:-results/lab3${VARIANT:+/$VARIANT}}
+# simulated and emulated-network figures and tables go beside the native
+# ones, never over them
+export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
 rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
 if [ "$PROFILE" = paper ]; then
   data=(--width 1)

@@ -28,7 +28,8 @@
 # ddlab's (where this Open MPI exposes them; 4.1.x does not).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-LAB_SIMULATES=1   # make lab4 PLATFORM=X: the same runs under SimGrid SMPI
+LAB_SIMULATES=1
+LAB_NETWORKS=1    # make lab4 NET=1gbit: the same runs on an emulated cluster (labs/net/)   # make lab4 PLATFORM=X: the same runs under SimGrid SMPI
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
 [ -x "$BIN/lab4" ] || { echo "error: $BIN/lab4 missing: run make" >&2; exit 1; }
@@ -36,9 +37,10 @@ if [ "$DEVICE" != cpu ]; then
   echo "error: lab4 runs on the CPU only for now (the CUDA layer kernels are not in this build): DEVICE=cpu" >&2
   exit 2
 fi
-OUT=${RESULTS:-results/lab4${SIM_TAG:+/$SIM_TAG}}
-# simulated figures and tables go beside the native ones, never over them
-export FIGURES=${FIGURES:-figures${SIM_TAG:+/$SIM_TAG}} TABLES=${TABLES:-report/tables${SIM_TAG:+/$SIM_TAG}}
+OUT=${RESULTS:-results/lab4${VARIANT:+/$VARIANT}}
+# simulated and emulated-network figures and tables go beside the native
+# ones, never over them
+export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
 # Runs write into a fresh folder that replaces the old one only when all
 # succeeded: a failed run never leaves a mix of old and new results.
 rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"

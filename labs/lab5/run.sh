@@ -36,6 +36,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LAB_SIMULATES=1
+LAB_NETWORKS=1    # make lab5 NET=1gbit: the same runs on an emulated cluster (labs/net/)
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
 [ -x "$BIN/lab5" ] || { echo "error: $BIN/lab5 missing: run make" >&2; exit 1; }
@@ -43,9 +44,10 @@ if [ "$DEVICE" != cpu ]; then
   echo "error: lab5 runs on the CPU only for now (mixed precision is emulated by rounding there): DEVICE=cpu" >&2
   exit 2
 fi
-OUT=${RESULTS:-results/lab5${SIM_TAG:+/$SIM_TAG}}
-# simulated figures and tables go beside the native ones, never over them
-export FIGURES=${FIGURES:-figures${SIM_TAG:+/$SIM_TAG}} TABLES=${TABLES:-report/tables${SIM_TAG:+/$SIM_TAG}}
+OUT=${RESULTS:-results/lab5${VARIANT:+/$VARIANT}}
+# simulated and emulated-network figures and tables go beside the native
+# ones, never over them
+export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
 rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
 USERS=${LAB5_USERS:-4}
 common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp" --shards "${LAB5_SHARDS:-iid}"

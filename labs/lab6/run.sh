@@ -32,10 +32,12 @@
 #                    on a CPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+LAB_NETWORKS=1    # make lab6 NET=100mbit,1ms: the same grid on an emulated cluster (labs/net/)
 source labs/common.sh
 BIN=${BIN:-${LAB_BIN:-bin}}
 [ -x "$BIN/lab6" ] || { echo "error: $BIN/lab6 missing: run make" >&2; exit 1; }
-OUT=${RESULTS:-results/lab6}
+OUT=${RESULTS:-results/lab6${VARIANT:+/$VARIANT}}
+export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
 THREADS=${LAB6_THREADS:-1}
 YIELD=${LAB6_YIELD:-1}
 rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
@@ -62,7 +64,13 @@ run() { # workload style workers
   [ "$style" = ps ] && np=$((workers + 1))
   local cmd
   cmd=$(mpirun_cmd "$np" | sed -E "s/(OPENBLAS|OMP)_NUM_THREADS=[0-9]+/\1_NUM_THREADS=$THREADS/g")
-  cmd+=" --mca mpi_yield_when_idle $YIELD"
+  # NET=...: labs/net/net.sh already passes mpi_yield_when_idle (Open MPI
+  # refuses a parameter given twice): set its value instead.
+  if [[ $cmd == *" mpi_yield_when_idle "* ]]; then
+    cmd=$(sed -E "s/ mpi_yield_when_idle [0-9]+/ mpi_yield_when_idle $YIELD/" <<<"$cmd")
+  else
+    cmd+=" --mca mpi_yield_when_idle $YIELD"
+  fi
   note "$cmd $BIN/lab6 run --workload $w --style $style ${args[$w]}"
   # shellcheck disable=SC2086 # the argument strings split on purpose
   $cmd "$BIN/lab6" run --workload "$w" --style "$style" ${args[$w]} --seed "$SEED" --device "$DEVICE" \

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# bench/run_net.sh - the emulated-network bar (run by `make bench`, never by
+# `make test`): 2 emulated hosts at 1 Gbit/s (labs/net/; BENCH_NET=RATE
+# changes the rate), one rank per host, so nothing is oversubscribed and
+# every byte between the ranks crosses a TBF-shaped link over TCP.
+#
+#   1. bin/bench/ddp_bar: DDP vs the flat control vs the per-parameter
+#      allreduce, interleaved in one pair of processes (see bench/ddp_bar.c),
+#      VGG-11 width 1, batch 64 per rank, one BLAS thread per rank:
+#        bench ddp np2 net=1gbit ddp <ms> flat <ms> per-param <ms> hidden <frac>
+#      bar: ddp <= flat <= per-param, hidden >= 0.8;
+#   2. bin/lab2 bench: the ring allreduce at 64 MiB (and MPI_Allreduce),
+#      busbw (median call) against the link rate; bar: ring >= 0.9 x rate.
+# Without root or network namespaces it says why and skips.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+ROUNDS=${ROUNDS:-10}
+BLOCK=${BLOCK:-6}
+NETB=${BENCH_NET:-1gbit}
+if ! why=$(labs/net/cluster.sh check); then
+  echo "bench ddp np2 net=$NETB: skipped ($why)"
+  exit 0
+fi
+for b in bench/ddp_bar lab2; do
+  [ -x "$BIN/$b" ] || { echo "bench net: $BIN/$b not built"; exit 0; }
+done
+NET=$NETB HOSTS=2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN=$BIN
+export NET HOSTS NP LAB_NETWORKS NET_DELAY_BIN
+source labs/common.sh
+status=0
+
+out=$($(mpirun_cmd 2) "$BIN/bench/ddp_bar" --model vgg11 --width 1 --batch 64 --rounds "$ROUNDS" --block "$BLOCK" 2>/dev/null) ||
+  { echo "bench ddp np2 net=$NETB: ddp_bar failed"; status=1; }
+if [ "$status" = 0 ]; then
+  grep '^#' <<<"$out"
+  line=$(grep '^ddp_bar:' <<<"$out")
+  num() { sed -n "s/.* $1 \([0-9.]*\).*/\1/p" <<<"$line"; }
+  ddp=$(num ddp) flat=$(num flat) per=$(num per-param) hidden=$(num hidden)
+  echo "# ${line#ddp_bar: }"
+  printf 'bench ddp np2 net=%s ddp %.1f flat %.1f per-param %.1f hidden %.2f\n' "$NETB" "$ddp" "$flat" "$per" "$hidden"
+  awk -v d="$ddp" -v f="$flat" -v p="$per" -v h="$hidden" 'BEGIN {
+    printf "# bar (net): ddp <= flat: %s; flat <= per-param: %s; hidden >= 0.8: %s\n",
+      (d <= f ? "met" : "NOT met"), (f <= p ? "met" : "NOT met"), (h >= 0.8 ? "met" : "NOT met") }'
+fi
+
+res=$(mktemp -d)
+if $(mpirun_cmd 2) "$BIN/lab2" bench --sizes 67108864 --algs ring,mpi --reps 5 --no-calibrate --quiet --out "$res" \
+     > /dev/null 2>&1; then
+  awk -F, -v rate="$NET_RATE_BPS" -v net="$NETB" '
+    /^#/ { next }
+    !h { for (i = 1; i <= NF; i++) k[$i] = i; h = 1; next }
+    { bw = $(k["busbw_GBs"]); frac = bw * 8e9 / rate
+      printf "bench allreduce np2 net=%s %s 64MiB busbw %.3f GB/s = %.2f x link (median of %d calls, min %.0f ms, median %.0f ms)\n",
+        net, $(k["alg"]), bw, frac, $(k["reps"]), $(k["min_us"]) / 1e3, $(k["median_us"]) / 1e3
+      if ($(k["alg"]) == "ring") printf "# bar (net): ring busbw >= 0.9 x link rate: %s\n", (frac >= 0.9 ? "met" : "NOT met") }' \
+    "$res/bench-np2.csv"
+else
+  echo "bench allreduce np2 net=$NETB: lab2 bench failed"; status=1
+fi
+rm -rf "$res"
+exit $status

@@ -1,0 +1,137 @@
+# labs/net/net.sh - make labN NET=RATE[,LATENCY] [HOSTS=N]: run the lab's
+# MPI jobs on an emulated cluster of N hosts on this machine (network
+# namespaces linked by a bridge, every link shaped by tc TBF, each packet
+# sent at the link rate plus the latency by labs/net/nfq_delay.c), launched the way a cluster job is: a hostfile
+# and a remote agent (labs/net/rsh.sh) that enters a host's namespace
+# where ssh would log in. Sourced by labs/common.sh when NET is set; see
+# labs/net/README.md.
+#
+# After sourcing:
+#   NET_TAG          "net-<NET>" (net-1gbit, net-100mbit-200us): the name part of
+#                    result folders, figures and tables (VARIANT in labs/common.sh)
+#   NET_LABEL        "emulated network: 2 hosts, 1 Gbit/s, no added latency"
+#   NET_HOSTS, NET_RATE_BPS, NET_LATENCY_US
+#   mpirun_cmd NP    the multi-host mpirun prefix (replaces the native one)
+# The programs label their outputs from DDL_NET and DDL_NET_SETUP (passed
+# to every rank with -x; core/results/meta.c). The cluster is removed
+# when the sourcing script exits, fails, or is interrupted (Ctrl-C,
+# SIGTERM); a cluster left by a killed run is removed by the next one
+# (labs/net/cluster.sh stale).
+NET_DIR=labs/net
+NET_CLUSTER=$NET_DIR/cluster.sh
+
+# net_parse VALUE: sets NET_RATE_BPS, NET_RATE_TEXT, NET_LATENCY_US,
+# NET_LATENCY_TEXT; returns 2 with the expected form on bad input.
+net_parse() {
+  local v=$1 re='^([0-9]+(\.[0-9]+)?)(kbit|mbit|gbit)(,([0-9]+(\.[0-9]+)?)(us|ms))?$'
+  local form="expected RATE[,LATENCY]: RATE a number with kbit, mbit or gbit (1mbit .. 10gbit), LATENCY a number with us or ms (0 .. 1000ms), e.g. NET=1gbit or NET=100mbit,200us"
+  if ! [[ $v =~ $re ]]; then
+    echo "error: NET='$v': $form" >&2; return 2
+  fi
+  local num=${BASH_REMATCH[1]} unit=${BASH_REMATCH[3]} lnum=${BASH_REMATCH[5]:-0} lunit=${BASH_REMATCH[7]:-us}
+  NET_RATE_BPS=$(awk -v n="$num" -v u="$unit" 'BEGIN { m = u == "kbit" ? 1e3 : u == "mbit" ? 1e6 : 1e9; printf "%.0f", n * m }')
+  NET_LATENCY_US=$(awk -v n="$lnum" -v u="$lunit" 'BEGIN { printf "%.0f", u == "ms" ? n * 1000 : n }')
+  if awk -v r="$NET_RATE_BPS" 'BEGIN { exit !(r < 1e6 || r > 1e10) }'; then
+    echo "error: NET='$v': the rate must be 1mbit .. 10gbit; $form" >&2; return 2
+  fi
+  if [ "$NET_LATENCY_US" -gt 1000000 ]; then
+    echo "error: NET='$v': the latency must be at most 1000ms; $form" >&2; return 2
+  fi
+  NET_RATE_TEXT=$(awk -v r="$NET_RATE_BPS" 'BEGIN {
+    if (r >= 1e9) printf "%g Gbit/s", r / 1e9; else if (r >= 1e6) printf "%g Mbit/s", r / 1e6; else printf "%g kbit/s", r / 1e3 }')
+  if [ "$NET_LATENCY_US" = 0 ]; then NET_LATENCY_TEXT="no added latency"
+  elif [ $(( NET_LATENCY_US % 1000 )) = 0 ]; then NET_LATENCY_TEXT="$(( NET_LATENCY_US / 1000 )) ms latency"
+  else NET_LATENCY_TEXT="$NET_LATENCY_US us latency"; fi
+}
+
+net_setup() {
+  net_parse "$NET" || exit 2
+  if [ -n "${PLATFORM:-}" ]; then
+    echo "error: NET=$NET and PLATFORM=$PLATFORM: choose one (an emulated network runs real sockets, a platform is simulated)" >&2
+    exit 2
+  fi
+  NET_HOSTS=${HOSTS:-${NP:-4}}
+  case "$NET_HOSTS" in ''|*[!0-9]*|0) echo "error: HOSTS='$NET_HOSTS': a number of emulated hosts, 1 .. 64" >&2; exit 2 ;; esac
+  [ "$NET_HOSTS" -le 64 ] || { echo "error: HOSTS=$NET_HOSTS: at most 64 emulated hosts" >&2; exit 2; }
+  local why
+  if ! why=$("$NET_CLUSTER" check); then
+    echo "error: NET=$NET: $why" >&2
+    exit 2
+  fi
+  NET_TAG=net-${NET//,/-}
+  NET_OWNER=$$
+  NET_NAME=ddl-$NET_OWNER
+  NET_STATE=${DDL_NET_RUN:-/run/ddlab-net}/$NET_NAME
+  # The trap is set before the cluster exists: a Ctrl-C during set-up
+  # removes whatever was made.
+  trap 'net_teardown' EXIT
+  trap 'net_teardown; trap - EXIT; exit 130' INT
+  trap 'net_teardown; trap - EXIT; exit 143' TERM
+  "$NET_CLUSTER" up "$NET_NAME" "$NET_HOSTS" "$NET_RATE_BPS" "$NET_LATENCY_US" --owner "$NET_OWNER" \
+    --bin "${NET_DELAY_BIN:-bin}" || exit 1
+  NET_SOCKBUF=$(awk -v r="$NET_RATE_BPS" -v l="$NET_LATENCY_US" 'BEGIN {
+    b = 4 * r / 8 * (2 * l + 100) * 1e-6; if (b < 262144) b = 262144; printf "%.0f", b }')
+  NET_LABEL="emulated network: $NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
+  export DDL_NET="$NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
+  local tbf base with
+  tbf=$(sed -n 's/^tbf=//p' "$NET_STATE/measured")
+  base=$(sed -n 's/^rtt_base=//p' "$NET_STATE/measured")
+  with=$(sed -n 's/^rtt_with_delay=//p' "$NET_STATE/measured")
+  DDL_NET_SETUP="$NET_HOSTS network namespaces on one machine, veth links to a bridge, tc TBF $tbf on both ends of every link"
+  DDL_NET_SETUP+="; at each sender nfq_delay (NFQUEUE) releases every packet when a $NET_RATE_TEXT wire would have sent it, + $NET_LATENCY_US us"
+  [ -n "$base" ] && DDL_NET_SETUP+="; ping h0-h1 $base without nfq_delay, $with with it"
+  DDL_NET_SETUP+="; Open MPI over TCP (btl tcp,self) on 198.18.0.0/24, started by hostfile and a namespace-entering rsh agent"
+  export DDL_NET_SETUP
+  export DDL_NET_HOSTS=$NET_STATE/hosts
+  note "$NET_LABEL (cluster $NET_NAME; results in ${NET_TAG})"
+}
+
+net_teardown() {
+  [ -n "${NET_NAME:-}" ] || return 0
+  # A second Ctrl-C, or the signal the whole job got, must not stop the
+  # clean-up half-way: ignored here and in cluster.sh (which inherits it).
+  trap '' INT TERM HUP
+  "$NET_CLUSTER" down "$NET_NAME" || true
+  NET_NAME=
+}
+
+# mpirun_cmd NP: mpirun started in host 0's namespace, the ranks placed one
+# per host round-robin (--map-by node; past HOSTS ranks the hosts are
+# shared, and mpirun is told so), orted started on the other hosts through
+# the namespace agent, MPI traffic over TCP on the emulated links only.
+mpirun_cmd() {
+  local np=$1
+  local cmd=(ip netns exec "$NET_NAME-h0" mpirun -np "$np" --hostfile "$NET_STATE/hostfile" --map-by node)
+  [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
+  [ "$np" -gt "$NET_HOSTS" ] && cmd+=(--oversubscribe)
+  cmd+=(--mca plm rsh --mca plm_rsh_agent "$PWD/$NET_DIR/rsh.sh"
+        --mca pml ob1 --mca btl tcp,self
+        --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24 --bind-to none)
+  # The emulated hosts share this machine's cores with the kernel's network
+  # work (veth, bridge, TBF, TCP) and nfq_delay: a rank that polls for its
+  # message takes the core from what would deliver it. Measured here, ring
+  # allreduce of 64 MiB at 2 ranks, 1 Gbit/s, 2 shared cores: median
+  # 1.0-1.15 s polling, 0.57 s yielding (the wire time is 0.56 s).
+  # Socket buffers fixed at max(256 KiB, 4 x bandwidth-delay product): with
+  # the kernel's autotuned megabytes, Open MPI's control messages (the
+  # rendezvous replies of a large send) queue behind megabytes of data, and
+  # the two directions of a ring step took turns (1.13 s, twice 0.56 s).
+  cmd+=(--mca mpi_yield_when_idle 1 --mca btl_tcp_sndbuf "$NET_SOCKBUF" --mca btl_tcp_rcvbuf "$NET_SOCKBUF")
+  # Open MPI's TCP transport moves bytes only when the program calls into
+  # MPI, unless its progress thread does it: DDP's bucket allreduces,
+  # started during backward, then progress while backward computes, as
+  # they would on a NIC that does the work. Measured (bench/ddp_bar, VGG-11,
+  # 2 hosts at 1 Gbit/s, 4 rounds, a loaded machine): DDP hid 0.59-0.63 of
+  # its communication without the thread and was slower than the flat
+  # control in 12 of 14 rounds; with it, 0.73-0.82 and faster in 6 of 8.
+  # DDL_NET_PROGRESS_THREAD=0 turns it off.
+  cmd+=(--mca btl_tcp_progress_thread "${DDL_NET_PROGRESS_THREAD:-1}")
+  # DDL_NET_MCA: more mpirun arguments, to try other settings (e.g.
+  # "--mca btl_tcp_links 2").
+  # shellcheck disable=SC2206
+  [ -n "${DDL_NET_MCA:-}" ] && cmd+=($DDL_NET_MCA)
+  cmd+=(-x DDL_NET -x DDL_NET_SETUP)
+  echo "${cmd[@]} $(mpirun_env "$np")"
+}
+
+net_setup

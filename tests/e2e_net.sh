@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# e2e_net.sh - the emulated cluster of `make labN NET=...` (labs/net/):
+#   1. bad input: a malformed NET, HOSTS without NET, NET for lab1 are
+#      refused with the expected form (no root needed);
+#   2. a 2-rank allreduce over TCP between 2 namespaces at 100 Mbit/s,
+#      launched exactly as a lab launches it (labs/common.sh, mpirun_cmd):
+#      the result is right (lab2 bench checks every element), the ranks ran
+#      in different hosts, the bytes crossed the emulated link, and an
+#      8 MiB allreduce took at least its wire time: rank 0 must receive
+#      the other rank's 8 MiB through its own link, so no algorithm can
+#      finish before (8 MiB - TBF burst) / rate. A physical lower bound,
+#      not a timing of our speed;
+#   3. with a 2 ms latency, ping's round trip is at least 2 x 2 ms (each
+#      direction is held at its sender by nfq_delay);
+#   4. nothing is left behind: after a run; after Ctrl-C (SIGINT to the
+#      job's process group) and SIGTERM; and after a run killed with
+#      SIGKILL, whose cluster is reported stale and then removed, its
+#      nfq_delay processes with it.
+# Without root or network namespaces it prints "skip - ..." with the reason.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+unset NET HOSTS PLATFORM
+RUN_DIR=${DDL_NET_RUN:-/run/ddlab-net}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # status name [why]
+  if [ "$1" = 0 ]; then echo "ok - net e2e: $2"; else echo "not ok - net e2e: $2${3:+: $3}"; fail=1; fi
+}
+# status of a list of conditions, given as one string: "$(all '[ a ] && [ b ]')".
+# (Not "$(yes_no [ a ] && [ b ])": there the && runs after yes_no has printed.)
+all() { if eval "$1"; then echo 0; else echo 1; fi; }
+col() { # csv column: values of that column (data rows only)
+  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
+}
+left_of() { # tag: what of that cluster still exists (namespaces, state)
+  { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$1-" ; [ -e "$RUN_DIR/$1" ] && echo "$RUN_DIR/$1"; } | tr '\n' ' '
+}
+# The namespaces' inode numbers, while they exist; afterwards, any process
+# still inside one of them (ip netns del only removes the name).
+INODES='for n in $(ip netns list | awk "{print \$1}" | grep "^$NET_NAME-"); do stat -L -c %i /run/netns/$n; done'
+procs_in() { # file of inode numbers: pids of processes in those namespaces
+  local ino p
+  for ino in $(cat "$1" 2>/dev/null); do
+    for p in /proc/[0-9]*; do
+      [ "$(readlink "$p/ns/net" 2>/dev/null)" = "net:[$ino]" ] && printf '%s ' "${p#/proc/}"
+    done
+  done
+}
+lab_shell() { # NET HOSTS script: run script with labs/common.sh sourced as a lab does
+  NET=$1 HOSTS=$2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN=$BIN bash -c "set -euo pipefail; source labs/common.sh; $3"
+}
+
+# --- 1. bad input -------------------------------------------------------------
+for bad in fast 1gb 100mbit,200 "100mbit, 1ms" 0.5mbit 20gbit 1gbit,2s; do
+  lab_shell "$bad" 2 true > /dev/null 2> "$tmp/bad.err"
+  st=$?
+  check $(all '[ "$st" = 2 ] && grep -q "expected RATE\[,LATENCY\]" "$tmp/bad.err"') \
+    "NET='$bad' is refused with the expected form" "status $st: $(head -1 "$tmp/bad.err")"
+done
+HOSTS=2 NP=2 LAB_NETWORKS=1 bash -c 'source labs/common.sh' > /dev/null 2> "$tmp/hosts.err"
+st=$?
+check $(all '[ "$st" = 2 ] && grep -q "HOSTS=2 needs NET=" "$tmp/hosts.err"') "HOSTS without NET is refused" "status $st"
+NET=1gbit labs/lab1/run.sh > /dev/null 2> "$tmp/lab1.err"
+st=$?
+check $(all '[ "$st" = 2 ] && grep -q "no network to emulate" "$tmp/lab1.err"') "lab1 (one process) refuses NET" "status $st"
+
+if ! why=$(labs/net/cluster.sh check); then
+  echo "skip - net e2e: $why"
+  exit $fail
+fi
+if [ ! -x "$BIN/lab2" ] || [ ! -x "$BIN/net/nfq_delay" ]; then
+  echo "not ok - net e2e: $BIN/lab2 or $BIN/net/nfq_delay is not built (libnetfilter-queue-dev: make deps)"; exit 1
+fi
+
+# --- 2. a 2-rank allreduce over the emulated link --------------------------------
+bytes=8388608 rate=100000000
+lab_shell 100mbit 2 '
+  echo "$NET_NAME" > '"$tmp"'/name; '"$INODES"' > '"$tmp"'/inodes
+  $(mpirun_cmd 2) sh -c "ip -4 -o addr show dev eth0" > '"$tmp"'/where
+  $(mpirun_cmd 2) '"$BIN"'/lab2 bench --sizes '"$bytes"' --algs ring,mpi --reps 2 --no-calibrate --quiet \
+    --out '"$tmp"'/r > /dev/null
+  tc -n "$NET_NAME-hub" -s qdisc show dev h0 > '"$tmp"'/hub-h0
+  sed -n "s/^tbf=.* burst \([0-9]*\) .*/\1/p" "$NET_STATE/measured" > '"$tmp"'/burst
+' > "$tmp/run.log" 2>&1
+check $? "a 2-rank lab2 bench runs on 2 emulated hosts at 100 Mbit/s" "$(tail -3 "$tmp/run.log")"
+name=$(cat "$tmp/name" 2>/dev/null)
+csv=$tmp/r/bench-np2.csv
+wrong=$(col "$csv" wrong 2>/dev/null | awk '{s += $1} END {print s + 0}')
+rows=$(col "$csv" wrong 2>/dev/null | wc -l)
+check $(all '[ "$rows" = 2 ] && [ "$wrong" = 0 ]') "ring and MPI_Allreduce of 8 MiB are right over TCP" "$rows rows, $wrong wrong"
+hosts=$(awk '{print $4}' "$tmp/where" 2>/dev/null | sort -u | tr '\n' ' ')
+check $(all '[ "$hosts" = "198.18.0.1/24 198.18.0.2/24 " ]') "the 2 ranks ran on 2 different emulated hosts" "$hosts"
+sent=$(sed -n 's/^ *Sent \([0-9]*\) bytes.*/\1/p' "$tmp/hub-h0" 2>/dev/null | head -1)
+check $(all '[ "${sent:-0}" -ge "$bytes" ]') "the bytes crossed the emulated link (switch -> host 0: ${sent:-0} bytes)"
+burst=$(cat "$tmp/burst" 2>/dev/null)
+bound_us=$(awk -v n="$bytes" -v b="${burst:-0}" -v r="$rate" 'BEGIN { printf "%.0f", (n - b) * 8 / r * 1e6 }')
+for alg in ring mpi; do
+  min=$(awk -F, -v a="$alg" '/^#/ {next} !h {for (i = 1; i <= NF; i++) {if ($i == "alg") ka = i; if ($i == "min_us") km = i}; h = 1; next}
+          $ka == a {print $km}' "$csv" 2>/dev/null)
+  check $(all "awk -v m=${min:-0} -v b=$bound_us 'BEGIN { exit !(m >= b) }'") \
+    "$alg: 8 MiB at 100 Mbit/s takes at least its wire time" "fastest call ${min:-?} us, bound $bound_us us"
+done
+grep -q '^# summary: emulated network: 2 hosts, 100 Mbit/s, no added latency, ' "$csv" 2>/dev/null
+check $? "the results say 'emulated network: 2 hosts, 100 Mbit/s, no added latency'"
+left=$(procs_in "$tmp/inodes")
+check $(all '[ -n "$name" ] && [ -s "$tmp/inodes" ] && [ -z "$(left_of "$name")" ] && [ -z "$left" ]') \
+  "nothing is left after the run (namespaces, state, processes)" "$(left_of "$name") pids $left"
+
+
+# --- 3. latency, and a killed run: its cluster is stale, then removed -------------
+bash -c 'labs/net/cluster.sh up "ddl-$$" 2 100000000 2000 --owner $$ --bin "$0" > "$1/up.log" 2>&1 &&
+         touch "$1/up" && exec sleep 60' "$BIN" "$tmp" &
+owner=$!
+for _ in $(seq 100); do [ -e "$tmp/up" ] || ! kill -0 $owner 2>/dev/null && break; sleep 0.1; done
+tag=ddl-$owner
+rtt=$(labs/net/cluster.sh ping "$tag" 0 1 5 | sed -n 's/^RTT min\/avg\/max \([0-9.]*\)\/.*/\1/p')
+check $(all "awk -v r=${rtt:-0} 'BEGIN { exit !(r >= 4.0) }'") "NET=...,2ms: ping RTT h0-h1 is at least 2 x 2 ms" \
+  "min ${rtt:-?} ms; $(tail -2 "$tmp/up.log")"
+delay_pids=$(cat "$RUN_DIR/$tag"/delay-h*.pid 2>/dev/null | tr '\n' ' ')
+kill -KILL $owner; wait $owner 2>/dev/null
+labs/net/cluster.sh stale > "$tmp/stale.out" 2>&1
+st=$?
+check $(all '[ "$st" != 0 ] && grep -q "^$tag: 3 namespaces, owner process gone" "$tmp/stale.out"') \
+  "a run killed with SIGKILL leaves a cluster that is reported stale" "status $st: $(cat "$tmp/stale.out")"
+labs/net/cluster.sh stale --clean > "$tmp/clean.out" 2>&1
+alive=""; for p in $delay_pids; do kill -0 "$p" 2>/dev/null && alive+="$p "; done
+check $(all '[ -n "$delay_pids" ] && [ -z "$alive" ] && [ -z "$(left_of "$tag")" ] && grep -q "removed stale emulated cluster $tag" "$tmp/clean.out"') \
+  "stale --clean removes the killed run's namespaces, state and nfq_delay processes" "left: $(left_of "$tag") $alive"
+
+# --- 4. Ctrl-C and SIGTERM during a run -------------------------------------------
+set -m # background jobs get their own process group, and SIGINT is not ignored in them
+for sig in INT TERM; do
+  rm -f "$tmp/name" "$tmp/inodes"
+  # exec: the job is the lab's shell itself, so that wait returns when it
+  # has finished its clean-up.
+  ( exec env NET=10mbit,1ms HOSTS=2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN="$BIN" bash -c "set -euo pipefail
+      source labs/common.sh; $INODES > $tmp/inodes; echo \"\$NET_NAME\" > $tmp/name; \$(mpirun_cmd 2) sleep 30" ) \
+    > "$tmp/sig.log" 2>&1 &
+  job=$!
+  for _ in $(seq 150); do [ -s "$tmp/name" ] && break; sleep 0.1; done
+  sleep 2 # mpirun is starting or running the ranks on both hosts
+  name=$(cat "$tmp/name" 2>/dev/null)
+  kill -"$sig" -- -"$job" 2>/dev/null
+  wait "$job" 2>/dev/null
+  st=$?
+  want=130; [ "$sig" = TERM ] && want=143
+  left=$(procs_in "$tmp/inodes")
+  check $(all '[ -n "$name" ] && [ "$st" = "$want" ] && [ -z "$(left_of "$name")" ] && [ -z "$left" ]') \
+    "SIG$sig during a run removes the cluster and its processes, and exits $want" \
+    "status $st, left: $(left_of "$name") pids $left; $(tail -2 "$tmp/sig.log")"
+done
+set +m
+exit $fail
