@@ -4,7 +4,7 @@
  * download (or a deliberately small subset) still trains; how many were
  * found goes into files_found and the source string so results say so.
  * Sizes are checked before allocating; labels must be 0..9. */
-#include "dataset.h"
+#include "readers.h"
 
 #include <errno.h>
 #include <stdio.h>
