@@ -21,7 +21,5 @@ typedef struct CliOption {
  * printed (exit 0), -1 after printing an error and the usage (exit 2). */
 int cli_parse(int argc, char **argv, const char *usage_line, const char *description, const CliOption *opts,
               int nopts);
-/* Whether --name was given on the command line (after cli_parse). */
-bool cli_given(int argc, char **argv, const char *name);
 
 #endif

@@ -68,58 +68,33 @@ void lab2_meta(Meta *m, const Lab2Options *o, const Comm *c, const char *what)
 
 CostParams lab2_calibrate(const Lab2Options *o, Comm *c, const char *tag, double *fit_error)
 {
-    enum { NSIZES = 11 };
-    size_t sizes[NSIZES];
-    double bytes[NSIZES], t[NSIZES];
-    for (int i = 0; i < NSIZES; i++) {
-        sizes[i] = (size_t)8 << (2 * i); /* 8 B .. 8 MiB, x4 */
-        bytes[i] = (double)sizes[i];
-    }
-    CostParams cp = { NAN, NAN, NAN };
-    *fit_error = NAN;
-    /* Rank 0 against the first rank on another host when there is one (a
-     * cluster or a simulated platform: the model is about the links
-     * between hosts), else against rank 1. */
-    int peer = 1;
-    if (c->size >= 2) {
-        peer = cost_other_host_peer(c);
-        cost_pingpong_peer(c, peer, sizes, NSIZES, 100, t);
-        *fit_error = cost_fit_alpha_beta(bytes, t, NSIZES, &cp.alpha, &cp.beta);
-    }
-#ifdef DDL_SMPI
-    /* Simulated ranks run one at a time on one core: each would measure the
-     * same thing, and all would hold their 64 MiB at once (every timer read
-     * lets the other ranks run). Rank 0 measures for all. */
-    double gamma = c->rank == 0 ? cost_measure_gamma((size_t)32 << 20, 5) : 0;
-#else
-    double gamma = cost_measure_gamma((size_t)32 << 20, 5);
-#endif
-    MPI_Allreduce(&gamma, &cp.gamma, 1, MPI_DOUBLE, MPI_MAX, c->mpi);
-
+    CostCalibration cal;
+    cost_calibrate(c, &cal);
+    *fit_error = cal.fit_error;
     Meta meta;
     char what[128];
-    snprintf(what, sizeof what, "calibration: ping-pong between ranks 0 and %d, local FP32 reduction", peer);
+    snprintf(what, sizeof what, "calibration: ping-pong between ranks 0 and %d, local FP32 reduction", cal.peer);
     lab2_meta(&meta, o, c, what);
-    if (c->rank != 0) return cp;
+    if (c->rank != 0) return cal.p;
     char name[128];
     snprintf(name, sizeof name, "calibration-%s", tag);
     Table *tb = table_new(name, "bytes,measured_us,fitted_us,rel_err");
     tb->meta = meta;
-    meta_set(&tb->meta, "alpha_us", "%.4g", cp.alpha * 1e6);
-    meta_set(&tb->meta, "beta_ns_per_byte", "%.4g", cp.beta * 1e9);
-    meta_set(&tb->meta, "gamma_ns_per_byte", "%.4g", cp.gamma * 1e9);
+    meta_set(&tb->meta, "alpha_us", "%.4g", cal.p.alpha * 1e6);
+    meta_set(&tb->meta, "beta_ns_per_byte", "%.4g", cal.p.beta * 1e9);
+    meta_set(&tb->meta, "gamma_ns_per_byte", "%.4g", cal.p.gamma * 1e9);
     meta_set(&tb->meta, "fit", "weighted least squares (1/t^2) of one-way time = alpha + bytes*beta; "
-                               "largest relative residual %.3g", *fit_error);
+                               "largest relative residual %.3g", cal.fit_error);
     if (c->size >= 2)
-        for (int i = 0; i < NSIZES; i++) {
-            double fitted = cp.alpha + cp.beta * bytes[i];
-            table_set_num(tb, "bytes", bytes[i], "%.0f");
-            table_set_num(tb, "measured_us", t[i] * 1e6, "%.4f");
+        for (int i = 0; i < COST_CALIBRATION_SIZES; i++) {
+            double fitted = cal.p.alpha + cal.p.beta * cal.bytes[i], t = cal.one_way_s[i];
+            table_set_num(tb, "bytes", cal.bytes[i], "%.0f");
+            table_set_num(tb, "measured_us", t * 1e6, "%.4f");
             table_set_num(tb, "fitted_us", fitted * 1e6, "%.4f");
-            table_set_num(tb, "rel_err", (fitted - t[i]) / t[i], "%.4f");
+            table_set_num(tb, "rel_err", (fitted - t) / t, "%.4f");
             table_end_row(tb);
         }
     if (table_write(tb, o->out) != 0) ddl_warn("could not write %s/%s.csv", o->out, name);
     table_free(tb);
-    return cp;
+    return cal.p;
 }
