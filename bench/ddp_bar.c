@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     Sync s[NS];
     for (int k = 0; k < NS; k++) {
         SyncConfig sc = sync_config_default(kinds[k]);
-        sc.bucket_cap_bytes = (size_t)(cap_mb * (1 << 20));
+        sc.ddp.cap_bytes = (size_t)(cap_mb * (1 << 20));
         if (comm_alg_from_name(alg_name[k], &sc.alg) != 0) ddl_die("unknown algorithm '%s'", alg_name[k]);
         if (sync_init(&s[k], &sc, &t, &c, err) != 0) ddl_die("%s", err);
     }
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
         printf("# ddp_bar: %s width %g, batch %d per rank, %d ranks, %s %s data, BLAS %s x%d, %d rounds x %d kept "
                "steps per strategy, DDP cap %g MiB (%d buckets)\n",
                model, (double)width, batch, size, d.synthetic ? "synthetic" : "real", d.name, blas_core_name(),
-               blas_threads(), rounds, kept, (double)cap_mb, s[S_DDP].nbuckets);
+               blas_threads(), rounds, kept, (double)cap_mb, sync_groups(&s[S_DDP]));
         printf("ddp_bar: %s %.1f ms, %s %.1f ms, %s %.1f ms, hidden %.2f, rounds ddp<=flat %d/%d, "
                "flat<=per-param %d/%d\n",
                labels[S_DDP], med[S_DDP], labels[S_FLAT], med[S_FLAT], labels[S_PER], med[S_PER],

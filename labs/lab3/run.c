@@ -104,7 +104,7 @@ static void describe(Run *r)
     meta_set(meta, "alg", "%s", r->sc.kind == SYNC_GATHER_SCATTER ? "linear" : comm_alg_name(r->sc.alg));
     if (r->sc.kind == SYNC_DDP)
         meta_set(meta, "buckets", "%d (first %g MiB, cap %g MiB%s), progress from the gradient-ready hook",
-                 r->s.nbuckets, (double)o->first_bucket_mb, (double)o->bucket_cap_mb,
+                 sync_groups(&r->s), (double)o->first_bucket_mb, (double)o->bucket_cap_mb,
                  o->bucket_cap_mb == 0 ? ": one per layer" : "");
     meta_set(meta, "bn_stats", "%s", bn_name(r->bn));
     meta_set(meta, "accumulate", "%d", r->sc.accumulate);
@@ -140,8 +140,8 @@ static int setup(Run *r, char err[256])
     }
     r->sc = sync_config_default(kind);
     r->sc.accumulate = o->accumulate;
-    r->sc.first_bucket_bytes = (size_t)((double)o->first_bucket_mb * 1048576.0);
-    r->sc.bucket_cap_bytes = (size_t)((double)o->bucket_cap_mb * 1048576.0);
+    r->sc.ddp.first_bytes = (size_t)((double)o->first_bucket_mb * 1048576.0);
+    r->sc.ddp.cap_bytes = (size_t)((double)o->bucket_cap_mb * 1048576.0);
     if (comm_alg_from_name(o->alg, &r->sc.alg) != 0) {
         snprintf(err, 256, "unknown --alg '%s' (mpi, linear, tree, recdoubling, rabenseifner, ring, ring_async)",
                  o->alg);
@@ -242,7 +242,7 @@ static int write_outputs(Run *r, const double *all, int timed, int ranks, const 
     table_set_int(ts, "accumulate", r->sc.accumulate);
     if (r->sc.kind == SYNC_DDP) {
         table_set_num(ts, "bucket_cap_mb", o->bucket_cap_mb, "%g");
-        table_set_int(ts, "buckets", r->s.nbuckets);
+        table_set_int(ts, "buckets", sync_groups(&r->s));
     }
     table_set_str(ts, "bn", bn_name(r->bn));
     table_set_str(ts, "model", o->model);

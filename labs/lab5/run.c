@@ -3,7 +3,7 @@
  * csgd runs in one process. dsgd and fedavg run on 1 + U ranks: rank 0 is
  * the cloud (holds the global model, averages, steps for D-SGD, evaluates;
  * it does not train), ranks 1..U are the users, each with its shard of the
- * training subset (core/fed). Every rank builds the model from the same
+ * training subset (core/sync/fed.h). Every rank builds the model from the same
  * seed, so all start from the same weights without a first download.
  * After every epoch (fedavg: every round of E local epochs) the cloud
  * evaluates the global model on the test subset; training time excludes
@@ -23,13 +23,14 @@
 
 #include "common.h"
 #include "evaluate/evaluate.h"
-#include "fed/fed.h"
+#include "sync/fed.h"
+#include "sync/sync.h"
 #include "results/results.h"
 #include "lab5.h"
 
 typedef struct Setup {
     const Lab5Options *o;
-    FedScheme scheme;
+    SyncKind scheme;
     FedSharding sharding;
     bool fp16;
     int rank, world, users;  /* users: 0 for csgd */
@@ -40,11 +41,8 @@ typedef struct Setup {
 static void seed_label(const Setup *s, char *out, size_t cap)
 {
     const char *p = s->fp16 ? "FP16" : "FP32";
-    switch (s->scheme) {
-    case FED_CSGD: snprintf(out, cap, "C_SGD_BS%d_%s", s->o->batch, p); break;
-    case FED_DSGD: snprintf(out, cap, "D_SGD_BS%d_%s", s->o->batch, p); break;
-    case FED_FEDAVG: snprintf(out, cap, "FL_BS%d_%s", s->o->batch, p); break;
-    }
+    const char *name = s->scheme == SYNC_CSGD ? "C_SGD" : s->scheme == SYNC_DSGD ? "D_SGD" : "FL";
+    snprintf(out, cap, "%s_BS%d_%s", name, s->o->batch, p);
 }
 
 static int parse(const Lab5Options *o, Setup *s)
@@ -53,7 +51,8 @@ static int parse(const Lab5Options *o, Setup *s)
     s->o = o;
     MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s->world);
-    if (fed_scheme_from_name(o->scheme, &s->scheme)) {
+    if (sync_kind_from_name(o->scheme, &s->scheme) ||
+        (s->scheme != SYNC_CSGD && s->scheme != SYNC_DSGD && s->scheme != SYNC_FEDAVG)) {
         ddl_error("--scheme '%s': csgd, dsgd or fedavg", o->scheme);
         return -1;
     }
@@ -66,7 +65,7 @@ static int parse(const Lab5Options *o, Setup *s)
         return -1;
     }
     s->fp16 = !strcmp(o->precision, "fp16");
-    if (s->scheme == FED_CSGD) {
+    if (s->scheme == SYNC_CSGD) {
         if (s->world != 1) {
             ddl_error("csgd is one process: run it without mpirun or with -np 1 (got %d ranks)", s->world);
             return -1;
@@ -79,11 +78,11 @@ static int parse(const Lab5Options *o, Setup *s)
             return -1;
         }
         s->users = s->world - 1;
-        if (s->scheme == FED_DSGD && o->batch % s->users) {
+        if (s->scheme == SYNC_DSGD && o->batch % s->users) {
             ddl_error("dsgd: global batch %d is not a multiple of the %d users", o->batch, s->users);
             return -1;
         }
-        s->local_batch = s->scheme == FED_DSGD ? o->batch / s->users : o->batch;
+        s->local_batch = s->scheme == SYNC_DSGD ? o->batch / s->users : o->batch;
     }
     if (o->label && *o->label) ddl_strlcpy(s->label, o->label, sizeof s->label);
     else seed_label(s, s->label, sizeof s->label);
@@ -107,7 +106,7 @@ static void describe(Meta *meta, const Setup *s, const Dataset *train, const Dat
     meta_set(meta, "model", "resnet18 (CIFAR variant) width %g", (double)o->width);
     meta_set(meta, "params", "%zu", m->nparams);
     meta_set(meta, "label", "%s", s->label);
-    meta_set(meta, "scheme", "%s", fed_scheme_name(s->scheme));
+    meta_set(meta, "scheme", "%s", sync_kind_name(s->scheme));
     meta_set(meta, "precision", "%s", s->fp16 ? "fp16 mixed precision (FP16 emulated by rounding on CPU: FP32 master "
                                                "weights, FP16-rounded weights, activations and gradients, FP32 "
                                                "accumulation, dynamic loss scaling)" : "fp32");
@@ -116,13 +115,13 @@ static void describe(Meta *meta, const Setup *s, const Dataset *train, const Dat
                  (double)o->loss_scale, o->scale_window);
     meta_set(meta, "optimizer", "SGD lr %g (constant), momentum %g, weight decay %g", (double)o->lr,
              (double)o->momentum, (double)o->weight_decay);
-    if (s->scheme == FED_CSGD) meta_set(meta, "roles", "one process, batch %d", o->batch);
+    if (s->scheme == SYNC_CSGD) meta_set(meta, "roles", "one process, batch %d", o->batch);
     else
         meta_set(meta, "roles", "rank 0 the cloud (global model, averaging, evaluation; does not train), ranks 1-%d "
                                 "the %d users, local batch %d, %s shards%s", s->users, s->users, s->local_batch,
                  fed_sharding_name(s->sharding), s->sharding == FED_DIRICHLET ? " (Dirichlet)" : "");
     if (s->sharding == FED_DIRICHLET) meta_set(meta, "alpha", "%g", (double)o->alpha);
-    if (s->scheme == FED_FEDAVG) meta_set(meta, "local_epochs", "%d", o->local_epochs);
+    if (s->scheme == SYNC_FEDAVG) meta_set(meta, "local_epochs", "%d", o->local_epochs);
     meta_set(meta, "augment", "%s", o->augment ? "pad-4 random crop + flip" : "none (normalisation only, as the seed)");
     if (s->fp16) { /* the provenance line under every table and figure says it too */
         char line[400];
@@ -136,80 +135,20 @@ static void describe(Meta *meta, const Setup *s, const Dataset *train, const Dat
 typedef struct Run {
     Setup *s;
     Model m;
-    FedLink link;
-    FedLocal local;    /* csgd process or a user */
-    Mixed cloud_mx;    /* the cloud */
-    Sgd cloud_opt;
-    float **bufs, **state_bufs;
-    Dataset shard;
-    bool has_shard;
+    Trainer t;
+    Sync sync;           /* the csgd, dsgd or fedavg row */
 } Run;
-
-/* Mean training loss / accuracy of this epoch over every trainer. */
-static void train_stats(Run *r, double *loss, double *acc)
-{
-    double l = NAN, a = NAN;
-    long n = 0;
-    if (r->s->scheme == FED_CSGD || !r->link.cloud) fed_local_take_loss(&r->local, &l, &a, &n);
-    double v[3] = { n ? l * n : 0, n ? a * n : 0, (double)n };
-    MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    *loss = v[2] > 0 ? v[0] / v[2] : NAN;
-    *acc = v[2] > 0 ? v[1] / v[2] : NAN;
-}
-
-/* The loss scaler that speaks for the run: csgd's, the dsgd cloud's,
- * fedavg user 1's (each user scales its own local steps). Overflows are
- * summed over every scaler. Raw MPI: reporting, not training traffic. */
-static void scaler_report(Run *r, LossScaler *out, long *overflows)
-{
-    Setup *s = r->s;
-    LossScaler *mine = s->scheme == FED_CSGD ? &r->local.mx.ls
-                       : s->scheme == FED_DSGD ? (r->link.cloud ? &r->cloud_mx.ls : NULL)
-                       : (r->link.cloud ? NULL : &r->local.mx.ls);
-    /* users of D-SGD never step, so only the cloud's scaler counts there */
-    long ov = mine ? mine->overflows : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &ov, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    *overflows = ov;
-    memset(out, 0, sizeof *out);
-    if (s->scheme != FED_FEDAVG) {
-        if (s->rank == 0) *out = *mine;
-        return;
-    }
-    if (s->rank == 1) {
-        long head[4] = { mine->ntrace, mine->updates, mine->skips, mine->growths };
-        float sc = mine->scale;
-        MPI_Send(head, 4, MPI_LONG, 0, 7, MPI_COMM_WORLD);
-        MPI_Send(&sc, 1, MPI_FLOAT, 0, 8, MPI_COMM_WORLD);
-        for (int i = 0; i < mine->ntrace; i++) {
-            double ev[3] = { (double)mine->trace[i].step, mine->trace[i].scale, mine->trace[i].overflow };
-            MPI_Send(ev, 3, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD);
-        }
-    } else if (s->rank == 0) {
-        long head[4];
-        MPI_Recv(head, 4, MPI_LONG, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Recv(&out->scale, 1, MPI_FLOAT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        out->updates = head[1];
-        out->skips = head[2];
-        out->growths = head[3];
-        out->ntrace = out->captrace = (int)head[0];
-        out->trace = calloc((size_t)(head[0] > 0 ? head[0] : 1), sizeof *out->trace);
-        for (int i = 0; i < out->ntrace; i++) {
-            double ev[3];
-            MPI_Recv(ev, 3, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            out->trace[i] = (LossScaleEvent){ (long)ev[0], (float)ev[1], ev[2] != 0 };
-        }
-    }
-}
 
 /* Payload bytes so far, over all users (the cloud's view: it receives every
  * upload and sends every download). csgd: 0. */
 static void payload_so_far(const Run *r, unsigned long long *up, unsigned long long *down, long *rounds)
 {
     unsigned long long v[5] = { 0, 0, 0, 0, 0 };
-    if (r->s->scheme != FED_CSGD && r->link.cloud) {
-        v[0] = r->link.ctr.bytes_up[FED_PAYLOAD];
-        v[1] = r->link.ctr.bytes_down[FED_PAYLOAD];
-        v[2] = r->link.ctr.rounds;
+    const FedLink *l = fed_link_of(&r->sync);
+    if (l && l->cloud) {
+        v[0] = l->ctr.bytes_up[FED_PAYLOAD];
+        v[1] = l->ctr.bytes_down[FED_PAYLOAD];
+        v[2] = l->ctr.rounds;
     }
     *up = v[0];
     *down = v[1];
@@ -227,7 +166,7 @@ static int epoch_row(Run *r, Table *t, const Dataset *test, int epoch, double wa
     long rounds;
     payload_so_far(r, &up, &down, &rounds);
     table_set_str(t, "label", s->label);
-    table_set_str(t, "scheme", fed_scheme_name(s->scheme));
+    table_set_str(t, "scheme", sync_kind_name(s->scheme));
     table_set_str(t, "precision", s->fp16 ? "fp16" : "fp32");
     table_set_int(t, "epoch", epoch);
     table_set_int(t, "rounds", rounds);
@@ -261,22 +200,22 @@ static void summary_row(Run *r, Table *t, const Dataset *train, int epochs, doub
     long rounds;
     payload_so_far(r, &up, &down, &rounds);
     double rpe_closed = fed_rounds_per_epoch(s->scheme, train->n, o->batch, o->local_epochs);
-    uint64_t per_round = s->scheme == FED_CSGD ? 0 : fed_bytes_per_round(n, dt);
+    uint64_t per_round = s->scheme == SYNC_CSGD ? 0 : fed_bytes_per_round(n, dt);
     int U = s->users > 0 ? s->users : 1;
     /* measured per user and round: every upload of every user over rounds */
     double per_round_meas = rounds > 0 ? (double)up / (double)rounds / U : 0.0;
     double rpe_meas = (double)rounds / epochs;
-    bool match = s->scheme == FED_CSGD ? up == 0
+    bool match = s->scheme == SYNC_CSGD ? up == 0
                                        : (up == (unsigned long long)rounds * U * per_round &&
                                           down == (unsigned long long)rounds * U * per_round);
     table_set_str(t, "label", s->label);
-    table_set_str(t, "scheme", fed_scheme_name(s->scheme));
+    table_set_str(t, "scheme", sync_kind_name(s->scheme));
     table_set_str(t, "precision", s->fp16 ? "fp16" : "fp32");
     table_set_int(t, "users", s->users);
-    table_set_int(t, "global_batch", s->scheme == FED_FEDAVG ? o->batch * U : o->batch);
+    table_set_int(t, "global_batch", s->scheme == SYNC_FEDAVG ? o->batch * U : o->batch);
     table_set_int(t, "local_batch", s->local_batch);
-    table_set_int(t, "local_epochs", s->scheme == FED_FEDAVG ? o->local_epochs : 0);
-    table_set_str(t, "shards", s->scheme == FED_CSGD ? "-" : fed_sharding_name(s->sharding));
+    table_set_int(t, "local_epochs", s->scheme == SYNC_FEDAVG ? o->local_epochs : 0);
+    table_set_str(t, "shards", s->scheme == SYNC_CSGD ? "-" : fed_sharding_name(s->sharding));
     table_set_int(t, "params", (long long)n);
     table_set_int(t, "train_examples", train->n);
     table_set_int(t, "epochs", epochs);
@@ -290,9 +229,10 @@ static void summary_row(Run *r, Table *t, const Dataset *train, int epochs, doub
     table_set_int(t, "payload_up_bytes", (long long)up);
     table_set_int(t, "payload_down_bytes", (long long)down);
     unsigned long long st = 0, ctl = 0;
-    if (s->scheme != FED_CSGD && r->link.cloud) {
-        st = r->link.ctr.bytes_up[FED_STATE] + r->link.ctr.bytes_down[FED_STATE];
-        ctl = r->link.ctr.bytes_up[FED_CONTROL] + r->link.ctr.bytes_down[FED_CONTROL];
+    const FedLink *l = fed_link_of(&r->sync);
+    if (l && l->cloud) {
+        st = l->ctr.bytes_up[FED_STATE] + l->ctr.bytes_down[FED_STATE];
+        ctl = l->ctr.bytes_up[FED_CONTROL] + l->ctr.bytes_down[FED_CONTROL];
     }
     table_set_int(t, "state_bytes", (long long)st);
     table_set_int(t, "control_bytes", (long long)ctl);
@@ -334,49 +274,18 @@ static Table *scale_trace(const Setup *s, const LossScaler *ls, const char *name
     return t;
 }
 
-static float **arrays(int k, size_t n)
-{
-    float **a = ddl_alloc(sizeof(float *) * (size_t)(k > 0 ? k : 1));
-    for (int i = 0; i < k; i++) a[i] = ddl_alloc(sizeof(float) * (n > 0 ? n : 1));
-    return a;
-}
-
-static void free_arrays(float **a, int k)
-{
-    if (!a) return;
-    for (int i = 0; i < k; i++) ddl_free(a[i]);
-    ddl_free(a);
-}
-
-static int train(Run *r, const Dataset *train_set, const Dataset *test, const Meta *meta)
+static int train(Run *r, const Dataset *train_set, const Dataset *test, const Meta *meta, Comm *c)
 {
     Setup *s = r->s;
     const Lab5Options *o = s->o;
-    Model *m = &r->m;
-    FedLocalConfig lc = { { o->lr, o->momentum, o->weight_decay, false }, s->fp16, o->loss_scale, o->scale_window,
-                          s->local_batch, o->augment, o->seed * 1000003u + (uint64_t)s->rank };
-    bool trainer = s->scheme == FED_CSGD || s->rank != 0;
-    if (trainer) {
-        const Dataset *mine = train_set;
-        if (s->scheme != FED_CSGD) {
-            fed_shard(train_set, s->rank - 1, s->users, s->sharding, o->alpha, o->seed, &r->shard);
-            r->has_shard = true;
-            mine = &r->shard;
-        }
-        fed_local_init(&r->local, m, mine, &lc);
-    } else {
-        mixed_init(&r->cloud_mx, m, s->fp16, o->loss_scale, o->scale_window);
-        sgd_init(&r->cloud_opt, &lc.sgd, m->nparams);
-        r->bufs = arrays(s->users, m->nparams);
-        r->state_bufs = arrays(s->users, m->nstate);
-    }
-    /* D-SGD: an epoch is as many rounds as the largest shard has local
-     * batches (equal shards: train_n / global batch, rounded up). */
-    int rounds_per_epoch = 0;
-    if (s->scheme == FED_DSGD) {
-        int mine = trainer ? batcher_batches(&r->local.b) : 0;
-        MPI_Allreduce(&mine, &rounds_per_epoch, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    }
+    FedConfig fc = { train_set, s->sharding, o->alpha, s->fp16, o->loss_scale, o->scale_window, s->local_batch,
+                     o->local_epochs, o->augment, o->seed };
+    SyncConfig sc = sync_config_default(s->scheme);
+    sc.fed = &fc;
+    SgdConfig sgd = { o->lr, o->momentum, o->weight_decay, false };
+    trainer_init(&r->t, &r->m, &sgd);
+    char err[256];
+    if (sync_init(&r->sync, &sc, &r->t, c, err) != 0) ddl_die("%s", err);
     char name[3][96];
     snprintf(name[0], sizeof name[0], "epochs-%s", s->label);
     snprintf(name[1], sizeof name[1], "summary-%s", s->label);
@@ -391,39 +300,31 @@ static int train(Run *r, const Dataset *train_set, const Dataset *test, const Me
                                     "scale_updates,final_loss_scale,train_s");
     ep->meta = sum->meta = *meta;
 
-    Mixed *mx = trainer ? &r->local.mx : &r->cloud_mx;
     double wall = 0.0;
-    epoch_row(r, ep, test, 0, 0.0, NAN, NAN, mx->ls.scale);
-    int step_epochs = s->scheme == FED_FEDAVG ? o->local_epochs : 1;
+    epoch_row(r, ep, test, 0, 0.0, NAN, NAN, fed_mixed(&r->sync)->ls.scale);
+    int step_epochs = s->scheme == SYNC_FEDAVG ? o->local_epochs : 1;
+    int rounds = sync_rounds_per_epoch(&r->sync);
     int epoch = 0;
     while (epoch < o->epochs) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = ddl_now();
-        if (s->scheme == FED_CSGD) {
-            fed_local_epochs(&r->local, 1);
-        } else if (s->scheme == FED_DSGD) {
-            for (int k = 0; k < rounds_per_epoch; k++) {
-                int got = trainer ? fed_local_gradient(&r->local) : 0;
-                dsgd_round(&r->link, mx, trainer ? NULL : &r->cloud_opt, got, r->bufs);
-            }
-        } else {
-            long n = trainer ? fed_local_epochs(&r->local, o->local_epochs) : 0;
-            fedavg_round(&r->link, mx, (double)n, r->bufs, r->state_bufs);
+        for (int k = 0; k < rounds; k++) {
+            SyncRound rd;
+            sync_round(&r->sync, &rd);
         }
         double dt = ddl_now() - t0;
         MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         wall += dt;
         epoch += step_epochs;
         double tl, ta;
-        train_stats(r, &tl, &ta);
+        fed_take_train_stats(&r->sync, &tl, &ta);
         /* D-SGD: the cloud evaluates with the users' averaged BN statistics */
-        if (s->scheme == FED_DSGD) fed_sync_state(&r->link, m, r->state_bufs);
-        float scale = mx->ls.scale;
-        epoch_row(r, ep, test, epoch, wall, tl, ta, scale);
+        fed_prepare_eval(&r->sync);
+        epoch_row(r, ep, test, epoch, wall, tl, ta, fed_mixed(&r->sync)->ls.scale);
     }
     LossScaler ls;
     long overflows;
-    scaler_report(r, &ls, &overflows);
+    fed_scaler_report(&r->sync, &ls, &overflows);
     int status = 0;
     if (s->rank == 0) {
         summary_row(r, sum, train_set, epoch, wall, overflows, &ls, ep);
@@ -440,19 +341,13 @@ static int train(Run *r, const Dataset *train_set, const Dataset *test, const Me
                     table_get(sum, 0, "rounds"), !strcmp(table_get(sum, 0, "bytes_match"), "yes") ? "==" : "!=",
                     overflows, o->out, name[0], name[1]);
         if (strcmp(table_get(sum, 0, "bytes_match"), "yes")) status = 1;
-        if (s->scheme == FED_FEDAVG) free(ls.trace);
+        free(ls.trace);
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     table_free(ep);
     table_free(sum);
-    if (trainer) fed_local_free(&r->local);
-    else {
-        mixed_free(&r->cloud_mx);
-        sgd_free(&r->cloud_opt);
-        free_arrays(r->bufs, s->users);
-        free_arrays(r->state_bufs, s->users);
-    }
-    if (r->has_shard) dataset_free(&r->shard);
+    sync_free(&r->sync);
+    trainer_free(&r->t);
     return status;
 }
 
@@ -480,27 +375,24 @@ int lab5_run(const Lab5Options *o)
                                           train_set.classes);
     mc.width = o->width;
     char err[256];
-    int max_batch = s.rank == 0 ? DDL_MAX(o->eval_batch, s.scheme == FED_CSGD ? s.local_batch : 1) : s.local_batch;
+    int max_batch = s.rank == 0 ? DDL_MAX(o->eval_batch, s.scheme == SYNC_CSGD ? s.local_batch : 1) : s.local_batch;
     int status = 0;
     if (model_build(&r.m, "resnet18", &mc, max_batch, o->seed, err) != 0) {
         ddl_error("%s", err);
-        status = 2;
-    } else if (s.scheme != FED_CSGD &&
-               fed_link_init(&r.link, MPI_COMM_WORLD, !strcmp(o->precision, "fp16") ? COMM_FP16 : COMM_FP32, err)) {
-        ddl_error("%s", err);
-        model_free(&r.m);
         status = 2;
     } else {
         Meta meta;
         describe(&meta, &s, &train_set, &test, &r.m);
         if (s.rank == 0 && !o->quiet)
             fprintf(stderr, "lab5: %s: %s, resnet18 width %g (%zu params), %s %s %d train / %d test, %d rank%s%s, "
-                            "local batch %d, %d epochs%s\n", s.label, fed_scheme_name(s.scheme), (double)o->width,
+                            "local batch %d, %d epochs%s\n", s.label, sync_kind_name(s.scheme), (double)o->width,
                     r.m.nparams, train_set.synthetic ? "synthetic" : "real", train_set.name, train_set.n, test.n,
                     s.world, s.world > 1 ? "s (rank 0 the cloud)" : "", "", s.local_batch, o->epochs,
                     s.fp16 ? ", FP16 emulated by rounding on CPU" : "");
-        status = train(&r, &train_set, &test, &meta);
-        if (s.scheme != FED_CSGD) fed_link_free(&r.link);
+        Comm c;
+        comm_init(&c, MPI_COMM_WORLD);
+        status = train(&r, &train_set, &test, &meta, &c);
+        comm_free(&c);
         model_free(&r.m);
     }
     dataset_free(&train_set);

@@ -84,9 +84,9 @@ static int setup(Run *r, char err[256])
     }
     r->sc = sync_config_default(kind);
     r->sc.accumulate = o->accumulate;
-    r->sc.fusion_bytes = (size_t)((double)o->fusion_mb * 1048576.0);
-    r->sc.cycle_ms = o->cycle_ms;
-    r->sc.fp16 = o->fp16;
+    r->sc.horovod.fusion_bytes = (size_t)((double)o->fusion_mb * 1048576.0);
+    r->sc.horovod.cycle_ms = o->cycle_ms;
+    r->sc.horovod.fp16 = o->fp16;
     if (o->fp16 && kind != SYNC_HOROVOD) {
         snprintf(err, 256, "--fp16 is Horovod's compression: --style horovod only");
         return -1;
@@ -95,7 +95,7 @@ static int setup(Run *r, char err[256])
         snprintf(err, 256, "--async is the parameter server's: --style ps only");
         return -1;
     }
-    r->sc.ps_async = o->ps_async;
+    if (o->ps_async) r->sc.kind = SYNC_PS_ASYNC;
     r->server = kind == SYNC_PS && r->c->rank == 0;
     r->workers = kind == SYNC_PS ? r->c->size - 1 : r->c->size;
     r->worker = kind == SYNC_PS ? r->c->rank - 1 : r->c->rank;
@@ -116,7 +116,7 @@ static int setup(Run *r, char err[256])
 }
 
 /* The style as outputs name it: ps_async for the asynchronous server. */
-static const char *style_name(const Run *r) { return r->sc.ps_async ? "ps_async" : sync_kind_name(r->sc.kind); }
+static const char *style_name(const Run *r) { return sync_kind_name(r->sc.kind); }
 
 static void describe(Run *r, long total, int per_epoch)
 {
@@ -127,7 +127,7 @@ static void describe(Run *r, long total, int per_epoch)
     meta_set(meta, "workload", "%s", r->w->name);
     meta_set(meta, "style", "%s", style_name(r));
     meta_set(meta, "style_detail", "%s", sync_kind_description(r->sc.kind));
-    meta_set(meta, "workers", "%d%s", r->workers, r->sc.kind == SYNC_PS ? " (+ rank 0 as the server)" : "");
+    meta_set(meta, "workers", "%d%s", r->workers, r->workers < r->c->size ? " (+ rank 0 as the server)" : "");
     meta_set(meta, "accumulate", "%d", r->sc.accumulate);
     meta_set(meta, "model", "%s", r->w->model);
     meta_set(meta, "width", "%g", (double)r->width);
@@ -174,7 +174,7 @@ static int write_summary(Run *r, long total, double train_s, const double *means
     if (r->sc.kind == SYNC_HOROVOD)
         meta_set(&r->meta, "horovod", "ring allreduce (ddlab), fusion %g MiB, cycle %g ms, %s, %d fusion groups per "
                  "step after step 0 (mimics Horovod 0.28's defaults 128 MiB, 1 ms)", (double)o->fusion_mb,
-                 (double)o->cycle_ms, o->fp16 ? "fp16 compression" : "fp32", r->s.nbuckets);
+                 (double)o->cycle_ms, o->fp16 ? "fp16 compression" : "fp32", sync_groups(&r->s));
     t->meta = r->meta;
     double mean_bytes = 0.0, max_bytes = 0.0;
     for (int k = 0; k < ranks; k++) {
@@ -221,7 +221,7 @@ static int write_summary(Run *r, long total, double train_s, const double *means
         table_set_num(t, "fusion_mb", o->fusion_mb, "%g");
         table_set_num(t, "cycle_ms", o->cycle_ms, "%g");
         table_set_str(t, "fp16", o->fp16 ? "yes" : "no");
-        table_set_int(t, "groups", r->s.nbuckets);
+        table_set_int(t, "groups", sync_groups(&r->s));
     }
     table_end_row(t);
     int status = table_write(t, o->out) ? 1 : 0;
@@ -297,7 +297,7 @@ int lab6_run(const Lab6Options *o, Comm *c)
     if (c->rank == 0 && !o->quiet)
         fprintf(stderr, "lab6: %s: %s, %d worker(s)%s x batch %d, %s x%g (%zu params) on %s %s (%d examples), %ld "
                         "steps\n", r.tag, style_name(&r), r.workers,
-                r.sc.kind == SYNC_PS ? " + server" : "", o->batch, r.w->model, (double)r.width, r.m.nparams,
+                (r.sc.kind == SYNC_PS || r.sc.kind == SYNC_PS_ASYNC) ? " + server" : "", o->batch, r.w->model, (double)r.width, r.m.nparams,
                 r.train.synthetic ? "synthetic" : "real", r.train.name, r.train.n, total);
 
     size_t per = (size_t)r.train.c * r.train.h * r.train.w;
