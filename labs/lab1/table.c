@@ -12,9 +12,9 @@ static int by_name(const void *a, const void *b) { return strcmp(*(char *const *
 
 int lab1_write_table(const Lab1Options *o)
 {
-    DIR *dir = opendir(o->out);
+    DIR *dir = opendir(o->run.out);
     if (!dir) {
-        fprintf(stderr, "error: no results in %s: run `make lab1` (or bin/lab1) first\n", o->out);
+        fprintf(stderr, "error: no results in %s: run `make lab1` (or bin/lab1) first\n", o->run.out);
         return 1;
     }
     char *names[256];
@@ -26,7 +26,7 @@ int lab1_write_table(const Lab1Options *o)
     }
     closedir(dir);
     if (n == 0) {
-        fprintf(stderr, "error: no *-summary.csv in %s: run `make lab1` first\n", o->out);
+        fprintf(stderr, "error: no *-summary.csv in %s: run `make lab1` first\n", o->run.out);
         return 1;
     }
     qsort(names, (size_t)n, sizeof names[0], by_name);
@@ -35,7 +35,7 @@ int lab1_write_table(const Lab1Options *o)
     int status = 0;
     for (int i = 0; i < n; i++) {
         char path[1024], err[256];
-        snprintf(path, sizeof path, "%s/%s", o->out, names[i]);
+        snprintf(path, sizeof path, "%s/%s", o->run.out, names[i]);
         Table *t = table_read_csv(path, err, sizeof err);
         if (!t) {
             fprintf(stderr, "error: %s\n", err);

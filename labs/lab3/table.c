@@ -128,7 +128,7 @@ static int write_scaling(const Lab3Options *o, Table **runs, int n)
             span_add(&sp, runs[i]);
         }
         span_label(t, &sp);
-        if (t && table_write(t, o->out) != 0) status = 1;
+        if (t && table_write(t, o->run.out) != 0) status = 1;
         table_free(t);
     }
     return status;
@@ -214,9 +214,9 @@ static Table *table1(Table **runs, int n)
 int lab3_table(const Lab3Options *o)
 {
     static Table *runs[MAX_RUNS];
-    int n = table_read_dir(o->out, "-summary.csv", "ms_mean", runs, MAX_RUNS);
+    int n = table_read_dir(o->run.out, "-summary.csv", "ms_mean", runs, MAX_RUNS);
     if (n == 0) {
-        fprintf(stderr, "error: no lab3 runs (*-summary.csv) in %s: run make lab3\n", o->out);
+        fprintf(stderr, "error: no lab3 runs (*-summary.csv) in %s: run make lab3\n", o->run.out);
         return 1;
     }
     qsort(runs, (size_t)n, sizeof *runs, by_sync_np_cap);
@@ -226,7 +226,7 @@ int lab3_table(const Lab3Options *o)
     TexSpec specs[2];
     int nt = 0;
     if (t1) {
-        if (table_write(t1, o->out) != 0) status = 1;
+        if (table_write(t1, o->run.out) != 0) status = 1;
         static const char *const cols[] = { "task", "method", "np", "s_per_iter", "test_loss", "test_accuracy_pct",
                                             "speedup" };
         static const char *const heads[] = { "Task", "Method", "Ranks", "Avg.\\ time/iter (s)", "Loss",
@@ -238,7 +238,7 @@ int lab3_table(const Lab3Options *o)
         tex[nt++] = t1;
     }
     if (tb) {
-        if (table_write(tb, o->out) != 0) status = 1;
+        if (table_write(tb, o->run.out) != 0) status = 1;
         static const char *const cols[] = { "label", "buckets", "np", "ms_mean", "sync_ms", "comm_ms", "hidden_frac" };
         static const char *const heads[] = { "Bucket cap", "Buckets", "Ranks", "ms/iter", "Exposed sync (ms)",
                                              "Comm.\\ (ms)", "Hidden" };
@@ -249,9 +249,9 @@ int lab3_table(const Lab3Options *o)
     }
     if (nt > 0) {
         if (mkdir_parent(o->tex) != 0 || tables_write_tex(tex, specs, nt, o->tex) != 0) status = 1;
-        else fprintf(stderr, "lab3: wrote %s and the figure CSVs in %s (%d runs)\n", o->tex, o->out, n);
+        else fprintf(stderr, "lab3: wrote %s and the figure CSVs in %s (%d runs)\n", o->tex, o->run.out, n);
     } else {
-        fprintf(stderr, "lab3: no task or bucket runs in %s: nothing for %s\n", o->out, o->tex);
+        fprintf(stderr, "lab3: no task or bucket runs in %s: nothing for %s\n", o->run.out, o->tex);
     }
     table_free(t1);
     table_free(tb);
