@@ -77,6 +77,8 @@ typedef struct DriverSpec {
     const char *tag_default;   /* for --help: "<sync>-np<ranks>" */
     const char *batch_help;    /* NULL: "examples per step on each rank" */
     int batch_min;             /* 1 unless the program gives 0 a meaning */
+    const char *width_help;    /* NULL: "channel width multiplier (1 = as published)" */
+    float width_min;           /* 0.001 unless the program gives 0 a meaning */
 } DriverSpec;
 
 /* Where the loop stands: everything a run resumed between batches needs

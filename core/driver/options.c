@@ -130,7 +130,8 @@ int driver_cli_fragment(Driver *d, CliOption *out)
     const CliOption all[] = {
         { "model", OPT_STR, &o->model, d->opt_help[0], 0, 0 },
         { "dataset", OPT_STR, &o->dataset, d->opt_help[1], 0, 0 },
-        { "width", OPT_FLOAT, &o->width, "channel width multiplier (1 = as published)", 0.001, 16 },
+        { "width", OPT_FLOAT, &o->width, spec->width_help ? spec->width_help : "channel width multiplier (1 = as "
+          "published)", spec->width_help ? spec->width_min : 0.001, 16 },
         { "limit", OPT_INT, &o->limit, "use only the first N training examples (0: all)", 0, 100000000 },
         { "test-limit", OPT_INT, &o->test_limit, "use only the first N test examples (0: all)", 0, 100000000 },
         { "batch", OPT_INT, &o->batch, spec->batch_help ? spec->batch_help : "examples per step on each rank",

@@ -189,5 +189,6 @@ CommCounters sync_counters(const Sync *s)
 }
 
 bool sync_computes(const Sync *s) { return !(s->row->rank0_serves && s->rank == 0); }
+int sync_workers(const Sync *s) { return s->world - (s->row->rank0_serves ? 1 : 0); }
 
 int sync_groups(const Sync *s) { return s->row->groups ? s->row->groups(s) : 0; }

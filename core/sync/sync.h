@@ -99,8 +99,10 @@ int sync_rounds_per_epoch(const Sync *s);
 /* What this rank sent and received for the strategy so far: ddlab's
  * collectives (comm counters) plus what the row moved itself. */
 CommCounters sync_counters(const Sync *s);
-/* Whether this rank computes gradients (not the ps server, not the cloud). */
+/* Whether this rank computes gradients (not the ps server, not the cloud),
+ * and how many ranks do (the workers, the users). */
 bool sync_computes(const Sync *s);
+int sync_workers(const Sync *s);
 /* Buckets (ddp) or fusion groups (horovod, the plan in use); 0 for others. */
 int sync_groups(const Sync *s);
 

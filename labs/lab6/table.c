@@ -235,14 +235,14 @@ static int write_figure_data(Table **runs, int n, const char *dir)
 int lab6_table(const Lab6Options *o)
 {
     Table *runs[MAX_RUNS];
-    int n = table_read_dir(o->out, "-summary.csv", "iters_per_s", runs, MAX_RUNS);
+    int n = table_read_dir(o->run.out, "-summary.csv", "iters_per_s", runs, MAX_RUNS);
     if (n == 0) {
-        fprintf(stderr, "lab6: no <tag>-summary.csv in %s (run make lab6)\n", o->out);
+        fprintf(stderr, "lab6: no <tag>-summary.csv in %s (run make lab6)\n", o->run.out);
         return 1;
     }
     qsort(runs, (size_t)n, sizeof *runs, cmp_runs);
-    int rc = write_grid(runs, n, o->out) | write_tex(runs, n, o->tex) | write_figure_data(runs, n, o->out);
-    if (!o->quiet) fprintf(stderr, "lab6: %d runs -> %s/lab6.csv, %s\n", n, o->out, o->tex);
+    int rc = write_grid(runs, n, o->run.out) | write_tex(runs, n, o->tex) | write_figure_data(runs, n, o->run.out);
+    if (!o->run.quiet) fprintf(stderr, "lab6: %d runs -> %s/lab6.csv, %s\n", n, o->run.out, o->tex);
     for (int i = 0; i < n; i++) table_free(runs[i]);
     return rc ? 1 : 0;
 }
