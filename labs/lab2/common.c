@@ -1,5 +1,5 @@
-/* common.c - what lab2's jobs share: defaults, algorithm lists, metadata,
- * and the calibration of the cost model. */
+/* common.c - what lab2's jobs share: the checks of their options,
+ * algorithm lists, metadata, and the calibration of the cost model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,28 +9,11 @@
 #include "comm/costmodel.h"
 #include "lab2.h"
 
-Lab2Options lab2_defaults(void)
+int lab2_check(const Lab2Options *o)
 {
-    Lab2Options o;
-    memset(&o, 0, sizeof o);
-    o.mode = "";
-    o.algs = "all";
-    o.sizes = "";
-    o.min_bytes = 4;
-    o.max_bytes = 64 << 20;
-    o.out = "results/lab2";
-    o.tex = "report/tables/lab2.tex";
-    o.profile = getenv("PROFILE") && *getenv("PROFILE") ? getenv("PROFILE") : "custom";
-    o.dataset = "mnist";
-    o.dtype = "fp32";
-    o.hidden = "16,64,256,1024";
-    o.h1 = 128;
-    o.epochs = 1;
-    o.batch = 32;
-    o.lr = 0.1f;
-    o.segment_kib = (int)(COMM_DEFAULT_SEGMENT_BYTES / 1024);
-    o.seed = 1;
-    return o;
+    CommAlg algs[COMM_ALG_COUNT];
+    if (lab2_parse_algs(o->algs, algs) <= 0 || driver_choice("dtype", o->dtype, "fp32|fp16") < 0) return 2;
+    return 0;
 }
 
 int lab2_parse_algs(const char *list, CommAlg *algs)
@@ -53,31 +36,29 @@ int lab2_parse_algs(const char *list, CommAlg *algs)
     return n;
 }
 
-void lab2_meta(Meta *m, const Lab2Options *o, const Comm *c, const char *what)
+void lab2_meta(Meta *m, const Lab2Options *o, Driver *d, const char *what)
 {
     memset(m, 0, sizeof *m);
-    meta_collect(m, "lab2");
+    driver_meta(d, m);
     meta_set(m, "experiment", "%s", what);
-    meta_set(m, "profile", "%s", o->profile);
-    meta_set(m, "seed", "%llu", (unsigned long long)o->seed);
-    meta_set(m, "device", "cpu");
     const char *pml = getenv("OMPI_MCA_pml"), *btl = getenv("OMPI_MCA_btl");
     meta_set(m, "mca", "pml %s, btl %s", pml ? pml : "default", btl ? btl : "default");
-    meta_set(m, "ring_async_segment_bytes", "%zu", c->segment_bytes);
+    meta_set(m, "ring_async_segment_bytes", "%zu", d->comm.segment_bytes);
 }
 
-CostParams lab2_calibrate(const Lab2Options *o, Comm *c, const char *tag, double *fit_error)
+CostParams lab2_calibrate(const Lab2Options *o, Driver *d, double *fit_error)
 {
+    Comm *c = &d->comm;
     CostCalibration cal;
     cost_calibrate(c, &cal);
     *fit_error = cal.fit_error;
     Meta meta;
     char what[128];
     snprintf(what, sizeof what, "calibration: ping-pong between ranks 0 and %d, local FP32 reduction", cal.peer);
-    lab2_meta(&meta, o, c, what);
+    lab2_meta(&meta, o, d, what);
     if (c->rank != 0) return cal.p;
-    char name[128];
-    snprintf(name, sizeof name, "calibration-%s", tag);
+    char name[160];
+    snprintf(name, sizeof name, "calibration-%s", d->tag);
     Table *tb = table_new(name, "bytes,measured_us,fitted_us,rel_err");
     tb->meta = meta;
     meta_set(&tb->meta, "alpha_us", "%.4g", cal.p.alpha * 1e6);
@@ -94,7 +75,7 @@ CostParams lab2_calibrate(const Lab2Options *o, Comm *c, const char *tag, double
             table_set_num(tb, "rel_err", (fitted - t) / t, "%.4f");
             table_end_row(tb);
         }
-    if (table_write(tb, o->out) != 0) ddl_warn("could not write %s/%s.csv", o->out, name);
+    if (table_write(tb, o->run.out) != 0) ddl_warn("could not write %s/%s.csv", o->run.out, name);
     table_free(tb);
     return cal.p;
 }

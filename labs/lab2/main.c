@@ -5,13 +5,9 @@
  *                                   algorithm and hidden width
  *   bin/lab2 table                  report/tables/lab2.tex from results/lab2
  * `make lab2` runs all three (labs/lab2/run.sh) and renders the figures. */
-#include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "common.h"
-#include "threads.h"
 #include "lab2.h"
 
 static const char *DESCRIPTION =
@@ -32,15 +28,14 @@ static const char *DESCRIPTION =
 
 int main(int argc, char **argv)
 {
-    int rank = 0, size = 1;
-    ddl_program_start(&argc, &argv, &rank, &size);
-
-    Lab2Options o = lab2_defaults();
-    /* The mode comes first; the options after it are parsed as usual
-     * (argv[0] then reads as the mode in messages). */
-    bool has_mode = argc > 1 && argv[1][0] != '-';
-    if (has_mode) o.mode = argv[1];
-    CliOption opts[] = {
+    Lab2Options o = { .run = driver_defaults(), .algs = "all", .sizes = "", .min_bytes = 4, .max_bytes = 64 << 20,
+                      .hidden = "16,64,256,1024", .dtype = "fp32", .epochs = 1, .h1 = 128,
+                      .segment_kib = (int)(COMM_DEFAULT_SEGMENT_BYTES / 1024), .tex = "report/tables/lab2.tex" };
+    o.run.dataset = "mnist";
+    o.run.batch = 32;
+    o.run.lr = 0.1f;
+    o.run.out = "results/lab2";
+    const CliOption own[] = {
         { "algs", OPT_STR, &o.algs, "all, or a comma list: mpi,linear,tree,recdoubling,rabenseifner,ring,ring_async", 0, 0 },
         { "sizes", OPT_STR, &o.sizes, "bench: comma list of message sizes in bytes (default: the x2 sweep)", 0, 0 },
         { "min-bytes", OPT_INT, &o.min_bytes, "bench: smallest message of the sweep", 4, 1 << 30 },
@@ -54,38 +49,20 @@ int main(int argc, char **argv)
         { "hidden", OPT_STR, &o.hidden, "train: comma list of second hidden widths H", 0, 0 },
         { "h1", OPT_INT, &o.h1, "train: first hidden width", 1, 65536 },
         { "epochs", OPT_INT, &o.epochs, "train: passes over the training set", 1, 1000 },
-        { "batch", OPT_INT, &o.batch, "train: examples per step on each rank", 1, 65536 },
-        { "lr", OPT_FLOAT, &o.lr, "train: learning rate (plain SGD, as Genann)", 0, 100 },
-        { "limit", OPT_INT, &o.limit, "train: use the first N training examples (0: all)", 0, 100000000 },
-        { "test-limit", OPT_INT, &o.test_limit, "train: use the first N test examples (0: all)", 0, 100000000 },
-        { "dataset", OPT_STR, &o.dataset, "train: mnist | fashion-mnist", 0, 0 },
-        { "synthetic", OPT_FLAG, &o.force_synthetic, "train: synthetic data even when files exist", 0, 0 },
-        { "seed", OPT_U64, &o.seed, "seed for initialisation and shuffling", 0, 0 },
-        { "profile", OPT_STR, &o.profile, "label written to outputs: quick | paper | custom", 0, 0 },
-        { "tag", OPT_STR, &o.tag, "name part of the output files (default np<ranks>)", 0, 0 },
-        { "out", OPT_STR, &o.out, "directory for CSV/JSON results", 0, 0 },
         { "tex", OPT_STR, &o.tex, "table: path of the LaTeX table", 0, 0 },
-        { "quiet", OPT_FLAG, &o.quiet, "less output", 0, 0 },
     };
-    int rc = cli_parse(has_mode ? argc - 1 : argc, has_mode ? argv + 1 : argv, "lab2 bench|train|table [options]",
-                       DESCRIPTION, opts, (int)(sizeof opts / sizeof opts[0]));
-    if (rc != 0 || !has_mode) {
-        if (rc == 0 && rank == 0) fprintf(stderr, "error: say what to do: lab2 bench | train | table (--help)\n");
-        MPI_Finalize();
-        return rc > 0 ? 0 : 2;
+    const DriverSpec spec = { .program = "lab2", .usage = "lab2 bench|train|table [options]",
+                              .description = DESCRIPTION, .modes = "bench|train|table",
+                              .datasets = "mnist|fashion-mnist", .shared = DRV_DATASET | DRV_LR | DRV_RUN,
+                              .own = own, .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "np<ranks>",
+                              .batch_help = "train: examples per step on each rank", .batch_min = 1 };
+    Driver d;
+    if (driver_start(&d, &spec, &o.run, argc, argv) != 0) return driver_end(&d, d.status);
+    if (!strcmp(d.mode, "table")) {
+        int rc = driver_check_file(&d, "tex", o.tex);
+        return driver_end(&d, rc ? rc : d.rank == 0 ? lab2_table(&o) : 0);
     }
-    int status = 2;
-    if (!strcmp(o.mode, "table")) {
-        status = rank == 0 ? lab2_table(&o) : 0;
-    } else if (!strcmp(o.mode, "bench") || !strcmp(o.mode, "train")) {
-        Comm c;
-        comm_init(&c, MPI_COMM_WORLD);
-        c.segment_bytes = (size_t)o.segment_kib * 1024;
-        status = !strcmp(o.mode, "bench") ? lab2_bench(&o, &c) : lab2_train(&o, &c);
-        comm_free(&c);
-    } else if (rank == 0) {
-        fprintf(stderr, "error: unknown mode '%s': lab2 bench | train | table (--help)\n", o.mode);
-    }
-    MPI_Finalize();
-    return status;
+    if (lab2_check(&o) != 0 || driver_open(&d) != 0) return driver_end(&d, 2);
+    d.comm.segment_bytes = (size_t)o.segment_kib * 1024;
+    return driver_end(&d, !strcmp(d.mode, "bench") ? lab2_bench(&o, &d) : lab2_train(&o, &d));
 }

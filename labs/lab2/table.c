@@ -290,18 +290,18 @@ static int write_ranks_csv(const char *dir, const Files *ranks)
 int lab2_table(const Lab2Options *o)
 {
     Files bench, ranks, train;
-    find(o->out, "bench-np", &bench);
-    find(o->out, "bench-ranks-np", &ranks);
-    find(o->out, "train-np", &train);
+    find(o->run.out, "bench-np", &bench);
+    find(o->run.out, "bench-ranks-np", &ranks);
+    find(o->run.out, "train-np", &train);
     if (bench.n == 0 && train.n == 0) {
-        fprintf(stderr, "error: no bench-np*.csv or train-np*.csv in %s: run `make lab2` first\n", o->out);
+        fprintf(stderr, "error: no bench-np*.csv or train-np*.csv in %s: run `make lab2` first\n", o->run.out);
         return 1;
     }
-    int status = write_ranks_csv(o->out, &ranks) != 0;
+    int status = write_ranks_csv(o->run.out, &ranks) != 0;
     double largest = 0;
     int train_ranks = 0;
-    Table *tables[3] = { crossover_table(o->out, &bench), busbw_table(o->out, &bench, &largest),
-                         train_table(o->out, &train, &train_ranks) };
+    Table *tables[3] = { crossover_table(o->run.out, &bench), busbw_table(o->run.out, &bench, &largest),
+                         train_table(o->run.out, &train, &train_ranks) };
     /* Captions: the provenance line under each names the first run's
      * settings; the ranks and oversubscription are per row or per column. */
     for (int i = 0; i < 2; i++) {
@@ -366,7 +366,7 @@ int lab2_table(const Lab2Options *o)
         mkdir_p(dir);
     }
     if (tables_write_tex((const Table *const *)keep, keep_spec, n, o->tex) != 0) status = 1;
-    else if (!o->quiet) fprintf(stderr, "lab2: wrote %s (%d tables)\n", o->tex, n);
+    else if (!o->run.quiet) fprintf(stderr, "lab2: wrote %s (%d tables)\n", o->tex, n);
     for (int i = 0; i < 3; i++) table_free(tables[i]);
     free_files(&bench);
     free_files(&ranks);

@@ -36,7 +36,7 @@ static Table *read_csv(const char *dir, const char *name)
     char path[1024], err[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     Table *t = table_read_csv(path, err, sizeof err);
-    if (!t) lab4_error("%s", err);
+    if (!t) ddl_error("%s", err);
     return t;
 }
 
@@ -270,10 +270,10 @@ static Table *all_iterations(const Runs *r)
 int lab4_table(const Lab4Options *o)
 {
     Runs r;
-    int n = load_runs(o->out, &r);
+    int n = load_runs(o->run.out, &r);
     if (n <= 0) {
-        lab4_error("no runs-npP.csv / iters-npP.csv in %s: run `make lab4` (or mpirun -np P bin/lab4 run) first",
-                   o->out);
+        ddl_error("no runs-npP.csv / iters-npP.csv in %s: run `make lab4` (or mpirun -np P bin/lab4 run) first",
+                   o->run.out);
         free_runs(&r);
         return 1;
     }
@@ -285,7 +285,7 @@ int lab4_table(const Lab4Options *o)
     int status = 0;
     for (int i = 0; i < 4; i++) {
         provenance(all[i], &r, summary);
-        if (all[i]->nrows > 0 && table_write(all[i], o->out) != 0) status = 1;
+        if (all[i]->nrows > 0 && table_write(all[i], o->run.out) != 0) status = 1;
     }
 
     char cap1[768], cap2[512];
@@ -313,8 +313,8 @@ int lab4_table(const Lab4Options *o)
         ntex = 1;
     }
     if (tables_write_tex(tex, specs, ntex, o->tex) != 0) status = 1;
-    else if (!o->quiet)
-        fprintf(stderr, "lab4: wrote %s and %s/{table2,fig3,iters%s}.csv (%s)\n", o->tex, o->out,
+    else if (!o->run.quiet)
+        fprintf(stderr, "lab4: wrote %s and %s/{table2,fig3,iters%s}.csv (%s)\n", o->tex, o->run.out,
                 lga->nrows ? ",lga" : "", summary);
     for (int i = 0; i < 4; i++) table_free(all[i]);
     free_runs(&r);
