@@ -224,8 +224,8 @@ static Table *concat(Table *const *parts, int n, const char *name)
 int lab5_table(const Lab5Options *o)
 {
     Runs r;
-    if (load(o->out, &r) <= 0) {
-        ddl_error("no summary-*.csv / epochs-*.csv in %s: run `make lab5` (or bin/lab5 run) first", o->out);
+    if (load(o->run.out, &r) <= 0) {
+        ddl_error("no summary-*.csv / epochs-*.csv in %s: run `make lab5` (or bin/lab5 run) first", o->run.out);
         free_runs(&r);
         return 1;
     }
@@ -235,7 +235,7 @@ int lab5_table(const Lab5Options *o)
     int status = 0;
     for (int i = 0; i < 4; i++) {
         provenance(all[i], &r);
-        if (all[i]->nrows > 0 && table_write(all[i], o->out) != 0) status = 1;
+        if (all[i]->nrows > 0 && table_write(all[i], o->run.out) != 0) status = 1;
     }
     char cap1[640], cap2[640];
     snprintf(cap1, sizeof cap1, "lab5 (seed 004, Section 3.2): payload per user and direction. Closed form: "
@@ -256,7 +256,7 @@ int lab5_table(const Lab5Options *o)
                          { cap2, "tab:lab5-accuracy", 7, c2, h2, "lrrrrrr" } };
     const Table *tex[2] = { comm, acc };
     if (tables_write_tex(tex, specs, 2, o->tex) != 0) status = 1;
-    else if (!o->quiet) fprintf(stderr, "lab5: wrote %s and %s/{comm,accuracy,epochs,lossscale}.csv\n", o->tex, o->out);
+    else if (!o->run.quiet) fprintf(stderr, "lab5: wrote %s and %s/{comm,accuracy,epochs,lossscale}.csv\n", o->tex, o->run.out);
     for (int i = 0; i < 4; i++) table_free(all[i]);
     free_runs(&r);
     return status;
