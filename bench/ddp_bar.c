@@ -143,7 +143,8 @@ static int strategies(Driver *d, Bar *b)
     return 0;
 }
 
-static int run(Driver *d, Bar *b)
+/* The strategies in rotation; they go before the trainer they share. */
+static int bar(Driver *d, Bar *b)
 {
     const DriverOptions *o = d->opt;
     if (d->world < 2) {
@@ -178,30 +179,32 @@ static int run(Driver *d, Bar *b)
     return 0;
 }
 
+static int run(void *ctx, Driver *d)
+{
+    Bar *b = ctx;
+    b->alg[S_PER] = b->alg[S_FLAT];
+    int status = bar(d, b);
+    for (int k = NS - 1; k >= 0; k--)
+        if (b->s[k].row) sync_free(&b->s[k]);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
-    DriverOptions opt = driver_defaults();
-    opt.model = "vgg11";
-    opt.dataset = "cifar10";
-    opt.limit = 2560;
+    DriverOptions opt = { .model = "vgg11", .dataset = "cifar10", .width = 1, .batch = 64, .limit = 2560, .seed = 1 };
     Bar b = { .rounds = 8, .block = 6, .cap_mb = 25.0f, .alg = { "mpi", "mpi", "mpi" } };
     const CliOption own[] = {
-        { "rounds", OPT_INT, &b.rounds, "rounds: every strategy runs one block per round", 1, 100000 },
-        { "block", OPT_INT, &b.block, "steps per block (its first is discarded)", 2, 100000 },
-        { "cap-mb", OPT_FLOAT, &b.cap_mb, "ddp: bucket cap in MiB after the first", 0, 1e6 },
-        { "ddp-alg", OPT_STR, &b.alg[S_DDP], "ddp's allreduce algorithm", 0, 0 },
-        { "alg", OPT_STR, &b.alg[S_FLAT], "the flat and per-parameter allreduce algorithm", 0, 0 },
+        OPTION_INT("rounds", &b.rounds, "rounds: every strategy runs one block per round", 1, 100000),
+        OPTION_INT("block", &b.block, "steps per block (its first is discarded)", 2, 100000),
+        OPTION_FLOAT("cap-mb", &b.cap_mb, "ddp: bucket cap in MiB after the first", 0, 1e6),
+        OPTION_STR("ddp-alg", &b.alg[S_DDP], "ddp's allreduce algorithm"),
+        OPTION_STR("alg", &b.alg[S_FLAT], "the flat and per-parameter allreduce algorithm"),
     };
     const DriverSpec spec = { .program = "ddp_bar", .usage = "mpirun -np 2 ddp_bar [options]",
                               .description = "DDP vs allreduce_flat vs per-parameter allreduce, interleaved in one "
                                              "run (see bench/ddp_bar.c).",
                               .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_LIMITS | DRV_SEED | DRV_DEVICE,
-                              .own = own, .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1 };
-    Driver d;
-    if (driver_start(&d, &spec, &opt, argc, argv) != 0) return driver_end(&d, d.status);
-    b.alg[S_PER] = b.alg[S_FLAT];
-    int status = run(&d, &b);
-    for (int k = NS - 1; k >= 0; k--)
-        if (b.s[k].row) sync_free(&b.s[k]);
-    return driver_end(&d, status);
+                              .own = own, .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1, .ctx = &b,
+                              .run = run };
+    return driver_main(&spec, &opt, argc, argv);
 }

@@ -15,6 +15,7 @@
 
 typedef struct Bench {
     int reps, warmup;
+    bool profile;              /* then time every layer once */
     float *x;                  /* one random batch, every step */
     int32_t *y;
     double *ms;
@@ -69,8 +70,9 @@ static void random_batch(Bench *b, const ModelConfig *cfg, int batch)
     for (int i = 0; i < batch; i++) b->y[i] = (int32_t)rng_below(&r, (uint32_t)cfg->classes);
 }
 
-static int run(Driver *d, Bench *b, bool profile)
+static int run(void *ctx, Driver *d)
 {
+    Bench *b = ctx;
     const DriverOptions *o = d->opt;
     ModelConfig cfg = model_config_default(o->model, (Shape){ 0, 0, 0 }, 0);
     cfg.width = o->width;
@@ -93,7 +95,7 @@ static int run(Driver *d, Bench *b, bool profile)
     printf("train_step %s b%d: median %.2f ms, min %.2f ms, %.1f GFLOP/s (%.2f GFLOP/step, %zu params, BLAS %s x%d "
            "%s)\n", o->model, o->batch, med, mn, gflop / (med * 1e-3), gflop, d->m.nparams, blas_core_name(),
            blas_threads(), blas_threading());
-    if (profile) profile_layers(&d->m, o->batch);
+    if (b->profile) profile_layers(&d->m, o->batch);
     ddl_free(b->x);
     ddl_free(b->y);
     ddl_free(b->ms);
@@ -102,20 +104,16 @@ static int run(Driver *d, Bench *b, bool profile)
 
 int main(int argc, char **argv)
 {
-    DriverOptions opt = driver_defaults();
-    opt.model = "vgg11";
+    DriverOptions opt = { .model = "vgg11", .width = 1, .batch = 64, .seed = 1 };
     Bench b = { .reps = 10, .warmup = 3 };
-    bool profile = false;
     const CliOption own[] = {
-        { "reps", OPT_INT, &b.reps, "timed steps (the median is reported)", 1, 100000 },
-        { "warmup", OPT_INT, &b.warmup, "untimed steps first", 0, 100000 },
-        { "profile-layers", OPT_FLAG, &profile, "then time every layer's forward and backward once", 0, 0 },
+        OPTION_INT("reps", &b.reps, "timed steps (the median is reported)", 1, 100000),
+        OPTION_INT("warmup", &b.warmup, "untimed steps first", 0, 100000),
+        OPTION_FLAG("profile-layers", &b.profile, "then time every layer's forward and backward once"),
     };
     const DriverSpec spec = { .program = "train_step", .usage = "train_step [--model NAME] [--batch N] [options]",
                               .description = "Time one training step (forward + backward + SGD) on random inputs.",
                               .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_DEVICE, .own = own,
-                              .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1 };
-    Driver d;
-    if (driver_start(&d, &spec, &opt, argc, argv) != 0) return driver_end(&d, d.status);
-    return driver_end(&d, run(&d, &b, profile));
+                              .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1, .ctx = &b, .run = run };
+    return driver_main(&spec, &opt, argc, argv);
 }

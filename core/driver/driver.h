@@ -50,6 +50,7 @@ typedef struct DriverOptions {
     const char *profile;       /* quick | paper | smoke | custom ($PROFILE) */
     const char *out;           /* directory of the result files */
     const char *tag;           /* name part of the output files; NULL: the program's default */
+    const char *tex;           /* the table job's LaTeX file */
     bool synthetic;            /* synthetic data even when files exist */
     bool no_synthetic;         /* fail instead of generating data */
     bool quiet;                /* no progress output */
@@ -59,12 +60,15 @@ enum {
     DRV_MODEL = 1 << 0, DRV_DATASET = 1 << 1, DRV_WIDTH = 1 << 2, DRV_LIMITS = 1 << 3, DRV_BATCH = 1 << 4,
     DRV_LR = 1 << 5, DRV_MOMENTUM = 1 << 6, DRV_WD = 1 << 7, DRV_SEED = 1 << 8, DRV_DEVICE = 1 << 9,
     DRV_PROFILE = 1 << 10, DRV_OUT = 1 << 11, DRV_TAG = 1 << 12, DRV_QUIET = 1 << 13, DRV_SYNTHETIC = 1 << 14,
+    DRV_TEX = 1 << 15,
     DRV_SGD = DRV_LR | DRV_MOMENTUM | DRV_WD,
     DRV_RUN = DRV_LIMITS | DRV_BATCH | DRV_SEED | DRV_DEVICE | DRV_PROFILE | DRV_OUT | DRV_TAG | DRV_QUIET |
               DRV_SYNTHETIC,
 };
 
-/* What a program is, for its command line and its outputs. */
+typedef struct Driver Driver;
+
+/* What a program is, for its command line, its jobs and its outputs. */
 typedef struct DriverSpec {
     const char *program;       /* "lab3": messages, the outputs' program key */
     const char *usage;         /* "lab3 run|table [options]" */
@@ -79,6 +83,12 @@ typedef struct DriverSpec {
     int batch_min;             /* 1 unless the program gives 0 a meaning */
     const char *width_help;    /* NULL: "channel width multiplier (1 = as published)" */
     float width_min;           /* 0.001 unless the program gives 0 a meaning */
+    /* The jobs (driver_main): */
+    void *ctx;                 /* the program's options, handed to its jobs */
+    int (*check)(void *ctx, int ranks); /* its own choices, before any work; 0, or 2 after a message */
+    int (*run)(void *ctx, Driver *d);   /* every mode but "table" (d->mode says which) */
+    int (*table)(const void *ctx);      /* the "table" mode, on rank 0, after --tex is checked */
+    const bool *table_flag;    /* a flag that picks the table job instead (lab1's --table) */
 } DriverSpec;
 
 /* Where the loop stands: everything a run resumed between batches needs
@@ -90,7 +100,7 @@ typedef struct DriverState {
     double train_s;            /* this rank's wall time inside periods */
 } DriverState;
 
-typedef struct Driver {
+struct Driver {
     const DriverSpec *spec;
     DriverOptions *opt;        /* the program's shared options, parsed and checked */
     const char *mode;          /* the job word ("run"), "" without modes */
@@ -117,7 +127,17 @@ typedef struct Driver {
     int *event_ranks, nevents;
     char tag[128];             /* the run's name (driver_tag) */
     char opt_help[4][160];     /* help lines built from the spec */
-} Driver;
+};
+
+/* A whole program: driver_start, then the table job or the check and the
+ * run job, then driver_end. Returns the exit status. */
+int driver_main(const DriverSpec *spec, DriverOptions *opt, int argc, char **argv);
+
+/* The option lines of a program's own table (cli.h's CliOption). */
+#define OPTION_STR(name, target, help) { name, OPT_STR, target, help, 0, 0 }
+#define OPTION_FLAG(name, target, help) { name, OPT_FLAG, target, help, 0, 0 }
+#define OPTION_INT(name, target, help, min, max) { name, OPT_INT, target, help, min, max }
+#define OPTION_FLOAT(name, target, help, min, max) { name, OPT_FLOAT, target, help, min, max }
 
 /* Defaults every program starts from: device and profile from $DEVICE and
  * $PROFILE (cpu, custom), seed 1, width 1, batch 64; out NULL (the

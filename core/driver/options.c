@@ -23,6 +23,12 @@ DriverOptions driver_defaults(void)
                             .device = env_or("DEVICE", "cpu"), .profile = env_or("PROFILE", "custom") };
 }
 
+void driver_environment(DriverOptions *o)
+{
+    if (!o->device) o->device = env_or("DEVICE", "cpu");
+    if (!o->profile) o->profile = env_or("PROFILE", "custom");
+}
+
 /* "a|b|c" -> "a, b or c" (for messages). */
 static void spoken(const char *choices, char *out, size_t cap)
 {
@@ -147,10 +153,11 @@ int driver_cli_fragment(Driver *d, CliOption *out)
         { "out", OPT_STR, &o->out, "directory for CSV/JSON results", 0, 0 },
         { "tag", OPT_STR, &o->tag, d->opt_help[2], 0, 0 },
         { "quiet", OPT_FLAG, &o->quiet, "no progress output", 0, 0 },
+        { "tex", OPT_STR, &o->tex, "table job: path of the LaTeX table", 0, 0 },
     };
     static const unsigned bit[] = { DRV_MODEL, DRV_DATASET, DRV_WIDTH, DRV_LIMITS, DRV_LIMITS, DRV_BATCH, DRV_LR,
                                     DRV_MOMENTUM, DRV_WD, DRV_SEED, DRV_DEVICE, DRV_PROFILE, DRV_SYNTHETIC, DRV_OUT,
-                                    DRV_TAG, DRV_QUIET };
+                                    DRV_TAG, DRV_QUIET, DRV_TEX };
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (spec->shared & bit[i]) out[n++] = all[i];

@@ -37,6 +37,7 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
     memset(d, 0, sizeof *d);
     d->spec = spec;
     d->opt = opt;
+    driver_environment(opt);
     ddl_program_start(&argc, &argv, &d->rank, &d->world);
     d->status = 2;
     if (take_mode(d, &argc, &argv) != 0) return -1;
@@ -132,4 +133,16 @@ int driver_open(Driver *d)
     comm_init(&d->comm, MPI_COMM_WORLD);
     d->opened = true;
     return 0;
+}
+
+int driver_main(const DriverSpec *spec, DriverOptions *opt, int argc, char **argv)
+{
+    Driver d;
+    if (driver_start(&d, spec, opt, argc, argv) != 0) return driver_end(&d, d.status);
+    if (!strcmp(d.mode, "table") || (spec->table_flag && *spec->table_flag)) {
+        int rc = driver_check_file(&d, "tex", opt->tex);
+        return driver_end(&d, rc ? rc : d.rank == 0 ? spec->table(spec->ctx) : 0);
+    }
+    if (spec->check && spec->check(spec->ctx, d.world) != 0) return driver_end(&d, 2);
+    return driver_end(&d, spec->run(spec->ctx, &d));
 }

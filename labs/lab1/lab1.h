@@ -8,12 +8,14 @@
 
 typedef struct Lab1Options {
     DriverOptions run;         /* model, dataset, batch, SGD, seed, out, tag, ... */
-    const char *figures, *tex, *augment;
+    const char *figures, *augment;
     int epochs, iters;
     bool nesterov, table_only;
 } Lab1Options;
 
-int lab1_run(const Lab1Options *o, Driver *d);  /* 0 on success */
-int lab1_write_table(const Lab1Options *o);    /* 0 on success */
+/* The jobs (driver.h's DriverSpec; ctx is the Lab1Options). */
+int lab1_check(void *ctx, int ranks);
+int lab1_run(void *ctx, Driver *d);
+int lab1_write_table(const void *ctx);
 
 #endif

@@ -20,38 +20,25 @@ static const char *DESCRIPTION =
 
 int main(int argc, char **argv)
 {
-    Lab1Options o = { .run = driver_defaults(), .figures = "figures", .tex = "report/tables/lab1.tex",
-                      .augment = "auto", .epochs = 1 };
-    o.run.model = "cnn3";
-    o.run.dataset = "mnist";
-    o.run.out = "results/lab1";
-    o.run.lr = 0.05f;
-    o.run.momentum = 0.9f;
-    o.run.wd = 5e-4f;
+    Lab1Options o = { .run = { .model = "cnn3", .dataset = "mnist", .width = 1, .batch = 64, .lr = 0.05f,
+                               .momentum = 0.9f, .wd = 5e-4f, .seed = 1, .out = "results/lab1",
+                               .tex = "report/tables/lab1.tex" },
+                      .figures = "figures", .augment = "auto", .epochs = 1 };
     const CliOption own[] = {
-        { "epochs", OPT_INT, &o.epochs, "passes over the training set (ignored when --iters > 0)", 0, 100000 },
-        { "iters", OPT_INT, &o.iters, "stop after this many iterations (0: use --epochs)", 0, 100000000 },
-        { "nesterov", OPT_FLAG, &o.nesterov, "Nesterov momentum", 0, 0 },
-        { "augment", OPT_STR, &o.augment, "auto | on | off (auto: on for cifar10)", 0, 0 },
-        { "no-synthetic", OPT_FLAG, &o.run.no_synthetic, "fail instead of generating data when files are absent", 0, 0 },
-        { "figures", OPT_STR, &o.figures, "directory for PNG pictures", 0, 0 },
-        { "table", OPT_FLAG, &o.table_only, "only rebuild the LaTeX table from --out", 0, 0 },
-        { "tex", OPT_STR, &o.tex, "path of the LaTeX table", 0, 0 },
+        OPTION_INT("epochs", &o.epochs, "passes over the training set (ignored when --iters > 0)", 0, 100000),
+        OPTION_INT("iters", &o.iters, "stop after this many iterations (0: use --epochs)", 0, 100000000),
+        OPTION_FLAG("nesterov", &o.nesterov, "Nesterov momentum"),
+        OPTION_STR("augment", &o.augment, "auto | on | off (auto: on for cifar10)"),
+        OPTION_FLAG("no-synthetic", &o.run.no_synthetic, "fail instead of generating data when files are absent"),
+        OPTION_STR("figures", &o.figures, "directory for PNG pictures"),
+        OPTION_FLAG("table", &o.table_only, "only rebuild the LaTeX table (--tex) from --out"),
     };
     const DriverSpec spec = { .program = "lab1", .usage = "lab1 [options]", .description = DESCRIPTION,
-                              .datasets = "mnist|fashion-mnist|cifar10|sdss",
-                              .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_RUN, .own = own,
+                              .datasets = "mnist|fashion-mnist|cifar10|sdss", .own = own,
+                              .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_RUN | DRV_TEX,
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "<model>-<dataset>",
-                              .batch_help = "examples per iteration", .batch_min = 1 };
-    Driver d;
-    if (driver_start(&d, &spec, &o.run, argc, argv) != 0) return driver_end(&d, d.status);
-    if (d.world > 1) {
-        ddl_error("lab1 trains on one process, but it was started with %d ranks.\n"
-                  "Run it without mpirun (or -np 1); data-parallel training is lab3.", d.world);
-        return driver_end(&d, 2);
-    }
-    if (driver_choice("augment", o.augment, "auto|on|off") < 0) return driver_end(&d, 2);
-    if (o.table_only)
-        return driver_end(&d, driver_check_file(&d, "tex", o.tex) ? 2 : lab1_write_table(&o));
-    return driver_end(&d, lab1_run(&o, &d));
+                              .batch_help = "examples per iteration", .batch_min = 1, .ctx = &o,
+                              .check = lab1_check, .run = lab1_run, .table = lab1_write_table,
+                              .table_flag = &o.table_only };
+    return driver_main(&spec, &o.run, argc, argv);
 }

@@ -122,6 +122,17 @@ static int save_pictures(const Run *r)
     return status;
 }
 
+int lab1_check(void *ctx, int ranks)
+{
+    const Lab1Options *o = ctx;
+    if (ranks > 1) {
+        ddl_error("lab1 trains on one process, but it was started with %d ranks.\n"
+                  "Run it without mpirun (or -np 1); data-parallel training is lab3.", ranks);
+        return 2;
+    }
+    return driver_choice("augment", o->augment, "auto|on|off") < 0 ? 2 : 0;
+}
+
 /* The data, the model, plain SGD on one process, and the run's length. */
 static int set_up(Run *r, Driver *d)
 {
@@ -161,8 +172,9 @@ static void describe(const Run *r, Meta *meta)
     meta_set(meta, "iterations", "%ld", r->total);
 }
 
-int lab1_run(const Lab1Options *o, Driver *d)
+int lab1_run(void *ctx, Driver *d)
 {
+    const Lab1Options *o = ctx;
     Run r = { .o = o, .d = d, .final_loss = NAN, .last = { NAN, NAN, 0 } };
     int status = set_up(&r, d);
     if (status) return status;

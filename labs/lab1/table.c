@@ -10,8 +10,9 @@
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int lab1_write_table(const Lab1Options *o)
+int lab1_write_table(const void *ctx)
 {
+    const Lab1Options *o = ctx;
     DIR *dir = opendir(o->run.out);
     if (!dir) {
         fprintf(stderr, "error: no results in %s: run `make lab1` (or bin/lab1) first\n", o->run.out);
@@ -87,11 +88,11 @@ int lab1_write_table(const Lab1Options *o)
     TexSpec spec = { "lab1: single-process training (ms/iter: mean and standard deviation over iterations, "
                      "the first discarded)", "tab:lab1", 12, cols, heads, "lrllrrrrrrrr" };
     char dirbuf[1024];
-    ddl_strlcpy(dirbuf, o->tex, sizeof dirbuf);
+    ddl_strlcpy(dirbuf, o->run.tex, sizeof dirbuf);
     char *slash = strrchr(dirbuf, '/');
     if (slash) { *slash = '\0'; mkdir_p(dirbuf); }
-    if (table_write_tex(all, &spec, o->tex) != 0) status = 1;
-    else fprintf(stderr, "lab1: wrote %s (%d runs)\n", o->tex, n);
+    if (table_write_tex(all, &spec, o->run.tex) != 0) status = 1;
+    else fprintf(stderr, "lab1: wrote %s (%d runs)\n", o->run.tex, n);
     table_free(all);
     for (int i = 0; i < n; i++) free(names[i]);
     return status;

@@ -28,14 +28,15 @@ typedef struct Lab2Options {
                                * bytes are timed on SMPI shared buffers,
                                * unchecked (0: never) */
     bool no_calibrate;
-    const char *tex;
 } Lab2Options;
 
 /* The choices and lists checked before any work: 0, or 2 after a message. */
-int lab2_check(const Lab2Options *o);
+int lab2_check(void *ctx, int ranks);
+/* bench or train, as the mode says */
+int lab2_run(void *ctx, Driver *d);
 int lab2_bench(const Lab2Options *o, Driver *d);
 int lab2_train(const Lab2Options *o, Driver *d);
-int lab2_table(const Lab2Options *o);
+int lab2_table(const void *ctx);
 
 /* Parse o->algs into algs[]; returns how many, or -1 with a message. */
 int lab2_parse_algs(const char *list, CommAlg *algs);

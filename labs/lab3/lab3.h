@@ -24,12 +24,11 @@ typedef struct Lab3Options {
     int global_batch;          /* total per step when run.batch is 0 */
     int iters, timed, trace_iter;
     bool no_eval;
-    const char *tex;
 } Lab3Options;
 
 /* The labels and choices checked before any work: 0, or 2 after a message. */
-int lab3_check(const Lab3Options *o);
-int lab3_run(const Lab3Options *o, Driver *d);
-int lab3_table(const Lab3Options *o);
+int lab3_check(void *ctx, int ranks);
+int lab3_run(void *ctx, Driver *d);
+int lab3_table(const void *ctx);
 
 #endif

@@ -30,46 +30,34 @@ static const char *DESCRIPTION =
 int main(int argc, char **argv)
 {
     /* the CS744 assignment's script: SGD lr 0.1, momentum 0.9, wd 1e-4 */
-    Lab3Options o = { .run = driver_defaults(), .sync = "ddp", .alg = "mpi", .bn = "auto", .augment = "auto",
-                      .task = "", .series = "custom", .bucket_cap_mb = 25.0f, .first_bucket_mb = 1.0f,
-                      .accumulate = 1, .global_batch = 256, .timed = 40, .trace_iter = -1,
-                      .tex = "report/tables/lab3.tex" };
-    o.run.model = "vgg11";
-    o.run.dataset = "cifar10";
-    o.run.batch = 0;
-    o.run.lr = 0.1f;
-    o.run.momentum = 0.9f;
-    o.run.wd = 1e-4f;
-    o.run.out = "results/lab3";
+    Lab3Options o = { .run = { .model = "vgg11", .dataset = "cifar10", .width = 1, .batch = 0, .lr = 0.1f,
+                               .momentum = 0.9f, .wd = 1e-4f, .seed = 1, .out = "results/lab3",
+                               .tex = "report/tables/lab3.tex" },
+                      .sync = "ddp", .alg = "mpi", .bn = "auto", .augment = "auto", .task = "", .series = "custom",
+                      .bucket_cap_mb = 25.0f, .first_bucket_mb = 1.0f, .accumulate = 1, .global_batch = 256,
+                      .timed = 40, .trace_iter = -1 };
     const CliOption own[] = {
-        { "sync", OPT_STR, &o.sync, "none | gather_scatter | allreduce | allreduce_flat | ddp", 0, 0 },
-        { "alg", OPT_STR, &o.alg, "allreduce algorithm for allreduce, allreduce_flat, ddp (lab2's names)", 0, 0 },
-        { "bucket-cap-mb", OPT_FLOAT, &o.bucket_cap_mb, "ddp: bucket cap in MiB after the first (0: one per layer)", 0, 1e6 },
-        { "first-bucket-mb", OPT_FLOAT, &o.first_bucket_mb, "ddp: the first bucket's cap in MiB", 0, 1e6 },
-        { "accumulate", OPT_INT, &o.accumulate, "micro-batches per optimizer step (no_sync between)", 1, 1024 },
-        { "bn", OPT_STR, &o.bn, "auto | track | off | broadcast: BN running statistics per rank, "
-                                "none (batch stats), or rank 0's broadcast before each forward", 0, 0 },
-        { "global-batch", OPT_INT, &o.global_batch, "total examples per step when --batch is 0", 1, 1 << 24 },
-        { "iters", OPT_INT, &o.iters, "steps to train (0: one epoch of this rank's shard)", 0, 100000000 },
-        { "timed", OPT_INT, &o.timed, "the first N steps are timed (the first is then discarded)", 2, 100000 },
-        { "trace-iter", OPT_INT, &o.trace_iter, "step whose timeline is written (-1: the middle timed one)", -1, 100000 },
-        { "augment", OPT_STR, &o.augment, "auto | on | off (CIFAR: pad-4 crop + flip)", 0, 0 },
-        { "no-eval", OPT_FLAG, &o.no_eval, "skip the test-set evaluation (timing runs)", 0, 0 },
-        { "task", OPT_STR, &o.task, "the seed's task this run stands for: 1 | 2a | 2b | 3", 0, 0 },
-        { "series", OPT_STR, &o.series, "task | scale | buckets | custom, or a comma list (for the table job)", 0, 0 },
-        { "tex", OPT_STR, &o.tex, "table: path of the LaTeX table", 0, 0 },
+        OPTION_STR("sync", &o.sync, "none | gather_scatter | allreduce | allreduce_flat | ddp"),
+        OPTION_STR("alg", &o.alg, "allreduce algorithm for allreduce, allreduce_flat, ddp (lab2's names)"),
+        OPTION_FLOAT("bucket-cap-mb", &o.bucket_cap_mb, "ddp: bucket cap in MiB after the first (0: one per layer)", 0, 1e6),
+        OPTION_FLOAT("first-bucket-mb", &o.first_bucket_mb, "ddp: the first bucket's cap in MiB", 0, 1e6),
+        OPTION_INT("accumulate", &o.accumulate, "micro-batches per optimizer step (no_sync between)", 1, 1024),
+        OPTION_STR("bn", &o.bn, "auto | track | off | broadcast: BN running statistics per rank, "
+                                "none (batch stats), or rank 0's broadcast before each forward"),
+        OPTION_INT("global-batch", &o.global_batch, "total examples per step when --batch is 0", 1, 1 << 24),
+        OPTION_INT("iters", &o.iters, "steps to train (0: one epoch of this rank's shard)", 0, 100000000),
+        OPTION_INT("timed", &o.timed, "the first N steps are timed (the first is then discarded)", 2, 100000),
+        OPTION_INT("trace-iter", &o.trace_iter, "step whose timeline is written (-1: the middle timed one)", -1, 100000),
+        OPTION_STR("augment", &o.augment, "auto | on | off (CIFAR: pad-4 crop + flip)"),
+        OPTION_FLAG("no-eval", &o.no_eval, "skip the test-set evaluation (timing runs)"),
+        OPTION_STR("task", &o.task, "the seed's task this run stands for: 1 | 2a | 2b | 3"),
+        OPTION_STR("series", &o.series, "task | scale | buckets | custom, or a comma list (for the table job)"),
     };
     const DriverSpec spec = { .program = "lab3", .usage = "lab3 run|table [options]", .description = DESCRIPTION,
                               .modes = "run|table", .datasets = "cifar10|mnist|fashion-mnist",
-                              .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_RUN, .own = own,
+                              .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_RUN | DRV_TEX, .own = own,
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "<sync>-np<ranks>",
-                              .batch_help = "examples per rank per step (0: --global-batch / ranks)", .batch_min = 0 };
-    Driver d;
-    if (driver_start(&d, &spec, &o.run, argc, argv) != 0) return driver_end(&d, d.status);
-    if (!strcmp(d.mode, "table")) {
-        int rc = driver_check_file(&d, "tex", o.tex);
-        return driver_end(&d, rc ? rc : d.rank == 0 ? lab3_table(&o) : 0);
-    }
-    if (lab3_check(&o) != 0) return driver_end(&d, 2);
-    return driver_end(&d, lab3_run(&o, &d));
+                              .batch_help = "examples per rank per step (0: --global-batch / ranks)", .batch_min = 0,
+                              .ctx = &o, .check = lab3_check, .run = lab3_run, .table = lab3_table };
+    return driver_main(&spec, &o.run, argc, argv);
 }

@@ -43,8 +43,9 @@ static SyncKind kind_of(const char *name)
     return k;
 }
 
-int lab3_check(const Lab3Options *o)
+int lab3_check(void *ctx, int ranks)
 {
+    const Lab3Options *o = ctx;
     CommAlg alg;
     if (driver_choice("sync", o->sync, "none|gather_scatter|allreduce|allreduce_flat|ddp") < 0 ||
         driver_choice("bn", o->bn, "auto|track|off|broadcast") < 0 ||
@@ -123,11 +124,9 @@ static int batches(Run *r, Driver *d)
     return 0;
 }
 
-static void describe(Run *r)
+/* What every output of the run says, besides the driver's provenance. */
+static void describe(const Lab3Options *o, Driver *d, Meta *meta, const Run *r)
 {
-    const Lab3Options *o = r->o;
-    Driver *d = r->d;
-    Meta *meta = &r->meta;
     driver_meta(d, meta);
     meta_set(meta, "task", "%s", o->task);
     meta_set(meta, "series", "%s", o->series);
@@ -361,12 +360,13 @@ static int write_outputs(Run *r, double wall)
     return status;
 }
 
-int lab3_run(const Lab3Options *o, Driver *d)
+int lab3_run(void *ctx, Driver *d)
 {
+    const Lab3Options *o = ctx;
     Run r = { .o = o, .d = d };
     int status = set_up(&r, d);
     if (status || (status = batches(&r, d))) return status;
-    describe(&r);
+    describe(o, d, &r.meta, &r);
     if (d->rank == 0 && !o->run.quiet)
         fprintf(stderr, "lab3: %s: %s, %d rank(s) x batch %d%s, %s %s (%zu params) on %s %s (%d examples), %ld steps, "
                         "BN stats %s\n", d->tag, sync_kind_name(r.sc.kind), d->world, r.batch,

@@ -42,11 +42,11 @@ typedef struct Lab4Options {
     int steps_per_iter;        /* 0: one pass over the worker's shard of the subset (an epoch) */
     bool no_lr_scale;          /* default: lr x P, as Horovod's MNIST example */
     bool no_rotate;            /* group: keep the first grouping (exercise: no mixing) */
-    const char *tex;
 } Lab4Options;
 
-int lab4_run(const Lab4Options *o, Driver *d);
-int lab4_table(const Lab4Options *o);
+/* The jobs (driver.h's DriverSpec; ctx is the Lab4Options). */
+int lab4_run(void *ctx, Driver *d);
+int lab4_table(const void *ctx);
 
 /* The configurations to run at P workers, in the seed's Table 2 order
  * (all-reduce first, then passes P-1 .. 1). Returns how many, or -1 with

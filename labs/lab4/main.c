@@ -35,38 +35,27 @@ int main(int argc, char **argv)
      * defaults below are the quick profile's (labs/lab4/run.sh), where
      * batch 32 gives the small subset twice the steps per iteration; the
      * paper profile passes width 1, a larger subset and batch 64. */
-    Lab4Options o = { .run = driver_defaults(), .scheme = "group", .passes = "all", .iters_base = 12, .iters_step = 3,
-                      .tex = "report/tables/lab4.tex" };
-    o.run.dataset = "mnist";
-    o.run.out = "results/lab4";
-    o.run.lr = 0.01f;
-    o.run.momentum = 0.5f;
-    o.run.batch = 32;
-    o.run.width = 0.5f;
-    o.run.limit = 1200;
-    o.run.test_limit = 500;
+    Lab4Options o = { .run = { .dataset = "mnist", .width = 0.5f, .limit = 1200, .test_limit = 500, .batch = 32,
+                               .lr = 0.01f, .momentum = 0.5f, .seed = 1, .out = "results/lab4",
+                               .tex = "report/tables/lab4.tex" },
+                      .scheme = "group", .passes = "all", .iters_base = 12, .iters_step = 3 };
     const CliOption own[] = {
-        { "scheme", OPT_STR, &o.scheme, "group (the seed's description), lga (Horovod's backward passes), or group,lga", 0, 0 },
-        { "passes", OPT_STR, &o.passes, "all, or a comma list of 'ar' (all-reduce) and k values, e.g. ar,2,1", 0, 0 },
-        { "iters", OPT_INT, &o.iters, "iterations for every configuration (0: the seed's schedule)", 0, 100000 },
-        { "iters-base", OPT_INT, &o.iters_base, "schedule: iterations of the all-reduce", 1, 100000 },
-        { "iters-step", OPT_INT, &o.iters_step, "schedule: extra iterations per pass removed", 0, 100000 },
-        { "steps-per-iter", OPT_INT, &o.steps_per_iter, "local SGD steps per iteration (0: one pass over the worker's shard)", 0, 1000000 },
-        { "no-rotate", OPT_FLAG, &o.no_rotate, "group: keep the first grouping every round (no mixing between groups)", 0, 0 },
-        { "no-lr-scale", OPT_FLAG, &o.no_lr_scale, "do not multiply the learning rate by the number of workers", 0, 0 },
-        { "tex", OPT_STR, &o.tex, "table: path of the LaTeX table", 0, 0 },
+        OPTION_STR("scheme", &o.scheme, "group (the seed's description), lga (Horovod's backward passes), or group,lga"),
+        OPTION_STR("passes", &o.passes, "all, or a comma list of 'ar' (all-reduce) and k values, e.g. ar,2,1"),
+        OPTION_INT("iters", &o.iters, "iterations for every configuration (0: the seed's schedule)", 0, 100000),
+        OPTION_INT("iters-base", &o.iters_base, "schedule: iterations of the all-reduce", 1, 100000),
+        OPTION_INT("iters-step", &o.iters_step, "schedule: extra iterations per pass removed", 0, 100000),
+        OPTION_INT("steps-per-iter", &o.steps_per_iter,
+                   "local SGD steps per iteration (0: one pass over the worker's shard)", 0, 1000000),
+        OPTION_FLAG("no-rotate", &o.no_rotate, "group: keep the first grouping every round (no mixing between groups)"),
+        OPTION_FLAG("no-lr-scale", &o.no_lr_scale, "do not multiply the learning rate by the number of workers"),
     };
     const DriverSpec spec = { .program = "lab4", .usage = "lab4 run|table [options]", .description = DESCRIPTION,
-                              .modes = "run|table", .datasets = "mnist|fashion-mnist",
-                              .shared = DRV_DATASET | DRV_WIDTH | DRV_LR | DRV_MOMENTUM | DRV_RUN, .own = own,
+                              .modes = "run|table", .datasets = "mnist|fashion-mnist", .own = own,
+                              .shared = DRV_DATASET | DRV_WIDTH | DRV_LR | DRV_MOMENTUM | DRV_RUN | DRV_TEX,
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "np<ranks>",
                               .batch_help = "examples per local step on each worker", .batch_min = 1,
-                              .width_help = "cnn3 channel multiplier (1 = the seed's network)", .width_min = 0.05f };
-    Driver d;
-    if (driver_start(&d, &spec, &o.run, argc, argv) != 0) return driver_end(&d, d.status);
-    if (!strcmp(d.mode, "table")) {
-        int rc = driver_check_file(&d, "tex", o.tex);
-        return driver_end(&d, rc ? rc : d.rank == 0 ? lab4_table(&o) : 0);
-    }
-    return driver_end(&d, lab4_run(&o, &d));
+                              .width_help = "cnn3 channel multiplier (1 = the seed's network)", .width_min = 0.05f,
+                              .ctx = &o, .run = lab4_run, .table = lab4_table };
+    return driver_main(&spec, &o.run, argc, argv);
 }

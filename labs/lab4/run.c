@@ -190,8 +190,9 @@ static int run_all(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfgs, i
     return status;
 }
 
-int lab4_run(const Lab4Options *o, Driver *d)
+int lab4_run(void *ctx, Driver *d)
 {
+    const Lab4Options *o = ctx;
     const int P = d->world;
     Lab4Config cfgs[MAX_CONFIGS];
     int nc = lab4_configs(o, P, cfgs, MAX_CONFIGS);

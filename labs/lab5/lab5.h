@@ -27,7 +27,6 @@ typedef struct Lab5Options {
     int eval_batch;
     float alpha, target, loss_scale;
     bool augment;
-    const char *tex;
     /* from lab5_check */
     SyncKind kind;
     FedSharding sharding;
@@ -38,8 +37,8 @@ typedef struct Lab5Options {
 
 /* The choices and the rank count checked, the derived fields set, before
  * any work: 0, or 2 after a message. */
-int lab5_check(Lab5Options *o, int ranks);
-int lab5_run(const Lab5Options *o, Driver *d);
-int lab5_table(const Lab5Options *o);
+int lab5_check(void *ctx, int ranks);
+int lab5_run(void *ctx, Driver *d);
+int lab5_table(const void *ctx);
 
 #endif

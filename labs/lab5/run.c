@@ -33,8 +33,9 @@ typedef struct Run {
     Table *epochs_t, *summary_t;
 } Run;
 
-int lab5_check(Lab5Options *o, int ranks)
+int lab5_check(void *ctx, int ranks)
 {
+    Lab5Options *o = ctx;
     int scheme = driver_choice("scheme", o->scheme, "csgd|dsgd|fedavg");
     int prec = driver_choice("precision", o->precision, "fp32|fp16");
     int shards = driver_choice("shards", o->shards, "iid|sorted|dirichlet");
@@ -300,8 +301,9 @@ static int write_outputs(Run *r, const Meta *meta, int epochs)
     return status;
 }
 
-int lab5_run(const Lab5Options *o, Driver *d)
+int lab5_run(void *ctx, Driver *d)
 {
+    const Lab5Options *o = ctx;
     FedConfig fc;
     int status = set_up(o, d, &fc);
     if (status) return status;

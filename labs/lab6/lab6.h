@@ -40,13 +40,12 @@ typedef struct Lab6Options {
     bool fp16;
     bool ps_async;             /* ps: apply each push on arrival */
     int accumulate;            /* backward_passes_per_step */
-    const char *tex;
 } Lab6Options;
 
 /* The workload and style checked (and the workload's model, dataset and
  * width put into o->run) before any work: 0, or 2 after a message. */
-int lab6_check(Lab6Options *o, int ranks);
-int lab6_run(const Lab6Options *o, Driver *d);
-int lab6_table(const Lab6Options *o);
+int lab6_check(void *ctx, int ranks);
+int lab6_run(void *ctx, Driver *d);
+int lab6_table(const void *ctx);
 
 #endif

@@ -32,40 +32,29 @@ static const char *DESCRIPTION =
 
 int main(int argc, char **argv)
 {
-    Lab6Options o = { .run = driver_defaults(), .workload = "sdss_dnn-sdss", .style = "horovod", .epochs = 1,
+    Lab6Options o = { .run = { .width = 0, .batch = 64, .lr = 0.05f, .momentum = 0.9f, .wd = 5e-4f, .seed = 1,
+                               .out = "results/lab6", .tex = "report/tables/lab6.tex" },
+                      .workload = "sdss_dnn-sdss", .style = "horovod", .epochs = 1,
                       .fusion_mb = 128.0f, /* Horovod 0.28: HOROVOD_FUSION_THRESHOLD 128 MiB */
                       .cycle_ms = 1.0f,    /* Horovod 0.28: HOROVOD_CYCLE_TIME 1 ms */
-                      .accumulate = 1, .tex = "report/tables/lab6.tex" };
-    o.run.width = 0.0f;
-    o.run.lr = 0.05f;
-    o.run.momentum = 0.9f;
-    o.run.wd = 5e-4f;
-    o.run.out = "results/lab6";
+                      .accumulate = 1 };
     const CliOption own[] = {
-        { "workload", OPT_STR, &o.workload, "resnet50-mnist | mobilenetv2-fashion | sdss_dnn-sdss", 0, 0 },
-        { "style", OPT_STR, &o.style, "horovod | ps", 0, 0 },
-        { "epochs", OPT_INT, &o.epochs, "passes over the training set (split among the workers)", 1, 1000 },
-        { "iters", OPT_INT, &o.iters, "steps to train instead of --epochs (0: use --epochs)", 0, 100000000 },
-        { "fusion-mb", OPT_FLOAT, &o.fusion_mb, "horovod: fusion threshold in MiB (0: no fusion)", 0, 1e6 },
-        { "cycle-ms", OPT_FLOAT, &o.cycle_ms, "horovod: cycle time in ms (0: every layer its own cycle)", 0, 1e6 },
-        { "fp16", OPT_FLAG, &o.fp16, "horovod: Compression.fp16 (gradients travel as halves)", 0, 0 },
-        { "async", OPT_FLAG, &o.ps_async, "ps: asynchronous server (each push applied on arrival; style ps_async)", 0, 0 },
-        { "accumulate", OPT_INT, &o.accumulate, "backward passes per step (local accumulation)", 1, 1024 },
-        { "tex", OPT_STR, &o.tex, "table: path of the LaTeX table", 0, 0 },
+        OPTION_STR("workload", &o.workload, "resnet50-mnist | mobilenetv2-fashion | sdss_dnn-sdss"),
+        OPTION_STR("style", &o.style, "horovod | ps"),
+        OPTION_INT("epochs", &o.epochs, "passes over the training set (split among the workers)", 1, 1000),
+        OPTION_INT("iters", &o.iters, "steps to train instead of --epochs (0: use --epochs)", 0, 100000000),
+        OPTION_FLOAT("fusion-mb", &o.fusion_mb, "horovod: fusion threshold in MiB (0: no fusion)", 0, 1e6),
+        OPTION_FLOAT("cycle-ms", &o.cycle_ms, "horovod: cycle time in ms (0: every layer its own cycle)", 0, 1e6),
+        OPTION_FLAG("fp16", &o.fp16, "horovod: Compression.fp16 (gradients travel as halves)"),
+        OPTION_FLAG("async", &o.ps_async, "ps: asynchronous server (each push applied on arrival; style ps_async)"),
+        OPTION_INT("accumulate", &o.accumulate, "backward passes per step (local accumulation)", 1, 1024),
     };
     const DriverSpec spec = { .program = "lab6", .usage = "lab6 run|table [options]", .description = DESCRIPTION,
-                              .modes = "run|table", .shared = DRV_WIDTH | DRV_SGD | DRV_RUN, .own = own,
+                              .modes = "run|table", .shared = DRV_WIDTH | DRV_SGD | DRV_RUN | DRV_TEX, .own = own,
                               .nown = (int)(sizeof own / sizeof own[0]),
                               .tag_default = "<workload>-<style>-w<workers>",
                               .batch_help = "examples per worker per step", .batch_min = 1,
                               .width_help = "channel multiplier (0: the workload's quick width; 1 = as published)",
-                              .width_min = 0 };
-    Driver d;
-    if (driver_start(&d, &spec, &o.run, argc, argv) != 0) return driver_end(&d, d.status);
-    if (!strcmp(d.mode, "table")) {
-        int rc = driver_check_file(&d, "tex", o.tex);
-        return driver_end(&d, rc ? rc : d.rank == 0 ? lab6_table(&o) : 0);
-    }
-    if (lab6_check(&o, d.world) != 0) return driver_end(&d, 2);
-    return driver_end(&d, lab6_run(&o, &d));
+                              .width_min = 0, .ctx = &o, .check = lab6_check, .run = lab6_run, .table = lab6_table };
+    return driver_main(&spec, &o.run, argc, argv);
 }

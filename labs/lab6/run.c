@@ -29,8 +29,9 @@ typedef struct Run {
     Meta meta;
 } Run;
 
-int lab6_check(Lab6Options *o, int ranks)
+int lab6_check(void *ctx, int ranks)
 {
+    Lab6Options *o = ctx;
     o->w = workload_find(o->workload);
     if (!o->w) {
         ddl_error("unknown --workload '%s': %s", o->workload, workload_names());
@@ -91,11 +92,12 @@ static int set_up(Run *r, Driver *d)
     return 0;
 }
 
-static void describe(Run *r)
+/* The workload, the style and how it is timed, besides the driver's
+ * provenance. */
+static void describe(Run *r, Meta *meta)
 {
     const Lab6Options *o = r->o;
     Driver *d = r->d;
-    Meta *meta = &r->meta;
     driver_meta(d, meta);
     meta_set(meta, "workload", "%s", o->w->name);
     meta_set(meta, "style", "%s", sync_kind_name(r->sc.kind));
@@ -204,12 +206,13 @@ static Table *summary(Run *r, double train_s, const double *means, const double 
     return t;
 }
 
-int lab6_run(const Lab6Options *o, Driver *d)
+int lab6_run(void *ctx, Driver *d)
 {
+    const Lab6Options *o = ctx;
     Run r = { .o = o, .d = d };
     int status = set_up(&r, d);
     if (status) return status;
-    describe(&r);
+    describe(&r, &r.meta);
     if (d->rank == 0 && !o->run.quiet)
         fprintf(stderr, "lab6: %s: %s, %d worker(s)%s x batch %d, %s x%g (%zu params) on %s %s (%d examples), %ld "
                         "steps\n", d->tag, sync_kind_name(r.sc.kind), r.workers, r.workers < d->world ? " + server" : "",
