@@ -80,13 +80,13 @@ static int parse_schemes(const char *list, bool *group, bool *lga)
 
 int lab4_configs(const Lab4Options *o, int P, Lab4Config *out, int cap)
 {
+    bool group, lga;
+    if (parse_schemes(o->scheme, &group, &lga) != 0) return -1;
     if (P < 2) {
         ddl_error("lab4 averages across workers: it needs at least 2 MPI ranks "
                    "(mpirun -np 2 .. bin/lab4 run), got %d", P);
         return -1;
     }
-    bool group, lga;
-    if (parse_schemes(o->scheme, &group, &lga) != 0) return -1;
     int n = 0;
     if (!strcmp(o->passes, "all")) {
         /* The seed's Table 2 order: all-reduce at the fewest iterations,
