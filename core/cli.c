@@ -165,13 +165,3 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
     }
     return 0;
 }
-
-bool cli_given(int argc, char **argv, const char *name)
-{
-    size_t len = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "--", 2) && !strncmp(argv[i] + 2, name, len) &&
-            (argv[i][2 + len] == '\0' || argv[i][2 + len] == '='))
-            return true;
-    return false;
-}

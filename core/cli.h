@@ -30,7 +30,5 @@ int cli_parse_size(const char *s, size_t *bytes);
 /* "64M", "4k", "1000": bytes written the way cli_parse_size reads them
  * (the largest suffix that divides exactly). */
 void cli_format_size(size_t bytes, char *out, size_t cap);
-/* Whether --name was given on the command line (after cli_parse). */
-bool cli_given(int argc, char **argv, const char *name);
 
 #endif

@@ -12,7 +12,7 @@
 #          LAB=labN RESULTS=results/labN FIGURES=figures TABLES=report/tables
 #          DDL_ROOT=<absolute repository root>
 #        in its environment, and may call
-#          figures/make_figures.sh --plot <script.gp> <data.csv> <out.png>
+#          figures/make_figures.sh --plot <script.gp> <data.csv> <out.png> [settings]
 #        to render one gnuplot script atomically (see below);
 #      - otherwise every labs/labN/<name>.gp is rendered with
 #          gnuplot -e "csv='results/labN/<name>.csv'; out='figures/labN-<name>.png'" labs/labN/<name>.gp
@@ -23,15 +23,17 @@
 # missing. Exit status 1 if any lab run or render failed; the other labs are
 # still done first.
 #
-#   figures/make_figures.sh --plot SCRIPT CSV OUT
+#   figures/make_figures.sh --plot SCRIPT CSV OUT [SETTINGS]
 # renders one script into OUT via a temporary file (a failed render never
-# leaves a half-written PNG); exit status of gnuplot.
+# leaves a half-written PNG); exit status of gnuplot. SETTINGS are gnuplot
+# statements run before the script (e.g. "family = 'lga'" for a script that
+# draws one of several families).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 
-plot_one() { # script csv out
-  local script=$1 csv=$2 out=$3
+plot_one() { # script csv out [settings]
+  local script=$1 csv=$2 out=$3 settings=${4:-}
   if ! command -v gnuplot >/dev/null 2>&1; then
     echo "make_figures: gnuplot not found: install it with 'sudo apt-get install gnuplot-nox' (or 'make deps')" >&2
     return 127
@@ -43,7 +45,7 @@ plot_one() { # script csv out
   case "$csv$out" in *"'"*) echo "make_figures: paths must not contain single quotes: $csv $out" >&2; return 1 ;; esac
   mkdir -p "$(dirname "$out")" || return 1
   local tmp="${out%.png}.tmp.$$.png"
-  if gnuplot -e "csv='$csv'; out='$tmp'" "$script" && [ -s "$tmp" ]; then
+  if gnuplot -e "${settings:+$settings; }csv='$csv'; out='$tmp'" "$script" && [ -s "$tmp" ]; then
     mv -f "$tmp" "$out"
   else
     rm -f "$tmp"
@@ -53,8 +55,8 @@ plot_one() { # script csv out
 }
 
 if [ "${1:-}" = "--plot" ]; then
-  [ $# -eq 4 ] || { echo "usage: $0 --plot SCRIPT CSV OUT" >&2; exit 2; }
-  plot_one "$2" "$3" "$4"
+  [ $# -eq 4 ] || [ $# -eq 5 ] || { echo "usage: $0 --plot SCRIPT CSV OUT [SETTINGS]" >&2; exit 2; }
+  plot_one "$2" "$3" "$4" "${5:-}"
   exit $?
 fi
 

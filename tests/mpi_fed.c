@@ -1,4 +1,4 @@
-/* mpi_fed.c - the cloud and its users (core/fed), rank 0 the cloud.
+/* mpi_fed.c - the cloud and its users (core/sync/fed.h: the csgd, dsgd and fedavg rows), rank 0 the cloud.
  *
  * ddl-test-np: 1 2 3 5
  *
@@ -26,7 +26,10 @@
 #include <string.h>
 
 #include "common.h"
-#include "fed/fed.h"
+#include "sync/dsgd.h"
+#include "sync/fed.h"
+#include "sync/fedavg.h"
+#include "sync/sync.h"
 #include "harness.h"
 #include "mixed/mixed.h"
 
@@ -139,7 +142,7 @@ static void test_dsgd_equals_csgd(Dataset *d)
 }
 
 /* Payload bytes of `rounds` rounds of a scheme in one precision, at this rank. */
-static void bytes_of(FedScheme scheme, CommDtype dt, int rounds, uint64_t *up, uint64_t *down, size_t *n)
+static void bytes_of(SyncKind scheme, CommDtype dt, int rounds, uint64_t *up, uint64_t *down, size_t *n)
 {
     FedLink l;
     char err[DDL_ERRLEN];
@@ -157,7 +160,7 @@ static void bytes_of(FedScheme scheme, CommDtype dt, int rounds, uint64_t *up, u
     for (int r = 0; r < rounds; r++) {
         int correct;
         if (!l.cloud) mixed_forward_backward(&mx, &t, x, y, 4, &correct);
-        if (scheme == FED_DSGD) dsgd_round(&l, &mx, &t.opt, 4, bufs);
+        if (scheme == SYNC_DSGD) dsgd_round(&l, &mx, &t.opt, 4, bufs);
         else fedavg_round(&l, &mx, 4.0, bufs, sb);
     }
     *up = l.ctr.bytes_up[FED_PAYLOAD];
@@ -174,16 +177,16 @@ static void bytes_of(FedScheme scheme, CommDtype dt, int rounds, uint64_t *up, u
 static void test_bytes(void)
 {
     for (int s = 0; s < 2; s++) {
-        FedScheme scheme = s ? FED_FEDAVG : FED_DSGD;
+        SyncKind scheme = s ? SYNC_FEDAVG : SYNC_DSGD;
         uint64_t u32, d32, u16, d16;
         size_t n;
         bytes_of(scheme, COMM_FP32, 3, &u32, &d32, &n);
         bytes_of(scheme, COMM_FP16, 3, &u16, &d16, &n);
         uint64_t k = g_rank == 0 ? (uint64_t)(g_size - 1) : 1, closed = 3 * k * fed_bytes_per_round(n, COMM_FP32);
         t_check_all(u32 == closed && d32 == closed, "%s fp32: measured bytes per round == closed form (params x 4)",
-                    fed_scheme_name(scheme));
+                    sync_kind_name(scheme));
         t_check_all(2 * u16 == closed && 2 * d16 == closed && u16 == 3 * k * fed_bytes_per_round(n, COMM_FP16),
-                    "%s fp16: measured bytes per round == half the FP32 closed form", fed_scheme_name(scheme));
+                    "%s fp16: measured bytes per round == half the FP32 closed form", sync_kind_name(scheme));
     }
 }
 
@@ -201,7 +204,7 @@ static void test_fedavg_one_user(Dataset *d, bool fp16)
         build(&m, "cnn3", 0.25f, (Shape){ 1, 28, 28 }, 32);
         Dataset shard;
         fed_shard(d, 0, 1, FED_IID, 0, 9, &shard);
-        FedLocalConfig c = { SGD, fp16, LOSS_SCALE_INITIAL, 2000, 32, false, 77 };
+        FedLocalConfig c = { fp16, LOSS_SCALE_INITIAL, 2000, 32, false, 77 };
         FedLocal u;
         Mixed cmx;
         float **bufs = NULL, **sb = NULL;
@@ -248,11 +251,14 @@ static void test_fedavg_one_user(Dataset *d, bool fp16)
             free_arrays(bufs, 1);
             free_arrays(sb, 1);
         } else {
-            fed_local_init(&u, &m, &shard, &c);
+            Trainer ut;
+            trainer_init(&ut, &m, &SGD);
+            fed_local_init(&u, &ut, &shard, &c);
             long n = fed_local_epochs(&u, 1);
             users_same = n == shard.n;
             fedavg_round(&l, &u.mx, (double)n, NULL, NULL);
             fed_local_free(&u);
+            trainer_free(&ut);
         }
         /* the user downloaded the cloud's model */
         float *w = malloc(sizeof(float) * m.nparams);

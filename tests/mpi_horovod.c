@@ -61,9 +61,9 @@ static Outcome run(Comm *c, const char *model, Shape in, int classes, const Case
     Trainer td;
     trainer_init(&td, &dist, &sc);
     SyncConfig cfg = sync_config_default(SYNC_HOROVOD);
-    cfg.fusion_bytes = k->fusion;
-    cfg.cycle_ms = k->cycle_ms;
-    cfg.fp16 = k->fp16;
+    cfg.horovod.fusion_bytes = k->fusion;
+    cfg.horovod.cycle_ms = k->cycle_ms;
+    cfg.horovod.fp16 = k->fp16;
     cfg.accumulate = k->accumulate;
     Sync s;
     char err[256];
@@ -84,7 +84,7 @@ static Outcome run(Comm *c, const char *model, Shape in, int classes, const Case
             sync_train_step(&s, x + (size_t)first * per, y + first, micro, &correct, NULL);
         }
     }
-    Outcome o = { ddl_alloc(sizeof(float) * dist.nparams), dist.nparams, s.nbuckets,
+    Outcome o = { ddl_alloc(sizeof(float) * dist.nparams), dist.nparams, sync_groups(&s),
                   sync_counters(&s).bytes_sent - before.bytes_sent };
     memcpy(o.params, dist.params, sizeof(float) * dist.nparams);
     ddl_free(x);

@@ -62,9 +62,8 @@ static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, bo
     t_build_eval(&m, model, in, classes, 0.0f, micro, 3);
     Trainer t;
     trainer_init(&t, &m, &sc);
-    SyncConfig cfg = sync_config_default(kind);
+    SyncConfig cfg = sync_config_default(async ? SYNC_PS_ASYNC : kind);
     cfg.accumulate = accumulate;
-    cfg.ps_async = async;
     Sync s;
     char err[256];
     if (sync_init(&s, &cfg, &t, c, err) != 0) ddl_die("%s", err);

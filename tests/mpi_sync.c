@@ -68,8 +68,8 @@ static void run_case(Comm *c, const char *model, Shape in, const Case *k)
     trainer_init(&td, &dist, &sc);
     SyncConfig cfg = sync_config_default(k->kind);
     cfg.alg = k->alg;
-    cfg.first_bucket_bytes = k->first;
-    cfg.bucket_cap_bytes = k->cap;
+    cfg.ddp.first_bytes = k->first;
+    cfg.ddp.cap_bytes = k->cap;
     cfg.accumulate = k->accumulate;
     cfg.trace = true;
     Sync s;
@@ -121,7 +121,7 @@ static void run_case(Comm *c, const char *model, Shape in, const Case *k)
         compute_events += s.events[i].track == TRACK_COMPUTE;
     }
     bool trace_ok = compute_events >= dist.nlayers + 2;
-    if (k->kind == SYNC_DDP && p > 1) trace_ok = trace_ok && comm_events >= s.nbuckets;
+    if (k->kind == SYNC_DDP && p > 1) trace_ok = trace_ok && comm_events >= sync_groups(&s);
     t_check_all(trace_ok, "%s %s np%d: trace holds every layer's backward (%d compute, %d comm events)", model,
                 k->label, p, compute_events, comm_events);
     ddl_free(root);
@@ -143,7 +143,7 @@ static void test_trace_file(Comm *c)
     Trainer t;
     trainer_init(&t, &m, &sc);
     SyncConfig cfg = sync_config_default(c->size > 1 ? SYNC_DDP : SYNC_NONE);
-    cfg.bucket_cap_bytes = 0;
+    cfg.ddp.cap_bytes = 0;
     cfg.trace = true;
     Sync s;
     char err[256];

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     trainer_init(&tr, &ref, &sc);
     trainer_init(&td, &dist, &sc);
     SyncConfig cd = sync_config_default(SYNC_DDP), cf = sync_config_default(SYNC_ALLREDUCE_FLAT);
-    cd.first_bucket_bytes = cd.bucket_cap_bytes = 4096;
+    cd.ddp.first_bytes = cd.ddp.cap_bytes = 4096;
     Sync s[2];
     char err[256];
     if (sync_init(&s[0], &cd, &td, &c, err) != 0 || sync_init(&s[1], &cf, &td, &c, err) != 0) ddl_die("%s", err);

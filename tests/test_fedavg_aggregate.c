@@ -1,5 +1,5 @@
 /* test_fedavg_aggregate.c - the cloud's step of FedAvg
- * (core/fed/fedavg_aggregate.c; lab5's exercise, make grade item
+ * (core/sync/fedavg_aggregate.c; lab5's exercise, make grade item
  * lab5/fedavg_aggregate), against the closed form recomputed here:
  *
  *     global[i] = sum_u w_u x_u[i] / sum_u w_u
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fed/fedavg_aggregate.h"
+#include "sync/fedavg_aggregate.h"
 #include "harness.h"
 #include "rng.h"
 

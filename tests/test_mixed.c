@@ -1,5 +1,5 @@
 /* test_mixed.c - mixed precision (core/mixed) and the single-process parts
- * of core/fed:
+ * of the cloud-and-users rows (core/sync/fed.h):
  *   - half_round (the fast FP16 storage rounding) equals the exact encoder
  *     half_to_float(half_from_float(x)) at every half, one float either
  *     side of it, every midpoint, the edge cases, and a strided sweep of
@@ -21,7 +21,8 @@
 #include <string.h>
 
 #include "common.h"
-#include "fed/fed.h"
+#include "sync/fed.h"
+#include "sync/fedavg_aggregate.h"
 #include "half.h"
 #include "harness.h"
 #include "mixed/mixed.h"
@@ -194,10 +195,10 @@ static void test_closed_form(void)
 {
     t_check(fed_bytes_per_round(11173962, COMM_FP32) == 44695848ull, "seed 004: 11,173,962 params = 44.7 MB per round (FP32)");
     t_check(fed_bytes_per_round(11173962, COMM_FP16) == 22347924ull, "FP16 halves it: 22.3 MB");
-    t_check(fabs(fed_rounds_per_epoch(FED_DSGD, 50000, 256, 1) - 195.3125) < 1e-9 &&
-                fabs(fed_rounds_per_epoch(FED_DSGD, 50000, 2048, 1) - 24.4140625) < 1e-9 &&
-                fed_rounds_per_epoch(FED_FEDAVG, 50000, 256, 1) == 1.0 &&
-                fed_rounds_per_epoch(FED_FEDAVG, 50000, 256, 4) == 0.25 && fed_rounds_per_epoch(FED_CSGD, 50000, 256, 1) == 0,
+    t_check(fabs(fed_rounds_per_epoch(SYNC_DSGD, 50000, 256, 1) - 195.3125) < 1e-9 &&
+                fabs(fed_rounds_per_epoch(SYNC_DSGD, 50000, 2048, 1) - 24.4140625) < 1e-9 &&
+                fed_rounds_per_epoch(SYNC_FEDAVG, 50000, 256, 1) == 1.0 &&
+                fed_rounds_per_epoch(SYNC_FEDAVG, 50000, 256, 4) == 0.25 && fed_rounds_per_epoch(SYNC_CSGD, 50000, 256, 1) == 0,
             "rounds per epoch: D-SGD N/B (195.3 and 24.4), FL 1/E, C-SGD 0");
 }
 

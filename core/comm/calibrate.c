@@ -10,11 +10,6 @@
 
 enum { PINGPONG_TAG = 31999 }; /* outside the allreduce tags (comm.c) */
 
-void cost_pingpong(Comm *c, const size_t *sizes, int nsizes, int reps, double *one_way_s)
-{
-    cost_pingpong_peer(c, 1, sizes, nsizes, reps, one_way_s);
-}
-
 int cost_other_host_peer(Comm *c)
 {
     char mine[MPI_MAX_PROCESSOR_NAME] = "", first[MPI_MAX_PROCESSOR_NAME] = "";
@@ -81,29 +76,34 @@ double cost_measure_gamma(size_t bytes, int reps)
     return best / (double)(n * sizeof(float));
 }
 
-CostParams cost_calibrate(Comm *c, double *fit_error)
+void cost_calibrate(Comm *c, CostCalibration *out)
 {
-    enum { NSIZES = 11 };
-    size_t sizes[NSIZES];
-    double bytes[NSIZES], t[NSIZES];
-    for (int i = 0; i < NSIZES; i++) {
-        sizes[i] = (size_t)8 << (2 * i);     /* 8 B, 32 B, .. 8 MiB: x4 steps */
-        bytes[i] = (double)sizes[i];
+    memset(out, 0, sizeof *out);
+    size_t sizes[COST_CALIBRATION_SIZES];
+    for (int i = 0; i < COST_CALIBRATION_SIZES; i++) {
+        sizes[i] = (size_t)8 << (2 * i); /* 8 B, 32 B, .. 8 MiB: x4 steps */
+        out->bytes[i] = (double)sizes[i];
+        out->one_way_s[i] = NAN;
     }
-    CostParams cp = { NAN, NAN, NAN };
-    double err = NAN;
+    out->p = (CostParams){ NAN, NAN, NAN };
+    out->fit_error = NAN;
+    out->peer = 1;
     if (c->size >= 2) {
-        cost_pingpong(c, sizes, NSIZES, 100, t);
-        err = cost_fit_alpha_beta(bytes, t, NSIZES, &cp.alpha, &cp.beta);
+        /* The first rank on another host when there is one (a cluster or
+         * a simulated platform: the model is about the links between
+         * hosts), else rank 1. */
+        out->peer = cost_other_host_peer(c);
+        cost_pingpong_peer(c, out->peer, sizes, COST_CALIBRATION_SIZES, 100, out->one_way_s);
+        out->fit_error = cost_fit_alpha_beta(out->bytes, out->one_way_s, COST_CALIBRATION_SIZES, &out->p.alpha,
+                                             &out->p.beta);
     }
 #ifdef DDL_SMPI
-    /* Simulated ranks take turns on one core: one measurement stands for
-     * all, and 80 ranks holding 64 MiB each at once would not fit. */
+    /* Simulated ranks take turns on one core: each would measure the same
+     * thing, and 80 ranks holding 64 MiB each at once would not fit. Rank
+     * 0 measures for all. */
     double gamma = c->rank == 0 ? cost_measure_gamma((size_t)32 << 20, 5) : 0;
 #else
     double gamma = cost_measure_gamma((size_t)32 << 20, 5);
 #endif
-    MPI_Allreduce(&gamma, &cp.gamma, 1, MPI_DOUBLE, MPI_MAX, c->mpi);
-    if (fit_error) *fit_error = err;
-    return cp;
+    MPI_Allreduce(&gamma, &out->p.gamma, 1, MPI_DOUBLE, MPI_MAX, c->mpi);
 }

@@ -50,14 +50,13 @@ double cost_allreduce(CommAlg alg, int p, double bytes, double segment_bytes, co
  * largest relative residual (how well a straight line fits). */
 double cost_fit_alpha_beta(const double *bytes, const double *seconds, int n, double *alpha, double *beta);
 
-/* Ping-pong between ranks 0 and 1 of c (the others wait at the final
- * broadcast). one_way_s[i] = min over reps of half a round trip for
- * sizes[i] bytes, on every rank. Collective; needs c->size >= 2.
- * Calibration traffic is raw MPI and not charged to any algorithm. */
-void cost_pingpong(Comm *c, const size_t *sizes, int nsizes, int reps, double *one_way_s);
-/* The same between rank 0 and rank `peer` (1 <= peer < c->size), e.g. the
- * first rank on another host: on a cluster (or a simulated platform) the
- * links between hosts, not shared memory, are what the model describes. */
+/* Ping-pong between rank 0 and rank `peer` (1 <= peer < c->size; the
+ * others wait at the final broadcast), e.g. the first rank on another
+ * host: on a cluster (or a simulated platform) the links between hosts,
+ * not shared memory, are what the model describes. one_way_s[i] = min over
+ * reps of half a round trip for sizes[i] bytes, on every rank. Collective;
+ * needs c->size >= 2. Calibration traffic is raw MPI and not charged to
+ * any algorithm. */
 void cost_pingpong_peer(Comm *c, int peer, const size_t *sizes, int nsizes, int reps, double *one_way_s);
 /* The lowest rank whose MPI processor name differs from rank 0's, else 1
  * (one host). Collective; needs c->size >= 2. */
@@ -67,9 +66,18 @@ int cost_other_host_peer(Comm *c);
  * on arrays of `bytes` bytes each, min over reps. Local. */
 double cost_measure_gamma(size_t bytes, int reps);
 
-/* Ping-pong sweep 8 B .. 8 MiB + fit, and gamma (max over ranks).
- * Collective. With one rank alpha and beta are NAN. fit_error gets the
- * largest relative residual of the fit (may be NULL). */
-CostParams cost_calibrate(Comm *c, double *fit_error);
+/* The whole calibration: a ping-pong sweep 8 B .. 8 MiB (x4 steps)
+ * between rank 0 and cost_other_host_peer(), the alpha-beta fit, and
+ * gamma (max over ranks). Collective. With one rank alpha, beta, the
+ * times and fit_error are NAN. */
+enum { COST_CALIBRATION_SIZES = 11 };
+typedef struct CostCalibration {
+    CostParams p;
+    int peer;                                   /* rank 0's partner in the ping-pong */
+    double bytes[COST_CALIBRATION_SIZES];       /* message sizes */
+    double one_way_s[COST_CALIBRATION_SIZES];   /* measured one-way times */
+    double fit_error;                           /* largest relative residual of the fit */
+} CostCalibration;
+void cost_calibrate(Comm *c, CostCalibration *out);
 
 #endif

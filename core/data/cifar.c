@@ -7,7 +7,7 @@
  * cifar_partial or DDL_CIFAR_PARTIAL=1, accepts other counts: hand-made
  * subsets, test files). Sizes are checked before allocating; labels must
  * be 0..9. */
-#include "dataset.h"
+#include "readers.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -6,7 +6,6 @@
  * lab into a run on made-up data. */
 #include "dataset.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,15 +239,6 @@ int dataset_load(const char *name, Split split, const DataOptions *opt, Dataset 
 
 static bool shared_arrays(const Dataset *d) { (void)d; return false; }
 #endif
-
-int ddl_data_errf(char err[DDL_ERRLEN], const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, DDL_ERRLEN, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 void dataset_free(Dataset *d)
 {

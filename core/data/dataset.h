@@ -20,36 +20,8 @@
 #include <stdint.h>
 #include "../rng.h"
 #include "../common.h"
-
-typedef enum { SPLIT_TRAIN = 0, SPLIT_TEST = 1 } Split;
-
-/* Room for per-channel / per-feature constants: images use 1 or 3, the
- * SDSS table 10 features. */
-#define DDL_DATA_MAXCH 16
-
-/* SDSS DR14 class labels (the CSV's "class" column). */
-enum { SDSS_GALAXY = 0, SDSS_STAR = 1, SDSS_QSO = 2 };
-
-typedef struct Dataset {
-    char name[32];        /* "mnist", "fashion-mnist", "cifar10", "sdss" */
-    char source[512];     /* files read, e.g. "datasets/mnist/train-images-idx3-ubyte.gz
-                           * + train-labels-idx1-ubyte.gz", or
-                           * "synthetic mnist (seed S, n N)" */
-    bool synthetic;
-    int n;                /* examples */
-    int c, h, w;          /* per-example shape; tabular: c = features, h = w = 1 */
-    int classes;
-    float *x;             /* n * c*h*w floats */
-    int32_t *y;           /* n labels in [0, classes) */
-    /* Normalisation constants per channel (per feature for tabular data),
-     * applied by the Batcher: MNIST 0.1307/0.3081, Fashion-MNIST
-     * 0.2860/0.3530, CIFAR-10 the usual per-channel values, SDSS and
-     * synthetic data computed from their train split. Entries >= c are
-     * mean 0, std 1. */
-    float mean[DDL_DATA_MAXCH], std[DDL_DATA_MAXCH];
-    int files_found;      /* files read: CIFAR train = how many of the 5
-                           * data_batch_*.bin were present; 0 if synthetic */
-} Dataset;
+#include "data.h"
+#include "readers.h"
 
 /* Which on-disk files to use. */
 typedef struct DataOptions {
@@ -81,46 +53,6 @@ void dataset_free(Dataset *d);
  * On failure the reason is printed once (ddl_error) and -1 returned. */
 int dataset_load_for_run(const char *name, Split split, int limit, uint64_t seed, bool allow_synthetic,
                          bool force_synthetic, Dataset *out);
-
-/* printf into err, cut to DDL_ERRLEN on purpose (messages name files whose
- * paths can be long); returns -1 so readers can `return ddl_data_errf(...)`. */
-int ddl_data_errf(char err[DDL_ERRLEN], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Format-level readers, exposed for tests. Each overwrites *out; on failure
- * it returns -1 with *out empty and a message naming the file. The _fd and
- * _buffer forms read an open file or memory (tests, fuzzing: tests/fuzz/),
- * with `name` in messages; the path forms are built on them.
- * IDX: path may be plain or gzip (zlib reads both); labels must be 0..9.
- * The _fd forms take over fd (closed when they return). */
-int idx_read_images(const char *path, Dataset *out, char err[DDL_ERRLEN]);
-int idx_read_labels(const char *path, Dataset *out, char err[DDL_ERRLEN]);
-int idx_read_images_fd(int fd, const char *name, Dataset *out, char err[DDL_ERRLEN]);
-int idx_read_labels_fd(int fd, const char *name, Dataset *out, char err[DDL_ERRLEN]);
-/* CIFAR-10 binary: train reads whichever of data_batch_1..5.bin exist.
- * Every batch file must hold exactly 10000 records unless partial. */
-int cifar_read_batches(const char *dir, Split split, bool partial, Dataset *out, char err[DDL_ERRLEN]);
-/* One batch file's bytes. */
-int cifar_read_buffer(const unsigned char *data, size_t len, const char *name, bool partial, Dataset *out,
-                      char err[DDL_ERRLEN]);
-/* SDSS DR14 CSV (header row; CRLF or LF). Features u, g, r, i, z, u-g, g-r,
- * r-i, i-z, redshift (c = 10, h = w = 1); labels SDSS_GALAXY/STAR/QSO. Split
- * by a seeded stratified 80/20 shuffle (per class round(0.8 n_c) to train);
- * mean/std are fitted on the train split and stored in both splits. */
-int sdss_read_csv(const char *path, Split split, uint64_t seed, Dataset *out, char err[DDL_ERRLEN]);
-/* The same from the file's bytes. A NUL byte anywhere is a bad row. */
-int sdss_read_buffer(const char *data, size_t len, const char *name, Split split, uint64_t seed, Dataset *out,
-                     char err[DDL_ERRLEN]);
-/* Deterministic, learnable synthetic data shaped like `like` ("mnist",
- * "fashion-mnist", "cifar10", "sdss"): class prototypes plus noise and
- * random shifts (images), overlapping Gaussian clusters (sdss). n <= 0 means
- * the real split size. Example i of a split depends only on (seed, split,
- * i), so a smaller n is a prefix of a larger one; labels are i % classes.
- * mean/std come from the first 4096 train examples, the same in both splits.
- * Aborts (ddl_die) on an unknown `like`. */
-void synthetic_generate(const char *like, Split split, int n, uint64_t seed, Dataset *out);
-/* The real split size synthetic data defaults to (e.g. 60000 for mnist
- * train); 0 for an unknown `like`. */
-int synthetic_default_n(const char *like, Split split);
 
 /* Batching with DistributedSampler semantics: each epoch the index list
  * 0..n-1 is shuffled with (seed, "shuffle", epoch), padded by wrapping to a

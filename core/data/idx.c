@@ -8,7 +8,7 @@
  * header claiming gigabytes in a tiny file fails with a message instead of
  * a huge allocation. Trailing bytes after the payload are an error: they
  * mean the header's dims do not describe the file. */
-#include "dataset.h"
+#include "readers.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,7 +14,9 @@
  * proportions to within one example; each split keeps file order. Mean/std
  * per feature are fitted on the train split only (no test leakage) and
  * stored in both splits for the Batcher. */
-#include "dataset.h"
+#include "readers.h"
+
+#include "../rng.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -18,7 +18,9 @@
  * Example i of a split draws only from (seed, split, i): generation is
  * order-independent, a smaller n is a prefix of a larger one, and train and
  * test share the prototypes (same seed) but not the noise stream. */
-#include "dataset.h"
+#include "readers.h"
+
+#include "../rng.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,18 @@ void table_end_row(Table *t) { t->row_open = false; }
 const char *table_get(const Table *t, int row, const char *col)
 {
     return table_cell(t, row, table_col(t, col));
+}
+
+const char *table_text(const Table *t, int row, const char *col)
+{
+    const char *s = table_get(t, row, col);
+    return s ? s : "";
+}
+
+double table_num(const Table *t, int row, const char *col)
+{
+    const char *s = table_get(t, row, col);
+    return s && *s ? atof(s) : NAN;
 }
 
 static int write_rendered(const Table *t, const char *dir, const char *ext,

@@ -89,6 +89,10 @@ void table_end_row(Table *t);
 void table_tex_bold(Table *t, const char *col);
 /* Read back a cell (row, column name), NULL if empty/unknown. */
 const char *table_get(const Table *t, int row, const char *col);
+/* The same as text ("" when empty) and as a number (NAN when empty), for
+ * the programs that read results back. */
+const char *table_text(const Table *t, int row, const char *col);
+double table_num(const Table *t, int row, const char *col);
 
 /* Write dir/<name>.csv and dir/<name>.json (mkdir -p dir). 0 on success,
  * -1 with errno-based message on stderr otherwise.

@@ -1,5 +1,5 @@
-/* buckets.c - DDP bucket assignment (see sync.h). */
-#include "sync.h"
+/* buckets.c - DDP bucket assignment (see buckets.h). */
+#include "buckets.h"
 
 #include "../common.h"
 

@@ -1,122 +1,119 @@
-/* ddp.c - DDP-style bucketed gradient allreduce overlapped with backward.
+/* ddp.c - the ddp row: DDP-style bucketed gradient allreduce overlapped
+ * with backward (sync.h).
  *
- * Buckets are launched strictly in bucket order (a ready bucket waits for
- * the ones before it), so every rank starts the same allreduces in the
- * same order whatever its timing, which the non-blocking operations need
- * to match. After every layer the hook calls comm_test on each bucket in
- * flight: that is where the messages of an allreduce get posted, received
- * and reduced while backward is still running. */
-#include "sync_impl.h"
+ * The arena is cut into buckets (buckets.c) in reverse layer order; a
+ * bucket is ready once every layer holding one of its tensors has run
+ * backward, and buckets launch strictly in bucket order (a ready bucket
+ * waits for the ones before it), so every rank starts the same allreduces
+ * in the same order (inflight.h). After every layer the hook launches what
+ * became ready and progresses what is in flight; the step waits for all
+ * buckets before the optimizer. */
+#include "rows.h"
 
 #include <stdio.h>
 #include "../common.h"
+#include "inflight.h"
 
-int ddp_setup(Sync *s, char err[256])
+typedef struct Ddp {
+    InFlight f;                /* the buckets and their allreduces */
+    int *layers;               /* per bucket: distinct layers whose tensors it holds */
+    int *pending;              /* per bucket: of those, layers whose backward has not run */
+    int *layer_buckets;        /* per layer: up to 2 bucket ids (-1: none) */
+} Ddp;
+
+/* Which buckets each layer feeds: a layer holds at most two tensors
+ * (weight, bias), so it can be split over at most two buckets. */
+static void map_layers(Ddp *d, const Model *m)
 {
-    Model *m = s->m;
-    int nb = sync_assign_buckets(m, s->cfg.first_bucket_bytes, s->cfg.bucket_cap_bytes, NULL, 0);
-    if (nb == 0) {
-        snprintf(err, 256, "ddp: model %s has no parameters", m->name);
-        return -1;
-    }
-    s->buckets = ddl_alloc(sizeof *s->buckets * (size_t)nb);
-    s->nbuckets = sync_assign_buckets(m, s->cfg.first_bucket_bytes, s->cfg.bucket_cap_bytes, s->buckets, nb);
-    s->bs = ddl_alloc(sizeof *s->bs * (size_t)nb);
-    s->layer_buckets = ddl_alloc(sizeof(int) * 2 * (size_t)m->nlayers);
-    for (int i = 0; i < 2 * m->nlayers; i++) s->layer_buckets[i] = -1;
-    for (int b = 0; b < nb; b++) {
-        const Bucket *k = &s->buckets[b];
-        s->bs[b] = (SyncBucketState){ .req = comm_request_new(s->c) };
-        /* A layer holds at most two tensors (weight, bias), so it can be
-         * split over at most two buckets. */
+    d->layer_buckets = ddl_alloc(sizeof(int) * 2 * (size_t)m->nlayers);
+    for (int i = 0; i < 2 * m->nlayers; i++) d->layer_buckets[i] = -1;
+    for (int b = 0; b < d->f.n; b++) {
+        const Bucket *k = &d->f.slice[b];
         for (int l = k->first_layer; l <= k->last_layer; l++) {
             const Layer *L = &m->layers[l];
             if (!L->param_count) continue;
             size_t lo = L->param_off, hi = L->param_off + L->param_count;
             if (hi <= k->off || lo >= k->off + k->count) continue;
-            int *slot = &s->layer_buckets[2 * l];
+            int *slot = &d->layer_buckets[2 * l];
             if (slot[0] < 0) slot[0] = b;
             else if (slot[0] != b) slot[1] = b;
-            s->bs[b].layers++;
+            d->layers[b]++;
         }
     }
+}
+
+static int setup(Sync *s, char err[256])
+{
+    Ddp *d = s->priv;
+    Model *m = s->m;
+    size_t first = s->cfg.ddp.first_bytes, cap = s->cfg.ddp.cap_bytes;
+    int nb = sync_assign_buckets(m, first, cap, NULL, 0);
+    if (nb == 0) {
+        snprintf(err, 256, "ddp: model %s has no parameters", m->name);
+        return -1;
+    }
+    Bucket *b = ddl_alloc(sizeof *b * (size_t)nb);
+    nb = sync_assign_buckets(m, first, cap, b, nb);
+    inflight_init(&d->f, s->c, b, nb, "bucket", NULL);
+    d->layers = ddl_calloc(sizeof(int) * (size_t)nb);
+    d->pending = ddl_calloc(sizeof(int) * (size_t)nb);
+    map_layers(d, m);
     return 0;
 }
 
-void ddp_teardown(Sync *s)
+static void teardown(Sync *s)
 {
-    for (int b = 0; b < s->nbuckets; b++) comm_request_free(s->bs[b].req);
-    ddl_free(s->bs);
-    ddl_free(s->buckets);
-    ddl_free(s->layer_buckets);
-    s->bs = NULL;
-    s->buckets = NULL;
-    s->layer_buckets = NULL;
-    s->nbuckets = 0;
+    Ddp *d = s->priv;
+    inflight_free(&d->f);
+    ddl_free(d->layers);
+    ddl_free(d->pending);
+    ddl_free(d->layer_buckets);
 }
 
-void ddp_begin_backward(Sync *s)
+static void begin_backward(Sync *s)
 {
-    for (int b = 0; b < s->nbuckets; b++) {
-        SyncBucketState *st = &s->bs[b];
-        st->pending = st->layers;
-        st->launched = st->done = false;
-        st->t0 = st->t1 = 0.0;
-    }
-    s->next_launch = 0;
+    Ddp *d = s->priv;
+    inflight_arm(&d->f);
+    for (int b = 0; b < d->f.n; b++) d->pending[b] = d->layers[b];
 }
 
-static void launch_ready(Sync *s)
+static void launch_ready(Sync *s, Ddp *d)
 {
-    while (s->next_launch < s->nbuckets && s->bs[s->next_launch].pending == 0) {
-        int b = s->next_launch++;
-        SyncBucketState *st = &s->bs[b];
-        const Bucket *k = &s->buckets[b];
-        st->t0 = sync_clock(s);
-        st->launched = true;
-        comm_iallreduce(st->req, s->m->grads + k->off, k->count, COMM_FP32, COMM_AVG, s->cfg.alg);
-    }
+    while (d->f.next < d->f.n && d->pending[d->f.next] == 0) inflight_launch(s, &d->f);
 }
 
-static void bucket_done(Sync *s, int b, double t)
+static void layer_done(Sync *s, int layer)
 {
-    SyncBucketState *st = &s->bs[b];
-    st->done = true;
-    st->t1 = t;
-    char name[40];
-    snprintf(name, sizeof name, "bucket %d", b);
-    sync_comm_event(s, name, st->t0, st->t1, (double)s->buckets[b].count * sizeof(float));
-}
-
-static void progress(Sync *s)
-{
-    for (int b = 0; b < s->next_launch; b++)
-        if (!s->bs[b].done && comm_test(s->bs[b].req)) bucket_done(s, b, sync_clock(s));
-}
-
-void ddp_layer_done(Sync *s, int layer)
-{
+    Ddp *d = s->priv;
     for (int k = 0; k < 2; k++) {
-        int b = s->layer_buckets[2 * layer + k];
-        if (b >= 0) s->bs[b].pending--;
+        int b = d->layer_buckets[2 * layer + k];
+        if (b >= 0) d->pending[b]--;
     }
-    launch_ready(s);
-    progress(s);
+    launch_ready(s, d);
+    inflight_progress(s, &d->f);
 }
 
-void ddp_finish(Sync *s)
+static void finish(Sync *s)
 {
-    launch_ready(s);
-    if (s->next_launch != s->nbuckets)
-        ddl_die("ddp: bucket %d never became ready (a layer's backward did not run?)", s->next_launch);
-    /* Poll every bucket rather than waiting on each in turn, so each end
-     * time is when that bucket finished, not when its turn came. */
-    for (bool all = false; !all;) {
-        all = true;
-        for (int b = 0; b < s->nbuckets; b++) {
-            if (s->bs[b].done) continue;
-            if (comm_test(s->bs[b].req)) bucket_done(s, b, sync_clock(s));
-            else all = false;
-        }
-    }
+    Ddp *d = s->priv;
+    launch_ready(s, d);
+    if (d->f.next != d->f.n)
+        ddl_die("ddp: bucket %d never became ready (a layer's backward did not run?)", d->f.next);
+    inflight_wait(s, &d->f);
 }
+
+static int groups(const Sync *s) { return ((const Ddp *)s->priv)->f.n; }
+
+const SyncRow SYNC_ROW_DDP = {
+    .name = "ddp",
+    .description = "buckets in reverse layer order, allreduced during backward (fusion + overlap)",
+    .state_bytes = sizeof(Ddp),
+    .default_alg = COMM_ALG_MPI,
+    .broadcast_buffers = true,
+    .setup = setup,
+    .teardown = teardown,
+    .begin_backward = begin_backward,
+    .layer_done = layer_done,
+    .finish = finish,
+    .groups = groups,
+};

@@ -1,10 +1,10 @@
 /* gather_scatter.c - the per-parameter strategies of lab3 Tasks 2a and 2b
- * (see sync_impl.h): one blocking allreduce AVG per tensor, in model order,
+ * (see gather_scatter.h): one blocking allreduce AVG per tensor, in model order,
  * as the seed's loops over model.parameters(). Task 2a passes
  * COMM_ALG_LINEAR (gather to rank 0, mean, scatter back), 2b the
  * configured algorithm. It is alone in this file because it is an exercise
  * (labs/lab3/exercises/gather_scatter.c replaces it in student builds). */
-#include "sync_impl.h"
+#include "gather_scatter.h"
 
 #include <stdio.h>
 

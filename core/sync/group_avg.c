@@ -126,8 +126,3 @@ CommCounters group_avg_counters(const GroupAvg *g)
     }
     return t;
 }
-
-void group_avg_counters_reset(GroupAvg *g)
-{
-    for (int s = 0; s < g->ngroupings; s++) comm_counters_reset(&g->grouping[s]);
-}

@@ -92,7 +92,6 @@ Comm *group_avg_comm(const GroupAvg *g);
 GroupLayout group_avg_next_layout(const GroupAvg *g);
 /* What this rank sent and received through every group Comm so far. */
 CommCounters group_avg_counters(const GroupAvg *g);
-void group_avg_counters_reset(GroupAvg *g);
 /* The group sizes joined by '+', e.g. "2+2+1" for P 5, k 1. */
 void group_avg_sizes_text(int workers, int passes, char *out, size_t cap);
 

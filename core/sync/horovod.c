@@ -1,4 +1,5 @@
-/* horovod.c - Horovod-style tensor fusion over ddlab's ring allreduce.
+/* horovod.c - the horovod row: Horovod-style tensor fusion over ddlab's
+ * ring allreduce (sync.h).
  *
  * Horovod (0.28, the version mimicked) runs a background loop: every cycle
  * (HOROVOD_CYCLE_TIME, default 1 ms) the ranks agree on which gradient
@@ -31,13 +32,19 @@
  * comm layer) and decompressed when it completes. The threshold counts the
  * bytes that travel (halves when compressed), as Horovod fuses the
  * compressed tensors. */
-#include "sync_impl.h"
+#include "rows.h"
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include "../common.h"
-#include "../half.h"
+#include "inflight.h"
+
+typedef struct Horovod {
+    InFlight f;                /* the fusion groups of the plan in use */
+    double *layer_ready;       /* rank 0, step 0: seconds after backward began, per layer */
+    uint16_t *half;            /* fp16: the compressed gradient arena */
+    bool replanned;
+} Horovod;
 
 /* Fusion groups of the model's parameter tensors, walked in backward
  * order. cycle_of(layer) says which cycle a layer's gradients became ready
@@ -73,120 +80,96 @@ static int plan_groups(const Model *m, const int *cycle_of, size_t threshold, si
     return n;
 }
 
-static void install_plan(Sync *s, const int *cycle_of)
+static void install_plan(Sync *s, Horovod *h, const int *cycle_of)
 {
-    size_t elem = s->cfg.fp16 ? 2 : 4;
-    for (int b = 0; b < s->nbuckets; b++) comm_request_free(s->bs[b].req);
-    ddl_free(s->bs);
-    ddl_free(s->buckets);
-    int nb = plan_groups(s->m, cycle_of, s->cfg.fusion_bytes, elem, NULL, 0);
-    s->buckets = ddl_alloc(sizeof *s->buckets * (size_t)nb);
-    s->nbuckets = plan_groups(s->m, cycle_of, s->cfg.fusion_bytes, elem, s->buckets, nb);
-    s->bs = ddl_alloc(sizeof *s->bs * (size_t)nb);
-    for (int b = 0; b < nb; b++) s->bs[b] = (SyncBucketState){ .req = comm_request_new(s->c) };
+    size_t elem = s->cfg.horovod.fp16 ? 2 : 4, threshold = s->cfg.horovod.fusion_bytes;
+    if (h->f.n) inflight_free(&h->f);
+    int nb = plan_groups(s->m, cycle_of, threshold, elem, NULL, 0);
+    Bucket *g = ddl_alloc(sizeof *g * (size_t)nb);
+    nb = plan_groups(s->m, cycle_of, threshold, elem, g, nb);
+    inflight_init(&h->f, s->c, g, nb, "fusion", h->half);
 }
 
-int horovod_setup(Sync *s, char err[256])
+static int setup(Sync *s, char err[256])
 {
+    Horovod *h = s->priv;
     if (model_param_list(s->m, NULL, 0) == 0) {
         snprintf(err, 256, "horovod: model %s has no parameters", s->m->name);
         return -1;
     }
-    if (!(s->cfg.cycle_ms >= 0)) {
-        snprintf(err, 256, "horovod: cycle time must be >= 0 ms (got %g)", s->cfg.cycle_ms);
+    if (!(s->cfg.horovod.cycle_ms >= 0)) {
+        snprintf(err, 256, "horovod: cycle time must be >= 0 ms (got %g)", s->cfg.horovod.cycle_ms);
         return -1;
     }
-    s->layer_ready = ddl_alloc(sizeof *s->layer_ready * (size_t)s->m->nlayers);
-    if (s->cfg.fp16) s->half = ddl_alloc(sizeof *s->half * s->m->nparams);
-    install_plan(s, NULL);
+    h->layer_ready = ddl_alloc(sizeof *h->layer_ready * (size_t)s->m->nlayers);
+    if (s->cfg.horovod.fp16) h->half = ddl_alloc(sizeof *h->half * s->m->nparams);
+    install_plan(s, h, NULL);
     return 0;
 }
 
-void horovod_teardown(Sync *s)
+static void teardown(Sync *s)
 {
-    for (int b = 0; b < s->nbuckets; b++) comm_request_free(s->bs[b].req);
-    ddl_free(s->bs);
-    ddl_free(s->buckets);
-    ddl_free(s->layer_ready);
-    ddl_free(s->half);
-    s->bs = NULL;
-    s->buckets = NULL;
-    s->layer_ready = NULL;
-    s->half = NULL;
-    s->nbuckets = 0;
+    Horovod *h = s->priv;
+    inflight_free(&h->f);
+    ddl_free(h->layer_ready);
+    ddl_free(h->half);
 }
 
-void horovod_replan(Sync *s)
+/* After step 0, every rank switches to the cycles rank 0 saw (collective,
+ * once, at the same step on every rank). */
+static void replan(Sync *s, Horovod *h)
 {
     Model *m = s->m;
     int *cycle_of = ddl_alloc(sizeof *cycle_of * (size_t)m->nlayers);
     if (s->rank == 0) {
-        double cyc = s->cfg.cycle_ms / 1e3;
+        double cyc = s->cfg.horovod.cycle_ms / 1e3;
         for (int l = 0; l < m->nlayers; l++)
             /* ranks' clocks differ: rank 0's times decide, broadcast */
-            cycle_of[l] = cyc > 0 ? (int)floor(s->layer_ready[l] / cyc) : -l;
+            cycle_of[l] = cyc > 0 ? (int)floor(h->layer_ready[l] / cyc) : -l;
     }
     MPI_Bcast(cycle_of, m->nlayers, MPI_INT, 0, s->c->mpi);
-    install_plan(s, cycle_of);
+    install_plan(s, h, cycle_of);
     ddl_free(cycle_of);
-    s->replanned = true;
+    h->replanned = true;
 }
 
-void horovod_begin_backward(Sync *s)
+static void begin_step(Sync *s)
 {
-    for (int b = 0; b < s->nbuckets; b++) {
-        SyncBucketState *st = &s->bs[b];
-        st->launched = st->done = false;
-        st->t0 = st->t1 = 0.0;
-    }
-    s->next_launch = 0;
+    Horovod *h = s->priv;
+    if (s->steps >= 1 && !h->replanned) replan(s, h);
 }
 
-static void launch(Sync *s, int b)
-{
-    SyncBucketState *st = &s->bs[b];
-    const Bucket *g = &s->buckets[b];
-    st->t0 = sync_clock(s);
-    st->launched = true;
-    if (s->cfg.fp16) {
-        half_from_float_array(s->half + g->off, s->m->grads + g->off, g->count);
-        comm_iallreduce(st->req, s->half + g->off, g->count, COMM_FP16, COMM_AVG, s->cfg.alg);
-    } else {
-        comm_iallreduce(st->req, s->m->grads + g->off, g->count, COMM_FP32, COMM_AVG, s->cfg.alg);
-    }
-}
-
-static void group_done(Sync *s, int b)
-{
-    SyncBucketState *st = &s->bs[b];
-    const Bucket *g = &s->buckets[b];
-    st->done = true;
-    st->t1 = sync_clock(s);
-    if (s->cfg.fp16) half_to_float_array(s->m->grads + g->off, s->half + g->off, g->count);
-    char name[40];
-    snprintf(name, sizeof name, "fusion %d", b);
-    sync_comm_event(s, name, st->t0, st->t1, (double)g->count * (s->cfg.fp16 ? 2.0 : 4.0));
-}
+static void begin_backward(Sync *s) { inflight_arm(&((Horovod *)s->priv)->f); }
 
 /* Layers run backward in decreasing index; a group is ready once its
  * lowest layer (first_layer) is done. */
-void horovod_layer_done(Sync *s, int layer)
+static void layer_done(Sync *s, int layer)
 {
-    if (!s->replanned && s->rank == 0) s->layer_ready[layer] = sync_clock(s) - s->t_bwd0;
-    while (s->next_launch < s->nbuckets && s->buckets[s->next_launch].first_layer >= layer) launch(s, s->next_launch++);
-    for (int b = 0; b < s->next_launch; b++)
-        if (!s->bs[b].done && comm_test(s->bs[b].req)) group_done(s, b);
+    Horovod *h = s->priv;
+    if (!h->replanned && s->rank == 0) h->layer_ready[layer] = sync_clock(s) - s->t_bwd0;
+    while (h->f.next < h->f.n && h->f.slice[h->f.next].first_layer >= layer) inflight_launch(s, &h->f);
+    inflight_progress(s, &h->f);
 }
 
-void horovod_finish(Sync *s)
+static void finish(Sync *s)
 {
-    while (s->next_launch < s->nbuckets) launch(s, s->next_launch++);
-    for (bool all = false; !all;) {
-        all = true;
-        for (int b = 0; b < s->nbuckets; b++) {
-            if (s->bs[b].done) continue;
-            if (comm_test(s->bs[b].req)) group_done(s, b);
-            else all = false;
-        }
-    }
+    Horovod *h = s->priv;
+    while (h->f.next < h->f.n) inflight_launch(s, &h->f);
+    inflight_wait(s, &h->f);
 }
+
+static int groups(const Sync *s) { return ((const Horovod *)s->priv)->f.n; }
+
+const SyncRow SYNC_ROW_HOROVOD = {
+    .name = "horovod",
+    .description = "Horovod: tensor fusion per cycle, ring allreduce during backward",
+    .state_bytes = sizeof(Horovod),
+    .default_alg = COMM_ALG_RING,
+    .setup = setup,
+    .teardown = teardown,
+    .begin_step = begin_step,
+    .begin_backward = begin_backward,
+    .layer_done = layer_done,
+    .finish = finish,
+    .groups = groups,
+};

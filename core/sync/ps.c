@@ -1,4 +1,4 @@
-/* ps.c - synchronous parameter server (sync.h, SYNC_PS).
+/* ps.c - the ps and ps_async rows: a parameter server (sync.h).
  *
  * Rank 0 is the server, ranks 1..P the workers; the lab's "2 workers" are
  * 3 ranks. The server is a process of its own (as in Ray's or TF's
@@ -17,7 +17,7 @@
  *           statistics (BN buffers are not trained; averaging keeps one
  *           consistent copy, which the server evaluates with), then sends
  *           weights and statistics to every worker.
- * Asynchronous variant (SyncConfig.ps_async): the server takes the pushes
+ * Asynchronous variant (the ps_async row): the server takes the pushes
  * in arrival order (MPI_Probe on any worker) and for each one at once
  * applies ps_server_step() with that single gradient (scaled by 1/P, so P
  * pushes move the weights as far as one synchronous step), keeps that
@@ -29,11 +29,11 @@
  * worker it is the synchronous server exactly.
  * Traffic per step, in bytes, with N parameters and S statistics floats:
  * each worker sends 4(N+S) and receives 4(N+S); the server receives
- * 4P(N+S) and sends 4P(N+S). Counted in Sync.ps_count as the messages are
- * posted (sync_counters adds them to the comm layer's). Blocking
+ * 4P(N+S) and sends 4P(N+S). Counted as the messages are posted (the
+ * row's counters, which sync_counters adds to the comm layer's). Blocking
  * MPI_Send/MPI_Recv: the server serialises the workers, which is the
  * design's known bottleneck. */
-#include "sync_impl.h"
+#include "rows.h"
 #include "ps_step.h"
 
 #include <stdio.h>
@@ -43,50 +43,65 @@
 enum { TAG_PUSH = 61, TAG_PULL = 62 };
 static const size_t SLICE = (size_t)1 << 28; /* MPI counts are ints */
 
+typedef struct Ps {
+    float *buf;                /* the server's receive buffer */
+    CommCounters count;        /* the traffic this row moved itself */
+} Ps;
+
 static void send_floats(Sync *s, const float *p, size_t n, int dst, int tag)
 {
+    Ps *ps = s->priv;
     for (size_t lo = 0; lo < n; lo += SLICE) {
         int k = (int)DDL_MIN(SLICE, n - lo);
         MPI_Send(p + lo, k, MPI_FLOAT, dst, tag, s->c->mpi);
-        s->ps_count.msgs_sent++;
-        s->ps_count.bytes_sent += (uint64_t)k * sizeof(float);
+        ps->count.msgs_sent++;
+        ps->count.bytes_sent += (uint64_t)k * sizeof(float);
     }
 }
 
 static void recv_floats(Sync *s, float *p, size_t n, int src, int tag)
 {
+    Ps *ps = s->priv;
     for (size_t lo = 0; lo < n; lo += SLICE) {
         int k = (int)DDL_MIN(SLICE, n - lo);
         MPI_Recv(p + lo, k, MPI_FLOAT, src, tag, s->c->mpi, MPI_STATUS_IGNORE);
-        s->ps_count.msgs_recv++;
-        s->ps_count.bytes_recv += (uint64_t)k * sizeof(float);
+        ps->count.msgs_recv++;
+        ps->count.bytes_recv += (uint64_t)k * sizeof(float);
     }
 }
 
-int ps_setup(Sync *s, char err[256])
+static int setup(Sync *s, char err[256])
 {
+    Ps *ps = s->priv;
     if (s->world < 2) {
         snprintf(err, 256, "ps needs a server (rank 0) and at least one worker: run 2+ ranks (got %d)", s->world);
         return -1;
     }
-    if (s->rank == 0) s->ps_buf = ddl_alloc(sizeof(float) * DDL_MAX(s->m->nparams, s->m->nstate));
+    if (s->rank == 0) ps->buf = ddl_alloc(sizeof(float) * DDL_MAX(s->m->nparams, s->m->nstate));
     return 0;
 }
 
-void ps_teardown(Sync *s)
+static void teardown(Sync *s) { ddl_free(((Ps *)s->priv)->buf); }
+
+static void counters(const Sync *s, CommCounters *add)
 {
-    ddl_free(s->ps_buf);
-    s->ps_buf = NULL;
+    const CommCounters *c = &((const Ps *)s->priv)->count;
+    add->calls += c->calls;
+    add->msgs_sent += c->msgs_sent;
+    add->bytes_sent += c->bytes_sent;
+    add->msgs_recv += c->msgs_recv;
+    add->bytes_recv += c->bytes_recv;
 }
 
 /* Receive one array from every worker and sum it into dst in worker order. */
 static void gather_sum(Sync *s, float *dst, size_t n, int tag)
 {
+    float *buf = ((Ps *)s->priv)->buf;
     for (int w = 1; w < s->world; w++) {
-        float *into = w == 1 ? dst : s->ps_buf;
+        float *into = w == 1 ? dst : buf;
         recv_floats(s, into, n, w, tag);
         if (w > 1)
-            for (size_t i = 0; i < n; i++) dst[i] += s->ps_buf[i];
+            for (size_t i = 0; i < n; i++) dst[i] += buf[i];
     }
 }
 
@@ -95,7 +110,7 @@ static void server_round(Sync *s)
     Model *m = s->m;
     const int workers = s->world - 1;
     double t0 = sync_clock(s);
-    s->ps_count.calls++;
+    ((Ps *)s->priv)->count.calls++;
     gather_sum(s, m->grads, m->nparams, TAG_PUSH);
     if (m->nstate) gather_sum(s, m->state, m->nstate, TAG_PUSH);
     double t1 = sync_clock(s);
@@ -120,7 +135,7 @@ static void server_round_async(Sync *s)
     Model *m = s->m;
     const int workers = s->world - 1;
     double comm = 0.0, opt = 0.0;
-    s->ps_count.calls++;
+    ((Ps *)s->priv)->count.calls++;
     for (int k = 0; k < workers; k++) {
         double t0 = sync_clock(s);
         MPI_Status st;
@@ -151,7 +166,7 @@ static void worker_round(Sync *s)
 {
     Model *m = s->m;
     double t0 = sync_clock(s);
-    s->ps_count.calls++;
+    ((Ps *)s->priv)->count.calls++;
     send_floats(s, m->grads, m->nparams, 0, TAG_PUSH);
     if (m->nstate) send_floats(s, m->state, m->nstate, 0, TAG_PUSH);
     recv_floats(s, m->params, m->nparams, 0, TAG_PULL);
@@ -162,48 +177,59 @@ static void worker_round(Sync *s)
     s->last.comm = s->last.sync_wait;
 }
 
-double ps_train_step(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped)
+/* The server computes no forward or backward: its step is the round. */
+static double step(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped, bool async)
 {
-    Model *m = s->m;
-    if (s->micro == 0) {
-        sync_own_hook(s);
-        s->t_step = ddl_now();
-        s->nevents = 0;
-        s->niv = 0;
-        memset(&s->last, 0, sizeof s->last);
-        model_zero_grad(m);
-    }
+    sync_step_begin(s);
     bool last = s->micro == s->cfg.accumulate - 1;
     double loss = 0.0;
     if (correct) *correct = 0;
     if (s->rank != 0) {
-        double t0 = sync_clock(s);
-        loss = trainer_forward(s->t, x, y, n, correct);
-        double t1 = sync_clock(s);
-        sync_event(s, TRACK_COMPUTE, "forward", t0, t1, 0.0);
-        s->last.forward += 1e3 * (t1 - t0);
-        s->t_bwd0 = s->t_last_hook = t1;
-        trainer_backward(s->t);
-        s->t_bwd1 = sync_clock(s);
-        s->last.backward += 1e3 * (s->t_bwd1 - s->t_bwd0);
+        loss = sync_step_forward(s, x, y, n, correct);
+        sync_step_backward(s);
     }
-    if (last) {
-        if (s->rank != 0) {
-            if (s->cfg.accumulate > 1) {
-                float k = 1.0f / (float)s->cfg.accumulate;
-                for (size_t i = 0; i < m->nparams; i++) m->grads[i] *= k;
-            }
-            worker_round(s);
-        } else {
-            if (s->cfg.ps_async) server_round_async(s);
-            else server_round(s);
-        }
-        s->last.total = 1e3 * sync_clock(s);
-        s->steps++;
-        s->micro = 0;
-    } else {
-        s->micro++;
+    if (last && s->rank != 0) {
+        sync_step_scale_accumulated(s);
+        worker_round(s);
+    } else if (last) {
+        if (async) server_round_async(s);
+        else server_round(s);
     }
-    if (stepped) *stepped = last;
+    bool done = sync_step_end(s);
+    if (stepped) *stepped = done;
     return loss;
 }
+
+static double step_sync(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped)
+{
+    return step(s, x, y, n, correct, stepped, false);
+}
+
+static double step_async(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped)
+{
+    return step(s, x, y, n, correct, stepped, true);
+}
+
+const SyncRow SYNC_ROW_PS = {
+    .name = "ps",
+    .description = "parameter server: rank 0 averages pushed gradients, applies SGD, workers pull weights",
+    .state_bytes = sizeof(Ps),
+    .default_alg = COMM_ALG_MPI,
+    .rank0_serves = true,
+    .setup = setup,
+    .teardown = teardown,
+    .step = step_sync,
+    .counters = counters,
+};
+
+const SyncRow SYNC_ROW_PS_ASYNC = {
+    .name = "ps_async",
+    .description = "asynchronous parameter server: each push applied on arrival, that worker answered at once",
+    .state_bytes = sizeof(Ps),
+    .default_alg = COMM_ALG_MPI,
+    .rank0_serves = true,
+    .setup = setup,
+    .teardown = teardown,
+    .step = step_async,
+    .counters = counters,
+};

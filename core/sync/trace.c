@@ -1,7 +1,7 @@
 /* trace.c - timelines of one training step: gathering every rank's events
  * and writing them as a Chrome trace (the JSON Perfetto and
  * chrome://tracing open). */
-#include "sync_impl.h"
+#include "trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,18 +3,19 @@
 #define LAB1_H
 
 #include <stdbool.h>
-#include <stdint.h>
+
+#include "driver/driver.h"
 
 typedef struct Lab1Options {
-    const char *model, *dataset, *device, *profile, *out, *figures, *tag, *tex, *augment;
-    int epochs, iters, batch, limit, test_limit;
-    float lr, momentum, wd, width;
-    bool nesterov, force_synthetic, no_synthetic, table_only, quiet;
-    uint64_t seed;
+    DriverOptions run;         /* model, dataset, batch, SGD, seed, out, tag, ... */
+    const char *figures, *augment;
+    int epochs, iters;
+    bool nesterov, table_only;
 } Lab1Options;
 
-Lab1Options lab1_defaults(void);
-int lab1_run(const Lab1Options *o);          /* 0 on success */
-int lab1_write_table(const Lab1Options *o);  /* 0 on success */
+/* The jobs (driver.h's DriverSpec; ctx is the Lab1Options). */
+int lab1_check(void *ctx, int ranks);
+int lab1_run(void *ctx, Driver *d);
+int lab1_write_table(const void *ctx);
 
 #endif

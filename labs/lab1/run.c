@@ -1,260 +1,215 @@
-/* run.c - one lab1 training run. */
-#include <errno.h>
+/* run.c - one lab1 training run (seed 001's Task 1 on one process).
+ *
+ * The model trains with plain minibatch SGD on one process (strategy
+ * none). Every iteration's time is forward + backward + SGD, data loading
+ * apart; the first iteration pays for first touches and is left out of the
+ * mean, as the seed did. After every epoch the whole test split is
+ * evaluated. Outputs: <run>-iters, <run>-epochs and <run>-summary (CSV and
+ * JSON), a sample grid and the first layer's filters (PNG). */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include "common.h"
-#include "data/dataset.h"
-#include "device.h"
-#include "gemm.h"
-#include "model/model.h"
-#include "results/image.h"
-#include "results/results.h"
+
 #include "evaluate/evaluate.h"
-#include "train/train.h"
+#include "gemm.h"
+#include "results/image.h"
 #include "lab1.h"
 
-Lab1Options lab1_defaults(void)
+typedef struct Run {
+    const Lab1Options *o;
+    Driver *d;
+    int per_epoch, epochs;
+    long total;
+    Table *iters, *epochs_t;
+    double *ms;                /* per iteration */
+    double loss_sum, final_loss, t_start;
+    long seen, right;          /* this epoch */
+    EvalResult last;
+} Run;
+
+static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
 {
-    Lab1Options o;
-    memset(&o, 0, sizeof o);
-    o.model = "cnn3";
-    o.dataset = "mnist";
-    o.device = getenv("DEVICE") && *getenv("DEVICE") ? getenv("DEVICE") : "cpu";
-    o.profile = getenv("PROFILE") && *getenv("PROFILE") ? getenv("PROFILE") : "custom";
-    o.out = "results/lab1";
-    o.figures = "figures";
-    o.tex = "report/tables/lab1.tex";
-    o.augment = "auto";
-    o.epochs = 1;
-    o.batch = 64;
-    o.lr = 0.05f;
-    o.momentum = 0.9f;
-    o.wd = 5e-4f;
-    o.width = 1.0f;
-    o.seed = 1;
-    return o;
+    Run *r = ctx;
+    int k = (int)(b->index % r->per_epoch);
+    r->ms[b->index] = d->sync->last.total;
+    r->loss_sum += b->loss * b->n;
+    r->seen += b->n;
+    r->right += b->correct;
+    r->final_loss = b->loss;
+    Table *t = r->iters;
+    table_set_int(t, "iter", b->index);
+    table_set_int(t, "epoch", b->epoch);
+    table_set_num(t, "loss", b->loss, "%.6f");
+    table_set_num(t, "batch_accuracy", (double)b->correct / b->n, "%.4f");
+    table_set_num(t, "ms", r->ms[b->index], "%.3f");
+    table_set_num(t, "data_ms", b->data_ms, "%.3f");
+    table_set_num(t, "epoch_frac", b->epoch + (double)(k + 1) / (double)r->per_epoch, "%.5f");
+    table_end_row(t);
 }
 
-/* Fill the metadata every lab1 output carries. */
-static void describe_run(Meta *meta, const Lab1Options *o, const Dataset *train, const Dataset *test,
-                         const Model *m, const char *device_desc, const char *run)
+/* After every epoch: the whole test split. */
+static void after_epoch(Driver *d, int epoch, double seconds, void *ctx)
 {
-    meta_collect(meta, "lab1");
-    meta_set(meta, "run", "%s", run);
-    meta_set(meta, "model", "%s", o->model);
-    meta_set(meta, "width", "%g", (double)o->width);
-    meta_set(meta, "params", "%zu", m->nparams);
-    meta_set(meta, "dataset", "%s", train->name);
-    meta_set(meta, "data", "%s", train->synthetic ? "synthetic" : "real");
-    meta_set(meta, "data_source", "%s", train->source);
-    meta_set(meta, "train_examples", "%d", train->n);
-    meta_set(meta, "test_examples", "%d", test->n);
-    meta_set(meta, "device", "%s", o->device);
-    meta_set(meta, "device_detail", "%s", device_desc);
-    meta_set(meta, "profile", "%s", o->profile);
-    meta_set(meta, "seed", "%llu", (unsigned long long)o->seed);
-    meta_set(meta, "batch", "%d", o->batch);
-    meta_set(meta, "optimizer", "SGD lr %g momentum %g wd %g%s", (double)o->lr, (double)o->momentum, (double)o->wd,
-             o->nesterov ? " nesterov" : "");
-    meta_set(meta, "blas_core", "%s", blas_core_name());
-    meta_set(meta, "blas_threads", "%d (%s)", blas_threads(), blas_threading());
+    Run *r = ctx;
+    r->last = evaluate(&d->m, &d->test, r->o->run.batch);
+    Table *t = r->epochs_t;
+    table_set_int(t, "epoch", epoch);
+    table_set_int(t, "iter", d->st.batch);
+    table_set_num(t, "train_loss", r->loss_sum / (r->seen ? r->seen : 1), "%.6f");
+    table_set_num(t, "train_accuracy", (double)r->right / (r->seen ? r->seen : 1), "%.4f");
+    table_set_num(t, "test_loss", r->last.loss, "%.6f");
+    table_set_num(t, "test_accuracy", r->last.accuracy, "%.4f");
+    table_set_num(t, "seconds", ddl_now() - r->t_start, "%.2f");
+    table_end_row(t);
+    r->loss_sum = 0.0;
+    r->seen = r->right = 0;
+    if (!r->o->run.quiet)
+        fprintf(stderr, "lab1: epoch %d: test loss %.4f, test accuracy %.2f%%\n", epoch, r->last.loss,
+                100.0 * r->last.accuracy);
 }
 
-static int load(const Lab1Options *o, Split split, int limit, Dataset *d)
+static Table *summary(const Run *r, const Meta *meta, double mean, double std)
 {
-    return dataset_load_for_run(o->dataset, split, limit, o->seed, !o->no_synthetic, o->force_synthetic, d);
+    const DriverOptions *o = &r->o->run;
+    const Driver *d = r->d;
+    char name[192];
+    snprintf(name, sizeof name, "%s-summary", d->tag);
+    Table *t = table_new(name, "run,model,width,params,dataset,data,train_examples,batch,iterations,ms_mean,ms_std,"
+                               "images_per_s,gflops,final_loss,test_loss,test_accuracy,device,profile");
+    t->meta = *meta;
+    table_set_str(t, "run", d->tag);
+    table_set_str(t, "model", o->model);
+    table_set_num(t, "width", o->width, "%g");
+    table_set_int(t, "params", (long long)d->m.nparams);
+    table_set_str(t, "dataset", d->train.name);
+    table_set_str(t, "data", d->train.synthetic ? "synthetic" : "real");
+    table_set_int(t, "train_examples", d->train.n);
+    table_set_int(t, "batch", o->batch);
+    table_set_int(t, "iterations", r->total);
+    table_set_num(t, "ms_mean", mean, "%.3f");
+    table_set_num(t, "ms_std", std, "%.3f");
+    table_set_num(t, "images_per_s", 1e3 * o->batch / mean, "%.1f");
+    table_set_num(t, "gflops", 3.0 * model_forward_flops(&d->m) * o->batch / (mean * 1e6), "%.1f");
+    table_set_num(t, "final_loss", r->final_loss, "%.6f");
+    table_set_num(t, "test_loss", r->last.loss, "%.6f");
+    table_set_num(t, "test_accuracy", r->last.accuracy, "%.4f");
+    table_set_str(t, "device", o->device);
+    table_set_str(t, "profile", o->profile);
+    table_end_row(t);
+    return t;
 }
 
-/* 0, or -1 when a picture could not be written (the message is out). */
-static int save_pictures(const Lab1Options *o, const Dataset *train, const Model *m, const char *run)
+/* A sample grid of the data and the first convolution's filters. */
+static int save_pictures(const Run *r)
 {
+    const Dataset *train = &r->d->train;
+    const Model *m = &r->d->m;
+    const char *dir = r->o->figures;
     char path[1024];
-    if (mkdir_p(o->figures) != 0) {
-        ddl_warn("cannot write pictures into %s: %s", o->figures, strerror(errno));
-        return -1;
-    }
-    int rc = 0;
+    int status = 0;
     if (train->h > 1) {
-        snprintf(path, sizeof path, "%s/lab1-samples-%s%s.png", o->figures, train->name,
-                 train->synthetic ? "-synthetic" : "");
-        if (png_sample_grid(path, train, 8, train->classes, train->h >= 32 ? 2 : 3) != 0) rc = -1;
+        snprintf(path, sizeof path, "%s/lab1-samples-%s%s.png", dir, train->name, train->synthetic ? "-synthetic" : "");
+        status |= png_sample_grid(path, train, 8, train->classes, train->h >= 32 ? 2 : 3) != 0;
     }
     for (int i = 0; i < m->nlayers; i++) {
         const Layer *l = &m->layers[i];
         if (l->kind != LAYER_CONV2D) continue;
         int cin = m->tensors[l->in].shape.c / l->groups;
-        snprintf(path, sizeof path, "%s/lab1-filters-%s.png", o->figures, run);
-        if (png_filters(path, m->params + l->param_off, l->cout, cin, l->k, 8) != 0) rc = -1;
+        snprintf(path, sizeof path, "%s/lab1-filters-%s.png", dir, r->d->tag);
+        status |= png_filters(path, m->params + l->param_off, l->cout, cin, l->k, 8) != 0;
         break;
     }
-    return rc;
+    return status;
 }
 
-int lab1_run(const Lab1Options *o)
+int lab1_check(void *ctx, int ranks)
 {
-    char err[DDL_ERRLEN], device_desc[256];
-    Device dev;
-    if (device_parse(o->device, &dev, err) != 0 || device_check(dev, 0, device_desc, sizeof device_desc, err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
+    const Lab1Options *o = ctx;
+    if (ranks > 1) {
+        ddl_error("lab1 trains on one process, but it was started with %d ranks.\n"
+                  "Run it without mpirun (or -np 1); data-parallel training is lab3.", ranks);
         return 2;
     }
+    return driver_choice("augment", o->augment, "auto|on|off") < 0 ? 2 : 0;
+}
+
+/* The data, the model, plain SGD on one process, and the run's length. */
+static int set_up(Run *r, Driver *d)
+{
+    const Lab1Options *o = r->o;
+    if (driver_open(d) || driver_check_dir(d, "figures", o->figures)) return 2;
     if (blas_core_mismatch())
         ddl_warn("OpenBLAS uses its %s kernels on this AVX-512 CPU; OPENBLAS_CORETYPE=SkylakeX is about 2x "
                  "faster for GEMM (make lab1 sets it)", blas_core_name());
-    Dataset train, test;
-    if (load(o, SPLIT_TRAIN, o->limit, &train) != 0) return 1;
-    if (load(o, SPLIT_TEST, o->test_limit, &test) != 0) {
-        dataset_free(&train);
-        return 1;
-    }
-    ModelConfig cfg = model_config_default(o->model, (Shape){ train.c, train.h, train.w }, train.classes);
-    cfg.width = o->width;
-    Model m;
-    if (model_build(&m, o->model, &cfg, o->batch, o->seed, err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        dataset_free(&train);
-        dataset_free(&test);
+    if (driver_load(d, true)) return 1;
+    if (driver_build(d, o->run.model, NULL, o->run.batch)) return 2;
+    driver_tag(d, "%s-%s", o->run.model, d->train.name);
+    driver_run_begin(d, o->run.out, (const char *const[]){ "*-iters", "*-epochs", "*-summary", NULL });
+    driver_run_begin(d, o->figures, (const char *const[]){ "lab1-filters-*.png", NULL });
+    bool augment = !strcmp(o->augment, "on") || (!strcmp(o->augment, "auto") && !strcmp(d->train.name, "cifar10"));
+    BatcherOptions bo = { .batch = o->run.batch, .rank = 0, .world = 1, .shuffle = true, .drop_last = false,
+                          .augment = augment, .normalize = true, .seed = o->run.seed };
+    driver_batches(d, &bo);
+    r->per_epoch = batcher_batches(&d->b);
+    r->total = o->iters > 0 ? o->iters : (long)o->epochs * r->per_epoch;
+    if (r->total <= 0) {
+        ddl_error("nothing to do: %d epochs of %d batches", o->epochs, r->per_epoch);
         return 2;
     }
-    char run[128];
-    if (o->tag) ddl_strlcpy(run, o->tag, sizeof run);
-    else snprintf(run, sizeof run, "%s-%s", o->model, train.name);
-    if (results_run_begin(o->out, run, (const char *const[]){ "*-iters", "*-epochs", "*-summary", NULL }) != 0 ||
-        results_run_begin(o->figures, run, (const char *const[]){ "lab1-filters-*.png", NULL }) != 0)
-        ddl_die("run '%s' not started", run);
+    r->epochs = (int)((r->total + r->per_epoch - 1) / r->per_epoch);
+    SgdConfig sgd = { o->run.lr, o->run.momentum, o->run.wd, o->nesterov };
+    driver_trainer(d, &sgd);
+    SyncConfig none = sync_config_default(SYNC_NONE);
+    return driver_sync(d, &none);
+}
 
-    bool augment = !strcmp(o->augment, "on") || (!strcmp(o->augment, "auto") && !strcmp(train.name, "cifar10"));
-    BatcherOptions bo = { .batch = o->batch, .rank = 0, .world = 1, .shuffle = true, .drop_last = false,
-                          .augment = augment, .normalize = true, .seed = o->seed };
-    Batcher b;
-    batcher_init(&b, &train, &bo);
-    int per_epoch = batcher_batches(&b);
-    long total = o->iters > 0 ? o->iters : (long)o->epochs * per_epoch;
-    if (total <= 0) ddl_die("nothing to do: %d epochs of %d batches", o->epochs, per_epoch);
-    int epochs = (int)((total + per_epoch - 1) / per_epoch);
+static void describe(const Run *r, Meta *meta)
+{
+    const Driver *d = r->d;
+    const DriverOptions *o = &r->o->run;
+    meta_set(meta, "batch", "%d", o->batch);
+    meta_set(meta, "optimizer", "SGD lr %g momentum %g wd %g%s", (double)o->lr, (double)o->momentum, (double)o->wd,
+             r->o->nesterov ? " nesterov" : "");
+    meta_set(meta, "augment", "%s", d->b.o.augment ? "pad-4 random crop + horizontal flip" : "none");
+    meta_set(meta, "iterations", "%ld", r->total);
+}
 
-    SgdConfig sc = { o->lr, o->momentum, o->wd, o->nesterov };
-    Trainer t;
-    trainer_init(&t, &m, &sc);
-    Meta meta;
-    memset(&meta, 0, sizeof meta);
-    describe_run(&meta, o, &train, &test, &m, device_desc, run);
-    meta_set(&meta, "augment", "%s", augment ? "pad-4 random crop + horizontal flip" : "none");
-    meta_set(&meta, "iterations", "%ld", total);
-
+int lab1_run(void *ctx, Driver *d)
+{
+    const Lab1Options *o = ctx;
+    Run r = { .o = o, .d = d, .final_loss = NAN, .last = { NAN, NAN, 0 } };
+    int status = set_up(&r, d);
+    if (status) return status;
+    Meta meta = { 0 };
+    driver_meta(d, &meta);
+    describe(&r, &meta);
     char name[192];
-    snprintf(name, sizeof name, "%s-iters", run);
-    Table *ti = table_new(name, "iter,epoch,loss,batch_accuracy,ms,data_ms,epoch_frac");
-    snprintf(name, sizeof name, "%s-epochs", run);
-    Table *te = table_new(name, "epoch,iter,train_loss,train_accuracy,test_loss,test_accuracy,seconds");
-    ti->meta = meta;
-    te->meta = meta;
-
-    size_t per = (size_t)train.c * train.h * train.w;
-    float *x = ddl_alloc(sizeof(float) * per * (size_t)o->batch);
-    int32_t *y = ddl_alloc(sizeof(int32_t) * (size_t)o->batch);
-    double *ms = ddl_alloc(sizeof(double) * (size_t)total);
-    long it = 0;
-    double t_start = ddl_now(), final_loss = NAN;
-    EvalResult last = { NAN, NAN, 0 };
-    if (!o->quiet)
-        fprintf(stderr, "lab1: %s (%zu params) on %s %s: %d train / %d test, batch %d, %ld iterations, %s\n", o->model,
-                m.nparams, train.synthetic ? "synthetic" : "real", train.name, train.n, test.n, o->batch, total,
-                device_desc);
-    for (int e = 0; e < epochs && it < total; e++) {
-        batcher_epoch(&b, e);
-        Progress pr;
-        char label[64];
-        snprintf(label, sizeof label, "epoch %d/%d", e + 1, epochs);
-        progress_init(&pr, label, 50);
-        double loss_sum = 0.0;
-        long seen = 0, right = 0;
-        int k = 0;
-        long epoch_iters = DDL_MIN((long)per_epoch, total - it);
-        while (it < total) {
-            double t0 = ddl_now();
-            int got = batcher_next(&b, x, y);
-            if (got <= 0) break;
-            double t1 = ddl_now();
-            int correct = 0;
-            double loss = trainer_forward_backward(&t, x, y, got, &correct);
-            trainer_step(&t);
-            double t2 = ddl_now();
-            ms[it] = 1e3 * (t2 - t1);
-            if (!isfinite(loss)) ddl_die("loss became %g at iteration %ld: lower --lr", loss, it);
-            loss_sum += loss * got;
-            seen += got;
-            right += correct;
-            final_loss = loss;
-            table_set_int(ti, "iter", it);
-            table_set_int(ti, "epoch", e);
-            table_set_num(ti, "loss", loss, "%.6f");
-            table_set_num(ti, "batch_accuracy", (double)correct / got, "%.4f");
-            table_set_num(ti, "ms", ms[it], "%.3f");
-            table_set_num(ti, "data_ms", 1e3 * (t1 - t0), "%.3f");
-            table_set_num(ti, "epoch_frac", e + (double)(k + 1) / (double)per_epoch, "%.5f");
-            table_end_row(ti);
-            it++;
-            k++;
-            if (!o->quiet) progress_update(&pr, k, epoch_iters, "loss %.4f acc %.3f", loss_sum / seen, (double)right / seen);
-        }
-        if (!o->quiet) progress_end(&pr);
-        last = evaluate(&m, &test, o->batch);
-        table_set_int(te, "epoch", e + 1);
-        table_set_int(te, "iter", it);
-        table_set_num(te, "train_loss", loss_sum / (seen ? seen : 1), "%.6f");
-        table_set_num(te, "train_accuracy", (double)right / (seen ? seen : 1), "%.4f");
-        table_set_num(te, "test_loss", last.loss, "%.6f");
-        table_set_num(te, "test_accuracy", last.accuracy, "%.4f");
-        table_set_num(te, "seconds", ddl_now() - t_start, "%.2f");
-        table_end_row(te);
-        if (!o->quiet)
-            fprintf(stderr, "lab1: epoch %d: test loss %.4f, test accuracy %.2f%%\n", e + 1, last.loss,
-                    100.0 * last.accuracy);
-    }
+    snprintf(name, sizeof name, "%s-iters", d->tag);
+    r.iters = table_new(name, "iter,epoch,loss,batch_accuracy,ms,data_ms,epoch_frac");
+    snprintf(name, sizeof name, "%s-epochs", d->tag);
+    r.epochs_t = table_new(name, "epoch,iter,train_loss,train_accuracy,test_loss,test_accuracy,seconds");
+    r.iters->meta = r.epochs_t->meta = meta;
+    r.ms = ddl_alloc(sizeof(double) * (size_t)r.total);
+    if (!o->run.quiet)
+        fprintf(stderr, "lab1: %s (%zu params) on %s %s: %d train / %d test, batch %d, %ld iterations, %s\n",
+                o->run.model, d->m.nparams, d->train.synthetic ? "synthetic" : "real", d->train.name, d->train.n,
+                d->test.n, o->run.batch, r.total, d->device_desc);
+    r.t_start = ddl_now();
+    DriverLoop loop = { .batches = r.total, .period = r.per_epoch, .progress = "epoch", .progress_every = 50 };
+    DriverHooks hooks = { .ctx = &r, .after_batch = after_batch, .after_period = after_epoch };
+    driver_train(d, &loop, &hooks);
     double mean, std;
-    stats_mean_std(ms, (int)it, it > 1 ? 1 : 0, &mean, &std);
-    snprintf(name, sizeof name, "%s-summary", run);
-    Table *ts = table_new(name, "run,model,width,params,dataset,data,train_examples,batch,iterations,ms_mean,ms_std,"
-                                "images_per_s,gflops,final_loss,test_loss,test_accuracy,device,profile");
-    ts->meta = meta;
-    table_set_str(ts, "run", run);
-    table_set_str(ts, "model", o->model);
-    table_set_num(ts, "width", o->width, "%g");
-    table_set_int(ts, "params", (long long)m.nparams);
-    table_set_str(ts, "dataset", train.name);
-    table_set_str(ts, "data", train.synthetic ? "synthetic" : "real");
-    table_set_int(ts, "train_examples", train.n);
-    table_set_int(ts, "batch", o->batch);
-    table_set_int(ts, "iterations", it);
-    table_set_num(ts, "ms_mean", mean, "%.3f");
-    table_set_num(ts, "ms_std", std, "%.3f");
-    table_set_num(ts, "images_per_s", 1e3 * o->batch / mean, "%.1f");
-    table_set_num(ts, "gflops", 3.0 * model_forward_flops(&m) * o->batch / (mean * 1e6), "%.1f");
-    table_set_num(ts, "final_loss", final_loss, "%.6f");
-    table_set_num(ts, "test_loss", last.loss, "%.6f");
-    table_set_num(ts, "test_accuracy", last.accuracy, "%.4f");
-    table_set_str(ts, "device", o->device);
-    table_set_str(ts, "profile", o->profile);
-    table_end_row(ts);
-    int status = 0;
-    if (table_write(ti, o->out) || table_write(te, o->out) || table_write(ts, o->out)) status = 1;
-    if (save_pictures(o, &train, &m, run) != 0) status = 1;
-    if (!o->quiet)
-        fprintf(stderr, "lab1: %s: %.2f +- %.2f ms/iter (first of %ld discarded), test accuracy %.2f%%, wrote %s/%s-*.csv\n",
-                run, mean, std, it, 100.0 * last.accuracy, o->out, run);
-    table_free(ti);
-    table_free(te);
-    table_free(ts);
-    ddl_free(x);
-    ddl_free(y);
-    ddl_free(ms);
-    batcher_free(&b);
-    trainer_free(&t);
-    model_free(&m);
-    dataset_free(&train);
-    dataset_free(&test);
+    stats_mean_std(r.ms, (int)r.total, r.total > 1 ? 1 : 0, &mean, &std);
+    Table *sum = summary(&r, &meta, mean, std);
+    Table *all[] = { r.iters, r.epochs_t, sum };
+    status = driver_write(d, all, 3);
+    if (save_pictures(&r) != 0) status = 1;
+    if (!o->run.quiet)
+        fprintf(stderr, "lab1: %s: %.2f +- %.2f ms/iter (first of %ld discarded), test accuracy %.2f%%, wrote "
+                        "%s/%s-*.csv\n", d->tag, mean, std, r.total, 100.0 * r.last.accuracy, o->run.out, d->tag);
+    table_free(r.iters);
+    table_free(r.epochs_t);
+    table_free(sum);
+    ddl_free(r.ms);
     return status;
 }

@@ -10,11 +10,12 @@
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int lab1_write_table(const Lab1Options *o)
+int lab1_write_table(const void *ctx)
 {
-    DIR *dir = opendir(o->out);
+    const Lab1Options *o = ctx;
+    DIR *dir = opendir(o->run.out);
     if (!dir) {
-        fprintf(stderr, "error: no results in %s: run `make lab1` (or bin/lab1) first\n", o->out);
+        fprintf(stderr, "error: no results in %s: run `make lab1` (or bin/lab1) first\n", o->run.out);
         return 1;
     }
     char *names[256];
@@ -26,7 +27,7 @@ int lab1_write_table(const Lab1Options *o)
     }
     closedir(dir);
     if (n == 0) {
-        fprintf(stderr, "error: no *-summary.csv in %s: run `make lab1` first\n", o->out);
+        fprintf(stderr, "error: no *-summary.csv in %s: run `make lab1` first\n", o->run.out);
         return 1;
     }
     qsort(names, (size_t)n, sizeof names[0], by_name);
@@ -35,7 +36,7 @@ int lab1_write_table(const Lab1Options *o)
     int status = 0;
     for (int i = 0; i < n; i++) {
         char path[1024], err[256];
-        snprintf(path, sizeof path, "%s/%s", o->out, names[i]);
+        snprintf(path, sizeof path, "%s/%s", o->run.out, names[i]);
         Table *t = table_read_csv(path, err, sizeof err);
         if (!t) {
             fprintf(stderr, "error: %s\n", err);
@@ -87,11 +88,11 @@ int lab1_write_table(const Lab1Options *o)
     TexSpec spec = { "lab1: single-process training (ms/iter: mean and standard deviation over iterations, "
                      "the first discarded)", "tab:lab1", 12, cols, heads, "lrllrrrrrrrr" };
     char dirbuf[1024];
-    ddl_strlcpy(dirbuf, o->tex, sizeof dirbuf);
+    ddl_strlcpy(dirbuf, o->run.tex, sizeof dirbuf);
     char *slash = strrchr(dirbuf, '/');
     if (slash) { *slash = '\0'; mkdir_p(dirbuf); }
-    if (table_write_tex(all, &spec, o->tex) != 0) status = 1;
-    else fprintf(stderr, "lab1: wrote %s (%d runs)\n", o->tex, n);
+    if (table_write_tex(all, &spec, o->run.tex) != 0) status = 1;
+    else fprintf(stderr, "lab1: wrote %s (%d runs)\n", o->run.tex, n);
     table_free(all);
     for (int i = 0; i < n; i++) free(names[i]);
     return status;

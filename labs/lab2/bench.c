@@ -161,30 +161,22 @@ static void table_row(Table *t, CommAlg alg, CommDtype dtype, size_t bytes, int 
     table_end_row(t);
 }
 
-int lab2_bench(const Lab2Options *o, Comm *c)
+int lab2_bench(const Lab2Options *o, Driver *d)
 {
+    Comm *c = &d->comm;
     CommAlg algs[COMM_ALG_COUNT];
     size_t sizes[MAX_SIZES];
     int nalgs = lab2_parse_algs(o->algs, algs), nsizes = parse_sizes(o, sizes, c->rank);
     if (nalgs <= 0 || nsizes <= 0) return 2;
-    CommDtype dtype;
-    if (!strcmp(o->dtype, "fp32")) dtype = COMM_FP32;
-    else if (!strcmp(o->dtype, "fp16")) dtype = COMM_FP16;
-    else {
-        fprintf(stderr, "error: --dtype: expected fp32 or fp16, got '%s'\n", o->dtype);
-        return 2;
-    }
+    CommDtype dtype = !strcmp(o->dtype, "fp16") ? COMM_FP16 : COMM_FP32;
     const size_t esize = comm_dtype_size(dtype);
-    char tag[64];
-    if (o->tag && o->tag[0]) ddl_strlcpy(tag, o->tag, sizeof tag);
-    else snprintf(tag, sizeof tag, "np%d", c->size);
-    if (c->rank == 0 && results_run_begin(o->out, tag, (const char *const[]){ "bench-*", "calibration-*", NULL }) != 0)
-        ddl_die("lab2 bench '%s' not started", tag);
+    const char *tag = driver_tag(d, "np%d", c->size);
+    driver_run_begin(d, o->run.out, (const char *const[]){ "bench-*", "calibration-*", NULL });
 
     double fit_error = NAN;
     CostParams cp = { NAN, NAN, NAN };
-    if (!o->no_calibrate) cp = lab2_calibrate(o, c, tag, &fit_error);
-    if (c->rank == 0 && !o->quiet)
+    if (!o->no_calibrate) cp = lab2_calibrate(o, d, &fit_error);
+    if (c->rank == 0 && !o->run.quiet)
         fprintf(stderr, "lab2 bench: %d ranks; model: alpha %.3g us, beta %.3g ns/B (%.2f GB/s), gamma %.3g ns/B "
                         "(fit residual up to %.0f%%)\n",
                 c->size, cp.alpha * 1e6, cp.beta * 1e9, 1 / cp.beta / 1e9, cp.gamma * 1e9, 100 * fit_error);
@@ -223,12 +215,12 @@ int lab2_bench(const Lab2Options *o, Comm *c)
         for (int a = 0; a < nalgs; a++)
             pts[s * nalgs + a] =
                 measure_point(o, c, &mon, algs[a], dtype, sizes[s] / esize, checked ? buf : shared_buf, checked);
-        if (c->rank == 0 && !o->quiet)
+        if (c->rank == 0 && !o->run.quiet)
             fprintf(stderr, "lab2 bench np%d: %zu bytes done (%.0f s)\n", c->size, sizes[s], ddl_now() - t0);
     }
 
     Meta meta;
-    lab2_meta(&meta, o, c, "allreduce microbenchmark");
+    lab2_meta(&meta, o, d, "allreduce microbenchmark");
     meta_set(&meta, "alpha_us", "%.4g", cp.alpha * 1e6);
     meta_set(&meta, "beta_ns_per_byte", "%.4g", cp.beta * 1e9);
     meta_set(&meta, "gamma_ns_per_byte", "%.4g", cp.gamma * 1e9);
@@ -246,7 +238,7 @@ int lab2_bench(const Lab2Options *o, Comm *c)
     if (c->rank == 0) {
         for (int a = 0; a < nalgs; a++)
             print_osu(&meta, algs[a], dtype, sizes, nsizes, pts + a, nalgs, &cp, c->size, c->segment_bytes);
-        char name[128];
+        char name[160];
         snprintf(name, sizeof name, "bench-%s", tag);
         Table *t = table_new(name, "alg,bytes,count,dtype,ranks,reps,avg_us,min_us,median_us,algbw_GBs,busbw_GBs,wrong,"
                                    "model_us,model_over_measured,sent_bytes_max,sent_msgs_max,traffic_source");
@@ -254,8 +246,8 @@ int lab2_bench(const Lab2Options *o, Comm *c)
         for (int a = 0; a < nalgs; a++)
             for (int s = 0; s < nsizes; s++)
                 table_row(t, algs[a], dtype, sizes[s], c->size, &pts[s * nalgs + a], &cp, c->segment_bytes);
-        if (table_write(t, o->out) != 0) status = 1;
-        else if (!o->quiet) fprintf(stderr, "lab2 bench: wrote %s/%s.csv\n", o->out, name);
+        if (table_write(t, o->run.out) != 0) status = 1;
+        else if (!o->run.quiet) fprintf(stderr, "lab2 bench: wrote %s/%s.csv\n", o->run.out, name);
         table_free(t);
     }
     long wrong = 0;

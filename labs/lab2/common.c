@@ -1,5 +1,5 @@
-/* common.c - what lab2's jobs share: defaults, algorithm lists, metadata,
- * and the calibration of the cost model. */
+/* common.c - what lab2's jobs share: the checks of their options,
+ * algorithm lists, metadata, and the calibration of the cost model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,28 +9,20 @@
 #include "comm/costmodel.h"
 #include "lab2.h"
 
-Lab2Options lab2_defaults(void)
+int lab2_check(void *ctx, int ranks)
 {
-    Lab2Options o;
-    memset(&o, 0, sizeof o);
-    o.mode = "";
-    o.algs = "all";
-    o.sizes = "";
-    o.min_bytes = 4;
-    o.max_bytes = 64 << 20;
-    o.out = "results/lab2";
-    o.tex = "report/tables/lab2.tex";
-    o.profile = getenv("PROFILE") && *getenv("PROFILE") ? getenv("PROFILE") : "custom";
-    o.dataset = "mnist";
-    o.dtype = "fp32";
-    o.hidden = "16,64,256,1024";
-    o.h1 = 128;
-    o.epochs = 1;
-    o.batch = 32;
-    o.lr = 0.1f;
-    o.segment_kib = (int)(COMM_DEFAULT_SEGMENT_BYTES / 1024);
-    o.seed = 1;
-    return o;
+    const Lab2Options *o = ctx;
+    CommAlg algs[COMM_ALG_COUNT];
+    if (lab2_parse_algs(o->algs, algs) <= 0 || driver_choice("dtype", o->dtype, "fp32|fp16") < 0) return 2;
+    return 0;
+}
+
+int lab2_run(void *ctx, Driver *d)
+{
+    const Lab2Options *o = ctx;
+    if (driver_open(d) != 0) return 2;
+    d->comm.segment_bytes = (size_t)o->segment_kib * 1024;
+    return !strcmp(d->mode, "bench") ? lab2_bench(o, d) : lab2_train(o, d);
 }
 
 int lab2_parse_algs(const char *list, CommAlg *algs)
@@ -53,73 +45,46 @@ int lab2_parse_algs(const char *list, CommAlg *algs)
     return n;
 }
 
-void lab2_meta(Meta *m, const Lab2Options *o, const Comm *c, const char *what)
+void lab2_meta(Meta *m, const Lab2Options *o, Driver *d, const char *what)
 {
     memset(m, 0, sizeof *m);
-    meta_collect(m, "lab2");
+    driver_meta(d, m);
     meta_set(m, "experiment", "%s", what);
-    meta_set(m, "profile", "%s", o->profile);
-    meta_set(m, "seed", "%llu", (unsigned long long)o->seed);
-    meta_set(m, "device", "cpu");
     const char *pml = getenv("OMPI_MCA_pml"), *btl = getenv("OMPI_MCA_btl");
     meta_set(m, "mca", "pml %s, btl %s", pml ? pml : "default", btl ? btl : "default");
-    meta_set(m, "ring_async_segment_bytes", "%zu", c->segment_bytes);
+    meta_set(m, "ring_async_segment_bytes", "%zu", d->comm.segment_bytes);
 }
 
-CostParams lab2_calibrate(const Lab2Options *o, Comm *c, const char *tag, double *fit_error)
+CostParams lab2_calibrate(const Lab2Options *o, Driver *d, double *fit_error)
 {
-    enum { NSIZES = 11 };
-    size_t sizes[NSIZES];
-    double bytes[NSIZES], t[NSIZES];
-    for (int i = 0; i < NSIZES; i++) {
-        sizes[i] = (size_t)8 << (2 * i); /* 8 B .. 8 MiB, x4 */
-        bytes[i] = (double)sizes[i];
-    }
-    CostParams cp = { NAN, NAN, NAN };
-    *fit_error = NAN;
-    /* Rank 0 against the first rank on another host when there is one (a
-     * cluster or a simulated platform: the model is about the links
-     * between hosts), else against rank 1. */
-    int peer = 1;
-    if (c->size >= 2) {
-        peer = cost_other_host_peer(c);
-        cost_pingpong_peer(c, peer, sizes, NSIZES, 100, t);
-        *fit_error = cost_fit_alpha_beta(bytes, t, NSIZES, &cp.alpha, &cp.beta);
-    }
-#ifdef DDL_SMPI
-    /* Simulated ranks run one at a time on one core: each would measure the
-     * same thing, and all would hold their 64 MiB at once (every timer read
-     * lets the other ranks run). Rank 0 measures for all. */
-    double gamma = c->rank == 0 ? cost_measure_gamma((size_t)32 << 20, 5) : 0;
-#else
-    double gamma = cost_measure_gamma((size_t)32 << 20, 5);
-#endif
-    MPI_Allreduce(&gamma, &cp.gamma, 1, MPI_DOUBLE, MPI_MAX, c->mpi);
-
+    Comm *c = &d->comm;
+    CostCalibration cal;
+    cost_calibrate(c, &cal);
+    *fit_error = cal.fit_error;
     Meta meta;
     char what[128];
-    snprintf(what, sizeof what, "calibration: ping-pong between ranks 0 and %d, local FP32 reduction", peer);
-    lab2_meta(&meta, o, c, what);
-    if (c->rank != 0) return cp;
-    char name[128];
-    snprintf(name, sizeof name, "calibration-%s", tag);
+    snprintf(what, sizeof what, "calibration: ping-pong between ranks 0 and %d, local FP32 reduction", cal.peer);
+    lab2_meta(&meta, o, d, what);
+    if (c->rank != 0) return cal.p;
+    char name[160];
+    snprintf(name, sizeof name, "calibration-%s", d->tag);
     Table *tb = table_new(name, "bytes,measured_us,fitted_us,rel_err");
     tb->meta = meta;
-    meta_set(&tb->meta, "alpha_us", "%.4g", cp.alpha * 1e6);
-    meta_set(&tb->meta, "beta_ns_per_byte", "%.4g", cp.beta * 1e9);
-    meta_set(&tb->meta, "gamma_ns_per_byte", "%.4g", cp.gamma * 1e9);
+    meta_set(&tb->meta, "alpha_us", "%.4g", cal.p.alpha * 1e6);
+    meta_set(&tb->meta, "beta_ns_per_byte", "%.4g", cal.p.beta * 1e9);
+    meta_set(&tb->meta, "gamma_ns_per_byte", "%.4g", cal.p.gamma * 1e9);
     meta_set(&tb->meta, "fit", "weighted least squares (1/t^2) of one-way time = alpha + bytes*beta; "
-                               "largest relative residual %.3g", *fit_error);
+                               "largest relative residual %.3g", cal.fit_error);
     if (c->size >= 2)
-        for (int i = 0; i < NSIZES; i++) {
-            double fitted = cp.alpha + cp.beta * bytes[i];
-            table_set_num(tb, "bytes", bytes[i], "%.0f");
-            table_set_num(tb, "measured_us", t[i] * 1e6, "%.4f");
+        for (int i = 0; i < COST_CALIBRATION_SIZES; i++) {
+            double fitted = cal.p.alpha + cal.p.beta * cal.bytes[i], t = cal.one_way_s[i];
+            table_set_num(tb, "bytes", cal.bytes[i], "%.0f");
+            table_set_num(tb, "measured_us", t * 1e6, "%.4f");
             table_set_num(tb, "fitted_us", fitted * 1e6, "%.4f");
-            table_set_num(tb, "rel_err", (fitted - t[i]) / t[i], "%.4f");
+            table_set_num(tb, "rel_err", (fitted - t) / t, "%.4f");
             table_end_row(tb);
         }
-    if (table_write(tb, o->out) != 0) ddl_warn("could not write %s/%s.csv", o->out, name);
+    if (table_write(tb, o->run.out) != 0) ddl_warn("could not write %s/%s.csv", o->run.out, name);
     table_free(tb);
-    return cp;
+    return cal.p;
 }

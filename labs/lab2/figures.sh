@@ -16,12 +16,8 @@
 # count exists; rendering results/lab2 renders them too.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-IN=${RESULTS:-results/lab2}
-FIG=${FIGURES:-figures}
-TAB=${TABLES:-report/tables}
+source figures/lab_paths.sh lab2 'bench-np*.csv' 'train-np*.csv'
 NAME=${NAME:-lab2}
-ls "$IN"/bench-np*.csv "$IN"/train-np*.csv >/dev/null 2>&1 || { echo "lab2: no results in $IN (run make lab2)" >&2; exit 1; }
-mkdir -p "$FIG" "$TAB"
 # The table job also joins the fixed-size runs into $IN/ranks.csv.
 bin/lab2 table --out "$IN" --tex "$TAB/$NAME.tex"
 plot() { figures/make_figures.sh --plot "labs/lab2/lab2-$1.gp" "$2" "$FIG/$NAME-$3.png"; }

@@ -12,41 +12,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "comm/comm.h"
 #include "comm/costmodel.h"
-#include "results/results.h"
+#include "driver/driver.h"
 
 typedef struct Lab2Options {
-    const char *mode;         /* bench | train | table */
+    DriverOptions run;        /* dataset, limits, batch (per rank), lr, seed, out, tag, ... */
     const char *algs;         /* "all" or a comma list of algorithm names */
     const char *sizes;        /* bench: comma list of sizes ("64", "64k"; "" = the sweep) */
     size_t min_bytes, max_bytes;
-    const char *out, *tex, *tag, *profile, *dataset, *hidden;
+    const char *hidden;       /* train: comma list of second hidden widths */
     const char *dtype;        /* bench: fp32 | fp16 payload */
     int reps;                 /* bench: timed calls per point, 0 = from the warm-up */
-    int epochs, batch, h1, limit, test_limit;
-    float lr;
+    int epochs, h1;
     int segment_kib;          /* ring_async segment size */
     size_t sim_shared_bytes;  /* bench, simulated builds: sizes from this many
                                * bytes are timed on SMPI shared buffers,
                                * unchecked (0: never) */
-    bool no_calibrate, quiet, force_synthetic;
-    uint64_t seed;
+    bool no_calibrate;
 } Lab2Options;
 
-Lab2Options lab2_defaults(void);
-int lab2_bench(const Lab2Options *o, Comm *c);
-int lab2_train(const Lab2Options *o, Comm *c);
-int lab2_table(const Lab2Options *o);
+/* The choices and lists checked before any work: 0, or 2 after a message. */
+int lab2_check(void *ctx, int ranks);
+/* bench or train, as the mode says */
+int lab2_run(void *ctx, Driver *d);
+int lab2_bench(const Lab2Options *o, Driver *d);
+int lab2_train(const Lab2Options *o, Driver *d);
+int lab2_table(const void *ctx);
 
 /* Parse o->algs into algs[]; returns how many, or -1 with a message. */
 int lab2_parse_algs(const char *list, CommAlg *algs);
-/* Metadata every lab2 output carries (ranks, cores, oversubscribed, MPI,
- * git...), plus the lab's own keys. Collective (meta_collect gathers host
- * names). */
-void lab2_meta(Meta *m, const Lab2Options *o, const Comm *c, const char *what);
+/* Metadata every lab2 output carries (driver_meta: ranks, cores,
+ * oversubscribed, git...), plus the lab's own keys. Collective. */
+void lab2_meta(Meta *m, const Lab2Options *o, Driver *d, const char *what);
 /* Fitted alpha, beta (ping-pong between rank 0 and the first rank on
- * another host, else rank 1) and gamma; writes <out>/calibration-<tag>.csv. Collective. NAN alpha/beta with one rank. */
-CostParams lab2_calibrate(const Lab2Options *o, Comm *c, const char *tag, double *fit_error);
+ * another host, else rank 1) and gamma; writes <out>/calibration-<tag>.csv.
+ * Collective. NAN alpha/beta with one rank. */
+CostParams lab2_calibrate(const Lab2Options *o, Driver *d, double *fit_error);
 
 #endif

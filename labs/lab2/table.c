@@ -64,12 +64,6 @@ static Table *read_table(const char *dir, const char *name)
     return t;
 }
 
-static double num(const Table *t, int r, const char *col)
-{
-    const char *s = table_get(t, r, col);
-    return s && *s ? atof(s) : NAN;
-}
-
 static double meta_num(const Table *t, const char *key)
 {
     const char *s = meta_get(&t->meta, key);
@@ -89,7 +83,7 @@ static void human_bytes(double b, char *out, size_t cap)
 static double median_at(const Table *t, const char *alg, double bytes)
 {
     for (int r = 0; r < t->nrows; r++)
-        if (!strcmp(table_get(t, r, "alg"), alg) && num(t, r, "bytes") == bytes) return num(t, r, "median_us");
+        if (!strcmp(table_get(t, r, "alg"), alg) && table_num(t, r, "bytes") == bytes) return table_num(t, r, "median_us");
     return NAN;
 }
 
@@ -100,7 +94,7 @@ static double measured_crossover(const Table *t)
     double sizes[128];
     int n = 0;
     for (int r = 0; r < t->nrows && n < 128; r++)
-        if (!strcmp(table_get(t, r, "alg"), "ring")) sizes[n++] = num(t, r, "bytes");
+        if (!strcmp(table_get(t, r, "alg"), "ring")) sizes[n++] = table_num(t, r, "bytes");
     double cross = NAN;
     for (int i = n - 1; i >= 0; i--) {
         double ring = median_at(t, "ring", sizes[i]), rd = median_at(t, "recdoubling", sizes[i]);
@@ -181,7 +175,7 @@ static Table *busbw_table(const char *dir, const Files *bench, double *largest)
     for (int i = 0; i < bench->n; i++) {
         t[i] = read_table(dir, bench->name[i]);
         if (t[i] && i == 0) out->meta = t[i]->meta;
-        for (int r = 0; t[i] && r < t[i]->nrows; r++) *largest = fmax(*largest, num(t[i], r, "bytes"));
+        for (int r = 0; t[i] && r < t[i]->nrows; r++) *largest = fmax(*largest, table_num(t[i], r, "bytes"));
     }
     for (int a = 0; a < COMM_ALG_COUNT; a++) {
         const char *alg = comm_alg_name((CommAlg)a);
@@ -191,8 +185,8 @@ static Table *busbw_table(const char *dir, const Files *bench, double *largest)
             snprintf(col, sizeof col, "np%d", bench->ranks[i]);
             double busbw = NAN;
             for (int r = 0; t[i] && r < t[i]->nrows; r++)
-                if (!strcmp(table_get(t[i], r, "alg"), alg) && num(t[i], r, "bytes") == *largest)
-                    busbw = num(t[i], r, "busbw_GBs");
+                if (!strcmp(table_get(t[i], r, "alg"), alg) && table_num(t[i], r, "bytes") == *largest)
+                    busbw = table_num(t[i], r, "busbw_GBs");
             if (isfinite(busbw)) table_set_num(out, col, busbw, "%.2f");
             else table_set_str(out, col, "n/a");
         }
@@ -221,14 +215,14 @@ static Table *train_table(const char *dir, const Files *train, int *ranks)
         bool identical = true;
         for (int r = 0; r < t->nrows; r++) {
             if (strcmp(table_get(t, r, "alg"), alg) != 0) continue;
-            double acc = 100 * num(t, r, "test_accuracy");
+            double acc = 100 * table_num(t, r, "test_accuracy");
             sum += acc;
             lo = fmin(lo, acc);
             hi = fmax(hi, acc);
-            vs = fmax(vs, fabs(100 * num(t, r, "accuracy_minus_reference")));
-            d1 = fmax(d1, num(t, r, "maxdiff_first_step"));
-            df = fmax(df, num(t, r, "maxdiff_final"));
-            elapsed += num(t, r, "elapsed_s");
+            vs = fmax(vs, fabs(100 * table_num(t, r, "accuracy_minus_reference")));
+            d1 = fmax(d1, table_num(t, r, "maxdiff_first_step"));
+            df = fmax(df, table_num(t, r, "maxdiff_final"));
+            elapsed += table_num(t, r, "elapsed_s");
             identical &= !strcmp(table_get(t, r, "replicas_identical"), "yes");
             n++;
         }
@@ -287,21 +281,22 @@ static int write_ranks_csv(const char *dir, const Files *ranks)
     return rc;
 }
 
-int lab2_table(const Lab2Options *o)
+int lab2_table(const void *ctx)
 {
+    const Lab2Options *o = ctx;
     Files bench, ranks, train;
-    find(o->out, "bench-np", &bench);
-    find(o->out, "bench-ranks-np", &ranks);
-    find(o->out, "train-np", &train);
+    find(o->run.out, "bench-np", &bench);
+    find(o->run.out, "bench-ranks-np", &ranks);
+    find(o->run.out, "train-np", &train);
     if (bench.n == 0 && train.n == 0) {
-        fprintf(stderr, "error: no bench-np*.csv or train-np*.csv in %s: run `make lab2` first\n", o->out);
+        fprintf(stderr, "error: no bench-np*.csv or train-np*.csv in %s: run `make lab2` first\n", o->run.out);
         return 1;
     }
-    int status = write_ranks_csv(o->out, &ranks) != 0;
+    int status = write_ranks_csv(o->run.out, &ranks) != 0;
     double largest = 0;
     int train_ranks = 0;
-    Table *tables[3] = { crossover_table(o->out, &bench), busbw_table(o->out, &bench, &largest),
-                         train_table(o->out, &train, &train_ranks) };
+    Table *tables[3] = { crossover_table(o->run.out, &bench), busbw_table(o->run.out, &bench, &largest),
+                         train_table(o->run.out, &train, &train_ranks) };
     /* Captions: the provenance line under each names the first run's
      * settings; the ranks and oversubscription are per row or per column. */
     for (int i = 0; i < 2; i++) {
@@ -359,14 +354,14 @@ int lab2_table(const Lab2Options *o)
             keep_spec[n++] = specs[i];
         }
     char dir[1024];
-    ddl_strlcpy(dir, o->tex, sizeof dir);
+    ddl_strlcpy(dir, o->run.tex, sizeof dir);
     char *slash = strrchr(dir, '/');
     if (slash) {
         *slash = '\0';
         mkdir_p(dir);
     }
-    if (tables_write_tex((const Table *const *)keep, keep_spec, n, o->tex) != 0) status = 1;
-    else if (!o->quiet) fprintf(stderr, "lab2: wrote %s (%d tables)\n", o->tex, n);
+    if (tables_write_tex((const Table *const *)keep, keep_spec, n, o->run.tex) != 0) status = 1;
+    else if (!o->run.quiet) fprintf(stderr, "lab2: wrote %s (%d tables)\n", o->run.tex, n);
     for (int i = 0; i < 3; i++) table_free(tables[i]);
     free_files(&bench);
     free_files(&ranks);

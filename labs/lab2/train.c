@@ -5,7 +5,9 @@
  * MNIST, data-parallel: each rank takes its DistributedSampler shard, and
  * after every SGD step the weights are averaged across ranks with one
  * allreduce algorithm. The second hidden width H sets the message size.
- * Every algorithm starts from the same initial weights (same seed) and
+ * The averaging is the weight_avg strategy of core/sync with the
+ * algorithm in question. Every algorithm starts from the same initial
+ * weights (same seed) and
  * sees the same batches in the same order, so the runs differ only in how
  * each allreduce brackets its sums. We record, per algorithm and H, the
  * training time, the time inside the allreduce, the final test accuracy,
@@ -19,11 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "data/dataset.h"
-#include "model/model.h"
 #include "evaluate/evaluate.h"
-#include "train/train.h"
 #include "lab2.h"
 
 typedef struct RunResult {
@@ -32,11 +30,10 @@ typedef struct RunResult {
     bool identical;
 } RunResult;
 
-typedef struct Setup {
-    const Lab2Options *o;
-    Comm *c;
-    const Dataset *train, *test;
-} Setup;
+typedef struct Train {
+    RunResult r;
+    float *after_first_step;   /* rank 0: the weights after step 0 */
+} Train;
 
 static double max_over_ranks(double v, MPI_Comm comm)
 {
@@ -67,59 +64,48 @@ static double max_abs_diff(const float *a, const float *b, size_t n)
     return m;
 }
 
-static RunResult train_one(const Setup *s, Model *m, const float *init, CommAlg alg, float *after_first_step)
+static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
 {
-    const Lab2Options *o = s->o;
-    Comm *c = s->c;
-    memcpy(m->params, init, m->nparams * sizeof(float));
-    SgdConfig sc = { o->lr, 0.0f, 0.0f, false };
-    Trainer t;
-    trainer_init(&t, m, &sc);
-    BatcherOptions bo = { .batch = o->batch, .rank = c->rank, .world = c->size, .shuffle = true,
-                          .drop_last = false, .augment = false, .normalize = true, .seed = o->seed };
-    Batcher b;
-    batcher_init(&b, s->train, &bo);
-    size_t per = (size_t)s->train->c * s->train->h * s->train->w;
-    float *x = ddl_alloc(sizeof(float) * per * (size_t)o->batch);
-    int32_t *y = ddl_alloc(sizeof(int32_t) * (size_t)o->batch);
+    Train *t = ctx;
+    t->r.comm_s += d->sync->last.sync_wait / 1e3;
+    if (t->r.steps++ == 0 && t->after_first_step)
+        memcpy(t->after_first_step, d->m.params, d->m.nparams * sizeof(float));
+}
 
-    RunResult r = { 0, 0, NAN, NAN, 0, false };
-    MPI_Barrier(c->mpi);
-    double t0 = ddl_now();
-    for (int e = 0; e < o->epochs; e++) {
-        batcher_epoch(&b, e);
-        int got, correct;
-        while ((got = batcher_next(&b, x, y)) > 0) {
-            double loss = trainer_forward_backward(&t, x, y, got, &correct);
-            if (!isfinite(loss)) ddl_die("loss became %g with %s: lower --lr", loss, comm_alg_name(alg));
-            trainer_step(&t);
-            double tc = ddl_now();
-            comm_allreduce(c, m->params, m->nparams, COMM_FP32, COMM_AVG, alg);
-            r.comm_s += ddl_now() - tc;
-            if (r.steps == 0 && after_first_step) memcpy(after_first_step, m->params, m->nparams * sizeof(float));
-            r.steps++;
-        }
-    }
-    r.elapsed_s = max_over_ranks(ddl_now() - t0, c->mpi);
-    r.comm_s = max_over_ranks(r.comm_s, c->mpi);
-    r.identical = replicas_identical(m->params, m->nparams, c->mpi);
+/* Plain SGD from the shared initial weights, the weights averaged after
+ * every step with `alg`. */
+static RunResult train_one(const Lab2Options *o, Driver *d, const float *init, CommAlg alg, float *after_first_step)
+{
+    memcpy(d->m.params, init, d->m.nparams * sizeof(float));
+    SgdConfig sgd = { o->run.lr, 0.0f, 0.0f, false };
+    driver_trainer(d, &sgd);
+    SyncConfig sc = sync_config_default(SYNC_WEIGHT_AVG);
+    sc.alg = alg;
+    if (driver_sync(d, &sc)) ddl_die("weight averaging with %s refused", comm_alg_name(alg));
+    BatcherOptions bo = { .batch = o->run.batch, .rank = d->rank, .world = d->world, .shuffle = true,
+                          .drop_last = false, .augment = false, .normalize = true, .seed = o->run.seed };
+    driver_batches(d, &bo);
+    Train t = { .r = { 0, 0, NAN, NAN, 0, false }, .after_first_step = after_first_step };
+    DriverLoop loop = { .batches = (long)o->epochs * batcher_batches(&d->b), .barrier_start = true };
+    DriverHooks hooks = { .ctx = &t, .after_batch = after_batch };
+    driver_train(d, &loop, &hooks);
+    MPI_Comm comm = d->comm.mpi;
+    t.r.elapsed_s = max_over_ranks(d->st.train_s, comm);
+    t.r.comm_s = max_over_ranks(t.r.comm_s, comm);
+    t.r.identical = replicas_identical(d->m.params, d->m.nparams, comm);
     /* Every rank holds the same weights (checked just above), so rank 0
      * evaluates for all: the other ranks would only repeat it (80 times
      * over in a simulated 80-rank run, where ranks take turns on one core). */
     double acc_loss[2] = { 0, 0 };
-    if (c->rank == 0) {
-        EvalResult ev = evaluate(m, s->test, 256);
+    if (d->rank == 0) {
+        EvalResult ev = evaluate(&d->m, &d->test, 256);
         acc_loss[0] = ev.accuracy;
         acc_loss[1] = ev.loss;
     }
-    MPI_Bcast(acc_loss, 2, MPI_DOUBLE, 0, c->mpi);
-    r.accuracy = acc_loss[0];
-    r.loss = acc_loss[1];
-    ddl_free(x);
-    ddl_free(y);
-    batcher_free(&b);
-    trainer_free(&t);
-    return r;
+    MPI_Bcast(acc_loss, 2, MPI_DOUBLE, 0, comm);
+    t.r.accuracy = acc_loss[0];
+    t.r.loss = acc_loss[1];
+    return t.r;
 }
 
 static int parse_hidden(const char *list, int *h, int cap)
@@ -130,7 +116,7 @@ static int parse_hidden(const char *list, int *h, int cap)
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < cap; tok = strtok_r(NULL, ",", &save)) {
         h[n] = atoi(tok);
         if (h[n] < 1) {
-            fprintf(stderr, "error: --hidden: '%s' is not a width\n", tok);
+            ddl_error("--hidden: '%s' is not a width", tok);
             return -1;
         }
         n++;
@@ -138,12 +124,95 @@ static int parse_hidden(const char *list, int *h, int cap)
     return n;
 }
 
-static int load(const Lab2Options *o, Split split, int limit, Dataset *d)
+static Table *results_table(const Lab2Options *o, Driver *d, const char *ref)
 {
-    return dataset_load_for_run(o->dataset, split, limit, o->seed, true, o->force_synthetic, d);
+    Meta meta;
+    lab2_meta(&meta, o, d, "seed 002 training: MLP weights averaged after every step");
+    meta_set(&meta, "model", "mlp 784-%d-H-10, ReLU", o->h1);
+    meta_set(&meta, "optimizer", "plain SGD lr %g, batch %d per rank (%d in all)", (double)o->run.lr, o->run.batch,
+             o->run.batch * d->world);
+    meta_set(&meta, "epochs", "%d", o->epochs);
+    meta_set(&meta, "sync", "after every step: weights = allreduce(weights, AVG) with the row's algorithm");
+    meta_set(&meta, "reference", "%s", ref);
+    char name[160];
+    snprintf(name, sizeof name, "train-%s", d->tag);
+    Table *t = table_new(name, "alg,hidden,params,message_bytes,ranks,epochs,steps,elapsed_s,comm_s,comm_fraction,"
+                               "test_accuracy,test_loss,replicas_identical,maxdiff_first_step,maxdiff_final,"
+                               "accuracy_minus_reference");
+    t->meta = meta;
+    return t;
 }
 
-int lab2_train(const Lab2Options *o, Comm *c)
+/* One width H: every algorithm from the same initial weights, one row each.
+ * first/final (rank 0): every algorithm's weights after step 0 and at the end. */
+typedef struct Width {
+    int hidden, nalgs, ref;
+    const CommAlg *algs;
+    RunResult res[COMM_ALG_COUNT];
+    float *first, *final;
+} Width;
+
+static void rows(Table *t, const Lab2Options *o, const Driver *d, const Width *w)
+{
+    size_t n = d->m.nparams;
+    for (int a = 0; a < w->nalgs; a++) {
+        const RunResult *r = &w->res[a];
+        table_set_str(t, "alg", comm_alg_name(w->algs[a]));
+        table_set_int(t, "hidden", w->hidden);
+        table_set_int(t, "params", (long long)n);
+        table_set_int(t, "message_bytes", (long long)(n * sizeof(float)));
+        table_set_int(t, "ranks", d->world);
+        table_set_int(t, "epochs", o->epochs);
+        table_set_int(t, "steps", r->steps);
+        table_set_num(t, "elapsed_s", r->elapsed_s, "%.4f");
+        table_set_num(t, "comm_s", r->comm_s, "%.4f");
+        table_set_num(t, "comm_fraction", r->comm_s / r->elapsed_s, "%.4f");
+        table_set_num(t, "test_accuracy", r->accuracy, "%.4f");
+        table_set_num(t, "test_loss", r->loss, "%.5f");
+        table_set_str(t, "replicas_identical", r->identical ? "yes" : "no");
+        if (d->rank == 0) { /* the only rank that writes the table */
+            table_set_num(t, "maxdiff_first_step", max_abs_diff(w->first + a * n, w->first + w->ref * n, n), "%.3g");
+            table_set_num(t, "maxdiff_final", max_abs_diff(w->final + a * n, w->final + w->ref * n, n), "%.3g");
+        }
+        table_set_num(t, "accuracy_minus_reference", r->accuracy - w->res[w->ref].accuracy, "%.4f");
+        table_end_row(t);
+    }
+}
+
+/* Every algorithm at width H. Returns 0, 1 (replicas differ) or 2. */
+static int width(const Lab2Options *o, Driver *d, Width *w, Table *t)
+{
+    ModelConfig cfg = driver_model_config(d, "mlp");
+    cfg.hidden[0] = o->h1;
+    cfg.hidden[1] = w->hidden;
+    cfg.hidden[2] = 0;
+    if (driver_build(d, "mlp", &cfg, DDL_MAX(o->run.batch, 256))) return 2;
+    size_t n = d->m.nparams;
+    float *init = ddl_alloc(n * sizeof(float));
+    memcpy(init, d->m.params, n * sizeof(float));
+    /* Every rank's weights are the same (checked): only rank 0, which
+     * writes the table, keeps each algorithm's weights to compare (at 80
+     * simulated ranks in one process the copies add up). */
+    w->first = d->rank == 0 ? ddl_alloc((size_t)w->nalgs * n * sizeof(float)) : NULL;
+    w->final = d->rank == 0 ? ddl_alloc((size_t)w->nalgs * n * sizeof(float)) : NULL;
+    int status = 0;
+    for (int a = 0; a < w->nalgs; a++) {
+        w->res[a] = train_one(o, d, init, w->algs[a], w->first ? w->first + (size_t)a * n : NULL);
+        if (w->final) memcpy(w->final + (size_t)a * n, d->m.params, n * sizeof(float));
+        if (d->rank == 0 && !o->run.quiet)
+            fprintf(stderr, "lab2 train: H=%d %-12s %6.2f s (allreduce %5.2f s), test accuracy %.2f%%%s\n", w->hidden,
+                    comm_alg_name(w->algs[a]), w->res[a].elapsed_s, w->res[a].comm_s, 100 * w->res[a].accuracy,
+                    w->res[a].identical ? "" : ", REPLICAS DIFFER");
+        if (!w->res[a].identical) status = 1;
+    }
+    rows(t, o, d, w);
+    ddl_free(init);
+    ddl_free(w->first);
+    ddl_free(w->final);
+    return status;
+}
+
+int lab2_train(const Lab2Options *o, Driver *d)
 {
     CommAlg algs[COMM_ALG_COUNT];
     int hidden[16];
@@ -154,104 +223,22 @@ int lab2_train(const Lab2Options *o, Comm *c)
     int ref = 0;
     for (int a = 0; a < nalgs; a++)
         if (algs[a] == COMM_ALG_MPI) ref = a;
-    Dataset train, test;
-    if (load(o, SPLIT_TRAIN, o->limit, &train) != 0) return 1;
-    if (load(o, SPLIT_TEST, o->test_limit, &test) != 0) return 1;
-    char tag[64];
-    if (o->tag && o->tag[0]) ddl_strlcpy(tag, o->tag, sizeof tag);
-    else snprintf(tag, sizeof tag, "np%d", c->size);
-    if (c->rank == 0 && results_run_begin(o->out, tag, (const char *const[]){ "train-*", NULL }) != 0)
-        ddl_die("lab2 train '%s' not started", tag);
-
-    Meta meta;
-    lab2_meta(&meta, o, c, "seed 002 training: MLP weights averaged after every step");
-    meta_set(&meta, "dataset", "%s", train.name);
-    meta_set(&meta, "data", "%s", train.synthetic ? "synthetic" : "real");
-    meta_set(&meta, "data_source", "%s", train.source);
-    meta_set(&meta, "train_examples", "%d", train.n);
-    meta_set(&meta, "test_examples", "%d", test.n);
-    meta_set(&meta, "model", "mlp 784-%d-H-10, ReLU", o->h1);
-    meta_set(&meta, "optimizer", "plain SGD lr %g, batch %d per rank (%d in all)", (double)o->lr, o->batch,
-             o->batch * c->size);
-    meta_set(&meta, "epochs", "%d", o->epochs);
-    meta_set(&meta, "sync", "after every step: weights = allreduce(weights, AVG) with the row's algorithm");
-    meta_set(&meta, "reference", "%s", comm_alg_name(algs[ref]));
-    char name[128];
-    snprintf(name, sizeof name, "train-%s", tag);
-    Table *t = table_new(name, "alg,hidden,params,message_bytes,ranks,epochs,steps,elapsed_s,comm_s,comm_fraction,"
-                               "test_accuracy,test_loss,replicas_identical,maxdiff_first_step,maxdiff_final,"
-                               "accuracy_minus_reference");
-    t->meta = meta;
-    if (c->rank == 0 && !o->quiet)
-        fprintf(stderr, "lab2 train: %d ranks, %s %s (%d train / %d test), %d epoch(s), H in {%s}\n", c->size,
-                train.synthetic ? "synthetic" : "real", train.name, train.n, test.n, o->epochs, o->hidden);
-
+    if (driver_load(d, true)) return 1;
+    driver_tag(d, "np%d", d->world);
+    driver_run_begin(d, o->run.out, (const char *const[]){ "train-*", NULL });
+    Table *t = results_table(o, d, comm_alg_name(algs[ref]));
+    if (d->rank == 0 && !o->run.quiet)
+        fprintf(stderr, "lab2 train: %d ranks, %s %s (%d train / %d test), %d epoch(s), H in {%s}\n", d->world,
+                d->train.synthetic ? "synthetic" : "real", d->train.name, d->train.n, d->test.n, o->epochs, o->hidden);
     int status = 0;
-    for (int h = 0; h < nh; h++) {
-        ModelConfig cfg = model_config_default("mlp", (Shape){ train.c, train.h, train.w }, train.classes);
-        cfg.hidden[0] = o->h1;
-        cfg.hidden[1] = hidden[h];
-        cfg.hidden[2] = 0;
-        Model m;
-        char err[256];
-        if (model_build(&m, "mlp", &cfg, DDL_MAX(o->batch, 256), o->seed, err) != 0) {
-            fprintf(stderr, "error: %s\n", err);
-            status = 2;
-            break;
-        }
-        size_t n = m.nparams;
-        float *init = ddl_alloc(n * sizeof(float));
-        /* Every rank's weights are the same (checked): only rank 0, which
-         * writes the table, keeps each algorithm's weights to compare
-         * (at 80 simulated ranks in one process the copies add up). */
-        float *first = c->rank == 0 ? ddl_alloc((size_t)nalgs * n * sizeof(float)) : NULL;
-        float *final = c->rank == 0 ? ddl_alloc((size_t)nalgs * n * sizeof(float)) : NULL;
-        memcpy(init, m.params, n * sizeof(float));
-        RunResult res[COMM_ALG_COUNT];
-        Setup s = { o, c, &train, &test };
-        for (int a = 0; a < nalgs; a++) {
-            res[a] = train_one(&s, &m, init, algs[a], first ? first + (size_t)a * n : NULL);
-            if (final) memcpy(final + (size_t)a * n, m.params, n * sizeof(float));
-            if (c->rank == 0 && !o->quiet)
-                fprintf(stderr, "lab2 train: H=%d %-12s %6.2f s (allreduce %5.2f s), test accuracy %.2f%%%s\n",
-                        hidden[h], comm_alg_name(algs[a]), res[a].elapsed_s, res[a].comm_s, 100 * res[a].accuracy,
-                        res[a].identical ? "" : ", REPLICAS DIFFER");
-            if (!res[a].identical) status = 1;
-        }
-        for (int a = 0; a < nalgs; a++) {
-            table_set_str(t, "alg", comm_alg_name(algs[a]));
-            table_set_int(t, "hidden", hidden[h]);
-            table_set_int(t, "params", (long long)n);
-            table_set_int(t, "message_bytes", (long long)(n * sizeof(float)));
-            table_set_int(t, "ranks", c->size);
-            table_set_int(t, "epochs", o->epochs);
-            table_set_int(t, "steps", res[a].steps);
-            table_set_num(t, "elapsed_s", res[a].elapsed_s, "%.4f");
-            table_set_num(t, "comm_s", res[a].comm_s, "%.4f");
-            table_set_num(t, "comm_fraction", res[a].comm_s / res[a].elapsed_s, "%.4f");
-            table_set_num(t, "test_accuracy", res[a].accuracy, "%.4f");
-            table_set_num(t, "test_loss", res[a].loss, "%.5f");
-            table_set_str(t, "replicas_identical", res[a].identical ? "yes" : "no");
-            if (c->rank == 0) { /* the only rank that writes the table */
-                table_set_num(t, "maxdiff_first_step",
-                              max_abs_diff(first + (size_t)a * n, first + (size_t)ref * n, n), "%.3g");
-                table_set_num(t, "maxdiff_final", max_abs_diff(final + (size_t)a * n, final + (size_t)ref * n, n),
-                              "%.3g");
-            }
-            table_set_num(t, "accuracy_minus_reference", res[a].accuracy - res[ref].accuracy, "%.4f");
-            table_end_row(t);
-        }
-        ddl_free(init);
-        if (first) ddl_free(first);
-        if (final) ddl_free(final);
-        model_free(&m);
+    for (int h = 0; h < nh && status != 2; h++) {
+        Width w = { .hidden = hidden[h], .nalgs = nalgs, .ref = ref, .algs = algs };
+        int rc = width(o, d, &w, t);
+        status = rc > status ? rc : status;
     }
-    if (c->rank == 0) {
-        if (table_write(t, o->out) != 0) status = 1;
-        else if (!o->quiet) fprintf(stderr, "lab2 train: wrote %s/%s.csv\n", o->out, name);
-    }
+    if (status != 2 && driver_write(d, &t, 1) != 0) status = 1;
+    else if (status != 2 && d->rank == 0 && !o->run.quiet)
+        fprintf(stderr, "lab2 train: wrote %s/%s.csv\n", o->run.out, t->name);
     table_free(t);
-    dataset_free(&train);
-    dataset_free(&test);
     return status;
 }

@@ -10,11 +10,7 @@
 # (open in https://ui.perfetto.dev or chrome://tracing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-IN=${RESULTS:-results/lab3}
-FIG=${FIGURES:-figures}
-TAB=${TABLES:-report/tables}
-ls "$IN"/*-summary.csv >/dev/null 2>&1 || { echo "lab3: no results in $IN (run make lab3)" >&2; exit 1; }
-mkdir -p "$FIG" "$TAB"
+source figures/lab_paths.sh lab3 '*-summary.csv'
 bin/lab3 table --out "$IN" --tex "$TAB/lab3.tex"
 plot() { figures/make_figures.sh --plot "labs/lab3/lab3-$1.gp" "$2" "$FIG/lab3-$3.png"; }
 made=()

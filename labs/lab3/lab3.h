@@ -11,31 +11,24 @@
 #define LAB3_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
-#include "comm/comm.h"
-#include "sync/sync.h"
+#include "driver/driver.h"
 
 typedef struct Lab3Options {
-    const char *mode;          /* run | table */
+    DriverOptions run;         /* model, dataset, batch (per rank; 0: --global-batch / ranks), SGD, ... */
     const char *sync, *alg, *bn, *augment;
     const char *task;          /* seed task label: 1, 2a, 2b, 3 (or empty) */
     const char *series;        /* what the run is part of: task | scale | buckets | custom */
     float bucket_cap_mb, first_bucket_mb;
     int accumulate;
-    int batch, global_batch;   /* per rank; or total split over ranks */
+    int global_batch;          /* total per step when run.batch is 0 */
     int iters, timed, trace_iter;
-    float width;
-    int limit, test_limit;
-    const char *model, *dataset, *device;
-    float lr, momentum, wd;
-    bool no_eval, force_synthetic, quiet;
-    uint64_t seed;
-    const char *profile, *tag, *out, *tex;
+    bool no_eval;
 } Lab3Options;
 
-Lab3Options lab3_defaults(void);
-int lab3_run(const Lab3Options *o, Comm *c);
-int lab3_table(const Lab3Options *o);
+/* The labels and choices checked before any work: 0, or 2 after a message. */
+int lab3_check(void *ctx, int ranks);
+int lab3_run(void *ctx, Driver *d);
+int lab3_table(const void *ctx);
 
 #endif

@@ -17,23 +17,11 @@
 
 enum { MAX_RUNS = 256 };
 
-static double num(const Table *t, const char *col)
-{
-    const char *s = table_get(t, 0, col);
-    return s && *s ? atof(s) : NAN;
-}
-
-static const char *str(const Table *t, const char *col)
-{
-    const char *s = table_get(t, 0, col);
-    return s ? s : "";
-}
-
 /* --series may name several (e.g. "scale,buckets": one run serves both). */
 static bool has_series(const Table *t, const char *what)
 {
     char buf[128];
-    ddl_strlcpy(buf, str(t, "series"), sizeof buf);
+    ddl_strlcpy(buf, table_text(t, 0, "series"), sizeof buf);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
         if (!strcmp(tok, what)) return true;
     return false;
@@ -44,12 +32,12 @@ static int by_sync_np_cap(const void *a, const void *b)
 {
     const Table *x = *(Table *const *)a, *y = *(Table *const *)b;
     SyncKind kx = SYNC_NONE, ky = SYNC_NONE;
-    sync_kind_from_name(str(x, "sync"), &kx);
-    sync_kind_from_name(str(y, "sync"), &ky);
+    sync_kind_from_name(table_text(x, 0, "sync"), &kx);
+    sync_kind_from_name(table_text(y, 0, "sync"), &ky);
     if (kx != ky) return (int)kx - (int)ky;
-    double d = num(x, "np") - num(y, "np");
+    double d = table_num(x, 0, "np") - table_num(y, 0, "np");
     if (d != 0) return d < 0 ? -1 : 1;
-    double cx = num(x, "bucket_cap_mb"), cy = num(y, "bucket_cap_mb");
+    double cx = table_num(x, 0, "bucket_cap_mb"), cy = table_num(y, 0, "bucket_cap_mb");
     if (isnan(cx)) cx = 1e30;
     if (isnan(cy)) cy = 1e30;
     return (cx > cy) - (cx < cy);
@@ -61,10 +49,10 @@ typedef struct Span { int lo, hi; char over[96]; } Span;
 
 static void span_add(Span *sp, const Table *run)
 {
-    int np = atoi(str(run, "np"));
+    int np = atoi(table_text(run, 0, "np"));
     if (sp->hi == 0 || np < sp->lo) sp->lo = np;
     if (np > sp->hi) sp->hi = np;
-    if (!strcmp(str(run, "oversubscribed"), "yes")) {
+    if (!strcmp(table_text(run, 0, "oversubscribed"), "yes")) {
         char one[16];
         snprintf(one, sizeof one, "%d", np);
         if (!strstr(sp->over, one)) {
@@ -110,8 +98,8 @@ static int write_scaling(const Lab3Options *o, Table **runs, int n)
         char name[64];
         snprintf(name, sizeof name, "scaling-%s", sync_kind_name((SyncKind)k));
         for (int i = 0; i < n; i++) {
-            bool task1 = !strcmp(str(runs[i], "task"), "1");
-            bool mine = !strcmp(str(runs[i], "sync"), sync_kind_name((SyncKind)k)) &&
+            bool task1 = !strcmp(table_text(runs[i], 0, "task"), "1");
+            bool mine = !strcmp(table_text(runs[i], 0, "sync"), sync_kind_name((SyncKind)k)) &&
                         (has_series(runs[i], "scale") || has_series(runs[i], "task"));
             if (!task1 && !mine) continue;
             if (!t) {
@@ -123,12 +111,12 @@ static int write_scaling(const Lab3Options *o, Table **runs, int n)
             static const char *const cols[] = { "np", "ms_mean", "s_per_iter", "ms_rank_min", "ms_rank_max",
                                                 "sync_ms", "comm_ms", "hidden_frac", "batch_per_rank",
                                                 "oversubscribed" };
-            for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) table_set_str(t, cols[c], str(runs[i], cols[c]));
+            for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) table_set_str(t, cols[c], table_text(runs[i], 0, cols[c]));
             table_end_row(t);
             span_add(&sp, runs[i]);
         }
         span_label(t, &sp);
-        if (t && table_write(t, o->out) != 0) status = 1;
+        if (t && table_write(t, o->run.out) != 0) status = 1;
         table_free(t);
     }
     return status;
@@ -140,25 +128,25 @@ static Table *bucket_table(Table **runs, int n)
     Span sp = { 0, 0, "" };
     for (int i = 0; i < n; i++) {
         if (!has_series(runs[i], "buckets")) continue;
-        bool flat = !strcmp(str(runs[i], "sync"), "allreduce_flat");
-        if (!flat && strcmp(str(runs[i], "sync"), "ddp") != 0) continue;
+        bool flat = !strcmp(table_text(runs[i], 0, "sync"), "allreduce_flat");
+        if (!flat && strcmp(table_text(runs[i], 0, "sync"), "ddp") != 0) continue;
         if (!t) {
             t = table_new("buckets", "label,cap_mb,buckets,np,ms_mean,forward_ms,backward_ms,sync_ms,comm_ms,"
                                      "hidden_ms,hidden_frac,oversubscribed");
             t->meta = runs[i]->meta;
             meta_set(&t->meta, "run", "buckets");
         }
-        double cap = num(runs[i], "bucket_cap_mb");
+        double cap = table_num(runs[i], 0, "bucket_cap_mb");
         char label[32];
         if (flat) ddl_strlcpy(label, "flat", sizeof label);
         else if (cap == 0) ddl_strlcpy(label, "per layer", sizeof label);
         else snprintf(label, sizeof label, "%g MiB", cap);
         table_set_str(t, "label", label);
-        if (!flat) table_set_str(t, "cap_mb", str(runs[i], "bucket_cap_mb"));
-        table_set_str(t, "buckets", flat ? "1" : str(runs[i], "buckets"));
+        if (!flat) table_set_str(t, "cap_mb", table_text(runs[i], 0, "bucket_cap_mb"));
+        table_set_str(t, "buckets", flat ? "1" : table_text(runs[i], 0, "buckets"));
         static const char *const cols[] = { "np", "ms_mean", "forward_ms", "backward_ms", "sync_ms", "comm_ms",
                                             "hidden_ms", "hidden_frac", "oversubscribed" };
-        for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) table_set_str(t, cols[c], str(runs[i], cols[c]));
+        for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) table_set_str(t, cols[c], table_text(runs[i], 0, cols[c]));
         table_end_row(t);
         span_add(&sp, runs[i]);
     }
@@ -174,10 +162,10 @@ static Table *table1(Table **runs, int n)
     const Table *task[4] = { NULL };
     for (int i = 0; i < n; i++)
         for (int k = 0; k < 4; k++)
-            if (!strcmp(str(runs[i], "task"), order[k])) task[k] = runs[i];
+            if (!strcmp(table_text(runs[i], 0, "task"), order[k])) task[k] = runs[i];
     Table *t = NULL;
     Span sp = { 0, 0, "" };
-    double t1 = task[0] ? num(task[0], "s_per_iter") : NAN;
+    double t1 = task[0] ? table_num(task[0], 0, "s_per_iter") : NAN;
     for (int k = 0; k < 4; k++) {
         if (!task[k]) continue;
         if (!t) {
@@ -187,23 +175,23 @@ static Table *table1(Table **runs, int n)
             meta_set(&t->meta, "run", "table1");
         }
         char buf[64];
-        double s = num(task[k], "s_per_iter");
+        double s = table_num(task[k], 0, "s_per_iter");
         table_set_str(t, "task", order[k]);
         table_set_str(t, "method", what[k]);
-        table_set_str(t, "sync", str(task[k], "sync"));
-        table_set_str(t, "np", str(task[k], "np"));
-        table_set_str(t, "batch_per_rank", str(task[k], "batch_per_rank"));
+        table_set_str(t, "sync", table_text(task[k], 0, "sync"));
+        table_set_str(t, "np", table_text(task[k], 0, "np"));
+        table_set_str(t, "batch_per_rank", table_text(task[k], 0, "batch_per_rank"));
         fmt(buf, sizeof buf, "%.3f", s);
         table_set_str(t, "s_per_iter", buf);
-        fmt(buf, sizeof buf, "%.3f", num(task[k], "test_loss"));
+        fmt(buf, sizeof buf, "%.3f", table_num(task[k], 0, "test_loss"));
         table_set_str(t, "test_loss", buf);
-        fmt(buf, sizeof buf, "%.2f", 100 * num(task[k], "test_accuracy"));
+        fmt(buf, sizeof buf, "%.2f", 100 * table_num(task[k], 0, "test_accuracy"));
         table_set_str(t, "test_accuracy_pct", buf);
-        fmt(buf, sizeof buf, "%.2f", 100 * (num(task[k], "test_acc_max") - num(task[k], "test_acc_min")));
+        fmt(buf, sizeof buf, "%.2f", 100 * (table_num(task[k], 0, "test_acc_max") - table_num(task[k], 0, "test_acc_min")));
         table_set_str(t, "acc_rank_spread_pct", buf);
         fmt(buf, sizeof buf, "%.2f", t1 / s);
         table_set_str(t, "speedup", buf);
-        table_set_str(t, "oversubscribed", str(task[k], "oversubscribed"));
+        table_set_str(t, "oversubscribed", table_text(task[k], 0, "oversubscribed"));
         table_end_row(t);
         span_add(&sp, task[k]);
     }
@@ -211,12 +199,13 @@ static Table *table1(Table **runs, int n)
     return t;
 }
 
-int lab3_table(const Lab3Options *o)
+int lab3_table(const void *ctx)
 {
+    const Lab3Options *o = ctx;
     static Table *runs[MAX_RUNS];
-    int n = table_read_dir(o->out, "-summary.csv", "ms_mean", runs, MAX_RUNS);
+    int n = table_read_dir(o->run.out, "-summary.csv", "ms_mean", runs, MAX_RUNS);
     if (n == 0) {
-        fprintf(stderr, "error: no lab3 runs (*-summary.csv) in %s: run make lab3\n", o->out);
+        fprintf(stderr, "error: no lab3 runs (*-summary.csv) in %s: run make lab3\n", o->run.out);
         return 1;
     }
     qsort(runs, (size_t)n, sizeof *runs, by_sync_np_cap);
@@ -226,7 +215,7 @@ int lab3_table(const Lab3Options *o)
     TexSpec specs[2];
     int nt = 0;
     if (t1) {
-        if (table_write(t1, o->out) != 0) status = 1;
+        if (table_write(t1, o->run.out) != 0) status = 1;
         static const char *const cols[] = { "task", "method", "np", "s_per_iter", "test_loss", "test_accuracy_pct",
                                             "speedup" };
         static const char *const heads[] = { "Task", "Method", "Ranks", "Avg.\\ time/iter (s)", "Loss",
@@ -238,7 +227,7 @@ int lab3_table(const Lab3Options *o)
         tex[nt++] = t1;
     }
     if (tb) {
-        if (table_write(tb, o->out) != 0) status = 1;
+        if (table_write(tb, o->run.out) != 0) status = 1;
         static const char *const cols[] = { "label", "buckets", "np", "ms_mean", "sync_ms", "comm_ms", "hidden_frac" };
         static const char *const heads[] = { "Bucket cap", "Buckets", "Ranks", "ms/iter", "Exposed sync (ms)",
                                              "Comm.\\ (ms)", "Hidden" };
@@ -248,10 +237,10 @@ int lab3_table(const Lab3Options *o)
         tex[nt++] = tb;
     }
     if (nt > 0) {
-        if (mkdir_parent(o->tex) != 0 || tables_write_tex(tex, specs, nt, o->tex) != 0) status = 1;
-        else fprintf(stderr, "lab3: wrote %s and the figure CSVs in %s (%d runs)\n", o->tex, o->out, n);
+        if (mkdir_parent(o->run.tex) != 0 || tables_write_tex(tex, specs, nt, o->run.tex) != 0) status = 1;
+        else fprintf(stderr, "lab3: wrote %s and the figure CSVs in %s (%d runs)\n", o->run.tex, o->run.out, n);
     } else {
-        fprintf(stderr, "lab3: no task or bucket runs in %s: nothing for %s\n", o->out, o->tex);
+        fprintf(stderr, "lab3: no task or bucket runs in %s: nothing for %s\n", o->run.out, o->run.tex);
     }
     table_free(t1);
     table_free(tb);

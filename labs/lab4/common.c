@@ -1,54 +1,10 @@
-/* common.c - lab4's defaults, configuration lists and labels. */
-#include <mpi.h>
-#include <stdarg.h>
+/* common.c - lab4's configuration lists and labels. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
 #include "lab4.h"
-
-void lab4_error(const char *fmt, ...)
-{
-    int rank = 0, up = 0;
-    MPI_Initialized(&up);
-    if (up) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-Lab4Options lab4_defaults(void)
-{
-    Lab4Options o;
-    memset(&o, 0, sizeof o);
-    o.mode = "";
-    o.scheme = "group";
-    o.passes = "all";
-    o.dataset = "mnist";
-    o.profile = getenv("PROFILE") && *getenv("PROFILE") ? getenv("PROFILE") : "custom";
-    o.out = "results/lab4";
-    o.tex = "report/tables/lab4.tex";
-    o.iters_base = 12;
-    o.iters_step = 3;
-    /* Horovod's examples/pytorch/pytorch_mnist.py, which the seed started
-     * from: SGD lr 0.01 x workers, momentum 0.5, batch 64 per worker. The
-     * defaults below are the quick profile's (labs/lab4/run.sh), where
-     * batch 32 gives the small subset twice the steps per iteration; the
-     * paper profile passes width 1, a larger subset and batch 64. */
-    o.lr = 0.01f;
-    o.momentum = 0.5f;
-    o.batch = 32;
-    o.width = 0.5f;
-    o.limit = 1200;
-    o.test_limit = 500;
-    o.seed = 1;
-    return o;
-}
 
 const char *lab4_scheme_name(Lab4Scheme s)
 {
@@ -77,31 +33,31 @@ static int iterations(const Lab4Options *o, int P, int passes)
 static int add(const Lab4Options *o, int P, Lab4Scheme scheme, int passes, Lab4Config *out, int *n, int cap)
 {
     if (scheme == SCHEME_GROUP && passes < 1) {
-        lab4_error("--passes %d: passes count from 1 (k passes average groups of k+1 workers)", passes);
+        ddl_error("--passes %d: passes count from 1 (k passes average groups of k+1 workers)", passes);
         return -1;
     }
     if (scheme == SCHEME_GROUP && passes > P - 1) {
-        lab4_error("--passes %d needs at least %d workers: k passes average groups of k+1, so "
+        ddl_error("--passes %d needs at least %d workers: k passes average groups of k+1, so "
                    "1 <= k <= P-1 (this run has P = %d; k = P-1 is already the full average, 'ar' the "
                    "all-reduce)", passes, passes + 2, P);
         return -1;
     }
     if (scheme == SCHEME_LGA && (passes < 1 || passes > 64)) {
-        lab4_error("--passes %d: lga needs 1..64 backward passes per allreduce", passes);
+        ddl_error("--passes %d: lga needs 1..64 backward passes per allreduce", passes);
         return -1;
     }
     for (int i = 0; i < *n; i++)
         if (out[i].scheme == scheme && out[i].passes == passes) {
-            lab4_error("--passes: %s %d listed twice", lab4_scheme_name(scheme), passes);
+            ddl_error("--passes: %s %d listed twice", lab4_scheme_name(scheme), passes);
             return -1;
         }
     if (*n == cap) {
-        lab4_error("more than %d configurations", cap);
+        ddl_error("more than %d configurations", cap);
         return -1;
     }
     Lab4Config c = { scheme, passes, iterations(o, P, passes) };
     if (c.iters < 1) {
-        lab4_error("%s passes %d at %d workers gets %d iterations: check --iters-base/--iters-step",
+        ddl_error("%s passes %d at %d workers gets %d iterations: check --iters-base/--iters-step",
                    lab4_scheme_name(scheme), passes, P, c.iters);
         return -1;
     }
@@ -111,33 +67,26 @@ static int add(const Lab4Options *o, int P, Lab4Scheme scheme, int passes, Lab4C
 
 static int parse_schemes(const char *list, bool *group, bool *lga)
 {
+    if (driver_choice_list("scheme", list, "group|lga") != 0) return -1;
     char buf[64];
     ddl_strlcpy(buf, list, sizeof buf);
     *group = *lga = false;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(tok, "group")) *group = true;
-        else if (!strcmp(tok, "lga")) *lga = true;
-        else {
-            lab4_error("--scheme: unknown scheme '%s' (group, lga, or both: group,lga)", tok);
-            return -1;
-        }
-    }
-    if (!*group && !*lga) {
-        lab4_error("--scheme: empty (group, lga, or group,lga)");
-        return -1;
+        *group |= !strcmp(tok, "group");
+        *lga |= !strcmp(tok, "lga");
     }
     return 0;
 }
 
 int lab4_configs(const Lab4Options *o, int P, Lab4Config *out, int cap)
 {
+    bool group, lga;
+    if (parse_schemes(o->scheme, &group, &lga) != 0) return -1;
     if (P < 2) {
-        lab4_error("lab4 averages across workers: it needs at least 2 MPI ranks "
+        ddl_error("lab4 averages across workers: it needs at least 2 MPI ranks "
                    "(mpirun -np 2 .. bin/lab4 run), got %d", P);
         return -1;
     }
-    bool group, lga;
-    if (parse_schemes(o->scheme, &group, &lga) != 0) return -1;
     int n = 0;
     if (!strcmp(o->passes, "all")) {
         /* The seed's Table 2 order: all-reduce at the fewest iterations,
@@ -162,12 +111,12 @@ int lab4_configs(const Lab4Options *o, int P, Lab4Config *out, int cap)
         char *end;
         long k = strtol(tok, &end, 10);
         if (*end || end == tok) {
-            lab4_error("--passes: '%s' is neither 'ar' nor a number (e.g. --passes ar,2,1)", tok);
+            ddl_error("--passes: '%s' is neither 'ar' nor a number (e.g. --passes ar,2,1)", tok);
             return -1;
         }
         if (group && add(o, P, SCHEME_GROUP, (int)k, out, &n, cap)) return -1;
         if (lga && add(o, P, SCHEME_LGA, (int)k, out, &n, cap)) return -1;
     }
-    if (n == 0) lab4_error("--passes '%s' names no configuration", o->passes);
+    if (n == 0) ddl_error("--passes '%s' names no configuration", o->passes);
     return n > 0 ? n : -1;
 }

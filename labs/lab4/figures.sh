@@ -10,12 +10,7 @@
 # The table job also writes table2.csv, fig3.csv and iters.csv next to the runs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-IN=${RESULTS:-results/lab4}
-FIG=${FIGURES:-figures}
-TAB=${TABLES:-report/tables}
-BIN=${BIN:-bin}
-ls "$IN"/runs-np*.csv >/dev/null 2>&1 || { echo "lab4: no results in $IN (run make lab4)" >&2; exit 1; }
-mkdir -p "$FIG" "$TAB"
+source figures/lab_paths.sh lab4 'runs-np*.csv'
 "$BIN/lab4" table --out "$IN" --tex "$TAB/lab4.tex"
 plot() { figures/make_figures.sh --plot "labs/lab4/lab4-$1.gp" "$2" "$FIG/lab4-$3.png"; }
 has_rows() { [ -f "$1" ] && [ "$(grep -v '^#' "$1" | wc -l)" -gt 1 ]; }
@@ -27,12 +22,9 @@ if has_rows "$IN/table2.csv"; then
   made+=(lab4-accuracy-bytes.png lab4-consensus.png)
 fi
 if has_rows "$IN/lga.csv"; then
-  # Same scripts, lga rows only: a wrapper sets the family first.
+  # Same scripts, lga rows only: the family is set first.
   for what in accuracy-bytes consensus; do
-    tmp=$(mktemp --suffix=.gp)
-    printf "family = 'lga'\nload 'labs/lab4/lab4-%s.gp'\n" "$what" > "$tmp"
-    figures/make_figures.sh --plot "$tmp" "$IN/iters.csv" "$FIG/lab4-lga-$what.png" || { rm -f "$tmp"; exit 1; }
-    rm -f "$tmp"
+    figures/make_figures.sh --plot "labs/lab4/lab4-$what.gp" "$IN/iters.csv" "$FIG/lab4-lga-$what.png" "family = 'lga'"
     made+=("lab4-lga-$what.png")
   done
 fi

@@ -15,11 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "comm/comm.h"
 #include "comm/monitor.h"
-#include "data/dataset.h"
-#include "model/model.h"
-#include "results/results.h"
+#include "driver/driver.h"
 
 /* How the workers are kept together after each local step. */
 typedef enum Lab4Scheme {
@@ -36,31 +33,25 @@ typedef struct Lab4Config {
 } Lab4Config;
 
 typedef struct Lab4Options {
-    const char *mode;          /* run | table */
+    DriverOptions run;         /* dataset, limits, batch (per worker), lr (per worker), momentum,
+                                * width (cnn3), seed, out, tag, ... */
     const char *scheme;        /* group | lga | group,lga */
     const char *passes;        /* "all" or a comma list of "ar" and numbers */
-    const char *dataset, *profile, *out, *tex, *tag;
     int iters;                 /* > 0: every configuration runs this many iterations */
     int iters_base, iters_step;/* else iterations = base + step (P - passes): 12, 15, 18, .. */
     int steps_per_iter;        /* 0: one pass over the worker's shard of the subset (an epoch) */
-    int batch, limit, test_limit;
-    float lr, momentum, width;
     bool no_lr_scale;          /* default: lr x P, as Horovod's MNIST example */
     bool no_rotate;            /* group: keep the first grouping (exercise: no mixing) */
-    bool force_synthetic, quiet;
-    uint64_t seed;
 } Lab4Options;
 
-Lab4Options lab4_defaults(void);
-int lab4_run(const Lab4Options *o);
-int lab4_table(const Lab4Options *o);
+/* The jobs (driver.h's DriverSpec; ctx is the Lab4Options). */
+int lab4_run(void *ctx, Driver *d);
+int lab4_table(const void *ctx);
 
 /* The configurations to run at P workers, in the seed's Table 2 order
  * (all-reduce first, then passes P-1 .. 1). Returns how many, or -1 with
  * a message (unknown token, passes >= P, ...). */
 int lab4_configs(const Lab4Options *o, int P, Lab4Config *out, int cap);
-/* stderr "error: ..." from rank 0 only (every rank finds the same errors). */
-void lab4_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *lab4_scheme_name(Lab4Scheme s);      /* "allreduce", "group", "lga" */
 /* Short label for legends and CSVs: "all-reduce", "k=1", "lga-k=2". */
 void lab4_label(const Lab4Config *c, char *out, size_t cap);
@@ -69,10 +60,8 @@ void lab4_label(const Lab4Config *c, char *out, size_t cap);
 
 typedef struct Lab4Setup {
     const Lab4Options *o;
-    Comm *world;
-    Model *m;
+    Driver *d;                  /* the world, the data, the model */
     const float *init;          /* initial weights, the same for every configuration */
-    const Dataset *train, *test;
     float lr;                   /* after scaling */
     Table *iters;               /* per-iteration rows (every rank fills; rank 0 writes) */
     CommMonitor *monitor;       /* Open MPI's pvars, read around each round; NULL: unavailable */

@@ -21,32 +21,20 @@ enum { MAX_CONFIGS = 160 };
 /* Per rank, gathered on rank 0 after each configuration. */
 enum { R_SENT, R_RECV, R_MSENT, R_MRECV, R_WSENT, R_WRECV, R_MONB, R_MONM, R_MONOK, R_N };
 
-static int load(const Lab4Options *o, Split split, int limit, Dataset *d)
-{
-    return dataset_load_for_run(o->dataset, split, limit, o->seed, true, o->force_synthetic, d);
-}
-
 static void describe(Meta *meta, const Lab4Options *o, const Lab4Setup *s, int per_iter, const char *monitor)
 {
-    const Dataset *train = s->train, *test = s->test;
-    int P = s->world->size;
+    Driver *d = s->d;
+    const Dataset *train = &d->train;
+    int P = d->world;
     memset(meta, 0, sizeof *meta);
-    meta_collect(meta, "lab4");
+    driver_meta(d, meta);
     meta_set(meta, "experiment", "seed 000: group / pairwise weight averaging vs full allreduce, traffic vs accuracy");
-    meta_set(meta, "profile", "%s", o->profile);
-    meta_set(meta, "seed", "%llu", (unsigned long long)o->seed);
-    meta_set(meta, "device", "cpu");
-    meta_set(meta, "dataset", "%s", train->name);
-    meta_set(meta, "data", "%s", train->synthetic ? "synthetic" : "real");
-    meta_set(meta, "data_source", "%s", train->source);
     meta_set(meta, "train_examples", "%d (the first %d of the training set, %d per worker)", train->n, train->n,
              (train->n + P - 1) / P);
-    meta_set(meta, "test_examples", "%d", test->n);
-    meta_set(meta, "model", "cnn3 width %g", (double)o->width);
-    meta_set(meta, "params", "%zu", s->m->nparams);
+    meta_set(meta, "model", "cnn3 width %g", (double)o->run.width);
     meta_set(meta, "optimizer", "SGD lr %g (%g x %d workers%s), momentum %g, batch %d per worker",
-             (double)s->lr, (double)o->lr, o->no_lr_scale ? 1 : P, o->no_lr_scale ? ", unscaled" : "",
-             (double)o->momentum, o->batch);
+             (double)s->lr, (double)o->run.lr, o->no_lr_scale ? 1 : P, o->no_lr_scale ? ", unscaled" : "",
+             (double)o->run.momentum, o->run.batch);
     if (o->steps_per_iter > 0)
         meta_set(meta, "iteration", "%d local SGD steps, each followed by one averaging round", per_iter);
     else
@@ -144,14 +132,35 @@ static bool report(Table *runs, Table *ranks, const Lab4Config *c, const Lab4Res
     return exact && (!monitored || mon_same);
 }
 
-static int run_all(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfgs, int nc, const char *tag,
-                   const Meta *meta)
+/* Per configuration: rank 0's rows in runs and ranks, and its line. */
+static int one_config(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfg, Table *runs, Table *ranks,
+                      uint64_t *all)
 {
-    const int P = s->world->size, rank = s->world->rank;
-    char name[3][96];
-    snprintf(name[0], sizeof name[0], "runs-%s", tag);
-    snprintf(name[1], sizeof name[1], "iters-%s", tag);
-    snprintf(name[2], sizeof name[2], "ranks-%s", tag);
+    Driver *d = s->d;
+    Lab4Result r;
+    int rc = lab4_train(s, cfg, &r);
+    if (rc != 0) return rc;
+    uint64_t mine[R_N] = { r.ctr.bytes_sent, r.ctr.bytes_recv, r.ctr.msgs_sent, r.ctr.msgs_recv,
+                           r.want_sent, r.want_recv, r.mon_bytes, r.mon_msgs, r.monitored };
+    MPI_Gather(mine, R_N, MPI_UINT64_T, all, R_N, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (d->rank != 0) return 0;
+    bool ok = report(runs, ranks, cfg, &r, all, d->world, d->m.nparams);
+    char label[32];
+    lab4_label(cfg, label, sizeof label);
+    if (!o->run.quiet)
+        fprintf(stderr, "lab4: P=%d %-11s %3d it. %5ld rounds %10.3f MB%s  %6.2f s  accuracy %6.2f%%  consensus %.3g\n",
+                d->world, label, cfg->iters, r.rounds, atof(table_get(runs, runs->nrows - 1, "traffic_mb")),
+                ok ? "" : " (BYTES != CLOSED FORM)", r.wall_s, 100 * r.accuracy, r.consensus);
+    return ok ? 0 : 1;
+}
+
+static int run_all(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfgs, int nc, const Meta *meta)
+{
+    Driver *d = s->d;
+    char name[3][192];
+    snprintf(name[0], sizeof name[0], "runs-%s", d->tag);
+    snprintf(name[1], sizeof name[1], "iters-%s", d->tag);
+    snprintf(name[2], sizeof name[2], "ranks-%s", d->tag);
     Table *runs = table_new(name[0], "scheme,workers,passes,label,group_sizes,iterations,rounds,params,bytes_sent,"
                                      "bytes_recv,traffic_mb,rank_sent_min,rank_sent_max,closed_form_sent,bytes_match,"
                                      "monitor_bytes_sent,monitor_match,wall_s,sync_s,accuracy,test_loss,"
@@ -161,33 +170,18 @@ static int run_all(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfgs, i
     Table *ranks = table_new(name[2], "scheme,workers,passes,label,iterations,rank,bytes_sent,bytes_recv,"
                                       "closed_form_sent,closed_form_recv,msgs_sent,msgs_recv,monitor_bytes_sent");
     runs->meta = s->iters->meta = ranks->meta = *meta;
-    uint64_t *all = ddl_alloc(sizeof(uint64_t) * R_N * (size_t)P);
+    uint64_t *all = ddl_alloc(sizeof(uint64_t) * R_N * (size_t)d->world);
     int status = 0;
-    for (int i = 0; i < nc; i++) {
-        Lab4Result r;
-        int rc = lab4_train(s, &cfgs[i], &r);
-        if (rc != 0) {
-            status = rc;
-            break;
-        }
-        uint64_t mine[R_N] = { r.ctr.bytes_sent, r.ctr.bytes_recv, r.ctr.msgs_sent, r.ctr.msgs_recv,
-                               r.want_sent, r.want_recv, r.mon_bytes, r.mon_msgs, r.monitored };
-        MPI_Gather(mine, R_N, MPI_UINT64_T, all, R_N, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-        if (rank != 0) continue;
-        bool ok = report(runs, ranks, &cfgs[i], &r, all, P, s->m->nparams);
-        if (!ok) status = 1;
-        char label[32];
-        lab4_label(&cfgs[i], label, sizeof label);
-        if (!o->quiet)
-            fprintf(stderr, "lab4: P=%d %-11s %3d it. %5ld rounds %10.3f MB%s  %6.2f s  accuracy %6.2f%%  "
-                            "consensus %.3g\n", P, label, cfgs[i].iters, r.rounds,
-                    atof(table_get(runs, runs->nrows - 1, "traffic_mb")), ok ? "" : " (BYTES != CLOSED FORM)",
-                    r.wall_s, 100 * r.accuracy, r.consensus);
+    for (int i = 0; i < nc && status != 2; i++) {
+        int rc = one_config(o, s, &cfgs[i], runs, ranks, all);
+        status = rc > status ? rc : status;
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 0 && status != 2) {
-        if (table_write(runs, o->out) || table_write(s->iters, o->out) || table_write(ranks, o->out)) status = 1;
-        else if (!o->quiet) fprintf(stderr, "lab4: wrote %s/{%s,%s,%s}.csv\n", o->out, name[0], name[1], name[2]);
+    if (status != 2) {
+        Table *t[3] = { runs, s->iters, ranks };
+        if (driver_write(d, t, 3)) status = 1;
+        else if (d->rank == 0 && !o->run.quiet)
+            fprintf(stderr, "lab4: wrote %s/{%s,%s,%s}.csv\n", o->run.out, name[0], name[1], name[2]);
     }
     ddl_free(all);
     table_free(runs);
@@ -196,63 +190,38 @@ static int run_all(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfgs, i
     return status;
 }
 
-int lab4_run(const Lab4Options *o)
+int lab4_run(void *ctx, Driver *d)
 {
-    int rank, P;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    const Lab4Options *o = ctx;
+    const int P = d->world;
     Lab4Config cfgs[MAX_CONFIGS];
     int nc = lab4_configs(o, P, cfgs, MAX_CONFIGS);
-    if (nc < 0) return 2;
-    Dataset train, test;
-    if (load(o, SPLIT_TRAIN, o->limit, &train) != 0) return 1;
-    if (load(o, SPLIT_TEST, o->test_limit, &test) != 0) {
-        dataset_free(&train);
-        return 1;
-    }
-    Comm world;
-    comm_init(&world, MPI_COMM_WORLD);
-    ModelConfig mc = model_config_default("cnn3", (Shape){ train.c, train.h, train.w }, train.classes);
-    mc.width = o->width;
-    Model m;
-    char err[256];
-    int status = 0;
-    if (model_build(&m, "cnn3", &mc, DDL_MAX(o->batch, 500), o->seed, err) != 0) {
-        lab4_error("%s", err);
-        status = 2;
-    } else {
-        float *init = ddl_alloc(m.nparams * sizeof(float));
-        memcpy(init, m.params, m.nparams * sizeof(float));
-        CommMonitor mon;
-        comm_monitor_open(&mon, &world);
-        Lab4Setup s = { o, &world, &m, init, &train, &test, o->lr * (o->no_lr_scale ? 1.0f : (float)P), NULL,
-                        mon.available ? &mon : NULL };
-        Batcher probe;
-        BatcherOptions bo = { .batch = o->batch, .rank = rank, .world = P, .seed = o->seed };
-        batcher_init(&probe, &train, &bo);
-        int per_iter = o->steps_per_iter > 0 ? o->steps_per_iter : batcher_batches(&probe);
-        batcher_free(&probe);
-        char monitor[300], tag[64];
-        snprintf(monitor, sizeof monitor, "%s", mon.available ? "Open MPI pml monitoring pvars read around every round"
-                                                              : mon.why);
-        Meta meta;
-        describe(&meta, o, &s, per_iter, monitor);
-        if (o->tag && *o->tag) ddl_strlcpy(tag, o->tag, sizeof tag);
-        else snprintf(tag, sizeof tag, "np%d", P);
-        if (rank == 0 && results_run_begin(o->out, tag, (const char *const[]){ "runs-*", "iters-*", "ranks-*", NULL }))
-            ddl_die("run '%s' not started", tag);
-        if (rank == 0 && !o->quiet)
-            fprintf(stderr, "lab4: %d workers, cnn3 (%zu params), %s %s: %d train / %d test, %d steps per "
-                            "iteration, %d configurations, monitoring %s\n", P, m.nparams,
-                    train.synthetic ? "synthetic" : "real", train.name, train.n, test.n, per_iter, nc,
-                    mon.available ? "on" : "off");
-        status = run_all(o, &s, cfgs, nc, tag, &meta);
-        comm_monitor_close(&mon);
-        ddl_free(init);
-        model_free(&m);
-    }
-    comm_free(&world);
-    dataset_free(&train);
-    dataset_free(&test);
+    if (nc < 0 || driver_open(d)) return 2;
+    if (driver_load(d, true)) return 1;
+    if (driver_build(d, "cnn3", NULL, DDL_MAX(o->run.batch, 500))) return 2;
+    driver_tag(d, "np%d", P);
+    driver_run_begin(d, o->run.out, (const char *const[]){ "runs-*", "iters-*", "ranks-*", NULL });
+    float *init = ddl_alloc(d->m.nparams * sizeof(float));
+    memcpy(init, d->m.params, d->m.nparams * sizeof(float));
+    CommMonitor mon;
+    comm_monitor_open(&mon, &d->comm);
+    Lab4Setup s = { o, d, init, o->run.lr * (o->no_lr_scale ? 1.0f : (float)P), NULL, mon.available ? &mon : NULL };
+    Batcher probe;
+    BatcherOptions bo = { .batch = o->run.batch, .rank = d->rank, .world = P, .seed = o->run.seed };
+    batcher_init(&probe, &d->train, &bo);
+    int per_iter = o->steps_per_iter > 0 ? o->steps_per_iter : batcher_batches(&probe);
+    batcher_free(&probe);
+    char monitor[300];
+    snprintf(monitor, sizeof monitor, "%s", mon.available ? "Open MPI pml monitoring pvars read around every round"
+                                                          : mon.why);
+    Meta meta;
+    describe(&meta, o, &s, per_iter, monitor);
+    if (d->rank == 0 && !o->run.quiet)
+        fprintf(stderr, "lab4: %d workers, cnn3 (%zu params), %s %s: %d train / %d test, %d steps per iteration, %d "
+                        "configurations, monitoring %s\n", P, d->m.nparams, d->train.synthetic ? "synthetic" : "real",
+                d->train.name, d->train.n, d->test.n, per_iter, nc, mon.available ? "on" : "off");
+    int status = run_all(o, &s, cfgs, nc, &meta);
+    comm_monitor_close(&mon);
+    ddl_free(init);
     return status;
 }

@@ -36,7 +36,7 @@ static Table *read_csv(const char *dir, const char *name)
     char path[1024], err[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     Table *t = table_read_csv(path, err, sizeof err);
-    if (!t) lab4_error("%s", err);
+    if (!t) ddl_error("%s", err);
     return t;
 }
 
@@ -82,18 +82,6 @@ static void free_runs(Runs *r)
         table_free(r->runs[i]);
         table_free(r->iters[i]);
     }
-}
-
-static const char *cell(const Table *t, int row, const char *col)
-{
-    const char *s = table_get(t, row, col);
-    return s ? s : "";
-}
-
-static double num(const Table *t, int row, const char *col)
-{
-    const char *s = table_get(t, row, col);
-    return s && *s ? atof(s) : NAN;
 }
 
 /* "2-6" for a contiguous run of counts, else "2, 4, 6". */
@@ -174,30 +162,30 @@ static Table *seed_table2(const Runs *r, bool lga, const char *name)
          * iterations move the same bytes) are all marked. */
         unsigned long long least = ~0ULL;
         for (int row = 0; row < runs->nrows; row++) {
-            bool is_lga = !strcmp(cell(runs, row, "scheme"), "lga");
+            bool is_lga = !strcmp(table_text(runs, row, "scheme"), "lga");
             if (is_lga != lga) continue;
-            unsigned long long b = strtoull(cell(runs, row, "bytes_sent"), NULL, 10) +
-                                   strtoull(cell(runs, row, "bytes_recv"), NULL, 10);
+            unsigned long long b = strtoull(table_text(runs, row, "bytes_sent"), NULL, 10) +
+                                   strtoull(table_text(runs, row, "bytes_recv"), NULL, 10);
             if (b < least) least = b;
         }
         for (int row = 0; row < runs->nrows; row++) {
-            bool is_lga = !strcmp(cell(runs, row, "scheme"), "lga");
+            bool is_lga = !strcmp(table_text(runs, row, "scheme"), "lga");
             if (is_lga != lga) continue;
-            unsigned long long b = strtoull(cell(runs, row, "bytes_sent"), NULL, 10) +
-                                   strtoull(cell(runs, row, "bytes_recv"), NULL, 10);
-            table_set_str(t, "workers", cell(runs, row, "workers"));
-            table_set_str(t, "passes", cell(runs, row, "passes"));
-            table_set_str(t, "label", cell(runs, row, "label"));
-            table_set_str(t, "group_sizes", cell(runs, row, "group_sizes"));
-            table_set_str(t, "iterations", cell(runs, row, "iterations"));
-            table_set_str(t, "rounds", cell(runs, row, "rounds"));
-            table_set_num(t, "traffic_mb", num(runs, row, "traffic_mb"), "%.2f");
-            table_set_str(t, "bytes_sent", cell(runs, row, "bytes_sent"));
-            table_set_str(t, "bytes_match", cell(runs, row, "bytes_match"));
-            table_set_num(t, "accuracy", num(runs, row, "accuracy"), "%.4f");
-            table_set_num(t, "accuracy_pct", 100 * num(runs, row, "accuracy"), "%.2f");
-            table_set_num(t, "accuracy_avg_model", num(runs, row, "accuracy_avg_model"), "%.4f");
-            table_set_num(t, "wall_s", num(runs, row, "wall_s"), "%.2f");
+            unsigned long long b = strtoull(table_text(runs, row, "bytes_sent"), NULL, 10) +
+                                   strtoull(table_text(runs, row, "bytes_recv"), NULL, 10);
+            table_set_str(t, "workers", table_text(runs, row, "workers"));
+            table_set_str(t, "passes", table_text(runs, row, "passes"));
+            table_set_str(t, "label", table_text(runs, row, "label"));
+            table_set_str(t, "group_sizes", table_text(runs, row, "group_sizes"));
+            table_set_str(t, "iterations", table_text(runs, row, "iterations"));
+            table_set_str(t, "rounds", table_text(runs, row, "rounds"));
+            table_set_num(t, "traffic_mb", table_num(runs, row, "traffic_mb"), "%.2f");
+            table_set_str(t, "bytes_sent", table_text(runs, row, "bytes_sent"));
+            table_set_str(t, "bytes_match", table_text(runs, row, "bytes_match"));
+            table_set_num(t, "accuracy", table_num(runs, row, "accuracy"), "%.4f");
+            table_set_num(t, "accuracy_pct", 100 * table_num(runs, row, "accuracy"), "%.2f");
+            table_set_num(t, "accuracy_avg_model", table_num(runs, row, "accuracy_avg_model"), "%.4f");
+            table_set_num(t, "wall_s", table_num(runs, row, "wall_s"), "%.2f");
             table_set_str(t, "min_traffic", b == least ? "yes" : "no");
             table_end_row(t);
         }
@@ -211,8 +199,8 @@ static int iter_row(const Table *t, const char *label, int it)
 {
     int last = -1;
     for (int row = 0; row < t->nrows; row++) {
-        if (strcmp(cell(t, row, "label"), label)) continue;
-        if ((int)num(t, row, "iteration") == it) return row;
+        if (strcmp(table_text(t, row, "label"), label)) continue;
+        if ((int)table_num(t, row, "iteration") == it) return row;
         last = row;
     }
     return last;
@@ -233,7 +221,7 @@ static Table *figure3(const Runs *r)
     const Table *it = r->iters[pick];
     int ar = iter_row(it, "all-reduce", -1);
     if (ar < 0 || iter_row(it, "k=1", -1) < 0) return t;
-    int n_ar = (int)num(it, ar, "iteration");
+    int n_ar = (int)table_num(it, ar, "iteration");
     struct { const char *bar; const char *label; int iteration; } bars[3] = {
         { "all-reduce", "all-reduce", n_ar },
         { "pairwise", "k=1", n_ar },
@@ -242,13 +230,13 @@ static Table *figure3(const Runs *r)
     for (int b = 0; b < 3; b++) {
         int row = iter_row(it, bars[b].label, bars[b].iteration);
         char text[64];
-        snprintf(text, sizeof text, "%s (%d it.)", bars[b].bar, (int)num(it, row, "iteration"));
+        snprintf(text, sizeof text, "%s (%d it.)", bars[b].bar, (int)table_num(it, row, "iteration"));
         table_set_int(t, "workers", r->workers[pick]);
         table_set_str(t, "bar", text);
         table_set_str(t, "label", bars[b].label);
-        table_set_str(t, "iterations", cell(it, row, "iteration"));
-        table_set_str(t, "traffic_mb", cell(it, row, "traffic_mb"));
-        table_set_str(t, "accuracy", cell(it, row, "accuracy"));
+        table_set_str(t, "iterations", table_text(it, row, "iteration"));
+        table_set_str(t, "traffic_mb", table_text(it, row, "traffic_mb"));
+        table_set_str(t, "accuracy", table_text(it, row, "accuracy"));
         table_end_row(t);
     }
     return t;
@@ -265,19 +253,20 @@ static Table *all_iterations(const Runs *r)
     Table *t = table_new("iters", cols);
     for (int i = 0; i < r->n; i++)
         for (int row = 0; row < r->iters[i]->nrows; row++) {
-            for (int c = 0; c < first->ncols; c++) table_set_str(t, first->cols[c], cell(r->iters[i], row, first->cols[c]));
+            for (int c = 0; c < first->ncols; c++) table_set_str(t, first->cols[c], table_text(r->iters[i], row, first->cols[c]));
             table_end_row(t);
         }
     return t;
 }
 
-int lab4_table(const Lab4Options *o)
+int lab4_table(const void *ctx)
 {
+    const Lab4Options *o = ctx;
     Runs r;
-    int n = load_runs(o->out, &r);
+    int n = load_runs(o->run.out, &r);
     if (n <= 0) {
-        lab4_error("no runs-npP.csv / iters-npP.csv in %s: run `make lab4` (or mpirun -np P bin/lab4 run) first",
-                   o->out);
+        ddl_error("no runs-npP.csv / iters-npP.csv in %s: run `make lab4` (or mpirun -np P bin/lab4 run) first",
+                   o->run.out);
         free_runs(&r);
         return 1;
     }
@@ -289,7 +278,7 @@ int lab4_table(const Lab4Options *o)
     int status = 0;
     for (int i = 0; i < 4; i++) {
         provenance(all[i], &r, summary);
-        if (all[i]->nrows > 0 && table_write(all[i], o->out) != 0) status = 1;
+        if (all[i]->nrows > 0 && table_write(all[i], o->run.out) != 0) status = 1;
     }
 
     char cap1[768], cap2[512];
@@ -316,9 +305,9 @@ int lab4_table(const Lab4Options *o)
         specs[0] = specs[1];
         ntex = 1;
     }
-    if (tables_write_tex(tex, specs, ntex, o->tex) != 0) status = 1;
-    else if (!o->quiet)
-        fprintf(stderr, "lab4: wrote %s and %s/{table2,fig3,iters%s}.csv (%s)\n", o->tex, o->out,
+    if (tables_write_tex(tex, specs, ntex, o->run.tex) != 0) status = 1;
+    else if (!o->run.quiet)
+        fprintf(stderr, "lab4: wrote %s and %s/{table2,fig3,iters%s}.csv (%s)\n", o->run.tex, o->run.out,
                 lga->nrows ? ",lga" : "", summary);
     for (int i = 0; i < 4; i++) table_free(all[i]);
     free_runs(&r);

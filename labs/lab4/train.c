@@ -3,10 +3,13 @@
  * brings them together:
  *   allreduce  one ring allreduce of the weights over all P (the seed's
  *              baseline; with SGD + momentum this is exactly Horovod's
- *              gradient allreduce, since the update is linear);
- *   group      one round of core/sync/group_avg (groups of k+1, rotating);
+ *              gradient allreduce, since the update is linear): the
+ *              group_avg strategy with one group of P that never moves;
+ *   group      one round of the group_avg strategy (groups of k+1, rotating);
  *   lga        gradients of k backward passes summed locally, then one ring
- *              allreduce of them (AVG) and one SGD step with their mean.
+ *              allreduce of them (AVG) and one SGD step with their mean: the
+ *              allreduce_flat strategy accumulating k micro-batches (DDP's
+ *              no_sync, Horovod's backward_passes_per_step).
  * An iteration is steps_per_iter local steps (default: one pass over the
  * worker's shard, an epoch, as the seed's Horovod loop counted). After each
  * iteration, untimed and uncounted: Horovod-style test accuracy and the
@@ -16,10 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
 #include "comm/monitor.h"
 #include "sync/group_avg.h"
-#include "train/train.h"
 #include "lab4.h"
 
 typedef struct Totals { unsigned long long sent, recv; } Totals;
@@ -45,30 +46,30 @@ static double mean_over_ranks(double v)
     return v / world;
 }
 
-/* State of one run, so the loop below reads like the algorithm. */
+/* State of one run, so the hooks below read like the method. */
 typedef struct Run {
     const Lab4Setup *s;
     const Lab4Config *cfg;
     Lab4Result *r;
-    Trainer t;
-    Batcher b;
-    int epoch;
-    GroupAvg g;
-    bool grouped;      /* allreduce and group go through GroupAvg; lga through the world Comm */
-    float *acc;        /* lga: gradients summed since the last allreduce */
-    int pending;       /* lga: backward passes in acc */
-    float *x;
-    int32_t *y;
+    double *avg;               /* the workers' average model (consensus) */
+    double loss_sum;           /* this iteration */
+    long seen;
 } Run;
 
-static int next_batch(Run *u)
+/* The strategy of a configuration (see the top of this file). */
+static SyncConfig strategy(const Lab4Setup *s, const Lab4Config *cfg)
 {
-    int got = batcher_next(&u->b, u->x, u->y);
-    if (got == 0) {
-        batcher_epoch(&u->b, ++u->epoch);
-        got = batcher_next(&u->b, u->x, u->y);
+    const int P = s->d->world;
+    if (cfg->scheme == SCHEME_LGA) {
+        SyncConfig sc = sync_config_default(SYNC_ALLREDUCE_FLAT);
+        sc.alg = COMM_ALG_RING;
+        sc.accumulate = cfg->passes;
+        return sc;
     }
-    return got;
+    SyncConfig sc = sync_config_default(SYNC_GROUP_AVG);
+    sc.group.passes = cfg->scheme == SCHEME_ALLREDUCE ? P - 1 : cfg->passes;
+    sc.group.rotate = cfg->scheme == SCHEME_GROUP && !s->o->no_rotate;
+    return sc;
 }
 
 /* Monitoring pvars around a region with no other traffic. */
@@ -88,63 +89,60 @@ static void monitored(Run *u, bool before)
     }
 }
 
-/* What the averaging after one local step costs and does. Returns seconds. */
-static double sync_step(Run *u)
+/* The batch about to run ends with an averaging round: read the pvars. */
+static void before_batch(Driver *d, long index, void *ctx)
 {
-    const Lab4Setup *s = u->s;
-    Model *m = s->m;
-    size_t n = m->nparams;
-    uint64_t sent, recv;
-    double t0;
-    if (u->grouped) {
-        trainer_step(&u->t);
-        GroupLayout l = group_avg_next_layout(&u->g);
-        group_avg_ring_bytes(l.size, l.index, n, sizeof(float), &sent, &recv);
-        t0 = ddl_now();
-        monitored(u, true);
-        group_avg_round(&u->g, m->params, n);
-        monitored(u, false);
-    } else {
-        for (size_t i = 0; i < n; i++) u->acc[i] += m->grads[i];
-        if (++u->pending < u->cfg->passes) return 0.0;
-        group_avg_ring_bytes(s->world->size, s->world->rank, n, sizeof(float), &sent, &recv);
-        t0 = ddl_now();
-        monitored(u, true);
-        comm_allreduce(s->world, u->acc, n, COMM_FP32, COMM_AVG, COMM_ALG_RING);
-        monitored(u, false);
-        float inv = 1.0f / (float)u->cfg->passes;
-        for (size_t i = 0; i < n; i++) {
-            m->grads[i] = u->acc[i] * inv;
-            u->acc[i] = 0.0f;
-        }
-        u->pending = 0;
-        trainer_step(&u->t);
-    }
-    u->r->want_sent += sent;
-    u->r->want_recv += recv;
-    return ddl_now() - t0;
+    if (d->sync->micro == d->sync->cfg.accumulate - 1) monitored(ctx, true);
 }
 
-static CommCounters counters(const Run *u)
+/* What this rank sends and receives in the round that just ran, in closed
+ * form for the group it was in. */
+static void closed_form(Run *u, Driver *d, long round)
 {
-    return u->grouped ? group_avg_counters(&u->g) : comm_counters_total(u->s->world);
+    const SyncConfig *sc = &d->sync->cfg;
+    int P = d->world, size = P, index = d->rank;
+    if (sc->kind == SYNC_GROUP_AVG) {
+        GroupLayout l = group_avg_layout(P, sc->group.passes, group_avg_shift(P, sc->group.rotate, round), d->rank);
+        size = l.size;
+        index = l.index;
+    }
+    uint64_t sent, recv;
+    group_avg_ring_bytes(size, index, d->m.nparams, sizeof(float), &sent, &recv);
+    u->r->want_sent += sent;
+    u->r->want_recv += recv;
+}
+
+static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
+{
+    Run *u = ctx;
+    u->loss_sum += b->loss * b->n;
+    u->seen += b->n;
+    u->r->rounds++;
+    if (!b->stepped) return;
+    monitored(u, false);
+    u->r->sync_s += d->sync->last.sync_wait / 1e3;
+    closed_form(u, d, d->sync->steps - 1);
 }
 
 /* Metrics after an iteration, one row of the per-iteration table. */
-static void record(Run *u, int iter, double train_s, double train_loss, double *avg)
+static void record(Driver *d, int iter, double seconds, void *ctx)
 {
+    Run *u = ctx;
     const Lab4Setup *s = u->s;
     Lab4Result *r = u->r;
-    CommCounters c = counters(u);
+    double train_loss = iter > 0 ? mean_over_ranks(u->loss_sum / (double)u->seen) : NAN;
+    u->loss_sum = 0.0;
+    u->seen = 0;
+    CommCounters c = sync_counters(d->sync);
     Totals tot = over_ranks(c.bytes_sent, c.bytes_recv);
-    lab4_eval_workers(s->m, s->test, &r->accuracy, &r->test_loss);
-    lab4_consensus(s->m->params, s->m->nparams, avg, &r->consensus, &r->consensus_rel);
-    double elapsed = max_over_ranks(train_s);
+    lab4_eval_workers(&d->m, &d->test, &r->accuracy, &r->test_loss);
+    lab4_consensus(d->m.params, d->m.nparams, u->avg, &r->consensus, &r->consensus_rel);
+    r->train_loss = train_loss;
     char label[32];
     lab4_label(u->cfg, label, sizeof label);
     Table *t = s->iters;
     table_set_str(t, "scheme", lab4_scheme_name(u->cfg->scheme));
-    table_set_int(t, "workers", s->world->size);
+    table_set_int(t, "workers", d->world);
     table_set_int(t, "passes", u->cfg->passes);
     table_set_str(t, "label", label);
     table_set_int(t, "iteration", iter);
@@ -156,80 +154,35 @@ static void record(Run *u, int iter, double train_s, double train_loss, double *
     if (iter > 0) table_set_num(t, "train_loss", train_loss, "%.5f");
     table_set_num(t, "consensus", r->consensus, "%.6g");
     table_set_num(t, "consensus_rel", r->consensus_rel, "%.6g");
-    table_set_num(t, "train_s", elapsed, "%.4f");
+    table_set_num(t, "train_s", max_over_ranks(d->st.train_s), "%.4f");
     table_end_row(t);
 }
 
 int lab4_train(const Lab4Setup *s, const Lab4Config *cfg, Lab4Result *r)
 {
     const Lab4Options *o = s->o;
-    Model *m = s->m;
-    const int P = s->world->size;
+    Driver *d = s->d;
     memset(r, 0, sizeof *r);
-    Run u;
-    memset(&u, 0, sizeof u);
-    u.s = s;
-    u.cfg = cfg;
-    u.r = r;
-    u.grouped = cfg->scheme != SCHEME_LGA;
-    if (u.grouped) {
-        /* The all-reduce is the one group of P, in rank order every round. */
-        int k = cfg->scheme == SCHEME_ALLREDUCE ? P - 1 : cfg->passes;
-        bool rotate = cfg->scheme == SCHEME_GROUP && !o->no_rotate;
-        char err[DDL_ERRLEN];
-        if (group_avg_init(&u.g, s->world, k, rotate, COMM_ALG_RING, err) != 0) {
-            lab4_error("%s", err);
-            return 2;
-        }
-    } else {
-        comm_counters_reset(s->world);
-        u.acc = ddl_calloc(m->nparams * sizeof(float));
-    }
-    memcpy(m->params, s->init, m->nparams * sizeof(float));
-    SgdConfig sc = { s->lr, o->momentum, 0.0f, false };
-    trainer_init(&u.t, m, &sc);
-    BatcherOptions bo = { .batch = o->batch, .rank = s->world->rank, .world = P, .shuffle = true,
-                          .drop_last = false, .augment = false, .normalize = true, .seed = o->seed };
-    batcher_init(&u.b, s->train, &bo);
-    batcher_epoch(&u.b, 0);
-    int per_iter = o->steps_per_iter > 0 ? o->steps_per_iter : batcher_batches(&u.b);
-    size_t per = (size_t)s->train->c * s->train->h * s->train->w;
-    u.x = ddl_alloc(sizeof(float) * per * (size_t)o->batch);
-    u.y = ddl_alloc(sizeof(int32_t) * (size_t)o->batch);
-    double *avg = ddl_alloc(m->nparams * sizeof(double));
-
-    double train_s = 0.0, sync_s = 0.0, loss = NAN;
-    record(&u, 0, 0.0, NAN, avg);
-    for (int it = 1; it <= cfg->iters; it++) {
-        MPI_Barrier(MPI_COMM_WORLD); /* the metrics above leave ranks apart; start together */
-        double t0 = ddl_now(), loss_sum = 0.0;
-        long seen = 0;
-        for (int step = 0; step < per_iter; step++) {
-            int got = next_batch(&u), correct;
-            double l = trainer_forward_backward(&u.t, u.x, u.y, got, &correct);
-            if (!isfinite(l)) ddl_die("loss became %g (%s passes %d, iteration %d): lower --lr", l,
-                                      lab4_scheme_name(cfg->scheme), cfg->passes, it);
-            loss_sum += l * got;
-            seen += got;
-            sync_s += sync_step(&u);
-            r->rounds++;
-        }
-        train_s += ddl_now() - t0;
-        loss = mean_over_ranks(loss_sum / (double)seen);
-        record(&u, it, train_s, loss, avg);
-    }
-    r->train_loss = loss;
-    r->accuracy_avg_model = lab4_eval_average(m, avg, s->test);
-    r->wall_s = max_over_ranks(train_s);
-    r->sync_s = max_over_ranks(sync_s);
-    r->ctr = counters(&u);
-
-    ddl_free(avg);
-    ddl_free(u.x);
-    ddl_free(u.y);
-    ddl_free(u.acc);
-    batcher_free(&u.b);
-    trainer_free(&u.t);
-    if (u.grouped) group_avg_free(&u.g);
+    memcpy(d->m.params, s->init, d->m.nparams * sizeof(float));
+    SgdConfig sgd = { s->lr, o->run.momentum, 0.0f, false };
+    driver_trainer(d, &sgd);
+    SyncConfig sc = strategy(s, cfg);
+    comm_counters_reset(&d->comm);
+    if (driver_sync(d, &sc)) return 2;
+    BatcherOptions bo = { .batch = o->run.batch, .rank = d->rank, .world = d->world, .shuffle = true,
+                          .drop_last = false, .augment = false, .normalize = true, .seed = o->run.seed };
+    driver_batches(d, &bo);
+    int per_iter = o->steps_per_iter > 0 ? o->steps_per_iter : batcher_batches(&d->b);
+    Run u = { .s = s, .cfg = cfg, .r = r, .avg = ddl_alloc(d->m.nparams * sizeof(double)) };
+    /* the metrics leave ranks apart: each iteration starts together */
+    DriverLoop loop = { .batches = (long)cfg->iters * per_iter, .period = per_iter, .report_start = true,
+                        .barrier_start = true };
+    DriverHooks hooks = { .ctx = &u, .before_batch = before_batch, .after_batch = after_batch, .after_period = record };
+    driver_train(d, &loop, &hooks);
+    r->accuracy_avg_model = lab4_eval_average(&d->m, u.avg, &d->test);
+    r->wall_s = max_over_ranks(d->st.train_s);
+    r->sync_s = max_over_ranks(r->sync_s);
+    r->ctr = sync_counters(d->sync);
+    ddl_free(u.avg);
     return 0;
 }

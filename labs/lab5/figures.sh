@@ -9,12 +9,7 @@
 # lossscale.csv next to the runs. LAB5_TARGET sets the target accuracy.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-IN=${RESULTS:-results/lab5}
-FIG=${FIGURES:-figures}
-TAB=${TABLES:-report/tables}
-BIN=${BIN:-bin}
-ls "$IN"/summary-*.csv >/dev/null 2>&1 || { echo "lab5: no results in $IN (run make lab5)" >&2; exit 1; }
-mkdir -p "$FIG" "$TAB"
+source figures/lab_paths.sh lab5 'summary-*.csv'
 target=${LAB5_TARGET:-$([ "${PROFILE:-quick}" = paper ] && echo 0.8 || echo 0.25)}
 "$BIN/lab5" table --out "$IN" --tex "$TAB/lab5.tex" --target "$target"
 has_rows() { [ -f "$1" ] && [ "$(grep -v '^#' "$1" | wc -l)" -gt 1 ]; }
@@ -22,10 +17,7 @@ made=()
 for p in fp32 fp16; do
   n=$([ $p = fp32 ] && echo 5 || echo 6)
   grep -v '^#' "$IN/epochs.csv" | awk -F, -v p=$p '$3 == p {f = 1} END {exit !f}' || continue
-  tmp=$(mktemp --suffix=.gp)
-  printf "prec = '%s'\nload 'labs/lab5/lab5-accuracy.gp'\n" "$p" > "$tmp"
-  figures/make_figures.sh --plot "$tmp" "$IN/epochs.csv" "$FIG/lab5-fig$n-$p.png" || { rm -f "$tmp"; exit 1; }
-  rm -f "$tmp"
+  figures/make_figures.sh --plot labs/lab5/lab5-accuracy.gp "$IN/epochs.csv" "$FIG/lab5-fig$n-$p.png" "prec = '$p'"
   made+=("lab5-fig$n-$p.png")
 done
 if has_rows "$IN/lossscale.csv"; then

@@ -12,27 +12,33 @@
 #define LAB5_H
 
 #include <stdbool.h>
-#include <stdint.h>
+
+#include "driver/driver.h"
+#include "sync/fed.h"
 
 typedef struct Lab5Options {
-    const char *mode;            /* run | table */
+    DriverOptions run;           /* dataset, limits, batch, SGD, width, seed, out, tag (the run's label), ... */
     const char *scheme;          /* csgd | dsgd | fedavg */
     const char *precision;       /* fp32 | fp16 */
     const char *shards;          /* iid | sorted | dirichlet */
-    const char *dataset, *profile, *out, *tex, *label;
-    int batch;                   /* global batch: csgd's batch, dsgd's sum over users, fedavg's per user (seed: FL_BS256) */
     int local_epochs;            /* fedavg: E */
     int epochs;
-    int limit, test_limit;
     int scale_window;
     int eval_batch;
-    float lr, momentum, weight_decay, width, alpha, target, loss_scale;
-    bool augment, force_synthetic, quiet;
-    uint64_t seed;
+    float alpha, target, loss_scale;
+    bool augment;
+    /* from lab5_check */
+    SyncKind kind;
+    FedSharding sharding;
+    bool fp16;
+    int users;                   /* 0 for csgd */
+    int local_batch;             /* run.batch is csgd's batch, dsgd's sum over users, fedavg's per user */
 } Lab5Options;
 
-Lab5Options lab5_defaults(void);
-int lab5_run(const Lab5Options *o);
-int lab5_table(const Lab5Options *o);
+/* The choices and the rank count checked, the derived fields set, before
+ * any work: 0, or 2 after a message. */
+int lab5_check(void *ctx, int ranks);
+int lab5_run(void *ctx, Driver *d);
+int lab5_table(const void *ctx);
 
 #endif

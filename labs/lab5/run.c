@@ -1,9 +1,10 @@
 /* run.c - `lab5 run`: one of the seed's schemes in one precision.
  *
- * csgd runs in one process. dsgd and fedavg run on 1 + U ranks: rank 0 is
- * the cloud (holds the global model, averages, steps for D-SGD, evaluates;
- * it does not train), ranks 1..U are the users, each with its shard of the
- * training subset (core/fed). Every rank builds the model from the same
+ * The schemes are the csgd, dsgd and fedavg rows of core/sync (fed.h),
+ * which train in rounds. csgd runs in one process. dsgd and fedavg run on
+ * 1 + U ranks: rank 0 is the cloud (holds the global model, averages,
+ * steps for D-SGD, evaluates; it does not train), ranks 1..U are the
+ * users, each with its shard of the training subset. Every rank builds the model from the same
  * seed, so all start from the same weights without a first download.
  * After every epoch (fedavg: every round of E local epochs) the cloud
  * evaluates the global model on the test subset; training time excludes
@@ -21,110 +22,69 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "evaluate/evaluate.h"
-#include "fed/fed.h"
-#include "results/results.h"
 #include "lab5.h"
 
-typedef struct Setup {
+typedef struct Run {
     const Lab5Options *o;
-    FedScheme scheme;
-    FedSharding sharding;
-    bool fp16;
-    int rank, world, users;  /* users: 0 for csgd */
-    int local_batch;
-    char label[64];
-} Setup;
+    Driver *d;
+    int step_epochs;             /* epochs per report period: fedavg E, else 1 */
+    double wall;                 /* training time so far (max over ranks per period) */
+    Table *epochs_t, *summary_t;
+} Run;
 
-static void seed_label(const Setup *s, char *out, size_t cap)
+int lab5_check(void *ctx, int ranks)
 {
-    const char *p = s->fp16 ? "FP16" : "FP32";
-    switch (s->scheme) {
-    case FED_CSGD: snprintf(out, cap, "C_SGD_BS%d_%s", s->o->batch, p); break;
-    case FED_DSGD: snprintf(out, cap, "D_SGD_BS%d_%s", s->o->batch, p); break;
-    case FED_FEDAVG: snprintf(out, cap, "FL_BS%d_%s", s->o->batch, p); break;
-    }
+    Lab5Options *o = ctx;
+    int scheme = driver_choice("scheme", o->scheme, "csgd|dsgd|fedavg");
+    int prec = driver_choice("precision", o->precision, "fp32|fp16");
+    int shards = driver_choice("shards", o->shards, "iid|sorted|dirichlet");
+    if (scheme < 0 || prec < 0 || shards < 0) return 2;
+    static const SyncKind kinds[] = { SYNC_CSGD, SYNC_DSGD, SYNC_FEDAVG };
+    static const FedSharding sharding[] = { FED_IID, FED_LABEL_SORTED, FED_DIRICHLET };
+    o->kind = kinds[scheme];
+    o->sharding = sharding[shards];
+    o->fp16 = prec == 1;
+    o->users = o->kind == SYNC_CSGD ? 0 : ranks - 1;
+    o->local_batch = o->kind == SYNC_DSGD && o->users > 0 ? o->run.batch / o->users : o->run.batch;
+    if (o->kind == SYNC_CSGD && ranks != 1)
+        ddl_error("csgd is one process: run it without mpirun or with -np 1 (got %d ranks)", ranks);
+    else if (o->kind != SYNC_CSGD && ranks < 2)
+        ddl_error("%s needs a cloud and users: mpirun -np 1+U (seed 004: -np 5 for 4 users), got %d rank", o->scheme,
+                  ranks);
+    else if (o->kind == SYNC_DSGD && o->run.batch % o->users)
+        ddl_error("dsgd: global batch %d is not a multiple of the %d users", o->run.batch, o->users);
+    else
+        return 0;
+    return 2;
 }
 
-static int parse(const Lab5Options *o, Setup *s)
+static void describe(Meta *meta, const Lab5Options *o, Driver *d)
 {
-    memset(s, 0, sizeof *s);
-    s->o = o;
-    MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &s->world);
-    if (fed_scheme_from_name(o->scheme, &s->scheme)) {
-        ddl_error("--scheme '%s': csgd, dsgd or fedavg", o->scheme);
-        return -1;
-    }
-    if (fed_sharding_from_name(o->shards, &s->sharding)) {
-        ddl_error("--shards '%s': iid, sorted or dirichlet", o->shards);
-        return -1;
-    }
-    if (strcmp(o->precision, "fp32") && strcmp(o->precision, "fp16")) {
-        ddl_error("--precision '%s': fp32 or fp16", o->precision);
-        return -1;
-    }
-    s->fp16 = !strcmp(o->precision, "fp16");
-    if (s->scheme == FED_CSGD) {
-        if (s->world != 1) {
-            ddl_error("csgd is one process: run it without mpirun or with -np 1 (got %d ranks)", s->world);
-            return -1;
-        }
-        s->local_batch = o->batch;
-    } else {
-        if (s->world < 2) {
-            ddl_error("%s needs a cloud and users: mpirun -np 1+U (seed 004: -np 5 for 4 users), got %d rank",
-                      o->scheme, s->world);
-            return -1;
-        }
-        s->users = s->world - 1;
-        if (s->scheme == FED_DSGD && o->batch % s->users) {
-            ddl_error("dsgd: global batch %d is not a multiple of the %d users", o->batch, s->users);
-            return -1;
-        }
-        s->local_batch = s->scheme == FED_DSGD ? o->batch / s->users : o->batch;
-    }
-    if (o->label && *o->label) ddl_strlcpy(s->label, o->label, sizeof s->label);
-    else seed_label(s, s->label, sizeof s->label);
-    return 0;
-}
-
-static void describe(Meta *meta, const Setup *s, const Dataset *train, const Dataset *test, const Model *m)
-{
-    const Lab5Options *o = s->o;
     memset(meta, 0, sizeof *meta);
-    meta_collect(meta, "lab5");
+    driver_meta(d, meta);
     meta_set(meta, "experiment", "seed 004: C-SGD vs D-SGD vs FedAvg, FP32 vs FP16 mixed precision, ResNet-18");
-    meta_set(meta, "profile", "%s", o->profile);
-    meta_set(meta, "seed", "%llu", (unsigned long long)o->seed);
-    meta_set(meta, "device", "cpu");
-    meta_set(meta, "dataset", "%s", train->name);
-    meta_set(meta, "data", "%s", train->synthetic ? "synthetic" : "real");
-    meta_set(meta, "data_source", "%s", train->source);
-    meta_set(meta, "train_examples", "%d (the first %d of the training set)", train->n, train->n);
-    meta_set(meta, "test_examples", "%d", test->n);
-    meta_set(meta, "model", "resnet18 (CIFAR variant) width %g", (double)o->width);
-    meta_set(meta, "params", "%zu", m->nparams);
-    meta_set(meta, "label", "%s", s->label);
-    meta_set(meta, "scheme", "%s", fed_scheme_name(s->scheme));
-    meta_set(meta, "precision", "%s", s->fp16 ? "fp16 mixed precision (FP16 emulated by rounding on CPU: FP32 master "
+    meta_set(meta, "train_examples", "%d (the first %d of the training set)", d->train.n, d->train.n);
+    meta_set(meta, "model", "resnet18 (CIFAR variant) width %g", (double)o->run.width);
+    meta_set(meta, "label", "%s", d->tag);
+    meta_set(meta, "scheme", "%s", sync_kind_name(o->kind));
+    meta_set(meta, "precision", "%s", o->fp16 ? "fp16 mixed precision (FP16 emulated by rounding on CPU: FP32 master "
                                                "weights, FP16-rounded weights, activations and gradients, FP32 "
                                                "accumulation, dynamic loss scaling)" : "fp32");
-    if (s->fp16)
+    if (o->fp16)
         meta_set(meta, "loss_scaling", "start %g, halve and skip on inf/NaN, double after %d clean steps",
                  (double)o->loss_scale, o->scale_window);
-    meta_set(meta, "optimizer", "SGD lr %g (constant), momentum %g, weight decay %g", (double)o->lr,
-             (double)o->momentum, (double)o->weight_decay);
-    if (s->scheme == FED_CSGD) meta_set(meta, "roles", "one process, batch %d", o->batch);
+    meta_set(meta, "optimizer", "SGD lr %g (constant), momentum %g, weight decay %g", (double)o->run.lr,
+             (double)o->run.momentum, (double)o->run.wd);
+    if (o->kind == SYNC_CSGD) meta_set(meta, "roles", "one process, batch %d", o->run.batch);
     else
         meta_set(meta, "roles", "rank 0 the cloud (global model, averaging, evaluation; does not train), ranks 1-%d "
-                                "the %d users, local batch %d, %s shards%s", s->users, s->users, s->local_batch,
-                 fed_sharding_name(s->sharding), s->sharding == FED_DIRICHLET ? " (Dirichlet)" : "");
-    if (s->sharding == FED_DIRICHLET) meta_set(meta, "alpha", "%g", (double)o->alpha);
-    if (s->scheme == FED_FEDAVG) meta_set(meta, "local_epochs", "%d", o->local_epochs);
+                                "the %d users, local batch %d, %s shards%s", o->users, o->users, o->local_batch,
+                 fed_sharding_name(o->sharding), o->sharding == FED_DIRICHLET ? " (Dirichlet)" : "");
+    if (o->sharding == FED_DIRICHLET) meta_set(meta, "alpha", "%g", (double)o->alpha);
+    if (o->kind == SYNC_FEDAVG) meta_set(meta, "local_epochs", "%d", o->local_epochs);
     meta_set(meta, "augment", "%s", o->augment ? "pad-4 random crop + flip" : "none (normalisation only, as the seed)");
-    if (s->fp16) { /* the provenance line under every table and figure says it too */
+    if (o->fp16) { /* the provenance line under every table and figure says it too */
         char line[400];
         meta_summary(meta, line, sizeof line);
         meta_set(meta, "summary", "%s; FP16 emulated by rounding on CPU", line);
@@ -133,150 +93,89 @@ static void describe(Meta *meta, const Setup *s, const Dataset *train, const Dat
                               "statistics (state) and counts/loss scale (control) counted apart");
 }
 
-typedef struct Run {
-    Setup *s;
-    Model m;
-    FedLink link;
-    FedLocal local;    /* csgd process or a user */
-    Mixed cloud_mx;    /* the cloud */
-    Sgd cloud_opt;
-    float **bufs, **state_bufs;
-    Dataset shard;
-    bool has_shard;
-} Run;
-
-/* Mean training loss / accuracy of this epoch over every trainer. */
-static void train_stats(Run *r, double *loss, double *acc)
-{
-    double l = NAN, a = NAN;
-    long n = 0;
-    if (r->s->scheme == FED_CSGD || !r->link.cloud) fed_local_take_loss(&r->local, &l, &a, &n);
-    double v[3] = { n ? l * n : 0, n ? a * n : 0, (double)n };
-    MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    *loss = v[2] > 0 ? v[0] / v[2] : NAN;
-    *acc = v[2] > 0 ? v[1] / v[2] : NAN;
-}
-
-/* The loss scaler that speaks for the run: csgd's, the dsgd cloud's,
- * fedavg user 1's (each user scales its own local steps). Overflows are
- * summed over every scaler. Raw MPI: reporting, not training traffic. */
-static void scaler_report(Run *r, LossScaler *out, long *overflows)
-{
-    Setup *s = r->s;
-    LossScaler *mine = s->scheme == FED_CSGD ? &r->local.mx.ls
-                       : s->scheme == FED_DSGD ? (r->link.cloud ? &r->cloud_mx.ls : NULL)
-                       : (r->link.cloud ? NULL : &r->local.mx.ls);
-    /* users of D-SGD never step, so only the cloud's scaler counts there */
-    long ov = mine ? mine->overflows : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &ov, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    *overflows = ov;
-    memset(out, 0, sizeof *out);
-    if (s->scheme != FED_FEDAVG) {
-        if (s->rank == 0) *out = *mine;
-        return;
-    }
-    if (s->rank == 1) {
-        long head[4] = { mine->ntrace, mine->updates, mine->skips, mine->growths };
-        float sc = mine->scale;
-        MPI_Send(head, 4, MPI_LONG, 0, 7, MPI_COMM_WORLD);
-        MPI_Send(&sc, 1, MPI_FLOAT, 0, 8, MPI_COMM_WORLD);
-        for (int i = 0; i < mine->ntrace; i++) {
-            double ev[3] = { (double)mine->trace[i].step, mine->trace[i].scale, mine->trace[i].overflow };
-            MPI_Send(ev, 3, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD);
-        }
-    } else if (s->rank == 0) {
-        long head[4];
-        MPI_Recv(head, 4, MPI_LONG, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Recv(&out->scale, 1, MPI_FLOAT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        out->updates = head[1];
-        out->skips = head[2];
-        out->growths = head[3];
-        out->ntrace = out->captrace = (int)head[0];
-        out->trace = calloc((size_t)(head[0] > 0 ? head[0] : 1), sizeof *out->trace);
-        for (int i = 0; i < out->ntrace; i++) {
-            double ev[3];
-            MPI_Recv(ev, 3, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            out->trace[i] = (LossScaleEvent){ (long)ev[0], (float)ev[1], ev[2] != 0 };
-        }
-    }
-}
-
 /* Payload bytes so far, over all users (the cloud's view: it receives every
  * upload and sends every download). csgd: 0. */
-static void payload_so_far(const Run *r, unsigned long long *up, unsigned long long *down, long *rounds)
+static void payload_so_far(const Driver *d, unsigned long long *up, unsigned long long *down, long *rounds)
 {
-    unsigned long long v[5] = { 0, 0, 0, 0, 0 };
-    if (r->s->scheme != FED_CSGD && r->link.cloud) {
-        v[0] = r->link.ctr.bytes_up[FED_PAYLOAD];
-        v[1] = r->link.ctr.bytes_down[FED_PAYLOAD];
-        v[2] = r->link.ctr.rounds;
-    }
-    *up = v[0];
-    *down = v[1];
-    *rounds = (long)v[2];
+    const FedLink *l = fed_link_of(d->sync);
+    bool cloud = l && l->cloud;
+    *up = cloud ? l->ctr.bytes_up[FED_PAYLOAD] : 0;
+    *down = cloud ? l->ctr.bytes_down[FED_PAYLOAD] : 0;
+    *rounds = cloud ? (long)l->ctr.rounds : 0;
 }
 
-static int epoch_row(Run *r, Table *t, const Dataset *test, int epoch, double wall, double train_loss,
-                     double train_acc, float scale)
+/* After every epoch (fedavg: every round of E local epochs; 0: before
+ * training) the cloud evaluates the global model, with the users' averaged
+ * BN statistics. Training time excludes it. */
+static void epoch_row(Driver *d, int period, double seconds, void *ctx)
 {
-    Setup *s = r->s;
-    EvalResult e = { NAN, NAN, 0 };
-    if (s->rank == 0) e = evaluate(&r->m, test, s->o->eval_batch);
-    if (s->rank != 0) return 0;
+    Run *r = ctx;
+    const Lab5Options *o = r->o;
+    double train_loss = NAN, train_acc = NAN;
+    if (period > 0) {
+        MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        r->wall += seconds;
+        fed_take_train_stats(d->sync, &train_loss, &train_acc);
+        fed_prepare_eval(d->sync);
+    }
+    float scale = fed_mixed(d->sync)->ls.scale;
+    if (d->rank != 0) return;
+    EvalResult e = evaluate(&d->m, &d->test, o->eval_batch);
     unsigned long long up, down;
     long rounds;
-    payload_so_far(r, &up, &down, &rounds);
-    table_set_str(t, "label", s->label);
-    table_set_str(t, "scheme", fed_scheme_name(s->scheme));
-    table_set_str(t, "precision", s->fp16 ? "fp16" : "fp32");
-    table_set_int(t, "epoch", epoch);
+    payload_so_far(d, &up, &down, &rounds);
+    Table *t = r->epochs_t;
+    table_set_str(t, "label", d->tag);
+    table_set_str(t, "scheme", sync_kind_name(o->kind));
+    table_set_str(t, "precision", o->fp16 ? "fp16" : "fp32");
+    table_set_int(t, "epoch", period * r->step_epochs);
     table_set_int(t, "rounds", rounds);
     table_set_int(t, "payload_up_bytes", (long long)up);
     table_set_int(t, "payload_down_bytes", (long long)down);
     table_set_num(t, "payload_mb", (double)(up + down) / 1e6, "%.6f");
     table_set_num(t, "val_accuracy", e.accuracy, "%.4f");
     table_set_num(t, "val_loss", e.loss, "%.5f");
-    if (epoch > 0) {
+    if (period > 0) {
         table_set_num(t, "train_loss", train_loss, "%.5f");
         table_set_num(t, "train_accuracy", train_acc, "%.4f");
     }
-    table_set_num(t, "train_s", wall, "%.3f");
+    table_set_num(t, "train_s", r->wall, "%.3f");
     table_set_num(t, "loss_scale", scale, "%g");
     table_end_row(t);
-    if (!s->o->quiet)
+    if (!o->run.quiet)
         fprintf(stderr, "lab5: %s epoch %d: val accuracy %.2f%% (loss %.4f), train loss %.4f, %ld rounds, "
-                        "%.1f MB payload, %.1f s\n", s->label, epoch, 100 * e.accuracy, e.loss, train_loss,
-                rounds, (double)(up + down) / 1e6, wall);
-    return 0;
+                        "%.1f MB payload, %.1f s\n", d->tag, period * r->step_epochs, 100 * e.accuracy, e.loss,
+                train_loss, rounds, (double)(up + down) / 1e6, r->wall);
 }
 
-static void summary_row(Run *r, Table *t, const Dataset *train, int epochs, double wall, long overflows,
-                        const LossScaler *ls, const Table *ep)
+static void summary_row(const Run *r, Table *t, int epochs, long overflows, const LossScaler *ls)
 {
-    Setup *s = r->s;
-    const Lab5Options *o = s->o;
-    size_t n = r->m.nparams;
-    CommDtype dt = s->fp16 ? COMM_FP16 : COMM_FP32;
+    const Lab5Options *o = r->o;
+    const Driver *d = r->d;
+    const Dataset *train = &d->train;
+    const Table *ep = r->epochs_t;
+    size_t n = d->m.nparams;
+    CommDtype dt = o->fp16 ? COMM_FP16 : COMM_FP32;
     unsigned long long up, down;
     long rounds;
-    payload_so_far(r, &up, &down, &rounds);
-    double rpe_closed = fed_rounds_per_epoch(s->scheme, train->n, o->batch, o->local_epochs);
-    uint64_t per_round = s->scheme == FED_CSGD ? 0 : fed_bytes_per_round(n, dt);
-    int U = s->users > 0 ? s->users : 1;
+    payload_so_far(d, &up, &down, &rounds);
+    double rpe_closed = fed_rounds_per_epoch(o->kind, train->n, o->run.batch, o->local_epochs);
+    uint64_t per_round = o->kind == SYNC_CSGD ? 0 : fed_bytes_per_round(n, dt);
+    int U = o->users > 0 ? o->users : 1;
     /* measured per user and round: every upload of every user over rounds */
     double per_round_meas = rounds > 0 ? (double)up / (double)rounds / U : 0.0;
     double rpe_meas = (double)rounds / epochs;
-    bool match = s->scheme == FED_CSGD ? up == 0
+    bool match = o->kind == SYNC_CSGD ? up == 0
                                        : (up == (unsigned long long)rounds * U * per_round &&
                                           down == (unsigned long long)rounds * U * per_round);
-    table_set_str(t, "label", s->label);
-    table_set_str(t, "scheme", fed_scheme_name(s->scheme));
-    table_set_str(t, "precision", s->fp16 ? "fp16" : "fp32");
-    table_set_int(t, "users", s->users);
-    table_set_int(t, "global_batch", s->scheme == FED_FEDAVG ? o->batch * U : o->batch);
-    table_set_int(t, "local_batch", s->local_batch);
-    table_set_int(t, "local_epochs", s->scheme == FED_FEDAVG ? o->local_epochs : 0);
-    table_set_str(t, "shards", s->scheme == FED_CSGD ? "-" : fed_sharding_name(s->sharding));
+    table_set_str(t, "label", d->tag);
+    table_set_str(t, "scheme", sync_kind_name(o->kind));
+    table_set_str(t, "precision", o->fp16 ? "fp16" : "fp32");
+    table_set_int(t, "users", o->users);
+    table_set_int(t, "global_batch", o->kind == SYNC_FEDAVG ? o->run.batch * U : o->run.batch);
+    table_set_int(t, "local_batch", o->local_batch);
+    table_set_int(t, "local_epochs", o->kind == SYNC_FEDAVG ? o->local_epochs : 0);
+    table_set_str(t, "shards", o->kind == SYNC_CSGD ? "-" : fed_sharding_name(o->sharding));
     table_set_int(t, "params", (long long)n);
     table_set_int(t, "train_examples", train->n);
     table_set_int(t, "epochs", epochs);
@@ -290,9 +189,10 @@ static void summary_row(Run *r, Table *t, const Dataset *train, int epochs, doub
     table_set_int(t, "payload_up_bytes", (long long)up);
     table_set_int(t, "payload_down_bytes", (long long)down);
     unsigned long long st = 0, ctl = 0;
-    if (s->scheme != FED_CSGD && r->link.cloud) {
-        st = r->link.ctr.bytes_up[FED_STATE] + r->link.ctr.bytes_down[FED_STATE];
-        ctl = r->link.ctr.bytes_up[FED_CONTROL] + r->link.ctr.bytes_down[FED_CONTROL];
+    const FedLink *l = fed_link_of(d->sync);
+    if (l && l->cloud) {
+        st = l->ctr.bytes_up[FED_STATE] + l->ctr.bytes_down[FED_STATE];
+        ctl = l->ctr.bytes_up[FED_CONTROL] + l->ctr.bytes_down[FED_CONTROL];
     }
     table_set_int(t, "state_bytes", (long long)st);
     table_set_int(t, "control_bytes", (long long)ctl);
@@ -306,27 +206,33 @@ static void summary_row(Run *r, Table *t, const Dataset *train, int epochs, doub
     table_set_int(t, "overflows", overflows);
     table_set_int(t, "skipped_steps", overflows);
     table_set_int(t, "scale_updates", ls->updates);
-    table_set_num(t, "final_loss_scale", s->fp16 ? ls->scale : 1.0, "%g");
-    table_set_num(t, "train_s", wall, "%.3f");
+    table_set_num(t, "final_loss_scale", o->fp16 ? ls->scale : 1.0, "%g");
+    table_set_num(t, "train_s", r->wall, "%.3f");
     table_end_row(t);
 }
 
-static Table *scale_trace(const Setup *s, const LossScaler *ls, const char *name)
+/* FP16: every change of the loss scale. */
+static Table *scale_trace(const Run *r, const LossScaler *ls, const Meta *meta)
 {
+    const Lab5Options *o = r->o;
+    const char *label = r->d->tag;
+    char name[192];
+    snprintf(name, sizeof name, "lossscale-%s", label);
     Table *t = table_new(name, "label,update,loss_scale,event");
-    table_set_str(t, "label", s->label);
+    t->meta = *meta;
+    table_set_str(t, "label", label);
     table_set_int(t, "update", 0);
-    table_set_num(t, "loss_scale", s->o->loss_scale, "%g");
+    table_set_num(t, "loss_scale", o->loss_scale, "%g");
     table_set_str(t, "event", "start");
     table_end_row(t);
     for (int i = 0; i < ls->ntrace; i++) {
-        table_set_str(t, "label", s->label);
+        table_set_str(t, "label", label);
         table_set_int(t, "update", ls->trace[i].step + 1);
         table_set_num(t, "loss_scale", ls->trace[i].scale, "%g");
         table_set_str(t, "event", ls->trace[i].overflow ? "overflow" : "grow");
         table_end_row(t);
     }
-    table_set_str(t, "label", s->label);
+    table_set_str(t, "label", label);
     table_set_int(t, "update", ls->updates);
     table_set_num(t, "loss_scale", ls->scale, "%g");
     table_set_str(t, "event", "end");
@@ -334,179 +240,98 @@ static Table *scale_trace(const Setup *s, const LossScaler *ls, const char *name
     return t;
 }
 
-static float **arrays(int k, size_t n)
+/* The data, ResNet-18 (the cloud also evaluates with it), SGD, the row. */
+static int set_up(const Lab5Options *o, Driver *d, FedConfig *fc)
 {
-    float **a = ddl_alloc(sizeof(float *) * (size_t)(k > 0 ? k : 1));
-    for (int i = 0; i < k; i++) a[i] = ddl_alloc(sizeof(float) * (n > 0 ? n : 1));
-    return a;
+    if (driver_open(d)) return 2;
+    if (driver_load(d, true)) return 1;
+    if (o->users > d->train.n) {
+        ddl_error("%d users but only %d training examples", o->users, d->train.n);
+        return 2;
+    }
+    int max_batch = d->rank == 0 ? DDL_MAX(o->eval_batch, o->kind == SYNC_CSGD ? o->local_batch : 1) : o->local_batch;
+    if (driver_build(d, "resnet18", NULL, max_batch)) return 2;
+    const char *name = o->kind == SYNC_CSGD ? "C_SGD" : o->kind == SYNC_DSGD ? "D_SGD" : "FL";
+    driver_tag(d, "%s_BS%d_%s", name, o->run.batch, o->fp16 ? "FP16" : "FP32");
+    driver_run_begin(d, o->run.out, (const char *const[]){ "epochs-*", "summary-*", "lossscale-*", NULL });
+    driver_trainer(d, NULL);
+    *fc = (FedConfig){ &d->train, o->sharding, o->alpha, o->fp16, o->loss_scale, o->scale_window, o->local_batch,
+                       o->local_epochs, o->augment, o->run.seed };
+    SyncConfig sc = sync_config_default(o->kind);
+    sc.fed = fc;
+    return driver_sync(d, &sc);
 }
 
-static void free_arrays(float **a, int k)
+static Table *new_table(const Driver *d, const char *prefix, const char *columns, const Meta *meta)
 {
-    if (!a) return;
-    for (int i = 0; i < k; i++) ddl_free(a[i]);
-    ddl_free(a);
+    char name[192];
+    snprintf(name, sizeof name, "%s-%s", prefix, d->tag);
+    Table *t = table_new(name, columns);
+    t->meta = *meta;
+    return t;
 }
 
-static int train(Run *r, const Dataset *train_set, const Dataset *test, const Meta *meta)
+/* Rank 0: the summary, the loss-scale trace (FP16), the files. */
+static int write_outputs(Run *r, const Meta *meta, int epochs)
 {
-    Setup *s = r->s;
-    const Lab5Options *o = s->o;
-    Model *m = &r->m;
-    FedLocalConfig lc = { { o->lr, o->momentum, o->weight_decay, false }, s->fp16, o->loss_scale, o->scale_window,
-                          s->local_batch, o->augment, o->seed * 1000003u + (uint64_t)s->rank };
-    bool trainer = s->scheme == FED_CSGD || s->rank != 0;
-    if (trainer) {
-        const Dataset *mine = train_set;
-        if (s->scheme != FED_CSGD) {
-            fed_shard(train_set, s->rank - 1, s->users, s->sharding, o->alpha, o->seed, &r->shard);
-            r->has_shard = true;
-            mine = &r->shard;
-        }
-        fed_local_init(&r->local, m, mine, &lc);
-    } else {
-        mixed_init(&r->cloud_mx, m, s->fp16, o->loss_scale, o->scale_window);
-        sgd_init(&r->cloud_opt, &lc.sgd, m->nparams);
-        r->bufs = arrays(s->users, m->nparams);
-        r->state_bufs = arrays(s->users, m->nstate);
-    }
-    /* D-SGD: an epoch is as many rounds as the largest shard has local
-     * batches (equal shards: train_n / global batch, rounded up). */
-    int rounds_per_epoch = 0;
-    if (s->scheme == FED_DSGD) {
-        int mine = trainer ? batcher_batches(&r->local.b) : 0;
-        MPI_Allreduce(&mine, &rounds_per_epoch, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    }
-    char name[3][96];
-    snprintf(name[0], sizeof name[0], "epochs-%s", s->label);
-    snprintf(name[1], sizeof name[1], "summary-%s", s->label);
-    snprintf(name[2], sizeof name[2], "lossscale-%s", s->label);
-    Table *ep = table_new(name[0], "label,scheme,precision,epoch,rounds,payload_up_bytes,payload_down_bytes,"
-                                   "payload_mb,val_accuracy,val_loss,train_loss,train_accuracy,train_s,loss_scale");
-    Table *sum = table_new(name[1], "label,scheme,precision,users,global_batch,local_batch,local_epochs,shards,params,"
-                                    "train_examples,epochs,rounds,rounds_per_epoch_closed,rounds_per_epoch,"
-                                    "bytes_per_round_closed,bytes_per_round,bytes_per_epoch_closed,bytes_per_epoch,"
-                                    "payload_up_bytes,payload_down_bytes,state_bytes,control_bytes,bytes_match,"
-                                    "final_accuracy,best_accuracy,final_train_loss,overflows,skipped_steps,"
-                                    "scale_updates,final_loss_scale,train_s");
-    ep->meta = sum->meta = *meta;
-
-    Mixed *mx = trainer ? &r->local.mx : &r->cloud_mx;
-    double wall = 0.0;
-    epoch_row(r, ep, test, 0, 0.0, NAN, NAN, mx->ls.scale);
-    int step_epochs = s->scheme == FED_FEDAVG ? o->local_epochs : 1;
-    int epoch = 0;
-    while (epoch < o->epochs) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = ddl_now();
-        if (s->scheme == FED_CSGD) {
-            fed_local_epochs(&r->local, 1);
-        } else if (s->scheme == FED_DSGD) {
-            for (int k = 0; k < rounds_per_epoch; k++) {
-                int got = trainer ? fed_local_gradient(&r->local) : 0;
-                dsgd_round(&r->link, mx, trainer ? NULL : &r->cloud_opt, got, r->bufs);
-            }
-        } else {
-            long n = trainer ? fed_local_epochs(&r->local, o->local_epochs) : 0;
-            fedavg_round(&r->link, mx, (double)n, r->bufs, r->state_bufs);
-        }
-        double dt = ddl_now() - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        wall += dt;
-        epoch += step_epochs;
-        double tl, ta;
-        train_stats(r, &tl, &ta);
-        /* D-SGD: the cloud evaluates with the users' averaged BN statistics */
-        if (s->scheme == FED_DSGD) fed_sync_state(&r->link, m, r->state_bufs);
-        float scale = mx->ls.scale;
-        epoch_row(r, ep, test, epoch, wall, tl, ta, scale);
-    }
+    const Lab5Options *o = r->o;
+    Driver *d = r->d;
     LossScaler ls;
     long overflows;
-    scaler_report(r, &ls, &overflows);
-    int status = 0;
-    if (s->rank == 0) {
-        summary_row(r, sum, train_set, epoch, wall, overflows, &ls, ep);
-        if (table_write(ep, o->out) || table_write(sum, o->out)) status = 1;
-        if (s->fp16) {
-            Table *tr = scale_trace(s, &ls, name[2]);
-            tr->meta = *meta;
-            if (table_write(tr, o->out)) status = 1;
-            table_free(tr);
-        }
-        if (!o->quiet)
+    fed_scaler_report(d->sync, &ls, &overflows);
+    Table *t[3] = { r->epochs_t, r->summary_t, NULL };
+    int n = 0;
+    if (d->rank == 0) {
+        summary_row(r, r->summary_t, epochs, overflows, &ls);
+        if (o->fp16) t[2] = scale_trace(r, &ls, meta);
+        n = o->fp16 ? 3 : 2;
+    }
+    int status = driver_write(d, t, n);
+    if (d->rank == 0) {
+        const Table *sum = r->summary_t;
+        if (!o->run.quiet)
             fprintf(stderr, "lab5: %s: final accuracy %s, %s rounds, bytes %s closed form, %ld overflows; wrote "
-                            "%s/{%s,%s}.csv\n", s->label, table_get(sum, 0, "final_accuracy"),
-                    table_get(sum, 0, "rounds"), !strcmp(table_get(sum, 0, "bytes_match"), "yes") ? "==" : "!=",
-                    overflows, o->out, name[0], name[1]);
+                            "%s/{%s,%s}.csv\n", d->tag, table_get(sum, 0, "final_accuracy"), table_get(sum, 0, "rounds"),
+                    !strcmp(table_get(sum, 0, "bytes_match"), "yes") ? "==" : "!=", overflows, o->run.out,
+                    r->epochs_t->name, sum->name);
         if (strcmp(table_get(sum, 0, "bytes_match"), "yes")) status = 1;
-        if (s->scheme == FED_FEDAVG) free(ls.trace);
+        free(ls.trace);
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    table_free(ep);
-    table_free(sum);
-    if (trainer) fed_local_free(&r->local);
-    else {
-        mixed_free(&r->cloud_mx);
-        sgd_free(&r->cloud_opt);
-        free_arrays(r->bufs, s->users);
-        free_arrays(r->state_bufs, s->users);
-    }
-    if (r->has_shard) dataset_free(&r->shard);
+    table_free(t[2]);
     return status;
 }
 
-int lab5_run(const Lab5Options *o)
+int lab5_run(void *ctx, Driver *d)
 {
-    Setup s;
-    if (parse(o, &s)) return 2;
-    if (s.rank == 0 && results_run_begin(o->out, s.label, (const char *const[]){ "epochs-*", "summary-*", "lossscale-*",
-                                                                                 NULL }) != 0)
-        ddl_die("run '%s' not started", s.label);
-    Dataset train_set, test;
-    if (dataset_load_for_run(o->dataset, SPLIT_TRAIN, o->limit, o->seed, true, o->force_synthetic, &train_set))
-        return 1;
-    if (dataset_load_for_run(o->dataset, SPLIT_TEST, o->test_limit, o->seed, true, o->force_synthetic, &test)) {
-        dataset_free(&train_set);
-        return 1;
-    }
-    if (s.users > train_set.n) {
-        ddl_error("%d users but only %d training examples", s.users, train_set.n);
-        dataset_free(&train_set);
-        dataset_free(&test);
-        return 2;
-    }
-    Run r;
-    memset(&r, 0, sizeof r);
-    r.s = &s;
-    ModelConfig mc = model_config_default("resnet18", (Shape){ train_set.c, train_set.h, train_set.w },
-                                          train_set.classes);
-    mc.width = o->width;
-    char err[256];
-    int max_batch = s.rank == 0 ? DDL_MAX(o->eval_batch, s.scheme == FED_CSGD ? s.local_batch : 1) : s.local_batch;
-    int status = 0;
-    if (model_build(&r.m, "resnet18", &mc, max_batch, o->seed, err) != 0) {
-        ddl_error("%s", err);
-        status = 2;
-    } else if (s.scheme != FED_CSGD &&
-               fed_link_init(&r.link, MPI_COMM_WORLD, !strcmp(o->precision, "fp16") ? COMM_FP16 : COMM_FP32, err)) {
-        ddl_error("%s", err);
-        model_free(&r.m);
-        status = 2;
-    } else {
-        Meta meta;
-        describe(&meta, &s, &train_set, &test, &r.m);
-        if (s.rank == 0 && !o->quiet)
-            fprintf(stderr, "lab5: %s: %s, resnet18 width %g (%zu params), %s %s %d train / %d test, %d rank%s%s, "
-                            "local batch %d, %d epochs%s\n", s.label, fed_scheme_name(s.scheme), (double)o->width,
-                    r.m.nparams, train_set.synthetic ? "synthetic" : "real", train_set.name, train_set.n, test.n,
-                    s.world, s.world > 1 ? "s (rank 0 the cloud)" : "", "", s.local_batch, o->epochs,
-                    s.fp16 ? ", FP16 emulated by rounding on CPU" : "");
-        status = train(&r, &train_set, &test, &meta);
-        if (s.scheme != FED_CSGD) fed_link_free(&r.link);
-        model_free(&r.m);
-    }
-    dataset_free(&train_set);
-    dataset_free(&test);
+    const Lab5Options *o = ctx;
+    FedConfig fc;
+    int status = set_up(o, d, &fc);
+    if (status) return status;
+    Meta meta;
+    describe(&meta, o, d);
+    if (d->rank == 0 && !o->run.quiet)
+        fprintf(stderr, "lab5: %s: %s, resnet18 width %g (%zu params), %s %s %d train / %d test, %d rank%s, local "
+                        "batch %d, %d epochs%s\n", d->tag, sync_kind_name(o->kind), (double)o->run.width, d->m.nparams,
+                d->train.synthetic ? "synthetic" : "real", d->train.name, d->train.n, d->test.n, d->world,
+                d->world > 1 ? "s (rank 0 the cloud)" : "", o->local_batch, o->epochs,
+                o->fp16 ? ", FP16 emulated by rounding on CPU" : "");
+    Run r = { .o = o, .d = d, .step_epochs = o->kind == SYNC_FEDAVG ? o->local_epochs : 1 };
+    r.epochs_t = new_table(d, "epochs", "label,scheme,precision,epoch,rounds,payload_up_bytes,payload_down_bytes,"
+                                        "payload_mb,val_accuracy,val_loss,train_loss,train_accuracy,train_s,loss_scale",
+                           &meta);
+    r.summary_t = new_table(d, "summary", "label,scheme,precision,users,global_batch,local_batch,local_epochs,shards,"
+                                          "params,train_examples,epochs,rounds,rounds_per_epoch_closed,rounds_per_epoch,"
+                                          "bytes_per_round_closed,bytes_per_round,bytes_per_epoch_closed,"
+                                          "bytes_per_epoch,payload_up_bytes,payload_down_bytes,state_bytes,"
+                                          "control_bytes,bytes_match,final_accuracy,best_accuracy,final_train_loss,"
+                                          "overflows,skipped_steps,scale_updates,final_loss_scale,train_s", &meta);
+    int periods = (o->epochs + r.step_epochs - 1) / r.step_epochs, per = sync_rounds_per_epoch(d->sync);
+    DriverLoop loop = { .batches = (long)periods * per, .period = per, .report_start = true, .barrier_start = true };
+    DriverHooks hooks = { .ctx = &r, .after_period = epoch_row };
+    driver_train(d, &loop, &hooks);
+    status = write_outputs(&r, &meta, periods * r.step_epochs);
+    table_free(r.epochs_t);
+    table_free(r.summary_t);
     return status;
 }

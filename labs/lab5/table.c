@@ -25,18 +25,6 @@ typedef struct Runs {
     Table *sum[MAX_RUNS], *ep[MAX_RUNS], *ls[MAX_RUNS];
 } Runs;
 
-static const char *cell(const Table *t, int row, const char *col)
-{
-    const char *s = table_get(t, row, col);
-    return s ? s : "";
-}
-
-static double num(const Table *t, int row, const char *col)
-{
-    const char *s = table_get(t, row, col);
-    return s && *s ? atof(s) : NAN;
-}
-
 static Table *read_named(const char *dir, const char *prefix, const char *label, bool must)
 {
     char path[8192], err[256];
@@ -55,9 +43,9 @@ static Table *read_named(const char *dir, const char *prefix, const char *label,
 /* The seed's order: FP32 before FP16; C-SGD, D-SGD (by batch), FL. */
 static int rank_of(const Table *s)
 {
-    const char *sc = cell(s, 0, "scheme");
+    const char *sc = table_text(s, 0, "scheme");
     int k = !strcmp(sc, "csgd") ? 0 : !strcmp(sc, "dsgd") ? 1 : 2;
-    return (!strcmp(cell(s, 0, "precision"), "fp16") ? 1000000 : 0) + k * 100000 + (int)num(s, 0, "global_batch");
+    return (!strcmp(table_text(s, 0, "precision"), "fp16") ? 1000000 : 0) + k * 100000 + (int)table_num(s, 0, "global_batch");
 }
 
 static int load(const char *dir, Runs *r)
@@ -150,6 +138,12 @@ static void provenance(Table *t, const Runs *r)
 
 static void mb(Table *t, const char *col, double bytes) { table_set_num(t, col, bytes / 1e6, "%.3f"); }
 
+/* The run summary's cells of these columns into the row being built. */
+static void copy_cells(Table *t, const Table *summary, const char *const *cols, int n)
+{
+    for (int c = 0; c < n; c++) table_set_str(t, cols[c], table_text(summary, 0, cols[c]));
+}
+
 static Table *comm_table(const Runs *r)
 {
     Table *t = table_new("comm", "label,scheme,precision,params,bytes_per_round_closed,bytes_per_round,"
@@ -159,11 +153,11 @@ static Table *comm_table(const Runs *r)
         const Table *s = r->sum[i];
         const char *cols[] = { "label", "scheme", "precision", "params", "bytes_per_round_closed", "bytes_per_round",
                                "rounds_per_epoch_closed", "rounds_per_epoch", "bytes_match" };
-        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) table_set_str(t, cols[c], cell(s, 0, cols[c]));
-        mb(t, "mb_per_round_closed", num(s, 0, "bytes_per_round_closed"));
-        mb(t, "mb_per_round", num(s, 0, "bytes_per_round"));
-        mb(t, "mb_per_epoch_closed", num(s, 0, "bytes_per_epoch_closed"));
-        mb(t, "mb_per_epoch", num(s, 0, "bytes_per_epoch"));
+        copy_cells(t, s, cols, (int)(sizeof cols / sizeof cols[0]));
+        mb(t, "mb_per_round_closed", table_num(s, 0, "bytes_per_round_closed"));
+        mb(t, "mb_per_round", table_num(s, 0, "bytes_per_round"));
+        mb(t, "mb_per_epoch_closed", table_num(s, 0, "bytes_per_epoch_closed"));
+        mb(t, "mb_per_epoch", table_num(s, 0, "bytes_per_epoch"));
         table_end_row(t);
     }
     return t;
@@ -176,30 +170,25 @@ static Table *accuracy_table(const Runs *r, double target)
                                      "final_loss_scale,train_s");
     for (int i = 0; i < r->n; i++) {
         const Table *s = r->sum[i], *ep = r->ep[i];
-        table_set_str(t, "label", cell(s, 0, "label"));
-        table_set_str(t, "scheme", cell(s, 0, "scheme"));
-        table_set_str(t, "precision", cell(s, 0, "precision"));
-        table_set_str(t, "epochs", cell(s, 0, "epochs"));
-        table_set_str(t, "final_accuracy", cell(s, 0, "final_accuracy"));
-        table_set_num(t, "final_pct", 100 * num(s, 0, "final_accuracy"), "%.2f");
-        table_set_str(t, "best_accuracy", cell(s, 0, "best_accuracy"));
+        static const char *const run[] = { "label", "scheme", "precision", "epochs", "final_accuracy" };
+        static const char *const fp16[] = { "overflows", "skipped_steps", "final_loss_scale", "train_s" };
+        copy_cells(t, s, run, 5);
+        copy_cells(t, s, fp16, 4);
+        table_set_num(t, "final_pct", 100 * table_num(s, 0, "final_accuracy"), "%.2f");
+        table_set_str(t, "best_accuracy", table_text(s, 0, "best_accuracy"));
         table_set_num(t, "target", target, "%.3f");
         int hit = -1;
         for (int row = 0; row < ep->nrows && hit < 0; row++)
-            if (num(ep, row, "epoch") > 0 && num(ep, row, "val_accuracy") >= target) hit = row;
+            if (table_num(ep, row, "epoch") > 0 && table_num(ep, row, "val_accuracy") >= target) hit = row;
         if (hit >= 0) {
-            table_set_str(t, "epoch_to_target", cell(ep, hit, "epoch"));
-            table_set_str(t, "rounds_to_target", cell(ep, hit, "rounds"));
-            table_set_num(t, "mb_to_target", num(ep, hit, "payload_mb"), "%.3f");
+            table_set_str(t, "epoch_to_target", table_text(ep, hit, "epoch"));
+            table_set_str(t, "rounds_to_target", table_text(ep, hit, "rounds"));
+            table_set_num(t, "mb_to_target", table_num(ep, hit, "payload_mb"), "%.3f");
         } else {
             table_set_str(t, "epoch_to_target", "not reached");
             table_set_str(t, "rounds_to_target", "-");
             table_set_str(t, "mb_to_target", "-");
         }
-        table_set_str(t, "overflows", cell(s, 0, "overflows"));
-        table_set_str(t, "skipped_steps", cell(s, 0, "skipped_steps"));
-        table_set_str(t, "final_loss_scale", cell(s, 0, "final_loss_scale"));
-        table_set_str(t, "train_s", cell(s, 0, "train_s"));
         table_end_row(t);
     }
     return t;
@@ -219,18 +208,19 @@ static Table *concat(Table *const *parts, int n, const char *name)
     for (int i = 0; i < n; i++) {
         if (!parts[i]) continue;
         for (int row = 0; row < parts[i]->nrows; row++) {
-            for (int c = 0; c < first->ncols; c++) table_set_str(t, first->cols[c], cell(parts[i], row, first->cols[c]));
+            for (int c = 0; c < first->ncols; c++) table_set_str(t, first->cols[c], table_text(parts[i], row, first->cols[c]));
             table_end_row(t);
         }
     }
     return t;
 }
 
-int lab5_table(const Lab5Options *o)
+int lab5_table(const void *ctx)
 {
+    const Lab5Options *o = ctx;
     Runs r;
-    if (load(o->out, &r) <= 0) {
-        ddl_error("no summary-*.csv / epochs-*.csv in %s: run `make lab5` (or bin/lab5 run) first", o->out);
+    if (load(o->run.out, &r) <= 0) {
+        ddl_error("no summary-*.csv / epochs-*.csv in %s: run `make lab5` (or bin/lab5 run) first", o->run.out);
         free_runs(&r);
         return 1;
     }
@@ -240,7 +230,7 @@ int lab5_table(const Lab5Options *o)
     int status = 0;
     for (int i = 0; i < 4; i++) {
         provenance(all[i], &r);
-        if (all[i]->nrows > 0 && table_write(all[i], o->out) != 0) status = 1;
+        if (all[i]->nrows > 0 && table_write(all[i], o->run.out) != 0) status = 1;
     }
     char cap1[640], cap2[640];
     snprintf(cap1, sizeof cap1, "lab5 (seed 004, Section 3.2): payload per user and direction. Closed form: "
@@ -260,8 +250,8 @@ int lab5_table(const Lab5Options *o)
     TexSpec specs[2] = { { cap1, "tab:lab5-comm", 7, c1, h1, "lrrrrrr" },
                          { cap2, "tab:lab5-accuracy", 7, c2, h2, "lrrrrrr" } };
     const Table *tex[2] = { comm, acc };
-    if (tables_write_tex(tex, specs, 2, o->tex) != 0) status = 1;
-    else if (!o->quiet) fprintf(stderr, "lab5: wrote %s and %s/{comm,accuracy,epochs,lossscale}.csv\n", o->tex, o->out);
+    if (tables_write_tex(tex, specs, 2, o->run.tex) != 0) status = 1;
+    else if (!o->run.quiet) fprintf(stderr, "lab5: wrote %s and %s/{comm,accuracy,epochs,lossscale}.csv\n", o->run.tex, o->run.out);
     for (int i = 0; i < 4; i++) table_free(all[i]);
     free_runs(&r);
     return status;

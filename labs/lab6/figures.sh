@@ -5,12 +5,7 @@
 #   figures/lab6-breakdown.png   a step's time: compute vs communication
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-IN=${RESULTS:-results/lab6}
-FIG=${FIGURES:-figures}
-TAB=${TABLES:-report/tables}
-BIN=${BIN:-bin}
-ls "$IN"/*-summary.csv >/dev/null 2>&1 || { echo "lab6: no results in $IN (run make lab6)" >&2; exit 1; }
-mkdir -p "$FIG" "$TAB"
+source figures/lab_paths.sh lab6 '*-summary.csv'
 "$BIN/lab6" table --out "$IN" --tex "$TAB/lab6.tex" --quiet
 figures/make_figures.sh --plot labs/lab6/lab6-iters.gp "$IN/iters.csv" "$FIG/lab6-iters.png"
 workloads=()

@@ -14,8 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "comm/comm.h"
-#include "sync/sync.h"
+#include "driver/driver.h"
 
 typedef struct Workload {
     const char *name;      /* resnet50-mnist, mobilenetv2-fashion, sdss_dnn-sdss */
@@ -32,25 +31,21 @@ int workload_count(void);
 const Workload *workload_at(int i);
 
 typedef struct Lab6Options {
-    const char *mode;          /* run | table */
+    DriverOptions run;         /* batch per worker, SGD, seed, device, out, tag, ...; model and
+                                * dataset from the workload; width 0: its quick width */
     const char *workload, *style;
-    float width;               /* 0: the workload's quick width */
-    int batch;                 /* per worker */
+    const Workload *w;         /* after lab6_check */
     int epochs, iters;         /* iters > 0 overrides epochs */
-    int limit, test_limit;
     float fusion_mb, cycle_ms; /* horovod */
     bool fp16;
     bool ps_async;             /* ps: apply each push on arrival */
     int accumulate;            /* backward_passes_per_step */
-    const char *device;
-    float lr, momentum, wd;
-    bool force_synthetic, quiet;
-    uint64_t seed;
-    const char *profile, *tag, *out, *tex;
 } Lab6Options;
 
-Lab6Options lab6_defaults(void);
-int lab6_run(const Lab6Options *o, Comm *c);
-int lab6_table(const Lab6Options *o);
+/* The workload and style checked (and the workload's model, dataset and
+ * width put into o->run) before any work: 0, or 2 after a message. */
+int lab6_check(void *ctx, int ranks);
+int lab6_run(void *ctx, Driver *d);
+int lab6_table(const void *ctx);
 
 #endif

@@ -6,13 +6,9 @@
  *   mpirun -np 3 bin/lab6 run --style ps ...                    server + 2 workers
  *   bin/lab6 table                                              report/tables/lab6.tex
  * `make lab6` runs the whole grid (labs/lab6/run.sh) and its figures. */
-#include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "common.h"
-#include "threads.h"
 #include "lab6.h"
 
 static const char *DESCRIPTION =
@@ -36,55 +32,29 @@ static const char *DESCRIPTION =
 
 int main(int argc, char **argv)
 {
-    int rank = 0, size = 1;
-    ddl_program_start(&argc, &argv, &rank, &size);
-    Lab6Options o = lab6_defaults();
-    bool has_mode = argc > 1 && argv[1][0] != '-';
-    if (has_mode) o.mode = argv[1];
-    CliOption opts[] = {
-        { "workload", OPT_STR, &o.workload, "resnet50-mnist | mobilenetv2-fashion | sdss_dnn-sdss", 0, 0 },
-        { "style", OPT_STR, &o.style, "horovod | ps", 0, 0 },
-        { "width", OPT_FLOAT, &o.width, "channel multiplier (0: the workload's quick width; 1 = as published)", 0, 16 },
-        { "batch", OPT_INT, &o.batch, "examples per worker per step", 1, 65536 },
-        { "epochs", OPT_INT, &o.epochs, "passes over the training set (split among the workers)", 1, 1000 },
-        { "iters", OPT_INT, &o.iters, "steps to train instead of --epochs (0: use --epochs)", 0, 100000000 },
-        { "limit", OPT_INT, &o.limit, "use the first N training examples (0: all)", 0, 100000000 },
-        { "test-limit", OPT_INT, &o.test_limit, "use the first N test examples (0: all)", 0, 100000000 },
-        { "fusion-mb", OPT_FLOAT, &o.fusion_mb, "horovod: fusion threshold in MiB (0: no fusion)", 0, 1e6 },
-        { "cycle-ms", OPT_FLOAT, &o.cycle_ms, "horovod: cycle time in ms (0: every layer its own cycle)", 0, 1e6 },
-        { "fp16", OPT_FLAG, &o.fp16, "horovod: Compression.fp16 (gradients travel as halves)", 0, 0 },
-        { "async", OPT_FLAG, &o.ps_async, "ps: asynchronous server (each push applied on arrival; style ps_async)", 0, 0 },
-        { "accumulate", OPT_INT, &o.accumulate, "backward passes per step (local accumulation)", 1, 1024 },
-        { "device", OPT_STR, &o.device, "cpu | cuda (one rank per GPU)", 0, 0 },
-        { "lr", OPT_FLOAT, &o.lr, "learning rate", 0, 100 },
-        { "momentum", OPT_FLOAT, &o.momentum, "SGD momentum", 0, 1 },
-        { "wd", OPT_FLOAT, &o.wd, "weight decay", 0, 1 },
-        { "synthetic", OPT_FLAG, &o.force_synthetic, "synthetic data even when files exist", 0, 0 },
-        { "seed", OPT_U64, &o.seed, "seed for initialisation, shuffling, the SDSS split", 0, 0 },
-        { "profile", OPT_STR, &o.profile, "label written to outputs: quick | paper | smoke | custom", 0, 0 },
-        { "tag", OPT_STR, &o.tag, "name part of the output files (default <workload>-<style>-w<workers>)", 0, 0 },
-        { "out", OPT_STR, &o.out, "directory for CSV/JSON results", 0, 0 },
-        { "tex", OPT_STR, &o.tex, "table: path of the LaTeX table", 0, 0 },
-        { "quiet", OPT_FLAG, &o.quiet, "less output", 0, 0 },
+    Lab6Options o = { .run = { .width = 0, .batch = 64, .lr = 0.05f, .momentum = 0.9f, .wd = 5e-4f, .seed = 1,
+                               .out = "results/lab6", .tex = "report/tables/lab6.tex" },
+                      .workload = "sdss_dnn-sdss", .style = "horovod", .epochs = 1,
+                      .fusion_mb = 128.0f, /* Horovod 0.28: HOROVOD_FUSION_THRESHOLD 128 MiB */
+                      .cycle_ms = 1.0f,    /* Horovod 0.28: HOROVOD_CYCLE_TIME 1 ms */
+                      .accumulate = 1 };
+    const CliOption own[] = {
+        OPTION_STR("workload", &o.workload, "resnet50-mnist | mobilenetv2-fashion | sdss_dnn-sdss"),
+        OPTION_STR("style", &o.style, "horovod | ps"),
+        OPTION_INT("epochs", &o.epochs, "passes over the training set (split among the workers)", 1, 1000),
+        OPTION_INT("iters", &o.iters, "steps to train instead of --epochs (0: use --epochs)", 0, 100000000),
+        OPTION_FLOAT("fusion-mb", &o.fusion_mb, "horovod: fusion threshold in MiB (0: no fusion)", 0, 1e6),
+        OPTION_FLOAT("cycle-ms", &o.cycle_ms, "horovod: cycle time in ms (0: every layer its own cycle)", 0, 1e6),
+        OPTION_FLAG("fp16", &o.fp16, "horovod: Compression.fp16 (gradients travel as halves)"),
+        OPTION_FLAG("async", &o.ps_async, "ps: asynchronous server (each push applied on arrival; style ps_async)"),
+        OPTION_INT("accumulate", &o.accumulate, "backward passes per step (local accumulation)", 1, 1024),
     };
-    int rc = cli_parse(has_mode ? argc - 1 : argc, has_mode ? argv + 1 : argv, "lab6 run|table [options]", DESCRIPTION,
-                       opts, (int)(sizeof opts / sizeof opts[0]));
-    if (rc != 0 || !has_mode) {
-        if (rc == 0 && rank == 0) fprintf(stderr, "error: say what to do: lab6 run | table (--help)\n");
-        MPI_Finalize();
-        return rc > 0 ? 0 : 2;
-    }
-    int status = 2;
-    if (!strcmp(o.mode, "table")) {
-        status = rank == 0 ? lab6_table(&o) : 0;
-    } else if (!strcmp(o.mode, "run")) {
-        Comm c;
-        comm_init(&c, MPI_COMM_WORLD);
-        status = lab6_run(&o, &c);
-        comm_free(&c);
-    } else if (rank == 0) {
-        fprintf(stderr, "error: unknown mode '%s': lab6 run | table (--help)\n", o.mode);
-    }
-    MPI_Finalize();
-    return status;
+    const DriverSpec spec = { .program = "lab6", .usage = "lab6 run|table [options]", .description = DESCRIPTION,
+                              .modes = "run|table", .shared = DRV_WIDTH | DRV_SGD | DRV_RUN | DRV_TEX, .own = own,
+                              .nown = (int)(sizeof own / sizeof own[0]),
+                              .tag_default = "<workload>-<style>-w<workers>",
+                              .batch_help = "examples per worker per step", .batch_min = 1,
+                              .width_help = "channel multiplier (0: the workload's quick width; 1 = as published)",
+                              .width_min = 0, .ctx = &o, .check = lab6_check, .run = lab6_run, .table = lab6_table };
+    return driver_main(&spec, &o.run, argc, argv);
 }

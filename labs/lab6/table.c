@@ -25,28 +25,16 @@
 
 enum { MAX_RUNS = 128 };
 
-static const char *str(const Table *t, const char *col)
-{
-    const char *s = table_get(t, 0, col);
-    return s ? s : "";
-}
-
-static double num(const Table *t, const char *col)
-{
-    const char *s = table_get(t, 0, col);
-    return s && *s ? atof(s) : NAN;
-}
-
 /* Grid order: device, style (horovod first), workers, workload. */
 static int rank_of(const Table *t)
 {
     int wl = 0;
     for (int i = 0; i < workload_count(); i++)
-        if (!strcmp(workload_at(i)->name, str(t, "workload"))) wl = i;
-    const char *style = str(t, "style");
+        if (!strcmp(workload_at(i)->name, table_text(t, 0, "workload"))) wl = i;
+    const char *style = table_text(t, 0, "style");
     int st = !strcmp(style, "horovod") ? 0 : !strcmp(style, "ps") ? 1 : 2;
-    return (strcmp(str(t, "device"), "cpu") != 0) * 1000 + st * 100 +
-           (int)num(t, "workers") * 10 + wl;
+    return (strcmp(table_text(t, 0, "device"), "cpu") != 0) * 1000 + st * 100 +
+           (int)table_num(t, 0, "workers") * 10 + wl;
 }
 
 static int cmp_runs(const void *a, const void *b)
@@ -57,8 +45,8 @@ static int cmp_runs(const void *a, const void *b)
 static const Table *find(Table **runs, int n, const char *device, const char *style, int workers, const char *workload)
 {
     for (int i = 0; i < n; i++)
-        if (!strcmp(str(runs[i], "device"), device) && !strcmp(str(runs[i], "style"), style) &&
-            (int)num(runs[i], "workers") == workers && !strcmp(str(runs[i], "workload"), workload))
+        if (!strcmp(table_text(runs[i], 0, "device"), device) && !strcmp(table_text(runs[i], 0, "style"), style) &&
+            (int)table_num(runs[i], 0, "workers") == workers && !strcmp(table_text(runs[i], 0, "workload"), workload))
             return runs[i];
     return NULL;
 }
@@ -70,19 +58,19 @@ static void grid_summary(Table **runs, int n, Meta *meta)
     int max_ranks = 0;
     char over[256] = "";
     for (int i = 0; i < n; i++) {
-        if (!strcmp(str(runs[i], "data"), "real")) real = true;
+        if (!strcmp(table_text(runs[i], 0, "data"), "real")) real = true;
         else synth = true;
-        int rk = (int)num(runs[i], "ranks");
+        int rk = (int)table_num(runs[i], 0, "ranks");
         if (rk > max_ranks) max_ranks = rk;
-        if (!strcmp(str(runs[i], "oversubscribed"), "yes") && !strstr(over, str(runs[i], "style"))) {
+        if (!strcmp(table_text(runs[i], 0, "oversubscribed"), "yes") && !strstr(over, table_text(runs[i], 0, "style"))) {
             size_t at = strlen(over);
-            snprintf(over + at, sizeof over - at, "%s%s %d ranks", at ? ", " : "", str(runs[i], "style"), rk);
+            snprintf(over + at, sizeof over - at, "%s%s %d ranks", at ? ", " : "", table_text(runs[i], 0, "style"), rk);
         }
     }
     meta_set(meta, "summary", "%s data (MNIST, Fashion-MNIST, SDSS DR14), 1-%d ranks on %s cores (%s%s), %s, %s "
              "profile, seed %s", real && synth ? "real and synthetic" : real ? "real" : "synthetic", max_ranks,
              meta_get(meta, "cores") ? meta_get(meta, "cores") : "?", over[0] ? "oversubscribed: " : "not oversubscribed",
-             over, str(runs[0], "device"), str(runs[0], "profile"), meta_get(meta, "seed") ? meta_get(meta, "seed") : "?");
+             over, table_text(runs[0], 0, "device"), table_text(runs[0], 0, "profile"), meta_get(meta, "seed") ? meta_get(meta, "seed") : "?");
     meta_set(meta, "ranks", "per row (horovod: workers; ps: workers + 1 server)");
     /* the first run's provenance would otherwise speak for the whole grid */
     meta_set(meta, "oversubscribed", "%s%s", over[0] ? "yes: " : "no", over);
@@ -103,7 +91,7 @@ static int write_grid(Table **runs, int n, const char *dir)
                                         "bytes_per_rank", "bytes_max_rank", "wall_step_ms", "compute_ms", "sync_ms",
                                         "other_ms", "oversubscribed", "data", "profile" };
     for (int i = 0; i < n; i++) {
-        for (size_t k = 0; k < sizeof copy / sizeof *copy; k++) table_set_str(g, copy[k], str(runs[i], copy[k]));
+        for (size_t k = 0; k < sizeof copy / sizeof *copy; k++) table_set_str(g, copy[k], table_text(runs[i], 0, copy[k]));
         table_end_row(g);
     }
     int rc = table_write(g, dir);
@@ -154,10 +142,10 @@ static int write_tex(Table **runs, int n, const char *tex)
                     for (int i = 0; i < nw; i++) {
                         const Table *r = find(runs, n, devices[d], styles[s], w, workload_at(i)->name);
                         char cell[64] = "--";
-                        if (r && m == 0) snprintf(cell, sizeof cell, "%.4g", num(r, "train_s"));
-                        if (r && m == 1) snprintf(cell, sizeof cell, "%.1f", num(r, "test_accuracy_pct"));
-                        if (r && m == 2) snprintf(cell, sizeof cell, "%.2f", num(r, "iters_per_s"));
-                        if (r && m == 3) human_bytes(num(r, "bytes_per_rank"), cell, sizeof cell);
+                        if (r && m == 0) snprintf(cell, sizeof cell, "%.4g", table_num(r, 0, "train_s"));
+                        if (r && m == 1) snprintf(cell, sizeof cell, "%.1f", table_num(r, 0, "test_accuracy_pct"));
+                        if (r && m == 2) snprintf(cell, sizeof cell, "%.2f", table_num(r, 0, "iters_per_s"));
+                        if (r && m == 3) human_bytes(table_num(r, 0, "bytes_per_rank"), cell, sizeof cell);
                         table_set_str(t, workload_at(i)->name, cell);
                     }
                     table_end_row(t);
@@ -172,11 +160,11 @@ static int write_tex(Table **runs, int n, const char *tex)
     for (int i = 0; i < nw; i++) {
         const Table *r = NULL;
         for (int k = 0; k < n && !r; k++)
-            if (!strcmp(str(runs[k], "workload"), workload_at(i)->name)) r = runs[k];
+            if (!strcmp(table_text(runs[k], 0, "workload"), workload_at(i)->name)) r = runs[k];
         if (!r) continue;
         size_t at = strlen(what);
-        snprintf(what + at, sizeof what - at, "%s%s x%s on %s training examples", at ? "; " : "", str(r, "model"),
-                 str(r, "width"), str(r, "train_examples"));
+        snprintf(what + at, sizeof what - at, "%s%s x%s on %s training examples", at ? "; " : "", table_text(r, 0, "model"),
+                 table_text(r, 0, "width"), table_text(r, 0, "train_examples"));
     }
     snprintf(caption, sizeof caption, "lab6 (seed 003, Table I): Horovod-style ring allreduce with tensor fusion vs a "
              "synchronous parameter server, 1 and 2 workers (ps adds a server rank). Training time is the wall time of "
@@ -194,7 +182,7 @@ static int write_tex(Table **runs, int n, const char *tex)
 
 static int write_figure_data(Table **runs, int n, const char *dir)
 {
-    const char *device = str(runs[0], "device");
+    const char *device = table_text(runs[0], 0, "device");
     Table *it = table_new("iters", "workload,label,horovod_w1,horovod_w2,ps_w1,ps_w2");
     it->meta = runs[0]->meta;
     grid_summary(runs, n, &it->meta);
@@ -206,7 +194,7 @@ static int write_figure_data(Table **runs, int n, const char *dir)
         static const char *const cols[] = { "horovod_w1", "horovod_w2", "ps_w1", "ps_w2" };
         for (int k = 0; k < 4; k++) {
             const Table *r = find(runs, n, device, k < 2 ? "horovod" : "ps", 1 + k % 2, w->name);
-            if (r) table_set_num(it, cols[k], num(r, "iters_per_s"), "%.3f");
+            if (r) table_set_num(it, cols[k], table_num(r, 0, "iters_per_s"), "%.3f");
         }
         table_end_row(it);
         char name[96];
@@ -221,10 +209,10 @@ static int write_figure_data(Table **runs, int n, const char *dir)
             char label[64];
             snprintf(label, sizeof label, "%s %dw", k < 2 ? "horovod" : "ps", 1 + k % 2);
             table_set_str(b, "label", label);
-            table_set_num(b, "compute_ms", num(r, "compute_ms"), "%.3f");
-            table_set_num(b, "sync_ms", num(r, "sync_ms"), "%.3f");
-            table_set_num(b, "other_ms", num(r, "other_ms"), "%.3f");
-            table_set_num(b, "wall_step_ms", num(r, "wall_step_ms"), "%.3f");
+            table_set_num(b, "compute_ms", table_num(r, 0, "compute_ms"), "%.3f");
+            table_set_num(b, "sync_ms", table_num(r, 0, "sync_ms"), "%.3f");
+            table_set_num(b, "other_ms", table_num(r, 0, "other_ms"), "%.3f");
+            table_set_num(b, "wall_step_ms", table_num(r, 0, "wall_step_ms"), "%.3f");
             table_end_row(b);
         }
         if (b->nrows && table_write(b, dir)) rc = 1;
@@ -235,17 +223,18 @@ static int write_figure_data(Table **runs, int n, const char *dir)
     return rc;
 }
 
-int lab6_table(const Lab6Options *o)
+int lab6_table(const void *ctx)
 {
+    const Lab6Options *o = ctx;
     Table *runs[MAX_RUNS];
-    int n = table_read_dir(o->out, "-summary.csv", "iters_per_s", runs, MAX_RUNS);
+    int n = table_read_dir(o->run.out, "-summary.csv", "iters_per_s", runs, MAX_RUNS);
     if (n == 0) {
-        fprintf(stderr, "lab6: no <tag>-summary.csv in %s (run make lab6)\n", o->out);
+        fprintf(stderr, "lab6: no <tag>-summary.csv in %s (run make lab6)\n", o->run.out);
         return 1;
     }
     qsort(runs, (size_t)n, sizeof *runs, cmp_runs);
-    int rc = write_grid(runs, n, o->out) | write_tex(runs, n, o->tex) | write_figure_data(runs, n, o->out);
-    if (!o->quiet) fprintf(stderr, "lab6: %d runs -> %s/lab6.csv, %s\n", n, o->out, o->tex);
+    int rc = write_grid(runs, n, o->run.out) | write_tex(runs, n, o->run.tex) | write_figure_data(runs, n, o->run.out);
+    if (!o->run.quiet) fprintf(stderr, "lab6: %d runs -> %s/lab6.csv, %s\n", n, o->run.out, o->run.tex);
     for (int i = 0; i < n; i++) table_free(runs[i]);
     return rc ? 1 : 0;
 }

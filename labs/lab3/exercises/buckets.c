@@ -8,7 +8,7 @@
  * and layer; it returns how many there are (call it with NULL, 0 to
  * count). Tensors sit back to back in the gradient arena.
  *
- * Contract (sync.h): walk the tensors in REVERSE model order (backward
+ * Contract (buckets.h): walk the tensors in REVERSE model order (backward
  * makes the last layers' gradients first) and add each to the current
  * bucket; close the bucket as soon as it holds at least its cap in bytes
  * (count * sizeof(float)): first_bytes for the first bucket, cap_bytes for
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 
 #include "common.h"
-#include "sync/sync.h"
+#include "sync/buckets.h"
 
 int sync_assign_buckets(const Model *m, size_t first_bytes, size_t cap_bytes, Bucket *out, int cap)
 {

@@ -8,7 +8,7 @@
  * algorithm gathers each tensor at rank 0, which sums and divides, then
  * scatters the mean back; Task 2b passes the configured algorithm.
  *
- * What you have (core/sync/sync_impl.h, sync.h, model.h, layer.h,
+ * What you have (core/sync/gather_scatter.h, strategy.h, model.h, layer.h,
  * comm/comm.h):
  *   s->m               the model: m->nlayers layers, m->grads the flat
  *                      gradient arena;
@@ -31,7 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sync/sync_impl.h"
+#include "sync/gather_scatter.h"
 
 void sync_per_parameter(Sync *s, CommAlg alg)
 {

@@ -4,13 +4,13 @@
  *
  *     global[i] = sum_u weights[u] * user_models[u][i] / sum_u weights[u]
  *
- * Replaces core/fed/fedavg_aggregate.c in `make lab5 IMPL=student` and in
+ * Replaces core/sync/fedavg_aggregate.c in `make lab5 IMPL=student` and in
  * `make grade` (item "fedavg_aggregate"; tests: test_fedavg_aggregate,
  * 1-8 users, unequal and fractional weights, odd sizes, n = 0, in place).
  * The cloud calls it for FedAvg's models and for D-SGD's gradients
- * (core/fed/fedavg.c, dsgd.c).
+ * (core/sync/fedavg.c, dsgd.c).
  *
- * Contract (core/fed/fedavg_aggregate.h):
+ * Contract (core/sync/fedavg_aggregate.h):
  *   - weight by weights[u] (the users' sample counts), NOT by 1/users:
  *     users with more data count more, and a user of weight 0 not at all;
  *   - divide by the SUM of the weights (it need not be 1);
@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fed/fedavg_aggregate.h"
+#include "sync/fedavg_aggregate.h"
 
 void fedavg_aggregate(float *global, const float *const *user_models, const double *weights, int users, size_t n)
 {

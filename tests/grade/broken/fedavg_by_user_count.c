@@ -1,7 +1,7 @@
 /* grade-broken: lab5/fedavg_aggregate - averages by the number of users
  * instead of by the weights (sample counts): right only when every user
  * holds the same amount of data. */
-#include "fed/fedavg_aggregate.h"
+#include "sync/fedavg_aggregate.h"
 
 void fedavg_aggregate(float *global, const float *const *user_models, const double *weights, int users, size_t n)
 {

@@ -2,7 +2,7 @@
  * the biases: each rank keeps its own bias gradients. */
 #include <stdio.h>
 
-#include "sync/sync_impl.h"
+#include "sync/gather_scatter.h"
 
 void sync_per_parameter(Sync *s, CommAlg alg)
 {

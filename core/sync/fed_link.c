@@ -1,11 +1,12 @@
-/* link.c - the only place core/fed sends or receives: every message
+/* fed_link.c - the only place the cloud-and-users rows send or receive: every message
  * between the cloud and a user is counted here when it is posted, by kind
  * (fed.h). Plain point-to-point messages, the cloud serving users in rank
  * order: seed 004's star of links, not an allreduce. */
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "fed.h"
+#include "fed_link.h"
 #include "../common.h"
 #include "../half.h"
 

@@ -1,11 +1,12 @@
-/* shard.c - which training examples each user holds (fed.h). Every rank
+/* fed_shard.c - which training examples each user holds (fed.h). Every rank
  * computes the whole assignment from the same seed and keeps its part, so
  * no example lists travel. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fed.h"
+#include "fed_shard.h"
 #include "../common.h"
 #include "../rng.h"
 

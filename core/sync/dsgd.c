@@ -1,10 +1,14 @@
-/* dsgd.c - one round of distributed SGD through the cloud (fed.h; seed
- * 004, 1.2.1): users upload the gradient of one local batch, the cloud
- * averages and steps the global model, users download it. */
-#include <string.h>
+/* dsgd.c - the dsgd row: distributed SGD through the cloud (fed.h; seed
+ * 004, 1.2.1). Every round each user uploads the gradient of one local
+ * batch, the cloud averages them and steps the global model, users
+ * download it. */
+#include "rows.h"
 
-#include "fed.h"
+#include <string.h>
 #include "../common.h"
+#include "dsgd.h"
+#include "fedavg_aggregate.h"
+#include "fed.h"
 
 bool dsgd_round(FedLink *l, Mixed *mx, Sgd *opt, int batch, float *const *bufs)
 {
@@ -22,7 +26,7 @@ bool dsgd_round(FedLink *l, Mixed *mx, Sgd *opt, int batch, float *const *bufs)
     fed_upload(l, FED_CONTROL, &mine, count_bufs, 1);
     float flags[2] = { 0, 0 }; /* stepped, loss scale */
     if (l->cloud) {
-                double *weights = ddl_alloc(sizeof(double) * (size_t)U);
+        double *weights = ddl_alloc(sizeof(double) * (size_t)U);
         for (int u = 0; u < U; u++) weights[u] = counts[u];
         /* scaled FP16 gradients stay scaled through the average; a user's
          * inf makes the average inf, and the cloud skips */
@@ -44,15 +48,26 @@ bool dsgd_round(FedLink *l, Mixed *mx, Sgd *opt, int batch, float *const *bufs)
     return flags[0] != 0.0f;
 }
 
-void fed_sync_state(FedLink *l, Model *m, float *const *state_bufs)
+static int setup(Sync *s, char err[256]) { return fed_setup(s, true, true, err); }
+
+static void round_(Sync *s, SyncRound *out)
 {
-    if (m->nstate == 0) return;
-    fed_upload(l, FED_STATE, m->state, state_bufs, m->nstate);
-    if (l->cloud) {
-                int U = l->users;
-        double *weights = ddl_alloc(sizeof(double) * (size_t)U);
-        for (int u = 0; u < U; u++) weights[u] = 1.0;
-        fedavg_aggregate(m->state, (const float *const *)state_bufs, weights, U, m->nstate);
-        ddl_free(weights);
-    }
+    FedState *f = s->priv;
+    out->examples = f->trains ? fed_local_gradient(&f->local) : 0;
+    Mixed *mx = f->trains ? &f->local.mx : &f->cloud_mx;
+    out->stepped = dsgd_round(&f->link, mx, f->trains ? NULL : &s->t->opt, (int)out->examples, f->bufs);
 }
+
+static int rounds_per_epoch(const Sync *s) { return ((const FedState *)s->priv)->rounds_per_epoch; }
+
+const SyncRow SYNC_ROW_DSGD = {
+    .name = "dsgd",
+    .description = "users upload a local batch's gradient, the cloud averages and steps, users download the model",
+    .state_bytes = sizeof(FedState),
+    .default_alg = COMM_ALG_MPI,
+    .rank0_serves = true,
+    .setup = setup,
+    .teardown = fed_teardown,
+    .round = round_,
+    .rounds_per_epoch = rounds_per_epoch,
+};

@@ -1,16 +1,19 @@
-/* fedavg.c - one round of federated averaging (fed.h; seed 004, 1.2.2):
- * after their local epochs the users upload their models, the cloud
- * averages them weighted by examples (fedavg_aggregate), users download
- * the global model. */
-#include <string.h>
+/* fedavg.c - the fedavg row: federated averaging (fed.h; seed 004, 1.2.2;
+ * McMahan et al. 2017). Every round each user runs E local epochs from the
+ * global model and uploads its model; the cloud averages them weighted by
+ * examples (fedavg_aggregate), users download the global model. */
+#include "rows.h"
 
-#include "fed.h"
+#include <string.h>
 #include "../common.h"
+#include "fed.h"
+#include "fedavg.h"
+#include "fedavg_aggregate.h"
 
 static void weighted(FedLink *l, float *global, float *const *bufs, const float *counts, size_t n)
 {
     int U = l->users;
-        double *weights = ddl_alloc(sizeof(double) * (size_t)U);
+    double *weights = ddl_alloc(sizeof(double) * (size_t)U);
     for (int u = 0; u < U; u++) weights[u] = counts[u];
     fedavg_aggregate(global, (const float *const *)bufs, weights, U, n);
     ddl_free(weights);
@@ -42,3 +45,24 @@ void fedavg_round(FedLink *l, Mixed *mx, double examples, float *const *bufs, fl
     if (m->nstate) fed_download(l, FED_STATE, m->state, m->nstate);
     if (!l->cloud) mixed_load(mx, mx->master);
 }
+
+static int setup(Sync *s, char err[256]) { return fed_setup(s, true, false, err); }
+
+static void round_(Sync *s, SyncRound *out)
+{
+    FedState *f = s->priv;
+    out->examples = f->trains ? fed_local_epochs(&f->local, s->cfg.fed->local_epochs) : 0;
+    fedavg_round(&f->link, f->trains ? &f->local.mx : &f->cloud_mx, (double)out->examples, f->bufs, f->state_bufs);
+    out->stepped = true;
+}
+
+const SyncRow SYNC_ROW_FEDAVG = {
+    .name = "fedavg",
+    .description = "users run E local epochs and upload their model, the cloud averages them weighted by examples",
+    .state_bytes = sizeof(FedState),
+    .default_alg = COMM_ALG_MPI,
+    .rank0_serves = true,
+    .setup = setup,
+    .teardown = fed_teardown,
+    .round = round_,
+};

@@ -1,18 +1,19 @@
-/* local.c - SGD on one holder's data: a user's local batches (D-SGD),
+/* fed_local.c - SGD on one holder's data: a user's local batches (D-SGD),
  * local epochs (FedAvg), or the whole training set (C-SGD), FP32 or mixed
  * precision (core/mixed). */
 #include <math.h>
 #include <string.h>
 
-#include "fed.h"
+#include "fed_local.h"
 #include "../common.h"
 
-void fed_local_init(FedLocal *u, Model *m, const Dataset *data, const FedLocalConfig *c)
+void fed_local_init(FedLocal *u, Trainer *t, const Dataset *data, const FedLocalConfig *c)
 {
+    Model *m = t->m;
     memset(u, 0, sizeof *u);
     u->m = m;
+    u->t = t;
     u->data = data;
-    trainer_init(&u->t, m, &c->sgd);
     mixed_init(&u->mx, m, c->fp16, c->loss_scale, c->scale_window);
     if (c->batch > m->max_batch) ddl_die("fed_local_init: batch %d > the model's %d", c->batch, m->max_batch);
     BatcherOptions bo = { .batch = c->batch, .rank = 0, .world = 1, .shuffle = true, .drop_last = false,
@@ -30,14 +31,13 @@ void fed_local_free(FedLocal *u)
     ddl_free(u->y);
     batcher_free(&u->b);
     mixed_free(&u->mx);
-    trainer_free(&u->t);
     memset(u, 0, sizeof *u);
 }
 
 static int run_batch(FedLocal *u, int got)
 {
     int correct = 0;
-    double loss = mixed_forward_backward(&u->mx, &u->t, u->x, u->y, got, &correct);
+    double loss = mixed_forward_backward(&u->mx, u->t, u->x, u->y, got, &correct);
     if (!isfinite(loss)) ddl_die("training loss became %g: lower the learning rate", loss);
     u->loss_sum += loss * got;
     u->seen += got;
@@ -65,7 +65,7 @@ long fed_local_epochs(FedLocal *u, int epochs)
         int got;
         while ((got = batcher_next(&u->b, u->x, u->y)) > 0) {
             n += run_batch(u, got);
-            mixed_step(&u->mx, &u->t.opt, u->m->grads);
+            mixed_step(&u->mx, &u->t->opt, u->m->grads);
         }
     }
     return n;

@@ -1,0 +1,95 @@
+/* loop.c - the training loop every lab and bench runs (driver.h): batches
+ * (or a round row's rounds) in report periods, the hooks where a lab
+ * measures, the progress line, and where the loop stands (DriverState). */
+#include "driver.h"
+
+#include <math.h>
+#include <stdio.h>
+#include "../common.h"
+
+/* The batcher's next batch; a new epoch starts when this one is used up.
+ * A rank that computes no gradients (the ps server) fetches nothing. */
+static int next_batch(Driver *d, const DriverHooks *h, const float **x, const int32_t **y)
+{
+    if (h->fetch) return h->fetch(d, x, y, h->ctx);
+    *x = d->x;
+    *y = d->y;
+    if (!sync_computes(d->sync)) return d->b.o.batch;
+    int got = batcher_next(&d->b, d->x, d->y);
+    if (got <= 0) {
+        batcher_epoch(&d->b, ++d->st.epoch);
+        got = batcher_next(&d->b, d->x, d->y);
+    }
+    return got;
+}
+
+static DriverBatch one_batch(Driver *d, const DriverHooks *h)
+{
+    DriverBatch b = { .index = d->st.batch };
+    if (sync_has_rounds(d->sync)) {
+        SyncRound r;
+        sync_round(d->sync, &r);
+        b.n = (int)r.examples;
+        b.stepped = r.stepped;
+        return b;
+    }
+    const float *x;
+    const int32_t *y;
+    double t0 = ddl_now();
+    b.n = next_batch(d, h, &x, &y);
+    b.data_ms = 1e3 * (ddl_now() - t0);
+    b.epoch = d->st.epoch;
+    b.loss = sync_train_step(d->sync, x, y, b.n, &b.correct, &b.stepped);
+    if (!isfinite(b.loss))
+        ddl_die("loss became %g at batch %ld (epoch %d): lower --lr", b.loss, b.index, b.epoch);
+    return b;
+}
+
+/* One report period: batches [d->st.batch, end). Returns its time. */
+static double period(Driver *d, const DriverLoop *loop, const DriverHooks *h, long end, int periods)
+{
+    long start = d->st.batch;
+    bool show = loop->progress && d->rank == 0 && !d->opt->quiet;
+    Progress pr;
+    if (show) {
+        char label[64];
+        if (loop->period > 0) snprintf(label, sizeof label, "%s %d/%d", loop->progress, d->st.period + 1, periods);
+        else snprintf(label, sizeof label, "%s", loop->progress);
+        progress_init(&pr, label, loop->progress_every);
+    }
+    if (loop->barrier_start) MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = ddl_now(), loss = 0.0;
+    long seen = 0, right = 0;
+    for (; d->st.batch < end; d->st.batch++) {
+        if (h->before_batch) h->before_batch(d, d->st.batch, h->ctx);
+        DriverBatch b = one_batch(d, h);
+        loss += b.loss * b.n;
+        seen += b.n;
+        right += b.correct;
+        if (h->after_batch) h->after_batch(d, &b, h->ctx);
+        if (show)
+            progress_update(&pr, d->st.batch - start + 1, end - start, "loss %.4f acc %.3f", loss / DDL_MAX(seen, 1),
+                            (double)right / (double)DDL_MAX(seen, 1));
+    }
+    if (loop->barrier_end) MPI_Barrier(MPI_COMM_WORLD);
+    double dt = ddl_now() - t0;
+    if (show) progress_end(&pr);
+    return dt;
+}
+
+void driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h)
+{
+    static const DriverHooks none = { 0 };
+    if (!h) h = &none;
+    if (!d->sync) ddl_die("driver_train: no strategy (driver_sync first)");
+    long total = loop->batches, per = loop->period > 0 ? loop->period : DDL_MAX(total, 1);
+    int periods = (int)((total + per - 1) / per);
+    if (loop->report_start && d->st.batch == 0 && h->after_period) h->after_period(d, 0, 0.0, h->ctx);
+    while (d->st.batch < total) {
+        long end = DDL_MIN((d->st.batch / per + 1) * per, total);
+        double dt = period(d, loop, h, end, periods);
+        d->st.train_s += dt;
+        d->st.period++;
+        if (h->after_period) h->after_period(d, d->st.period, dt, h->ctx);
+    }
+}

@@ -1,0 +1,165 @@
+/* options.c - the options every program shares: defaults, the CLI
+ * fragment a program's own options join, and the checks of their values
+ * (driver.h). A bad value is refused here, before any work starts, with
+ * the flag and what it accepts: a run that silently used "off" for
+ * "--augment maybe", or wrote "-summary.csv" for an empty tag, measures
+ * something nobody asked for. */
+#include "options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../common.h"
+
+static const char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+DriverOptions driver_defaults(void)
+{
+    return (DriverOptions){ .model = NULL, .dataset = NULL, .width = 1.0f, .batch = 64, .seed = 1,
+                            .device = env_or("DEVICE", "cpu"), .profile = env_or("PROFILE", "custom") };
+}
+
+void driver_environment(DriverOptions *o)
+{
+    if (!o->device) o->device = env_or("DEVICE", "cpu");
+    if (!o->profile) o->profile = env_or("PROFILE", "custom");
+}
+
+/* "a|b|c" -> "a, b or c" (for messages). */
+static void spoken(const char *choices, char *out, size_t cap)
+{
+    size_t n = 0, bars = 0;
+    for (const char *p = choices; *p; p++) bars += *p == '|';
+    out[0] = '\0';
+    for (const char *p = choices; *p && n + 5 < cap; p++) {
+        if (*p != '|') {
+            out[n++] = *p;
+        } else {
+            const char *sep = --bars ? ", " : " or ";
+            for (const char *q = sep; *q && n + 1 < cap; q++) out[n++] = *q;
+        }
+    }
+    out[n] = '\0';
+}
+
+int driver_choice(const char *flag, const char *value, const char *choices)
+{
+    size_t len = value ? strlen(value) : 0;
+    int index = 0;
+    for (const char *p = choices; value; index++) {
+        const char *end = strchr(p, '|');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && !strncmp(p, value, n)) return index;
+        if (!end) break;
+        p = end + 1;
+    }
+    char list[256];
+    spoken(choices, list, sizeof list);
+    ddl_error("unknown --%s '%s': %s", flag, value ? value : "", list);
+    return -1;
+}
+
+int driver_choice_list(const char *flag, const char *value, const char *choices)
+{
+    char buf[256], *save = NULL;
+    ddl_strlcpy(buf, value ? value : "", sizeof buf);
+    int n = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++)
+        if (driver_choice(flag, tok, choices) < 0) return -1;
+    return n > 0 ? 0 : driver_choice(flag, "", choices);
+}
+
+/* A run's name becomes part of file names: letters, digits and . _ + = -,
+ * not starting with . or - (hidden files, options), 1..100 of them. */
+static int check_tag(const char *flag, const char *tag)
+{
+    size_t n = strlen(tag);
+    bool ok = n > 0 && n <= 100 && tag[0] != '.' && tag[0] != '-';
+    for (size_t i = 0; ok && i < n; i++) {
+        char c = tag[i];
+        ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("._+=-", c);
+    }
+    if (ok) return 0;
+    ddl_error("--%s '%s': a run's name goes into file names: 1-100 letters, digits and . _ + = -, not starting "
+              "with . or -", flag, tag);
+    return -1;
+}
+
+/* --dataset against the program's list ("synthetic-" prefixes allowed). */
+static int check_dataset(const DriverSpec *spec, const char *name)
+{
+    const char *base = name && !strncmp(name, "synthetic-", 10) ? name + 10 : name;
+    size_t len = base ? strlen(base) : 0;
+    for (const char *p = spec->datasets; base && p && *p;) {
+        const char *end = strchr(p, '|');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && !strncmp(p, base, n)) return 0;
+        if (!end) break;
+        p = end + 1;
+    }
+    char list[256];
+    spoken(spec->datasets, list, sizeof list);
+    ddl_error("--dataset '%s': %s runs on %s", name ? name : "", spec->program, list);
+    return -1;
+}
+
+int driver_check_values(const Driver *d)
+{
+    const DriverOptions *o = d->opt;
+    const DriverSpec *spec = d->spec;
+    if (driver_choice("profile", o->profile, "quick|paper|smoke|custom") < 0) return -1;
+    if (o->tag && check_tag("tag", o->tag) != 0) return -1;
+    if ((spec->shared & DRV_DATASET) && check_dataset(spec, o->dataset) != 0) return -1;
+    if ((spec->shared & DRV_DEVICE) && driver_choice("device", o->device, "cpu|cuda") < 0) return -1;
+    if ((spec->shared & DRV_OUT) && (!o->out || !*o->out)) {
+        ddl_error("--out is empty: give the directory the results go to");
+        return -1;
+    }
+    return 0;
+}
+
+/* The shared entries of the command line, in the order --help lists them. */
+int driver_cli_fragment(Driver *d, CliOption *out)
+{
+    DriverOptions *o = d->opt;
+    const DriverSpec *spec = d->spec;
+    snprintf(d->opt_help[0], sizeof d->opt_help[0], "the model: %s", model_names());
+    char list[120];
+    spoken(spec->datasets ? spec->datasets : "", list, sizeof list);
+    snprintf(d->opt_help[1], sizeof d->opt_help[1], "the data: %s", list);
+    snprintf(d->opt_help[2], sizeof d->opt_help[2], "name part of the output files (default %s)",
+             spec->tag_default ? spec->tag_default : "the program's");
+    const CliOption all[] = {
+        { "model", OPT_STR, &o->model, d->opt_help[0], 0, 0 },
+        { "dataset", OPT_STR, &o->dataset, d->opt_help[1], 0, 0 },
+        { "width", OPT_FLOAT, &o->width, spec->width_help ? spec->width_help : "channel width multiplier (1 = as "
+          "published)", spec->width_help ? spec->width_min : 0.001, 16 },
+        { "limit", OPT_INT, &o->limit, "use only the first N training examples (0: all)", 0, 100000000 },
+        { "test-limit", OPT_INT, &o->test_limit, "use only the first N test examples (0: all)", 0, 100000000 },
+        { "batch", OPT_INT, &o->batch, spec->batch_help ? spec->batch_help : "examples per step on each rank",
+          spec->batch_min, 65536 },
+        { "lr", OPT_FLOAT, &o->lr, "SGD learning rate", 0, 100 },
+        { "momentum", OPT_FLOAT, &o->momentum, "SGD momentum", 0, 0.9999 },
+        { "wd", OPT_FLOAT, &o->wd, "SGD weight decay", 0, 1 },
+        { "seed", OPT_U64, &o->seed, "seed for initialisation, shuffling, augmentation", 0, 0 },
+        { "device", OPT_STR, &o->device, "cpu | cuda (one rank per GPU; $DEVICE sets it)", 0, 0 },
+        { "profile", OPT_STR, &o->profile, "label written to outputs: quick | paper | smoke | custom ($PROFILE "
+                                           "sets it)", 0, 0 },
+        { "synthetic", OPT_FLAG, &o->synthetic, "use synthetic data even when real files exist", 0, 0 },
+        { "out", OPT_STR, &o->out, "directory for CSV/JSON results", 0, 0 },
+        { "tag", OPT_STR, &o->tag, d->opt_help[2], 0, 0 },
+        { "quiet", OPT_FLAG, &o->quiet, "no progress output", 0, 0 },
+        { "tex", OPT_STR, &o->tex, "table job: path of the LaTeX table", 0, 0 },
+    };
+    static const unsigned bit[] = { DRV_MODEL, DRV_DATASET, DRV_WIDTH, DRV_LIMITS, DRV_LIMITS, DRV_BATCH, DRV_LR,
+                                    DRV_MOMENTUM, DRV_WD, DRV_SEED, DRV_DEVICE, DRV_PROFILE, DRV_SYNTHETIC, DRV_OUT,
+                                    DRV_TAG, DRV_QUIET, DRV_TEX };
+    int n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (spec->shared & bit[i]) out[n++] = all[i];
+    return n;
+}

@@ -1,0 +1,16 @@
+/* options.h - the shared options' command-line fragment and checks
+ * (options.c), for driver_start. */
+#ifndef DDL_DRIVER_OPTIONS_H
+#define DDL_DRIVER_OPTIONS_H
+
+#include "driver.h"
+
+/* The entries of the shared options the spec offers, into out (room for
+ * 16); returns how many. */
+int driver_cli_fragment(Driver *d, CliOption *out);
+/* $DEVICE and $PROFILE where the program left device and profile unset. */
+void driver_environment(DriverOptions *o);
+/* The shared values that need no file system; 0, or -1 after a message. */
+int driver_check_values(const Driver *d);
+
+#endif

@@ -1,0 +1,93 @@
+/* report.c - results with provenance (driver.h): the metadata every run
+ * carries, per-rank numbers gathered to rank 0, tables written by rank 0
+ * with one status for all, and the timeline of one step. */
+#include "driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include "../common.h"
+#include "../gemm.h"
+
+void driver_meta(Driver *d, Meta *m)
+{
+    const DriverOptions *o = d->opt;
+    meta_collect(m, d->spec->program);
+    if (d->tag[0]) meta_set(m, "run", "%s", d->tag);
+    if (d->has_model) {
+        meta_set(m, "model", "%s", d->m.name);
+        meta_set(m, "width", "%g", (double)o->width);
+        meta_set(m, "params", "%zu", d->m.nparams);
+    }
+    if (d->has_train) {
+        meta_set(m, "dataset", "%s", d->train.name);
+        meta_set(m, "data", "%s", d->train.synthetic ? "synthetic" : "real");
+        meta_set(m, "data_source", "%s", d->train.source);
+        meta_set(m, "train_examples", "%d", d->train.n);
+    }
+    if (d->has_test) meta_set(m, "test_examples", "%d", d->test.n);
+    meta_set(m, "device", "%s", o->device);
+    if (d->device_desc[0]) meta_set(m, "device_detail", "%s", d->device_desc);
+    meta_set(m, "profile", "%s", o->profile);
+    meta_set(m, "seed", "%llu", (unsigned long long)o->seed);
+    meta_set(m, "blas_core", "%s", blas_core_name());
+    meta_set(m, "blas_threads", "%d (%s)", blas_threads(), blas_threading());
+}
+
+double *driver_gather(Driver *d, const double *mine, int n)
+{
+    double *all = d->rank == 0 ? ddl_alloc(sizeof(double) * (size_t)n * (size_t)d->world) : NULL;
+    MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return all;
+}
+
+int driver_write(Driver *d, Table *const *tables, int n)
+{
+    int status = 0;
+    if (d->rank == 0)
+        for (int i = 0; i < n; i++)
+            if (table_write(tables[i], d->opt->out) != 0) status = 1;
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return status;
+}
+
+void driver_take_trace(Driver *d)
+{
+    free(d->events);
+    free(d->event_ranks);
+    sync_gather_events(d->sync, &d->events, &d->event_ranks, &d->nevents);
+}
+
+static Table *trace_table(const Driver *d, const Meta *meta)
+{
+    char name[192];
+    snprintf(name, sizeof name, "%s-trace", d->tag);
+    Table *t = table_new(name, "rank,track,name,start_ms,end_ms,bytes");
+    t->meta = *meta;
+    for (int i = 0; i < d->nevents; i++) {
+        const SyncEvent *e = &d->events[i];
+        table_set_int(t, "rank", d->event_ranks[i]);
+        table_set_str(t, "track", e->track == TRACK_COMM ? "comm" : "compute");
+        table_set_str(t, "name", e->name);
+        table_set_num(t, "start_ms", 1e3 * e->t0, "%.4f");
+        table_set_num(t, "end_ms", 1e3 * e->t1, "%.4f");
+        table_set_num(t, "bytes", e->bytes, "%.0f");
+        table_end_row(t);
+    }
+    return t;
+}
+
+int driver_write_trace(Driver *d, const Meta *meta)
+{
+    int status = 0;
+    if (d->rank == 0) {
+        Table *t = trace_table(d, meta);
+        if (table_write(t, d->opt->out) != 0) status = 1;
+        table_free(t);
+        char path[1024], about[512];
+        meta_summary(meta, about, sizeof about);
+        snprintf(path, sizeof path, "%s/%s-trace.json", d->opt->out, d->tag);
+        if (sync_write_chrome_trace(path, d->events, d->event_ranks, d->nevents, about) != 0) status = 1;
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return status;
+}

@@ -1,0 +1,148 @@
+/* start.c - a program's start (driver.h): MPI and threads, the command
+ * line, and, when the work starts, the device and the output directory
+ * checked before anything is computed. */
+#include "driver.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "../common.h"
+#include "../threads.h"
+#include "options.h"
+
+enum { MAX_OPTIONS = 64 };
+
+/* The mode word, when the program has modes. 0, or -1 after a message. */
+static int take_mode(Driver *d, int *argc, char ***argv)
+{
+    const DriverSpec *spec = d->spec;
+    d->mode = "";
+    if (!spec->modes) return 0;
+    bool has_mode = *argc > 1 && (*argv)[1][0] != '-';
+    if (!has_mode) return 0;
+    d->mode = (*argv)[1];
+    (*argc)--;
+    (*argv)++;
+    const char *p = strstr(spec->modes, d->mode);
+    size_t n = strlen(d->mode);
+    while (p && !((p == spec->modes || p[-1] == '|') && (p[n] == '\0' || p[n] == '|'))) p = strstr(p + 1, d->mode);
+    if (p) return 0;
+    ddl_error("unknown mode '%s': %s %s (--help)", d->mode, spec->program, spec->modes);
+    return -1;
+}
+
+int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc, char **argv)
+{
+    memset(d, 0, sizeof *d);
+    d->spec = spec;
+    d->opt = opt;
+    driver_environment(opt);
+    ddl_program_start(&argc, &argv, &d->rank, &d->world);
+    d->status = 2;
+    if (take_mode(d, &argc, &argv) != 0) return -1;
+    CliOption opts[MAX_OPTIONS];
+    if (spec->nown > MAX_OPTIONS - 16) ddl_die("%s: too many options (%d)", spec->program, spec->nown);
+    memcpy(opts, spec->own, sizeof *opts * (size_t)spec->nown);
+    int n = spec->nown + driver_cli_fragment(d, opts + spec->nown);
+    int rc = cli_parse(argc, argv, spec->usage, spec->description, opts, n);
+    if (rc != 0) {
+        d->status = rc > 0 ? 0 : 2;
+        return -1;
+    }
+    if (spec->modes && !*d->mode) {
+        ddl_error("say what to do: %s %s (--help)", spec->program, spec->modes);
+        return -1;
+    }
+    if (driver_check_values(d) != 0) return -1;
+    d->status = 0;
+    return 0;
+}
+
+/* This rank's index among the ranks of its host: its GPU. */
+static int local_rank(void)
+{
+    MPI_Comm node;
+    int r = 0, me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_free(&node);
+    return r;
+}
+
+/* Rank 0 creates dir and writes a file into it once (then removes it). */
+static int probe_dir(const char *flag, const char *dir)
+{
+    if (!dir || !*dir) {
+        ddl_error("--%s is empty: give the directory the outputs go to", flag);
+        return -1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/.ddlab-probe.%d", dir, (int)getpid());
+    FILE *f = mkdir_p(dir) == 0 ? fopen(path, "w") : NULL;
+    if (!f) {
+        ddl_error("--%s '%s': cannot create or write there (%s)", flag, dir, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    remove(path);
+    return 0;
+}
+
+/* The lowest rank that failed says why (every rank that fails knows);
+ * -1 when none did. */
+static int first_failure(Driver *d, bool failed, const char *why)
+{
+    int first = failed ? d->rank : d->world;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == d->world) return -1;
+    if (d->rank == first) fprintf(stderr, "error: %s\n", why);
+    return first;
+}
+
+int driver_check_dir(Driver *d, const char *flag, const char *dir)
+{
+    int bad = 0;
+    if (d->rank == 0) bad = probe_dir(flag, dir) != 0;
+    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return bad ? 2 : 0;
+}
+
+int driver_check_file(Driver *d, const char *flag, const char *path)
+{
+    if (!path || !*path) {
+        ddl_error("--%s is empty: give the file to write", flag);
+        return 2;
+    }
+    const char *slash = strrchr(path, '/');
+    char dir[4096] = ".";
+    if (slash && slash != path) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    return driver_check_dir(d, flag, dir);
+}
+
+int driver_open(Driver *d)
+{
+    const DriverOptions *o = d->opt;
+    Device dev;
+    char err[DDL_ERRLEN] = "";
+    bool bad = device_parse(o->device, &dev, err) != 0 ||
+               device_check(dev, local_rank(), d->device_desc, sizeof d->device_desc, err) != 0;
+    if (first_failure(d, bad, err) >= 0) return 2;
+    if ((d->spec->shared & DRV_OUT) && driver_check_dir(d, "out", o->out) != 0) return 2;
+    comm_init(&d->comm, MPI_COMM_WORLD);
+    d->opened = true;
+    return 0;
+}
+
+int driver_main(const DriverSpec *spec, DriverOptions *opt, int argc, char **argv)
+{
+    Driver d;
+    if (driver_start(&d, spec, opt, argc, argv) != 0) return driver_end(&d, d.status);
+    if (!strcmp(d.mode, "table") || (spec->table_flag && *spec->table_flag)) {
+        int rc = driver_check_file(&d, "tex", opt->tex);
+        return driver_end(&d, rc ? rc : d.rank == 0 ? spec->table(spec->ctx) : 0);
+    }
+    if (spec->check && spec->check(spec->ctx, d.world) != 0) return driver_end(&d, 2);
+    return driver_end(&d, spec->run(spec->ctx, &d));
+}

@@ -1,0 +1,46 @@
+/* fed_link.h - the link between the cloud (rank 0) and its users (ranks
+ * 1..U): the only place the cloud-and-users rows send or receive (fed.h).
+ * Every message is counted, by kind, when it is posted. */
+#ifndef DDL_SYNC_FED_LINK_H
+#define DDL_SYNC_FED_LINK_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../comm/comm.h"
+#include "../common.h"
+
+typedef enum FedTraffic { FED_PAYLOAD, FED_STATE, FED_CONTROL, FED_TRAFFIC_KINDS } FedTraffic;
+
+typedef struct FedCounters {
+    uint64_t bytes_up[FED_TRAFFIC_KINDS];   /* user -> cloud (a user: sent; the cloud: received) */
+    uint64_t bytes_down[FED_TRAFFIC_KINDS]; /* cloud -> user (the cloud: sent; a user: received) */
+    uint64_t msgs_up, msgs_down;
+    uint64_t rounds;                        /* uploads of the payload, one per round */
+} FedCounters;
+
+typedef struct FedLink {
+    MPI_Comm comm;      /* private duplicate */
+    int rank, size, users;
+    bool cloud;         /* rank 0 */
+    CommDtype dtype;    /* payload on the wire: COMM_FP32 or COMM_FP16 */
+    uint16_t *wire;     /* FP16 staging, cap halves */
+    size_t cap;
+    FedCounters ctr;
+} FedLink;
+
+/* Collective over parent (size >= 2: the cloud and at least one user). */
+int fed_link_init(FedLink *l, MPI_Comm parent, CommDtype dtype, char err[DDL_ERRLEN]);
+void fed_link_free(FedLink *l);
+/* Users send n floats of `mine` (kind FED_PAYLOAD: as l->dtype; state and
+ * control: always FP32); the cloud receives user u's into at_cloud[u-1]
+ * (FP16 decoded to float, exactly). Collective. */
+void fed_upload(FedLink *l, FedTraffic kind, const float *mine, float *const *at_cloud, size_t n);
+/* The cloud sends n floats of vec to every user, users receive into vec
+ * (FP16: the cloud's values are rounded to half on the way, so users get
+ * half values). Collective. */
+void fed_download(FedLink *l, FedTraffic kind, float *vec, size_t n);
+
+#endif

@@ -1,0 +1,179 @@
+/* strategy.h - what a synchronisation strategy is, for the files that
+ * implement one; programs use sync.h.
+ *
+ * A strategy is one row of operations (SyncRow) over state of its own: the
+ * row says how many bytes (state_bytes), sync_init hands it Sync.priv
+ * zeroed, and nothing outside the row's file looks inside. sync.c keeps
+ * the table of rows and runs a training step through them:
+ *
+ *   micro-batch 0       begin_step (before the step's clock starts), then
+ *                       zero the gradients
+ *   forward
+ *   begin_backward      syncing micro-batch: arm what backward will launch
+ *   backward            the model calls layer_done(layer) after each layer
+ *                       (the gradient-ready hook)
+ *   finish              syncing micro-batch: make the gradients equal
+ *   optimizer           last micro-batch
+ *   after_step          last micro-batch: average the weights
+ *
+ * A row with its own step (the parameter server: the server computes no
+ * forward) replaces all of that; a row with its own round (the cloud and
+ * its users) trains on its own schedule and data instead. Every operation
+ * but the row's name may be NULL.
+ *
+ * Rows depend on this header (and comm, model, train below it) and never
+ * on sync.h or on each other; strategy.c holds what all of them share: the
+ * step's clock, its events and communication intervals, the hook. */
+#ifndef DDL_SYNC_STRATEGY_H
+#define DDL_SYNC_STRATEGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../comm/comm.h"
+#include "../model/model.h"
+#include "../train/train.h"
+
+typedef enum SyncKind {
+    SYNC_NONE,
+    SYNC_GATHER_SCATTER,
+    SYNC_ALLREDUCE,
+    SYNC_ALLREDUCE_FLAT,
+    SYNC_DDP,
+    SYNC_HOROVOD,
+    SYNC_PS,
+    SYNC_PS_ASYNC,
+    SYNC_WEIGHT_AVG,
+    SYNC_GROUP_AVG,
+    SYNC_CSGD,
+    SYNC_DSGD,
+    SYNC_FEDAVG,
+    SYNC_KIND_COUNT
+} SyncKind;
+
+struct FedConfig; /* fed.h: the cloud-and-users rows' settings */
+
+typedef struct SyncConfig {
+    SyncKind kind;
+    CommAlg alg;               /* the allreduce the row uses (per tensor, flat, buckets, averaging) */
+    int accumulate;            /* micro-batches per optimizer step (>= 1) */
+    bool broadcast_buffers;    /* rank 0's BN running stats to all before each forward */
+    bool trace;                /* record per-layer / per-bucket events of each step */
+    struct {
+        size_t first_bytes;    /* the first bucket's cap */
+        size_t cap_bytes;      /* later buckets' cap; 0 = one bucket per layer */
+    } ddp;
+    struct {
+        size_t fusion_bytes;   /* fusion threshold; 0 = no fusion (one allreduce per tensor) */
+        double cycle_ms;       /* cycle time; 0 = every layer's gradients are their own cycle */
+        bool fp16;             /* Compression.fp16: allreduce gradients as halves */
+    } horovod;
+    struct {
+        int passes;            /* k: groups of k+1 ring neighbours (1..P-1) */
+        bool rotate;           /* shift the grouping one position per round */
+    } group;
+    const struct FedConfig *fed; /* csgd, dsgd, fedavg (fed.h) */
+} SyncConfig;
+
+/* One recorded interval of a step, for timelines. */
+typedef enum SyncTrack { TRACK_COMPUTE, TRACK_COMM } SyncTrack;
+typedef struct SyncEvent {
+    SyncTrack track;
+    char name[40];             /* "forward", "features.3", "bucket 2", "optimizer" */
+    double t0, t1;             /* seconds since the step began */
+    double bytes;              /* comm: bytes of the bucket's gradient slice */
+} SyncEvent;
+
+/* Where the time of the last optimizer step went (milliseconds). With
+ * accumulation, forward/backward sum over the micro-batches. */
+typedef struct SyncTimes {
+    double total, forward, backward, sync_wait, optimizer;
+    double buffers;            /* broadcasting BN buffers before forward */
+    /* Communication: the union of the intervals during which some bucket
+     * or parameter allreduce was in flight; hidden = the part of it that
+     * ended before backward did. */
+    double comm, hidden;
+} SyncTimes;
+
+typedef struct SyncRow SyncRow;
+
+/* A strategy at work on one trainer: what every row shares. */
+typedef struct Sync {
+    SyncConfig cfg;
+    const SyncRow *row;
+    void *priv;                /* the row's own state (row->state_bytes) */
+    Model *m;
+    Trainer *t;
+    Comm *c;                   /* NULL: one process */
+    int rank, world;
+    /* the step in progress */
+    int micro;                 /* micro-batch index within the step */
+    bool syncing;              /* this micro-batch synchronises */
+    double t_step, t_bwd0, t_bwd1, t_last_hook;
+    SyncTimes last;            /* the last optimizer step */
+    long steps;                /* optimizer steps (a round-based row: rounds) */
+    /* gradient communication intervals of the step in progress */
+    double (*iv)[2];
+    int niv, capiv;
+    /* trace of the last step (cfg.trace) */
+    SyncEvent *events;
+    int nevents, capevents;
+} Sync;
+
+/* One round of a row that trains on its own schedule. */
+typedef struct SyncRound {
+    long examples;             /* trained on by this rank in the round */
+    bool stepped;              /* the global model moved (an FP16 overflow skips) */
+} SyncRound;
+
+struct SyncRow {
+    const char *name;          /* "ddp": --sync and --style values, output columns */
+    const char *description;   /* one line for legends */
+    size_t state_bytes;        /* Sync.priv, zeroed before setup */
+    CommAlg default_alg;
+    bool broadcast_buffers;    /* default of SyncConfig.broadcast_buffers */
+    bool one_process;          /* refuses more than one rank (none, csgd) */
+    bool rank0_serves;         /* rank 0 computes no gradients (server, cloud) */
+    int (*setup)(Sync *s, char err[256]);      /* collective; 0, or -1 with a reason */
+    void (*teardown)(Sync *s);
+    void (*begin_step)(Sync *s);
+    void (*begin_backward)(Sync *s);
+    void (*layer_done)(Sync *s, int layer);
+    void (*finish)(Sync *s);
+    void (*after_step)(Sync *s);
+    double (*step)(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped);
+    void (*round)(Sync *s, SyncRound *out);
+    int (*rounds_per_epoch)(const Sync *s);    /* round rows: rounds that make one report period */
+    void (*counters)(const Sync *s, CommCounters *add); /* traffic the row moved outside s->c */
+    int (*groups)(const Sync *s);              /* buckets / fusion groups in use */
+};
+
+/* ---- shared by every row (strategy.c) ---- */
+
+/* Seconds since the current step began. */
+double sync_clock(const Sync *s);
+/* Append an event (grows the buffer); a no-op unless tracing. */
+void sync_event(Sync *s, SyncTrack track, const char *name, double t0, double t1, double bytes);
+/* A gradient communication interval: counted for the overlap figures
+ * (always) and traced (when tracing). */
+void sync_comm_event(Sync *s, const char *name, double t0, double t1, double bytes);
+/* Make this Sync's gradient-ready hook the model's (a step's own, even
+ * when several Syncs take turns on one model). */
+void sync_own_hook(Sync *s);
+/* The parts of a step that rows with a step of their own reuse:
+ * begin (micro-batch 0: clock, events, times and gradients reset),
+ * forward (+ loss; returns the batch's mean loss), backward (the hook
+ * fires), scaling accumulated gradients by 1/accumulate, and the end
+ * (times, step count, micro-batch index; returns whether it stepped). */
+void sync_step_begin(Sync *s);
+double sync_step_forward(Sync *s, const float *x, const int32_t *y, int n, int *correct);
+void sync_step_backward(Sync *s);
+void sync_step_scale_accumulated(Sync *s);
+bool sync_step_end(Sync *s);
+/* Union of the step's communication intervals (last.comm) and the part of
+ * it before backward ended (last.hidden). */
+void sync_account_comm(Sync *s);
+/* MPI counts are ints: broadcast big float arrays in slices. */
+void sync_bcast_floats(float *p, size_t n, MPI_Comm comm);
+
+#endif

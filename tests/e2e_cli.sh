@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# e2e_cli.sh - the options every lab shares are checked before any work
+# starts (core/driver): bad choices and labels, datasets a lab does not
+# run on, --device/DEVICE=cuda (refused clearly until the GPU backend runs
+# the labs), empty or unwritable output directories; and a failed PNG or
+# results write ends with a non-zero status. Each case is a refusal within
+# a second or a tiny run. Prints ok / not ok lines.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset DEVICE PROFILE
+fail=0
+ok() { echo "ok - cli: $*"; }
+bad() { echo "not ok - cli: $*"; fail=1; }
+for l in 1 2 3 4 5 6; do
+  [ -x "$BIN/lab$l" ] || { echo "not ok - cli: $BIN/lab$l is not built"; exit 1; }
+done
+
+# refused NAME TEXT CMD...: exit status 2, TEXT in the message, and no
+# output directory made (nothing was written).
+refused() {
+  local name=$1 text=$2; shift 2
+  rm -rf "$tmp/out"
+  "$@" > "$tmp/log" 2>&1
+  local rc=$?
+  if [ $rc -eq 2 ] && grep -qi -- "$text" "$tmp/log" && [ ! -e "$tmp/out/t-summary.csv" ]; then ok "$name"
+  else bad "$name (status $rc: $(grep -m2 -v '^-\|^ *$' "$tmp/log" | head -c 300))"; fi
+}
+out=(--out "$tmp/out" --tag t --quiet --synthetic)
+
+# choices and labels
+refused "lab1 --augment maybe is refused" "augment 'maybe'" "$BIN/lab1" --augment maybe "${out[@]}" --iters 1
+refused "lab3 --augment maybe is refused" "augment 'maybe'" "$BIN/lab3" run --augment maybe "${out[@]}" --iters 1
+refused "lab3 --task 7 is refused" "task '7'" "$BIN/lab3" run --task 7 "${out[@]}" --iters 1
+refused "lab3 --series foo is refused" "series 'foo'" "$BIN/lab3" run --series foo "${out[@]}" --iters 1
+refused "lab5 --precision fp8 is refused" "precision 'fp8'" "$BIN/lab5" run --precision fp8 "${out[@]}"
+refused "lab5 --shards none is refused" "shards 'none'" "$BIN/lab5" run --shards none "${out[@]}"
+refused "lab4 --scheme group,foo is refused" "scheme 'foo'" "$BIN/lab4" run --scheme group,foo "${out[@]}"
+refused "lab6 --style mpi is refused" "style 'mpi'" "$BIN/lab6" run --style mpi "${out[@]}"
+modes=("" train run run run run)
+for l in 1 2 3 4 5 6; do
+  m=${modes[$((l - 1))]}
+  refused "lab$l --profile foo is refused" "profile 'foo'" "$BIN/lab$l" $m --profile foo --out "$tmp/out" --quiet
+  refused "lab$l --tag '' is refused" "tag ''" "$BIN/lab$l" $m --tag "" --out "$tmp/out" --quiet
+done
+refused "lab2 PROFILE=foo is refused" "profile 'foo'" env PROFILE=foo "$BIN/lab2" train --out "$tmp/out" --quiet
+refused "lab3 --tag a/b is refused" "tag 'a/b'" "$BIN/lab3" run --tag a/b --out "$tmp/out" --quiet
+refused "lab1 --tag .. is refused" "tag '..'" "$BIN/lab1" "${out[@]}" --tag ..
+refused "lab5 --label with a space is refused" "tag 'a b'" "$BIN/lab5" run --label "a b" --out "$tmp/out"
+for l in 1 3 6; do
+  m=${modes[$((l - 1))]}
+  refused "lab$l --out '' is refused" "out is empty" "$BIN/lab$l" $m --out "" --quiet
+done
+
+# datasets a lab does not run on
+refused "lab2 --dataset cifar10 is refused" "lab2 runs on mnist or fashion-mnist" \
+  "$BIN/lab2" train --dataset cifar10 "${out[@]}"
+refused "lab4 --dataset cifar10 is refused" "lab4 runs on mnist or fashion-mnist" \
+  "$BIN/lab4" run --dataset cifar10 "${out[@]}"
+refused "lab5 --dataset mnist is refused" "lab5 runs on cifar10" "$BIN/lab5" run --dataset mnist "${out[@]}"
+refused "lab3 --dataset sdss is refused" "dataset 'sdss'" "$BIN/lab3" run --dataset sdss "${out[@]}"
+
+# every binary goes through the device check
+refused "lab1 --device tpu is refused" "device 'tpu'" "$BIN/lab1" --device tpu "${out[@]}"
+refused "lab1 DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab1" "${out[@]}" --iters 1
+refused "lab2 train DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab2" train "${out[@]}"
+refused "lab2 bench DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab2" bench "${out[@]}"
+refused "lab3 DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab3" run "${out[@]}" --iters 1
+refused "lab4 (2 ranks) DEVICE=cuda is refused clearly" "DEVICE=cuda" \
+  "${MPIRUN[@]}" -np 2 -x DEVICE=cuda "$BIN/lab4" run "${out[@]}"
+refused "lab5 DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab5" run "${out[@]}"
+refused "lab5 --device cuda is refused clearly" "DEVICE=cuda" "$BIN/lab5" run --device cuda "${out[@]}"
+refused "lab6 DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab6" run "${out[@]}"
+
+# output directories: refused before any work (lab1 says what it trains
+# when it starts: that line must not appear)
+touch "$tmp/file"
+refused "lab1 --out under a regular file is refused" "out '$tmp/file/x': cannot" \
+  "$BIN/lab1" --out "$tmp/file/x" --synthetic --iters 100000
+grep -q "^lab1: cnn3" "$tmp/log" && bad "lab1 refuses --out before training" || ok "lab1 refuses --out before training"
+refused "lab3 --out under a regular file is refused" "cannot create or write" \
+  "$BIN/lab3" run --out "$tmp/file/x" --synthetic --iters 1
+refused "lab1 --figures '' is refused" "figures is empty" "$BIN/lab1" --figures "" "${out[@]}"
+refused "lab1 --figures under a regular file is refused" "figures '$tmp/file/f'" \
+  "$BIN/lab1" --figures "$tmp/file/f" "${out[@]}"
+refused "lab1 --table --tex '' is refused" "tex is empty" "$BIN/lab1" --table --tex "" --out "$tmp/out"
+refused "lab4 table --tex under a regular file is refused" "cannot create or write" \
+  "$BIN/lab4" table --tex "$tmp/file/t.tex" --out "$tmp/out"
+
+# a failed write is a failed run: a PNG (its path taken by a directory)
+# and a results file (likewise)
+tiny=(--synthetic --model cnn3 --width 0.25 --limit 64 --test-limit 32 --batch 16 --iters 2 --quiet --tag t)
+mkdir -p "$tmp/fig/lab1-filters-t.png"
+"$BIN/lab1" "${tiny[@]}" --out "$tmp/o1" --figures "$tmp/fig" > "$tmp/log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && ok "lab1 exits non-zero when a PNG cannot be written" || bad "lab1 exits non-zero when a PNG cannot be written (status $rc)"
+mkdir -p "$tmp/o2/t-summary.csv"
+"$BIN/lab1" "${tiny[@]}" --out "$tmp/o2" --figures "$tmp/fig2" > "$tmp/log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && ok "lab1 exits non-zero when a results file cannot be written" || bad "lab1 exits non-zero when a results file cannot be written (status $rc)"
+"$BIN/lab1" "${tiny[@]}" --out "$tmp/o3" --figures "$tmp/fig3" > "$tmp/log" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ -s "$tmp/o3/t-summary.csv" ] && [ -s "$tmp/fig3/lab1-filters-t.png" ] && ok "the same run with good paths succeeds" ||
+  bad "the same run with good paths succeeds (status $rc: $(tail -2 "$tmp/log"))"
+exit $fail
