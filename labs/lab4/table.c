@@ -63,7 +63,7 @@ static int load_runs(const char *dir, Runs *r)
         Table *iters = runs ? read_csv(dir, name) : NULL;
         char err[512];
         bool mixed = iters && results_same_run(runs, iters, err, sizeof err) != 0;
-        if (mixed) lab4_error("%s/%s", dir, err);
+        if (mixed) ddl_error("%s/%s", dir, err);
         if (!runs || !iters || mixed) {
             table_free(runs);
             table_free(iters);
