@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "cpu/kernels.h"
 #include "fed/fed.h"
 #include "harness.h"
 #include "mixed/mixed.h"
