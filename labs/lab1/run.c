@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "backend/device_batch.h"
+#include "backend/registry.h"
 #include "common.h"
 #include "data/dataset.h"
 #include "device.h"
@@ -80,7 +82,10 @@ static void save_pictures(const Lab1Options *o, const Dataset *train, const Mode
         if (l->kind != LAYER_CONV2D) continue;
         int cin = m->tensors[l->in].shape.c / l->groups;
         snprintf(path, sizeof path, "%s/lab1-filters-%s.png", o->figures, run);
-        png_filters(path, m->params + l->param_off, l->cout, cin, l->k, 8);
+        float *params = ddl_alloc(sizeof(float) * m->nparams); /* the weights may live on a GPU */
+        model_params_to_host(m, params);
+        png_filters(path, params + l->param_off, l->cout, cin, l->k, 8);
+        ddl_free(params);
         break;
     }
 }
@@ -89,8 +94,13 @@ int lab1_run(const Lab1Options *o)
 {
     char err[DDL_ERRLEN], device_desc[256];
     Device dev;
-    if (device_parse(o->device, &dev, err) != 0 || device_check(dev, 0, device_desc, sizeof device_desc, err) != 0) {
+    if (device_parse(o->device, &dev, err) != 0 || device_check_backend(dev, 0, device_desc, sizeof device_desc, err) != 0) {
         fprintf(stderr, "error: %s\n", err);
+        return 2;
+    }
+    const Backend *be = backend_named(o->device);
+    if (!be) {
+        fprintf(stderr, "error: --device %s: this build has no '%s' backend\n", o->device, o->device);
         return 2;
     }
     if (blas_core_mismatch())
@@ -104,6 +114,7 @@ int lab1_run(const Lab1Options *o)
     }
     ModelConfig cfg = model_config_default(o->model, (Shape){ train.c, train.h, train.w }, train.classes);
     cfg.width = o->width;
+    cfg.backend = be;
     Model m;
     if (model_build(&m, o->model, &cfg, o->batch, o->seed, err) != 0) {
         fprintf(stderr, "error: %s\n", err);
@@ -143,8 +154,8 @@ int lab1_run(const Lab1Options *o)
     te->meta = meta;
 
     size_t per = (size_t)train.c * train.h * train.w;
-    float *x = ddl_alloc(sizeof(float) * per * (size_t)o->batch);
-    int32_t *y = ddl_alloc(sizeof(int32_t) * (size_t)o->batch);
+    DeviceBatch db; /* batch k+1 is copied to the device while step k runs */
+    device_batch_init(&db, be, o->batch, per);
     double *ms = ddl_alloc(sizeof(double) * (size_t)total);
     long it = 0;
     double t_start = ddl_now(), final_loss = NAN;
@@ -163,14 +174,19 @@ int lab1_run(const Lab1Options *o)
         long seen = 0, right = 0;
         int k = 0;
         long epoch_iters = DDL_MIN((long)per_epoch, total - it);
+        double t0 = ddl_now();
+        device_batch_put(&db, batcher_next(&b, device_batch_x(&db), device_batch_y(&db)));
         while (it < total) {
-            double t0 = ddl_now();
-            int got = batcher_next(&b, x, y);
+            const float *x;
+            const int32_t *y;
+            int got = device_batch_get(&db, &x, &y);
             if (got <= 0) break;
+            device_batch_put(&db, it + 1 < total ? batcher_next(&b, device_batch_x(&db), device_batch_y(&db)) : 0);
             double t1 = ddl_now();
             int correct = 0;
             double loss = trainer_forward_backward(&t, x, y, got, &correct);
             trainer_step(&t);
+            be->synchronize(); /* the step's time includes its kernels */
             double t2 = ddl_now();
             ms[it] = 1e3 * (t2 - t1);
             if (!isfinite(loss)) ddl_die("loss became %g at iteration %ld: lower --lr", loss, it);
@@ -183,11 +199,12 @@ int lab1_run(const Lab1Options *o)
             table_set_num(ti, "loss", loss, "%.6f");
             table_set_num(ti, "batch_accuracy", (double)correct / got, "%.4f");
             table_set_num(ti, "ms", ms[it], "%.3f");
-            table_set_num(ti, "data_ms", 1e3 * (t1 - t0), "%.3f");
+            table_set_num(ti, "data_ms", 1e3 * (t1 - t0), "%.3f"); /* loading the next batch */
             table_set_num(ti, "epoch_frac", e + (double)(k + 1) / (double)per_epoch, "%.5f");
             table_end_row(ti);
             it++;
             k++;
+            t0 = ddl_now();
             if (!o->quiet) progress_update(&pr, k, epoch_iters, "loss %.4f acc %.3f", loss_sum / seen, (double)right / seen);
         }
         if (!o->quiet) progress_end(&pr);
@@ -238,8 +255,7 @@ int lab1_run(const Lab1Options *o)
     table_free(ti);
     table_free(te);
     table_free(ts);
-    ddl_free(x);
-    ddl_free(y);
+    device_batch_free(&db);
     ddl_free(ms);
     batcher_free(&b);
     trainer_free(&t);
