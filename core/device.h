@@ -18,6 +18,11 @@ const char *device_name(Device d);
  * 9B14, 2 cores, OpenBLAS SkylakeX)" or "cuda (NVIDIA H200, sm_90)".
  * local_rank picks the GPU (one rank per GPU). */
 int device_check(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN]);
+/* The same checks for a program whose model, trainer and data all run on
+ * the device's backend (core/backend; lab1): cuda is accepted where a GPU
+ * answers. device_check still refuses cuda after finding the GPU, for
+ * programs that read gradients or weights on the host between steps. */
+int device_check_backend(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN]);
 /* Whether this binary was built with CUDA objects. */
 int device_cuda_built(void);
 

@@ -62,7 +62,6 @@ expect_fail "lab1 rejects a non-numeric batch" "expects an integer" --batch lots
 expect_fail "lab1 rejects batch 0" "outside the allowed range" --batch 0
 expect_fail "lab1 rejects an unknown model" "unknown model" --model alexnet --synthetic --iters 1
 expect_fail "lab1 rejects an unknown dataset" "dataset" --dataset imagenet --iters 1
-expect_fail "lab1 DEVICE=cuda fails clearly without a usable GPU" "DEVICE=cuda" --device cuda --synthetic --iters 1
 if command -v mpirun >/dev/null; then
   mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 2 "$LAB1" --iters 1 >"$tmp/out" 2>&1; rc=$?
   if [ $rc -ne 0 ] && grep -q "one process" "$tmp/out"; then ok "lab1 refuses to run on several ranks"; else bad "lab1 refuses to run on several ranks (rc $rc)"; fi

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "cpu/kernels.h"
 #include "sync/dsgd.h"
 #include "sync/fed.h"
 #include "sync/fedavg.h"

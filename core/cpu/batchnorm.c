@@ -62,6 +62,15 @@ void batchnorm_forward_eval_cpu(const float *x, float *y, const float *gamma, co
     }
 }
 
+void batchnorm_eval_stats_cpu(const float *mean, const float *var, int c, float eps, float *save_mean,
+                              float *save_invstd)
+{
+    for (int j = 0; j < c; j++) {
+        save_mean[j] = mean[j];
+        save_invstd[j] = 1.0f / sqrtf(var[j] + eps);
+    }
+}
+
 /* With batch statistics the mean and variance depend on x, which adds the
  * two correction terms: dx = g*invstd/M * (M*dy - sum(dy) - xhat*sum(dy*xhat)).
  * With fixed statistics dx = g*invstd*dy. */

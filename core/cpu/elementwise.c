@@ -104,3 +104,9 @@ void mul_backward_cpu(const float *dy, const float *mask, float *dx, size_t coun
         PARALLEL_FOR(count)
         for (size_t i = 0; i < count; i++) dx[i] = dy[i] * mask[i];
 }
+
+void scale_cpu(float *x, size_t count, float s)
+{
+    PARALLEL_FOR(count)
+    for (size_t i = 0; i < count; i++) x[i] *= s;
+}

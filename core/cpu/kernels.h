@@ -20,6 +20,12 @@ void im2col_cpu(const float *x, int nb, int C, int H, int W, int k, int stride, 
 void col2im_cpu(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *dx,
                 bool acc);
 
+/* The layout change around a GEMM over several images: x[nb][c][p]
+ * (NCHW, p = H*W) <-> t[c][nb*p] (channel-major, image i's pixels at
+ * columns [i*p, (i+1)*p)), which is what the GEMM reads and writes. */
+void images_to_channels_cpu(const float *x, int nb, int c, int p, float *t);
+void channels_to_images_cpu(const float *t, int nb, int c, int p, float *y);
+
 /* Depthwise convolution, direct (no lowering): C channels in and out, one
  * k x k filter per channel (w[C][k][k], PyTorch's [C][1][k][k]), optional
  * bias[C] (NULL: none). Backward accumulates dw (no bias: bias_grad_cpu)
@@ -61,6 +67,10 @@ void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, c
                                  float *save_mean, float *save_invstd);
 void batchnorm_forward_eval_cpu(const float *x, float *y, const float *gamma, const float *beta, int n, int c, int p,
                                 float eps, const float *mean, const float *var);
+/* Inference statistics in the form backward reads: save_mean = mean,
+ * save_invstd = 1/sqrt(var + eps), per channel. */
+void batchnorm_eval_stats_cpu(const float *mean, const float *var, int c, float eps, float *save_mean,
+                              float *save_invstd);
 /* Backward with batch statistics (train) or fixed statistics (eval:
  * pass use_batch_stats = false and save_mean/save_invstd computed from the
  * running stats). dgamma/dbeta accumulate. */
@@ -76,6 +86,8 @@ void mul_backward_cpu(const float *dy, const float *mask, float *dx, size_t coun
 /* y = a + b; and dx (+)= dy. */
 void add_cpu(const float *a, const float *b, float *y, size_t count);
 void copy_grad_cpu(const float *dy, float *dx, size_t count, bool acc);
+/* x *= s (loss scaling and unscaling). */
+void scale_cpu(float *x, size_t count, float s);
 
 /* Softmax + cross-entropy, mean over the batch. Returns the summed loss
  * (double) and counts correct arg-max predictions; probs may alias nothing. */
@@ -85,10 +97,26 @@ double softmax_ce_forward_cpu(const float *logits, const int32_t *labels, int n,
 void softmax_ce_backward_cpu(const float *probs, const int32_t *labels, int n, int classes, float scale,
                              float *dlogits);
 
+/* How many labels lie outside [0, classes): a bad label would make the
+ * loss read past a row of logits. */
+int labels_outside_cpu(const int32_t *labels, int n, int classes);
+
 /* SGD, PyTorch semantics (dampening 0): g = grad + wd * w; v = mu * v + g
  * (velocity starts at zero, so the first step has v = g as in PyTorch);
  * step = nesterov ? g + mu * v : v; w -= lr * step. */
 void sgd_update_cpu(float *w, const float *grad, float *velocity, size_t count, float lr, float momentum,
                     float weight_decay, bool nesterov);
+
+/* FP16 (fp16.c). half_round: x rounded to the nearest binary16 value
+ * (ties to even; beyond 65504 rounds to infinity; NaN stays NaN), equal to
+ * half_to_float(half_from_float(x)) for every non-NaN float, faster: this
+ * is how FP16 storage is emulated on the CPU. half_round_cpu rounds an
+ * array in place. f32_to_f16_cpu writes the binary16 bit patterns (the
+ * CUDA twin's __half). nonfinite_cpu: true when x holds an inf or NaN (the
+ * loss-scale overflow check). */
+float half_round(float x);
+void half_round_cpu(float *x, size_t count);
+void f32_to_f16_cpu(const float *x, uint16_t *y, size_t count);
+bool nonfinite_cpu(const float *x, size_t count);
 
 #endif

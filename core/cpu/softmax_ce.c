@@ -41,3 +41,10 @@ void softmax_ce_backward_cpu(const float *probs, const int32_t *labels, int n, i
         d[labels[i]] -= scale;
     }
 }
+
+int labels_outside_cpu(const int32_t *labels, int n, int classes)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i++) bad += labels[i] < 0 || labels[i] >= classes;
+    return bad;
+}

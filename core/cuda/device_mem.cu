@@ -87,3 +87,54 @@ extern "C" void ddl_cuda_host_free(void *p)
 extern "C" void ddl_cuda_synchronize(void) { DDL_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 extern "C" void ddl_cuda_stream_synchronize(void) { DDL_CUDA_CHECK(cudaStreamSynchronize(ddl_stream())); }
+
+static cudaStream_t stream_or_mine(void *stream)
+{
+    return stream ? static_cast<cudaStream_t>(stream) : ddl_stream();
+}
+
+extern "C" void *ddl_cuda_stream_create(void)
+{
+    cudaStream_t s = nullptr;
+    DDL_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    return static_cast<void *>(s);
+}
+
+extern "C" void ddl_cuda_stream_destroy(void *stream)
+{
+    if (stream) DDL_CUDA_CHECK(cudaStreamDestroy(static_cast<cudaStream_t>(stream)));
+}
+
+// Events only order work (no timing), which makes them cheaper to record.
+extern "C" void *ddl_cuda_event_create(void)
+{
+    cudaEvent_t e = nullptr;
+    DDL_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    return static_cast<void *>(e);
+}
+
+extern "C" void ddl_cuda_event_destroy(void *event)
+{
+    if (event) DDL_CUDA_CHECK(cudaEventDestroy(static_cast<cudaEvent_t>(event)));
+}
+
+extern "C" void ddl_cuda_event_record(void *event, void *stream)
+{
+    DDL_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), stream_or_mine(stream)));
+}
+
+extern "C" void ddl_cuda_stream_wait_event(void *stream, void *event)
+{
+    DDL_CUDA_CHECK(cudaStreamWaitEvent(stream_or_mine(stream), static_cast<cudaEvent_t>(event), 0));
+}
+
+extern "C" void ddl_cuda_event_synchronize(void *event)
+{
+    DDL_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
+}
+
+extern "C" void ddl_cuda_memcpy_h2d_async(void *dst_dev, const void *src_host, size_t bytes, void *stream)
+{
+    if (bytes == 0) return;
+    DDL_CUDA_CHECK(cudaMemcpyAsync(dst_dev, src_host, bytes, cudaMemcpyHostToDevice, stream_or_mine(stream)));
+}

@@ -48,6 +48,19 @@ void ddl_cuda_stream_synchronize(void);
 void *ddl_cuda_stream(void);
 void ddl_cuda_set_stream(void *stream);
 
+/* Streams and events for copies that overlap kernels (batch staging). A
+ * new stream does not synchronise with others (cudaStreamNonBlocking); a
+ * NULL stream argument means this thread's stream. ddl_cuda_memcpy_h2d_async
+ * returns at once; src should be page-locked (ddl_cuda_host_alloc). */
+void *ddl_cuda_stream_create(void);
+void ddl_cuda_stream_destroy(void *stream);
+void *ddl_cuda_event_create(void);
+void ddl_cuda_event_destroy(void *event);
+void ddl_cuda_event_record(void *event, void *stream);
+void ddl_cuda_stream_wait_event(void *stream, void *event);
+void ddl_cuda_event_synchronize(void *event);
+void ddl_cuda_memcpy_h2d_async(void *dst_dev, const void *src_host, size_t bytes, void *stream);
+
 /* 1 when MPI can be handed device pointers (Open MPI built with CUDA and
  * enabled at run time: MPIX_Query_cuda_support); 0 otherwise, with the
  * reason in why. Call after MPI_Init. Defined in core/cuda_aware.c. */

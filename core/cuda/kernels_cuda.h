@@ -32,6 +32,16 @@ void im2col_cuda(const float *x, int nb, int C, int H, int W, int k, int stride,
 void col2im_cuda(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *dx,
                  bool acc);
 
+/* layout.cu: x[nb][c][p] <-> t[c][nb*p] around multi-image conv GEMMs. */
+void images_to_channels_cuda(const float *x, int nb, int c, int p, float *t);
+void channels_to_images_cuda(const float *t, int nb, int c, int p, float *y);
+
+/* depthwise.cu: direct depthwise convolution (MobileNetV2). */
+void depthwise_forward_cuda(const float *x, const float *w, const float *bias, float *y, int n, int C, int H, int W,
+                            int k, int stride, int pad, int OH, int OW);
+void depthwise_backward_cuda(const float *x, const float *dy, const float *w, float *dw, float *dx, int n, int C,
+                             int H, int W, int k, int stride, int pad, int OH, int OW, bool acc);
+
 /* elementwise.cu */
 void bias_add_cuda(float *y, const float *bias, int n, int c, int p);
 void bias_grad_cuda(const float *dy, float *dbias, int n, int c, int p);
@@ -68,6 +78,17 @@ void batchnorm_forward_eval_cuda(const float *x, float *y, const float *gamma, c
 void batchnorm_backward_cuda(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
                              float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
                              bool use_batch_stats, bool acc);
+
+/* batchnorm_eval_stats.cu */
+void batchnorm_eval_stats_cuda(const float *mean, const float *var, int c, float eps, float *save_mean,
+                               float *save_invstd);
+
+/* labels.cu: the count comes back to the host (this call waits). */
+int labels_outside_cuda(const int32_t *labels, int n, int classes);
+
+/* mixed_precision.cu: FP16 storage emulated in float, loss (un)scaling. */
+void half_round_cuda(float *x, size_t count);
+void scale_cuda(float *x, size_t count, float s);
 
 /* softmax_ce.cu: labels is a device array; the summed loss and *correct
  * (a host int, may be NULL) come back to the host (this call waits). */

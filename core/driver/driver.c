@@ -32,11 +32,10 @@ void driver_run_begin(Driver *d, const char *dir, const char *const *names)
 /* Everything a run may have set up, in the reverse order. */
 void driver_release(Driver *d)
 {
-    if (d->has_batcher) batcher_free(&d->b);
-    ddl_free(d->x);
-    ddl_free(d->y);
-    d->x = NULL;
-    d->y = NULL;
+    if (d->has_batcher) {
+        batcher_free(&d->b);
+        device_batch_free(&d->db);
+    }
     d->has_batcher = false;
     if (d->has_sync) sync_free(&d->own);
     d->has_sync = false;

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../backend/device_batch.h"
 #include "../cli.h"
 #include "../comm/comm.h"
 #include "../data/dataset.h"
@@ -89,6 +90,11 @@ typedef struct DriverSpec {
     int (*run)(void *ctx, Driver *d);   /* every mode but "table" (d->mode says which) */
     int (*table)(const void *ctx);      /* the "table" mode, on rank 0, after --tex is checked */
     const bool *table_flag;    /* a flag that picks the table job instead (lab1's --table) */
+    /* Its whole run (model, training, data, the numbers it reads back)
+     * works on the device's backend, so DEVICE=cuda is accepted where a GPU
+     * answers (lab1). Others still read arenas on the host between steps,
+     * and are refused a GPU with a clear message (device_check). */
+    bool on_backend;
 } DriverSpec;
 
 /* Where the loop stands: everything a run resumed between batches needs
@@ -118,10 +124,13 @@ struct Driver {
     Sync own;                  /* driver_sync's */
     bool has_sync;
     Sync *sync;                /* the strategy of the next batch (a bench may switch it) */
+    const Backend *be;         /* DEVICE's kernel table (driver_open) */
     Batcher b;
     bool has_batcher;
-    float *x;                  /* one batch */
-    int32_t *y;
+    DeviceBatch db;            /* the batches, staged to the backend */
+    bool prefetched;           /* db holds the next batch already (on a device) */
+    int fetch_epoch;           /* the batcher's epoch of the latest batch fetched */
+    int put_epoch;             /* the epoch of the batch in db */
     DriverState st;
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;

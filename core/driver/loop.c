@@ -7,19 +7,37 @@
 #include <stdio.h>
 #include "../common.h"
 
-/* The batcher's next batch; a new epoch starts when this one is used up.
- * A rank that computes no gradients (the ps server) fetches nothing. */
+/* The batcher's next batch into the staging buffers, and its copy to the
+ * backend started; a new epoch starts when this one is used up. */
+static void put_next(Driver *d)
+{
+    int got = batcher_next(&d->b, device_batch_x(&d->db), device_batch_y(&d->db));
+    if (got <= 0) {
+        batcher_epoch(&d->b, ++d->fetch_epoch);
+        got = batcher_next(&d->b, device_batch_x(&d->db), device_batch_y(&d->db));
+    }
+    d->put_epoch = d->fetch_epoch;
+    device_batch_put(&d->db, got);
+}
+
+/* This step's batch, in backend memory. On a device the next batch is
+ * fetched and its copy started before this step's kernels run, so the copy
+ * overlaps the step; on the host there is no copy to hide, and the sampler
+ * stays exactly where the loop stands. A rank that computes no gradients
+ * (the ps server) fetches nothing. */
 static int next_batch(Driver *d, const DriverHooks *h, const float **x, const int32_t **y)
 {
     if (h->fetch) return h->fetch(d, x, y, h->ctx);
-    *x = d->x;
-    *y = d->y;
-    if (!sync_computes(d->sync)) return d->b.o.batch;
-    int got = batcher_next(&d->b, d->x, d->y);
-    if (got <= 0) {
-        batcher_epoch(&d->b, ++d->st.epoch);
-        got = batcher_next(&d->b, d->x, d->y);
+    if (!sync_computes(d->sync)) {
+        *x = device_batch_x(&d->db);
+        *y = device_batch_y(&d->db);
+        return d->b.o.batch;
     }
+    if (!d->prefetched) put_next(d);
+    d->st.epoch = d->put_epoch;
+    int got = device_batch_get(&d->db, x, y);
+    d->prefetched = !d->be->host_memory;
+    if (d->prefetched) put_next(d);
     return got;
 }
 

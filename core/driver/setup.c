@@ -50,6 +50,7 @@ int driver_build(Driver *d, const char *model, const ModelConfig *cfg, int max_b
     if (d->has_model) model_free(&d->m);
     d->has_trainer = false;
     ModelConfig mine = cfg ? *cfg : driver_model_config(d, model);
+    mine.backend = d->be;
     char err[DDL_ERRLEN] = "";
     d->has_model = model_build(&d->m, model, &mine, max_batch, d->opt->seed, err) == 0;
     if (!any(d, !d->has_model)) return 0;
@@ -89,13 +90,13 @@ int driver_sync(Driver *d, const SyncConfig *cfg)
 
 void driver_batches(Driver *d, const BatcherOptions *bo)
 {
-    if (d->has_batcher) batcher_free(&d->b);
-    ddl_free(d->x);
-    ddl_free(d->y);
+    if (d->has_batcher) {
+        batcher_free(&d->b);
+        device_batch_free(&d->db);
+    }
     batcher_init(&d->b, &d->train, bo);
     d->has_batcher = true;
-    size_t per = (size_t)d->train.c * d->train.h * d->train.w;
-    d->x = ddl_alloc(sizeof(float) * per * (size_t)bo->batch);
-    d->y = ddl_alloc(sizeof(int32_t) * (size_t)bo->batch);
-    d->st.epoch = 0; /* batcher_init prepared epoch 0 */
+    device_batch_init(&d->db, d->be, bo->batch, (size_t)d->train.c * d->train.h * d->train.w);
+    d->prefetched = false;
+    d->st.epoch = d->fetch_epoch = d->put_epoch = 0; /* batcher_init prepared epoch 0 */
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "../backend/registry.h"
 #include "../common.h"
 #include "../threads.h"
 #include "options.h"
@@ -126,8 +127,13 @@ int driver_open(Driver *d)
     const DriverOptions *o = d->opt;
     Device dev;
     char err[DDL_ERRLEN] = "";
+    int (*check)(Device, int, char *, size_t, char *) = d->spec->on_backend ? device_check_backend : device_check;
     bool bad = device_parse(o->device, &dev, err) != 0 ||
-               device_check(dev, local_rank(), d->device_desc, sizeof d->device_desc, err) != 0;
+               check(dev, local_rank(), d->device_desc, sizeof d->device_desc, err) != 0;
+    if (!bad && !(d->be = backend_named(o->device))) {
+        snprintf(err, sizeof err, "--device %s: this build has no '%s' backend", o->device, o->device);
+        bad = true;
+    }
     if (first_failure(d, bad, err) >= 0) return 2;
     if ((d->spec->shared & DRV_OUT) && driver_check_dir(d, "out", o->out) != 0) return 2;
     comm_init(&d->comm, MPI_COMM_WORLD);

@@ -1,7 +1,8 @@
-/* evaluate.c - loss and accuracy over a dataset in eval mode. */
+/* evaluate.c - loss and accuracy over a dataset in eval mode, on the
+ * model's backend (batches staged as in training). */
 #include <math.h>
+#include "../backend/device_batch.h"
 #include "../common.h"
-#include "../cpu/kernels.h"
 #include "evaluate.h"
 
 EvalResult evaluate(Model *m, const Dataset *d, int batch)
@@ -15,22 +16,25 @@ EvalResult evaluate(Model *m, const Dataset *d, int batch)
     batcher_init(&b, d, &bo);
     batcher_epoch(&b, 0);
     int classes = model_classes(m);
-    size_t per = (size_t)d->c * d->h * d->w;
-    float *x = ddl_alloc(sizeof(float) * per * (size_t)batch);
-    int32_t *y = ddl_alloc(sizeof(int32_t) * (size_t)batch);
-    float *probs = ddl_alloc(sizeof(float) * (size_t)batch * classes);
+    DeviceBatch db;
+    device_batch_init(&db, m->be, batch, (size_t)d->c * d->h * d->w);
+    float *probs = m->be->alloc(sizeof(float) * (size_t)batch * classes);
     double loss = 0.0;
     long right = 0, total = 0;
+    const float *x;
+    const int32_t *y;
     int got;
-    while ((got = batcher_next(&b, x, y)) > 0) {
+    device_batch_put(&db, batcher_next(&b, device_batch_x(&db), device_batch_y(&db)));
+    while ((got = device_batch_get(&db, &x, &y)) > 0) {
+        const float *logits = model_forward(m, x, got);
+        device_batch_put(&db, batcher_next(&b, device_batch_x(&db), device_batch_y(&db)));
         int c = 0;
-        loss += softmax_ce_forward_cpu(model_forward(m, x, got), y, got, classes, probs, &c);
+        loss += m->be->softmax_ce_forward(logits, y, got, classes, probs, &c);
         right += c;
         total += got;
     }
-    ddl_free(x);
-    ddl_free(y);
-    ddl_free(probs);
+    m->be->release(probs);
+    device_batch_free(&db);
     batcher_free(&b);
     model_set_training(m, was);
     EvalResult r = { total ? loss / total : NAN, total ? (double)right / total : NAN, (int)total };

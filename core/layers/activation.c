@@ -1,30 +1,28 @@
 /* activation.c - relu and relu6 layers (elementwise, shape-preserving). */
 #include "layers.h"
 
-#include "../cpu/kernels.h"
-
 static size_t count(const Model *m, const Layer *l) { return (size_t)m->batch * shape_numel(m->tensors[l->in].shape); }
 
 void relu_forward(Model *m, const Layer *l)
 {
-    relu_forward_cpu(model_tensor(m, l->in), model_tensor(m, l->out), count(m, l));
+    m->be->relu_forward(model_tensor(m, l->in), model_tensor(m, l->out), count(m, l));
 }
 
 void relu_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
     if (need_dx)
-        relu_backward_cpu(model_tensor(m, l->in), model_tensor_grad(m, l->out), model_tensor_grad(m, l->in),
-                          count(m, l), acc_dx);
+        m->be->relu_backward(model_tensor(m, l->in), model_tensor_grad(m, l->out), model_tensor_grad(m, l->in),
+                             count(m, l), acc_dx);
 }
 
 void relu6_forward(Model *m, const Layer *l)
 {
-    relu6_forward_cpu(model_tensor(m, l->in), model_tensor(m, l->out), count(m, l));
+    m->be->relu6_forward(model_tensor(m, l->in), model_tensor(m, l->out), count(m, l));
 }
 
 void relu6_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
     if (need_dx)
-        relu6_backward_cpu(model_tensor(m, l->in), model_tensor_grad(m, l->out), model_tensor_grad(m, l->in),
-                           count(m, l), acc_dx);
+        m->be->relu6_backward(model_tensor(m, l->in), model_tensor_grad(m, l->out), model_tensor_grad(m, l->in),
+                              count(m, l), acc_dx);
 }

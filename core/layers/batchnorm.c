@@ -7,10 +7,22 @@
  * and 1/std used in forward are kept in the aux arena for backward. */
 #include "layers.h"
 
-#include <math.h>
-#include "../cpu/kernels.h"
-
 static bool uses_batch_stats(const Model *m) { return m->training || !m->bn_track_stats; }
+
+size_t batchnorm_size(const Model *m, Layer *l, int max_batch, bool cache_cols)
+{
+    (void)max_batch;
+    (void)cache_cols;
+    l->aux_count = 2 * (size_t)m->tensors[l->in].shape.c; /* saved mean, 1/std */
+    return 0;
+}
+
+void batchnorm_init(const Model *m, const Layer *l, float *params, float *state, uint64_t seed, uint64_t *stream)
+{
+    (void)m;
+    (void)seed;
+    init_batchnorm(params + l->param_off, state + l->state_off, (int)l->weight_count, stream);
+}
 
 void batchnorm_forward(Model *m, const Layer *l)
 {
@@ -23,15 +35,12 @@ void batchnorm_forward(Model *m, const Layer *l)
     const float *x = model_tensor(m, l->in);
     float *y = model_tensor(m, l->out);
     if (uses_batch_stats(m)) {
-        batchnorm_forward_train_cpu(x, y, gamma, beta, m->batch, c, p, l->eps, l->momentum,
-                                    m->training ? run_mean : NULL, m->training ? run_var : NULL, save_mean,
-                                    save_invstd);
+        m->be->batchnorm_forward_train(x, y, gamma, beta, m->batch, c, p, l->eps, l->momentum,
+                                       m->training ? run_mean : NULL, m->training ? run_var : NULL, save_mean,
+                                       save_invstd);
     } else {
-        for (int j = 0; j < c; j++) {
-            save_mean[j] = run_mean[j];
-            save_invstd[j] = 1.0f / sqrtf(run_var[j] + l->eps);
-        }
-        batchnorm_forward_eval_cpu(x, y, gamma, beta, m->batch, c, p, l->eps, run_mean, run_var);
+        m->be->batchnorm_eval_stats(run_mean, run_var, c, l->eps, save_mean, save_invstd);
+        m->be->batchnorm_forward_eval(x, y, gamma, beta, m->batch, c, p, l->eps, run_mean, run_var);
     }
 }
 
@@ -42,7 +51,7 @@ void batchnorm_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     const float *gamma = m->params + l->param_off;
     float *dgamma = m->grads + l->param_off, *dbeta = dgamma + c;
     const float *save_mean = m->aux + l->aux_off, *save_invstd = save_mean + c;
-    batchnorm_backward_cpu(model_tensor(m, l->in), model_tensor_grad(m, l->out),
-                           need_dx ? model_tensor_grad(m, l->in) : NULL, gamma, dgamma, dbeta, m->batch, c, p,
-                           save_mean, save_invstd, uses_batch_stats(m), acc_dx);
+    m->be->batchnorm_backward(model_tensor(m, l->in), model_tensor_grad(m, l->out),
+                              need_dx ? model_tensor_grad(m, l->in) : NULL, gamma, dgamma, dbeta, m->batch, c, p,
+                              save_mean, save_invstd, uses_batch_stats(m), acc_dx);
 }

@@ -10,14 +10,12 @@
  * blocks of the same column matrix, except depthwise convolutions (groups =
  * in = out channels, MobileNetV2's), which one GEMM row per channel would
  * run far below peak: they go to the direct kernels of core/cpu/depthwise.c
- * and need no columns or scratch. */
+ * and need no columns or scratch. Every step runs on the model's backend:
+ * the reshuffles too (images_to_channels / channels_to_images), so data
+ * never leaves the device. */
 #include "layers.h"
 
-#include <string.h>
 #include "../common.h"
-#include "../cpu/kernels.h"
-#include "../cpu/parallel.h"
-#include "../gemm.h"
 
 enum { CONV_TARGET_COLS = 4096 };
 #define CONV_SCRATCH_CAP ((size_t)32 << 20) /* floats: 128 MiB */
@@ -41,23 +39,14 @@ static Geometry geometry(const Model *m, const Layer *l)
 
 static bool is_depthwise(const Geometry *g) { return g->groups == g->cin && g->cout == g->cin; }
 
-int conv2d_chunk(const Model *m, const Layer *l, int batch)
+/* How many images one im2col + GEMM covers (shared by forward and backward). */
+static int chunk_images(const Geometry *g, int batch)
 {
-    Geometry g = geometry(m, l);
-    int nb = (CONV_TARGET_COLS + g.p - 1) / g.p;
+    int nb = (CONV_TARGET_COLS + g->p - 1) / g->p;
     if (nb > batch) nb = batch;
     if (nb < 1) nb = 1;
-    while (nb > 1 && (size_t)(g.ckk + g.cout) * nb * g.p > CONV_SCRATCH_CAP) nb--;
+    while (nb > 1 && (size_t)(g->ckk + g->cout) * nb * g->p > CONV_SCRATCH_CAP) nb--;
     return nb;
-}
-
-size_t conv2d_scratch(const Model *m, const Layer *l, int batch)
-{
-    Geometry g = geometry(m, l);
-    if (is_depthwise(&g)) return 0;
-    int nb = conv2d_chunk(m, l, batch);
-    size_t cols = (size_t)nb * g.p;
-    return (size_t)g.ckk * cols + (nb > 1 ? (size_t)g.cout * cols : 0);
 }
 
 size_t conv2d_columns(const Model *m, const Layer *l, int batch)
@@ -66,19 +55,41 @@ size_t conv2d_columns(const Model *m, const Layer *l, int batch)
     return is_depthwise(&g) ? 0 : (size_t)g.ckk * (size_t)g.p * (size_t)batch;
 }
 
-static void lower_chunk(const Geometry *g, const float *x, int nb, float *col)
+/* Scratch: one chunk's columns, and its [cout][nb*p] GEMM result when the
+ * chunk has several images. Aux: the whole batch's columns when cached. */
+size_t conv2d_size(const Model *m, Layer *l, int max_batch, bool cache_cols)
 {
-    im2col_cpu(x, nb, g->cin, g->h, g->w, g->k, g->stride, g->pad, g->oh, g->ow, col);
+    Geometry g = geometry(m, l);
+    l->cache_cols = cache_cols;
+    l->aux_count = cache_cols ? conv2d_columns(m, l, max_batch) : 0;
+    if (is_depthwise(&g)) return 0;
+    int nb = chunk_images(&g, max_batch);
+    size_t cols = (size_t)nb * g.p;
+    return (size_t)g.ckk * cols + (nb > 1 ? (size_t)g.cout * cols : 0);
+}
+
+void conv2d_init(const Model *m, const Layer *l, float *params, float *state, uint64_t seed, uint64_t *stream)
+{
+    (void)state;
+    init_weights(params + l->param_off, l->weight_count, l->param_count - l->weight_count, l->cout,
+                 l->cout * l->k * l->k, m->conv_init == INIT_KAIMING_OUT ? INIT_KAIMING_OUT : INIT_TORCH_DEFAULT,
+                 seed, stream);
+}
+
+static void lower_chunk(const Model *m, const Geometry *g, const float *x, int nb, float *col)
+{
+    m->be->im2col(x, nb, g->cin, g->h, g->w, g->k, g->stride, g->pad, g->oh, g->ow, col);
 }
 
 void conv2d_forward(Model *m, const Layer *l)
 {
+    const Backend *be = m->be;
     Geometry g = geometry(m, l);
-    int n = m->batch, chunk = conv2d_chunk(m, l, m->max_batch);
+    int n = m->batch, chunk = chunk_images(&g, m->max_batch);
     const float *x = model_tensor(m, l->in), *w = m->params + l->param_off;
     float *y = model_tensor(m, l->out);
     if (is_depthwise(&g)) {
-        depthwise_forward_cpu(x, w, l->bias ? w + l->weight_count : NULL, y, n, g.cin, g.h, g.w, g.k, g.stride, g.pad,
+        be->depthwise_forward(x, w, l->bias ? w + l->weight_count : NULL, y, n, g.cin, g.h, g.w, g.k, g.stride, g.pad,
                               g.oh, g.ow);
         return;
     }
@@ -90,32 +101,28 @@ void conv2d_forward(Model *m, const Layer *l)
         bool keep = l->cache_cols && m->training;
         float *col = keep ? m->aux + l->aux_off + (size_t)g.ckk * g.p * i0 : m->scratch;
         float *out = nb > 1 ? m->scratch + (size_t)g.ckk * ld : y + i0 * out_img;
-        lower_chunk(&g, x + i0 * in_img, nb, col);
+        lower_chunk(m, &g, x + i0 * in_img, nb, col);
         for (int gr = 0; gr < g.groups; gr++)
-            gemm_f32(false, false, g.coutg, (int)ld, g.ckkg, 1.0f, w + (size_t)gr * g.coutg * g.ckkg, g.ckkg,
-                     col + (size_t)gr * g.ckkg * ld, (int)ld, 0.0f, out + (size_t)gr * g.coutg * ld, (int)ld);
-        if (nb > 1) /* [cout][nb*p] -> [nb][cout][p] */
-            PARALLEL_FOR((size_t)nb * out_img)
-            for (int i = 0; i < nb; i++)
-                for (int c = 0; c < g.cout; c++)
-                    memcpy(y + (i0 + i) * out_img + (size_t)c * g.p, out + (size_t)c * ld + (size_t)i * g.p,
-                           sizeof(float) * g.p);
+            layer_gemm(m, false, false, g.coutg, (int)ld, g.ckkg, 1.0f, w + (size_t)gr * g.coutg * g.ckkg, g.ckkg,
+                       col + (size_t)gr * g.ckkg * ld, (int)ld, 0.0f, out + (size_t)gr * g.coutg * ld, (int)ld);
+        if (nb > 1) be->channels_to_images(out, nb, g.cout, g.p, y + i0 * out_img);
     }
-    if (l->bias) bias_add_cpu(y, w + l->weight_count, n, g.cout, g.p);
+    if (l->bias) be->bias_add(y, w + l->weight_count, n, g.cout, g.p);
 }
 
 void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
+    const Backend *be = m->be;
     Geometry g = geometry(m, l);
-    int n = m->batch, chunk = conv2d_chunk(m, l, m->max_batch);
+    int n = m->batch, chunk = chunk_images(&g, m->max_batch);
     const float *x = model_tensor(m, l->in), *w = m->params + l->param_off;
     const float *dy = model_tensor_grad(m, l->out);
     float *dw = m->grads + l->param_off;
     float *dx = need_dx ? model_tensor_grad(m, l->in) : NULL;
     size_t in_img = (size_t)g.cin * g.h * g.w, out_img = (size_t)g.cout * g.p;
-    if (l->bias) bias_grad_cpu(dy, dw + l->weight_count, n, g.cout, g.p);
+    if (l->bias) be->bias_grad(dy, dw + l->weight_count, n, g.cout, g.p);
     if (is_depthwise(&g)) {
-        depthwise_backward_cpu(x, dy, w, dw, dx, n, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, acc_dx);
+        be->depthwise_backward(x, dy, w, dw, dx, n, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, acc_dx);
         return;
     }
     for (int i0 = 0; i0 < n; i0 += chunk) {
@@ -127,26 +134,22 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
         float *col = kept ? m->aux + l->aux_off + (size_t)g.ckk * g.p * i0 : m->scratch;
         float *dcol = m->scratch;
         const float *dyc = dy + i0 * out_img;
-        if (nb > 1) { /* [nb][cout][p] -> [cout][nb*p] */
+        if (nb > 1) {
             float *t = m->scratch + (size_t)g.ckk * ld;
-            PARALLEL_FOR((size_t)nb * out_img)
-            for (int i = 0; i < nb; i++)
-                for (int c = 0; c < g.cout; c++)
-                    memcpy(t + (size_t)c * ld + (size_t)i * g.p, dyc + i * out_img + (size_t)c * g.p,
-                           sizeof(float) * g.p);
+            be->images_to_channels(dyc, nb, g.cout, g.p, t);
             dyc = t;
         }
-        if (!kept) lower_chunk(&g, x + i0 * in_img, nb, col);
+        if (!kept) lower_chunk(m, &g, x + i0 * in_img, nb, col);
         for (int gr = 0; gr < g.groups; gr++) {
             const float *dyg = dyc + (size_t)gr * g.coutg * ld;
             float *colg = col + (size_t)gr * g.ckkg * ld;
             const float *wg = w + (size_t)gr * g.coutg * g.ckkg;
-            gemm_f32(false, true, g.coutg, g.ckkg, (int)ld, 1.0f, dyg, (int)ld, colg, (int)ld, 1.0f,
-                     dw + (size_t)gr * g.coutg * g.ckkg, g.ckkg);
+            layer_gemm(m, false, true, g.coutg, g.ckkg, (int)ld, 1.0f, dyg, (int)ld, colg, (int)ld, 1.0f,
+                       dw + (size_t)gr * g.coutg * g.ckkg, g.ckkg);
             if (dx) /* after the weight gradient, so dcol may overwrite col */
-                gemm_f32(true, false, g.ckkg, (int)ld, g.coutg, 1.0f, wg, g.ckkg, dyg, (int)ld, 0.0f,
-                         dcol + (size_t)gr * g.ckkg * ld, (int)ld);
+                layer_gemm(m, true, false, g.ckkg, (int)ld, g.coutg, 1.0f, wg, g.ckkg, dyg, (int)ld, 0.0f,
+                           dcol + (size_t)gr * g.ckkg * ld, (int)ld);
         }
-        if (dx) col2im_cpu(dcol, nb, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, dx + i0 * in_img, acc_dx);
+        if (dx) be->col2im(dcol, nb, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, dx + i0 * in_img, acc_dx);
     }
 }

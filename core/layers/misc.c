@@ -1,10 +1,15 @@
 /* misc.c - dropout, flatten and residual add layers. */
 #include "layers.h"
 
-#include <string.h>
-#include "../cpu/kernels.h"
-
 static size_t in_count(const Model *m, const Layer *l) { return (size_t)m->batch * shape_numel(m->tensors[l->in].shape); }
+
+/* The mask for max_batch examples, kept from forward for backward. */
+size_t dropout_size(const Model *m, Layer *l, int max_batch, bool cache_cols)
+{
+    (void)cache_cols;
+    l->aux_count = (size_t)max_batch * shape_numel(m->tensors[l->in].shape);
+    return 0;
+}
 
 /* Inverted dropout; the mask stream is (model seed, training step, layer),
  * so runs repeat bit for bit and ranks draw different masks only through
@@ -15,12 +20,12 @@ void dropout_forward(Model *m, const Layer *l)
     const float *x = model_tensor(m, l->in);
     float *y = model_tensor(m, l->out);
     if (!m->training || l->p <= 0.0f) {
-        memcpy(y, x, n * sizeof(float));
+        m->be->copy(y, x, n * sizeof(float));
         return;
     }
     float *mask = m->aux + l->aux_off;
-    dropout_mask_cpu(mask, n, l->p, m->seed, m->step * (uint64_t)m->nlayers + (uint64_t)(l - m->layers));
-    mul_cpu(x, mask, y, n);
+    m->be->dropout_mask(mask, n, l->p, m->seed, m->step * (uint64_t)m->nlayers + (uint64_t)(l - m->layers));
+    m->be->mul(x, mask, y, n);
 }
 
 void dropout_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
@@ -28,24 +33,25 @@ void dropout_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     if (!need_dx) return;
     size_t n = in_count(m, l);
     if (!m->training || l->p <= 0.0f)
-        copy_grad_cpu(model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), n, acc_dx);
+        m->be->copy_grad(model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), n, acc_dx);
     else
-        mul_backward_cpu(model_tensor_grad(m, l->out), m->aux + l->aux_off, model_tensor_grad(m, l->in), n, acc_dx);
+        m->be->mul_backward(model_tensor_grad(m, l->out), m->aux + l->aux_off, model_tensor_grad(m, l->in), n,
+                            acc_dx);
 }
 
 void flatten_forward(Model *m, const Layer *l)
 {
-    memcpy(model_tensor(m, l->out), model_tensor(m, l->in), in_count(m, l) * sizeof(float));
+    m->be->copy(model_tensor(m, l->out), model_tensor(m, l->in), in_count(m, l) * sizeof(float));
 }
 
 void flatten_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
-    if (need_dx) copy_grad_cpu(model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), in_count(m, l), acc_dx);
+    if (need_dx) m->be->copy_grad(model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), in_count(m, l), acc_dx);
 }
 
 void add_forward(Model *m, const Layer *l)
 {
-    add_cpu(model_tensor(m, l->in), model_tensor(m, l->in2), model_tensor(m, l->out), in_count(m, l));
+    m->be->add(model_tensor(m, l->in), model_tensor(m, l->in2), model_tensor(m, l->out), in_count(m, l));
 }
 
 /* Both inputs receive dy. A residual block's shortcut and the block input
@@ -57,7 +63,7 @@ void add_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     size_t n = in_count(m, l);
     const float *dy = model_tensor_grad(m, l->out);
     if (l->in != m->input)
-        copy_grad_cpu(dy, model_tensor_grad(m, l->in), n, m->tensors[l->in].consumers > 1);
+        m->be->copy_grad(dy, model_tensor_grad(m, l->in), n, m->tensors[l->in].consumers > 1);
     if (l->in2 != m->input)
-        copy_grad_cpu(dy, model_tensor_grad(m, l->in2), n, m->tensors[l->in2].consumers > 1);
+        m->be->copy_grad(dy, model_tensor_grad(m, l->in2), n, m->tensors[l->in2].consumers > 1);
 }

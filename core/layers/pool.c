@@ -1,8 +1,6 @@
 /* pool.c - max, average and global average pooling layers. */
 #include "layers.h"
 
-#include "../cpu/kernels.h"
-
 typedef struct { int planes, h, w, oh, ow; } PoolGeom;
 
 static PoolGeom geom(const Model *m, const Layer *l)
@@ -15,43 +13,43 @@ static PoolGeom geom(const Model *m, const Layer *l)
 void maxpool_forward(Model *m, const Layer *l)
 {
     PoolGeom g = geom(m, l);
-    maxpool_forward_cpu(model_tensor(m, l->in), model_tensor(m, l->out), g.planes, g.h, g.w, l->k, l->stride, l->pad,
-                        g.oh, g.ow);
+    m->be->maxpool_forward(model_tensor(m, l->in), model_tensor(m, l->out), g.planes, g.h, g.w, l->k, l->stride,
+                           l->pad, g.oh, g.ow);
 }
 
 void maxpool_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
     if (!need_dx) return;
     PoolGeom g = geom(m, l);
-    maxpool_backward_cpu(model_tensor(m, l->in), model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), g.planes,
-                         g.h, g.w, l->k, l->stride, l->pad, g.oh, g.ow, acc_dx);
+    m->be->maxpool_backward(model_tensor(m, l->in), model_tensor_grad(m, l->out), model_tensor_grad(m, l->in),
+                            g.planes, g.h, g.w, l->k, l->stride, l->pad, g.oh, g.ow, acc_dx);
 }
 
 void avgpool_forward(Model *m, const Layer *l)
 {
     PoolGeom g = geom(m, l);
-    avgpool_forward_cpu(model_tensor(m, l->in), model_tensor(m, l->out), g.planes, g.h, g.w, l->k, l->stride, l->pad,
-                        g.oh, g.ow);
+    m->be->avgpool_forward(model_tensor(m, l->in), model_tensor(m, l->out), g.planes, g.h, g.w, l->k, l->stride,
+                           l->pad, g.oh, g.ow);
 }
 
 void avgpool_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
     if (!need_dx) return;
     PoolGeom g = geom(m, l);
-    avgpool_backward_cpu(model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), g.planes, g.h, g.w, l->k,
-                         l->stride, l->pad, g.oh, g.ow, acc_dx);
+    m->be->avgpool_backward(model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), g.planes, g.h, g.w, l->k,
+                            l->stride, l->pad, g.oh, g.ow, acc_dx);
 }
 
 void global_avgpool_forward(Model *m, const Layer *l)
 {
     PoolGeom g = geom(m, l);
-    global_avgpool_forward_cpu(model_tensor(m, l->in), model_tensor(m, l->out), g.planes, g.h * g.w);
+    m->be->global_avgpool_forward(model_tensor(m, l->in), model_tensor(m, l->out), g.planes, g.h * g.w);
 }
 
 void global_avgpool_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
     if (!need_dx) return;
     PoolGeom g = geom(m, l);
-    global_avgpool_backward_cpu(model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), g.planes, g.h * g.w,
-                                acc_dx);
+    m->be->global_avgpool_backward(model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), g.planes, g.h * g.w,
+                                   acc_dx);
 }

@@ -10,7 +10,7 @@ static void round_stored(Model *m, int tensor, bool is_grad, void *ctx)
 {
     (void)ctx;
     size_t n = (size_t)m->batch * shape_numel(m->tensors[tensor].shape);
-    half_round_array(is_grad ? model_tensor_grad(m, tensor) : model_tensor(m, tensor), n);
+    m->be->half_round(is_grad ? model_tensor_grad(m, tensor) : model_tensor(m, tensor), n);
 }
 
 void mixed_init(Mixed *mx, Model *m, bool fp16, float initial_scale, int window)
@@ -20,7 +20,8 @@ void mixed_init(Mixed *mx, Model *m, bool fp16, float initial_scale, int window)
     mx->fp16 = fp16;
     if (fp16) {
         loss_scaler_init(&mx->ls, initial_scale, window);
-        mx->master = ddl_alloc(sizeof(float) * m->nparams);
+        mx->master = m->be->alloc(sizeof(float) * m->nparams);
+        mx->fp16_gemm = model_use_fp16_gemm(m);
         mixed_load(mx, m->params);
         m->storage_hook = round_stored;
         m->storage_ctx = mx;
@@ -33,7 +34,7 @@ void mixed_init(Mixed *mx, Model *m, bool fp16, float initial_scale, int window)
 void mixed_free(Mixed *mx)
 {
     if (mx->fp16) {
-        ddl_free(mx->master);
+        mx->m->be->release(mx->master);
         mx->m->storage_hook = NULL;
         mx->m->storage_ctx = NULL;
     }
@@ -41,16 +42,23 @@ void mixed_free(Mixed *mx)
     memset(mx, 0, sizeof *mx);
 }
 
+const char *mixed_kind(const Mixed *mx)
+{
+    if (!mx->fp16) return "fp32";
+    return mx->fp16_gemm ? "fp16 (FP16 GEMMs, FP32 accumulation, on the GPU)"
+                         : "fp16 (emulated by rounding on the CPU)";
+}
+
 void mixed_load(Mixed *mx, const float *w)
 {
     Model *m = mx->m;
-    if (w != mx->master) memmove(mx->master, w, sizeof(float) * m->nparams);
-    if (mx->fp16) {
-        if (m->params != mx->master) memcpy(m->params, mx->master, sizeof(float) * m->nparams);
-        half_round_array(m->params, m->nparams);
-    } else if (m->params != mx->master) {
-        memcpy(m->params, mx->master, sizeof(float) * m->nparams);
-    }
+    const Backend *be = m->be;
+    size_t bytes = sizeof(float) * m->nparams;
+    if (w != mx->master) be->copy(mx->master, w, bytes);
+    if (m->params != mx->master) be->copy(m->params, mx->master, bytes);
+    if (!mx->fp16) return;
+    be->half_round(m->params, m->nparams);
+    if (m->params16) be->f32_to_f16(m->params, m->params16, m->nparams); /* exact: already half values */
 }
 
 double mixed_forward_backward(Mixed *mx, Trainer *t, const float *x, const int32_t *y, int n, int *correct)
@@ -61,11 +69,11 @@ double mixed_forward_backward(Mixed *mx, Trainer *t, const float *x, const int32
     if (mx->fp16) {
         /* the scaled loss gradient is the first FP16 value of backward */
         size_t k = (size_t)n * (size_t)model_classes(m);
-        for (size_t i = 0; i < k; i++) t->dlogits[i] *= mx->ls.scale;
-        half_round_array(t->dlogits, k);
+        m->be->scale(t->dlogits, k, mx->ls.scale);
+        m->be->half_round(t->dlogits, k);
     }
     trainer_backward(t);
-    if (mx->fp16) half_round_array(m->grads, m->nparams);
+    if (mx->fp16) m->be->half_round(m->grads, m->nparams);
     return loss;
 }
 
@@ -81,9 +89,8 @@ bool mixed_step(Mixed *mx, Sgd *opt, float *g)
     /* unscale by the scale the gradients were made with: the update may
      * double it */
     float used = mx->ls.scale;
-    if (!loss_scaler_update(&mx->ls, !all_finite(g, m->nparams))) return false;
-    float inv = 1.0f / used;
-    for (size_t i = 0; i < m->nparams; i++) g[i] *= inv;
+    if (!loss_scaler_update(&mx->ls, m->be->nonfinite(g, m->nparams))) return false;
+    m->be->scale(g, m->nparams, 1.0f / used);
     sgd_step(opt, mx->master, g);
     mixed_load(mx, mx->master);
     mx->steps++;

@@ -6,7 +6,6 @@
 #include <string.h>
 #include "../common.h"
 #include "../layers/layers.h"
-#include "../cpu/parallel.h"
 
 static int new_tensor(Model *m, Shape s)
 {
@@ -48,6 +47,7 @@ void model_begin(Model *m, const char *name, Shape input)
     memset(m, 0, sizeof *m);
     ddl_strlcpy(m->name, name, sizeof m->name);
     m->input = new_tensor(m, input);
+    m->be = &ddl_backend_cpu;
     m->bn_track_stats = true;
     m->training = true;
     m->conv_init = INIT_TORCH_DEFAULT;
@@ -122,7 +122,6 @@ int mb_batchnorm(Model *m, const char *name, int in)
     l->weight_count = (size_t)c;
     l->param_count = 2 * (size_t)c;
     l->state_count = 2 * (size_t)c;
-    l->aux_count = 2 * (size_t)c;
     return l->out;
 }
 
@@ -153,18 +152,12 @@ int mb_add(Model *m, int a, int b)
 
 static size_t round64(size_t floats) { return (floats + 15) & ~(size_t)15; } /* 64-byte aligned offsets */
 
-void model_init_params(Model *m, uint64_t seed); /* init.c */
-
-void model_finalize(Model *m, int max_batch, uint64_t seed)
+/* Offsets of every layer's parameters, state and aux, and of every tensor;
+ * returns the scratch floats the largest user needs. */
+static size_t lay_out(Model *m, int max_batch)
 {
-    if (max_batch < 1) ddl_die("model %s: batch must be >= 1", m->name);
-    m->max_batch = max_batch;
-    m->seed = seed;
-    m->output = m->ntensors - 1;
-    for (int i = 0; i < m->ntensors; i++) m->tensors[i].consumers = 0;
     size_t np = 0, ns = 0, na = 0, nscr = 0, ncols = 0;
-    for (int i = 0; i < m->nlayers; i++)
-        if (m->layers[i].kind == LAYER_CONV2D) ncols += conv2d_columns(m, &m->layers[i], max_batch);
+    for (int i = 0; i < m->nlayers; i++) ncols += layer_columns(m, &m->layers[i], max_batch);
     bool cache = ncols > 0 && ncols <= m->col_cache_floats;
     for (int i = 0; i < m->nlayers; i++) {
         Layer *l = &m->layers[i];
@@ -174,14 +167,9 @@ void model_finalize(Model *m, int max_batch, uint64_t seed)
         np += l->param_count;
         l->state_off = ns;
         ns += l->state_count;
-        if (l->kind == LAYER_DROPOUT) l->aux_count = (size_t)max_batch * shape_numel(m->tensors[l->in].shape);
-        if (l->kind == LAYER_CONV2D) {
-            l->cache_cols = cache;
-            l->aux_count = cache ? conv2d_columns(m, l, max_batch) : 0;
-        }
+        nscr = DDL_MAX(nscr, layer_size(m, l, max_batch, cache));
         l->aux_off = na;
         na += round64(l->aux_count);
-        if (l->kind == LAYER_CONV2D) nscr = DDL_MAX(nscr, conv2d_scratch(m, l, max_batch));
     }
     size_t nt = 0;
     for (int t = 0; t < m->ntensors; t++) {
@@ -192,29 +180,90 @@ void model_finalize(Model *m, int max_batch, uint64_t seed)
     m->nstate = ns;
     m->naux = na;
     m->nacts = nt;
-    m->nscratch = nscr;
-    m->params = ddl_calloc(sizeof(float) * np);
-    m->grads = ddl_calloc(sizeof(float) * np);
-    m->state = ddl_calloc(sizeof(float) * ns);
-    m->aux = ddl_calloc(sizeof(float) * na);
-    m->acts = ddl_calloc(sizeof(float) * nt);
-    m->dacts = ddl_calloc(sizeof(float) * nt);
-    m->scratch = ddl_calloc(sizeof(float) * nscr);
-    model_init_params(m, seed);
+    return nscr;
+}
+
+/* Each layer draws its initial values on the host (the RNG streams are
+ * host code), then one upload per arena. */
+static void init_params(Model *m, uint64_t seed)
+{
+    float *params = ddl_calloc(sizeof(float) * m->nparams), *state = ddl_calloc(sizeof(float) * m->nstate);
+    uint64_t stream = 0;
+    for (int i = 0; i < m->nlayers; i++) layer_init(m, &m->layers[i], params, state, seed, &stream);
+    model_params_from_host(m, params);
+    model_state_from_host(m, state);
+    ddl_free(params);
+    ddl_free(state);
+}
+
+void model_finalize(Model *m, int max_batch, uint64_t seed)
+{
+    if (max_batch < 1) ddl_die("model %s: batch must be >= 1", m->name);
+    m->max_batch = max_batch;
+    m->seed = seed;
+    m->output = m->ntensors - 1;
+    for (int i = 0; i < m->ntensors; i++) m->tensors[i].consumers = 0;
+    m->nscratch = lay_out(m, max_batch);
+    const Backend *be = m->be;
+    m->params = be->alloc(sizeof(float) * m->nparams);
+    m->grads = be->alloc(sizeof(float) * m->nparams);
+    m->state = be->alloc(sizeof(float) * m->nstate);
+    m->aux = be->alloc(sizeof(float) * m->naux);
+    m->acts = be->alloc(sizeof(float) * m->nacts);
+    m->dacts = be->alloc(sizeof(float) * m->nacts);
+    m->scratch = be->alloc(sizeof(float) * m->nscratch);
+    init_params(m, seed);
+}
+
+bool model_use_fp16_gemm(Model *m)
+{
+    if (!m->be->gemm_f16) return false;
+    if (m->params16) return true;
+    /* A GEMM operand other than a weight is a chunk of columns (at most the
+     * scratch) or a tensor; two may need casting at once (weight gradients). */
+    size_t largest = m->nscratch;
+    for (int t = 0; t < m->ntensors; t++)
+        largest = DDL_MAX(largest, (size_t)m->max_batch * shape_numel(m->tensors[t].shape));
+    m->nhalf_scratch = 2 * largest;
+    m->params16 = m->be->alloc(sizeof(uint16_t) * m->nparams);
+    m->half_scratch = m->be->alloc(sizeof(uint16_t) * m->nhalf_scratch);
+    return true;
 }
 
 void model_free(Model *m)
 {
-    ddl_free(m->params);
-    ddl_free(m->grads);
-    ddl_free(m->state);
-    ddl_free(m->aux);
-    ddl_free(m->acts);
-    ddl_free(m->dacts);
-    ddl_free(m->scratch);
+    const Backend *be = m->be;
+    if (be) {
+        be->release(m->params);
+        be->release(m->grads);
+        be->release(m->state);
+        be->release(m->aux);
+        be->release(m->acts);
+        be->release(m->dacts);
+        be->release(m->scratch);
+        be->release(m->params16);
+        be->release(m->half_scratch);
+    }
     free(m->layers);
     free(m->tensors);
     memset(m, 0, sizeof *m);
+}
+
+/* ---- host views ---- */
+
+void model_params_to_host(const Model *m, float *dst) { m->be->to_host(dst, m->params, sizeof(float) * m->nparams); }
+void model_params_from_host(Model *m, const float *src)
+{
+    m->be->to_device(m->params, src, sizeof(float) * m->nparams);
+}
+void model_grads_to_host(const Model *m, float *dst) { m->be->to_host(dst, m->grads, sizeof(float) * m->nparams); }
+void model_state_to_host(const Model *m, float *dst) { m->be->to_host(dst, m->state, sizeof(float) * m->nstate); }
+void model_state_from_host(Model *m, const float *src) { m->be->to_device(m->state, src, sizeof(float) * m->nstate); }
+
+void model_tensor_to_host(const Model *m, int id, bool grad, float *dst)
+{
+    const Tensor *t = &m->tensors[id];
+    m->be->to_host(dst, (grad ? m->dacts : m->acts) + t->off, sizeof(float) * (size_t)m->batch * shape_numel(t->shape));
 }
 
 /* ---- running ---- */
@@ -223,7 +272,7 @@ float *model_forward(Model *m, const float *x, int n)
 {
     if (n < 1 || n > m->max_batch) ddl_die("model %s: batch %d outside 1..%d", m->name, n, m->max_batch);
     m->batch = n;
-    memcpy(model_tensor(m, m->input), x, sizeof(float) * (size_t)n * shape_numel(m->tensors[m->input].shape));
+    m->be->copy(model_tensor(m, m->input), x, sizeof(float) * (size_t)n * shape_numel(m->tensors[m->input].shape));
     if (m->storage_hook) m->storage_hook(m, m->input, false, m->storage_ctx);
     for (int i = 0; i < m->nlayers; i++) {
         layer_forward(m, &m->layers[i]);
@@ -236,11 +285,11 @@ float *model_forward(Model *m, const float *x, int n)
 void model_backward(Model *m, const float *dlogits)
 {
     int n = m->batch;
-    memcpy(model_tensor_grad(m, m->output), dlogits, sizeof(float) * (size_t)n * (size_t)model_classes(m));
+    m->be->copy(model_tensor_grad(m, m->output), dlogits, sizeof(float) * (size_t)n * (size_t)model_classes(m));
     /* Tensors read by several layers collect the sum of their gradients. */
     for (int t = 0; t < m->ntensors; t++)
         if (m->tensors[t].consumers > 1 && t != m->input)
-            memset(model_tensor_grad(m, t), 0, sizeof(float) * (size_t)n * shape_numel(m->tensors[t].shape));
+            m->be->zero(model_tensor_grad(m, t), sizeof(float) * (size_t)n * shape_numel(m->tensors[t].shape));
     /* Backward runs with the step counter of the forward it belongs to. */
     if (m->training) m->step--;
     for (int i = m->nlayers - 1; i >= 0; i--) {
@@ -257,18 +306,7 @@ void model_backward(Model *m, const float *dlogits)
     if (m->training) m->step++;
 }
 
-/* The gradient arena is tens of MB for VGG-11: cleared in 64 KiB slices on
- * all threads, like the other memory-bound kernels. */
-void model_zero_grad(Model *m)
-{
-    const size_t slice = 16384;
-    long slices = (long)((m->nparams + slice - 1) / slice);
-    PARALLEL_FOR(m->nparams)
-    for (long i = 0; i < slices; i++) {
-        size_t lo = (size_t)i * slice, n = DDL_MIN(slice, m->nparams - lo);
-        memset(m->grads + lo, 0, sizeof(float) * n);
-    }
-}
+void model_zero_grad(Model *m) { m->be->zero(m->grads, sizeof(float) * m->nparams); }
 
 void model_set_training(Model *m, bool training) { m->training = training; }
 
@@ -303,10 +341,6 @@ int model_param_list(const Model *m, ParamInfo *out, int cap)
 double model_forward_flops(const Model *m)
 {
     double f = 0.0;
-    for (int i = 0; i < m->nlayers; i++) {
-        const Layer *l = &m->layers[i];
-        Shape out = m->tensors[l->out].shape;
-        if (l->kind == LAYER_CONV2D || l->kind == LAYER_LINEAR) f += 2.0 * (double)l->weight_count * out.h * out.w;
-    }
+    for (int i = 0; i < m->nlayers; i++) f += layer_flops(m, &m->layers[i]);
     return f;
 }

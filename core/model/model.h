@@ -7,6 +7,9 @@
  *   acts     every tensor for the maximum batch; dacts their gradients;
  *   aux      what layers keep for backward (BN batch stats, dropout masks);
  *   scratch  im2col columns and other temporaries, shared by all layers.
+ * Every arena is allocated by the model's backend (m->be): host memory on
+ * the CPU, device memory on a GPU, where host code reads and writes them
+ * only through the host views below.
  * Building: model_begin(), then the mb_* calls (each returns the id of the
  * tensor it makes), then model_finalize() allocates and initialises. */
 #ifndef DDL_MODEL_H
@@ -14,52 +17,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "layer.h"
+#include "../graph/graph.h"
 #include "../rng.h"
-
-struct Model;
-/* Called after each layer's backward with the layer's index (layers run
- * backward in reverse index order). DDP bucketing hangs off this. */
-typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
-/* Called where a tensor has just been stored: after the input is copied in
- * and after each layer's forward (is_grad false, the tensor it wrote), and
- * after each layer's backward (is_grad true, for each input whose gradient
- * it wrote). Mixed precision (core/mixed) rounds there to emulate FP16
- * activation and gradient storage on the CPU. */
-typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx);
-
-typedef enum InitScheme {
-    INIT_TORCH_DEFAULT,  /* PyTorch's nn.Linear/nn.Conv2d reset_parameters */
-    INIT_KAIMING_OUT,    /* torchvision ResNet/MobileNetV2 convs: N(0, sqrt(2/fan_out)) */
-    INIT_NORMAL_001      /* torchvision MobileNetV2 Linear: weight N(0, 0.01), bias 0 */
-} InitScheme;
-
-typedef struct Model {
-    char name[32];
-    int nlayers, caplayers;
-    Layer *layers;
-    int ntensors, captensors;
-    Tensor *tensors;
-    int input, output;   /* tensor ids */
-    int max_batch;
-    int batch;           /* examples in the current forward/backward */
-    bool training;       /* batchnorm/dropout mode */
-    bool bn_track_stats; /* false: BN uses batch stats always (seed 001's option) */
-    uint64_t seed;
-    uint64_t step;       /* counts forward passes in training (dropout stream) */
-    float *params, *grads, *state, *acts, *dacts, *aux, *scratch;
-    size_t nparams, nstate, nacts, naux, nscratch;
-    GradReadyHook hook;
-    void *hook_ctx;
-    StorageHook storage_hook; /* NULL: FP32 storage, nothing to do */
-    void *storage_ctx;
-    InitScheme conv_init;   /* INIT_TORCH_DEFAULT or INIT_KAIMING_OUT */
-    InitScheme linear_init; /* INIT_TORCH_DEFAULT or INIT_NORMAL_001 */
-    /* Convolutions keep their im2col columns from forward for backward
-     * (saves re-lowering the input) when all of them together fit in this
-     * many floats; 0 disables. Default 128M floats (512 MiB). */
-    size_t col_cache_floats;
-} Model;
 
 /* ---- building ---- */
 void model_begin(Model *m, const char *name, Shape input);
@@ -74,23 +33,44 @@ int mb_batchnorm(Model *m, const char *name, int in);
 int mb_dropout(Model *m, int in, float p);
 int mb_flatten(Model *m, int in);
 int mb_add(Model *m, int a, int b);
-/* Allocate arenas for max_batch examples and initialise parameters from
- * (seed, "init"). Output tensor = the last layer's output. */
+/* Allocate arenas for max_batch examples through m->be (set it before,
+ * or leave the CPU) and initialise parameters from (seed, "init"): drawn
+ * on the host, then uploaded. Output tensor = the last layer's output. */
 void model_finalize(Model *m, int max_batch, uint64_t seed);
 void model_free(Model *m);
+/* Mixed precision on a backend with gemm_f16: allocate the FP16 working
+ * copy and GEMM operand buffers; from then on layer GEMMs take FP16
+ * operands (the caller keeps params16 equal to half(params): see
+ * core/mixed). Returns false (and changes nothing) when the backend has no
+ * FP16 GEMM: FP16 is then emulated by rounding. */
+bool model_use_fp16_gemm(Model *m);
 
 /* ---- running ---- */
-/* Copy x (n examples) into the input tensor and run every layer. Returns
- * the output (logits), n * classes floats inside acts. */
+/* Copy x (n examples, in the backend's memory: see core/train/batch.h)
+ * into the input tensor and run every layer. Returns the output (logits),
+ * n * classes floats inside acts (backend memory). */
 float *model_forward(Model *m, const float *x, int n);
-/* Backward from dlogits (n * classes). Accumulates into grads; calls the
- * hook after each layer. The input tensor's gradient is not computed. */
+/* Backward from dlogits (n * classes, backend memory). Accumulates into
+ * grads; calls the hook after each layer. The input tensor's gradient is
+ * not computed. */
 void model_backward(Model *m, const float *dlogits);
 void model_zero_grad(Model *m);
 void model_set_training(Model *m, bool training);
 int model_classes(const Model *m);
-static inline float *model_tensor(Model *m, int id) { return m->acts + m->tensors[id].off; }
-static inline float *model_tensor_grad(Model *m, int id) { return m->dacts + m->tensors[id].off; }
+
+/* ---- host views ----
+ * Copies between the arenas and host memory, for whatever the CPU reads or
+ * writes: checkpoints, fixtures, pictures of filters, results, tests. On
+ * the CPU backend they are plain copies. After params_from_host in mixed
+ * precision, refresh the working copy with mixed_load. */
+void model_params_to_host(const Model *m, float *dst);       /* nparams floats */
+void model_params_from_host(Model *m, const float *src);
+void model_grads_to_host(const Model *m, float *dst);        /* nparams floats */
+void model_state_to_host(const Model *m, float *dst);        /* nstate floats */
+void model_state_from_host(Model *m, const float *src);
+/* Tensor `id` (grad: its gradient) of the current batch: m->batch *
+ * numel floats. */
+void model_tensor_to_host(const Model *m, int id, bool grad, float *dst);
 
 /* Parameter tensors in arena order, as PyTorch state_dict names them
  * ("features.0.weight"); for fixtures, checkpoints and bucketing reports. */
@@ -107,6 +87,7 @@ typedef struct ModelConfig {
     int hidden[4];       /* mlp, sdss_dnn: hidden layer sizes (0 ends the list) */
     bool bn_track_stats; /* default true */
     float dropout;       /* cnn3, sdss_dnn, mobilenetv2 dropout; <0 = model default */
+    const Backend *backend; /* where it runs; NULL: the CPU */
 } ModelConfig;
 
 /* Defaults for `name` on inputs of `input` with `classes` outputs; an

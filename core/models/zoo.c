@@ -59,6 +59,7 @@ int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batc
     for (size_t i = 0; i < sizeof ZOO / sizeof ZOO[0]; i++) {
         if (strcmp(name, ZOO[i].name) != 0) continue;
         model_begin(m, name, cfg->input);
+        if (cfg->backend) m->be = cfg->backend;
         m->bn_track_stats = cfg->bn_track_stats;
         if (ZOO[i].build(m, cfg, err) != 0) {
             model_free(m);

@@ -112,6 +112,7 @@ bool sync_step_end(Sync *s)
         s->micro++;
         return false;
     }
+    if (s->m) s->m->be->synchronize(); /* on a GPU, the step's time includes its kernels */
     s->last.total = 1e3 * sync_clock(s);
     s->steps++;
     s->micro = 0;

@@ -175,6 +175,7 @@ void sync_round(Sync *s, SyncRound *out)
     memset(out, 0, sizeof *out);
     s->t_step = ddl_now();
     s->row->round(s, out);
+    if (s->m) s->m->be->synchronize();
     s->last.total = 1e3 * sync_clock(s);
     s->steps++;
 }

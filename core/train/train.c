@@ -7,35 +7,37 @@
 #include <string.h>
 #include <unistd.h>
 #include "../common.h"
-#include "../cpu/kernels.h"
 
 void trainer_init(Trainer *t, Model *m, const SgdConfig *cfg)
 {
     memset(t, 0, sizeof *t);
     t->m = m;
-    sgd_init(&t->opt, cfg, m->nparams);
+    sgd_init_on(&t->opt, cfg, m->be, m->nparams);
     size_t k = (size_t)m->max_batch * (size_t)model_classes(m);
-    t->probs = ddl_alloc(sizeof(float) * k);
-    t->dlogits = ddl_alloc(sizeof(float) * k);
+    t->probs = m->be->alloc(sizeof(float) * k);
+    t->dlogits = m->be->alloc(sizeof(float) * k);
 }
 
 void trainer_free(Trainer *t)
 {
     sgd_free(&t->opt);
-    ddl_free(t->probs);
-    ddl_free(t->dlogits);
+    if (t->m) {
+        t->m->be->release(t->probs);
+        t->m->be->release(t->dlogits);
+    }
     memset(t, 0, sizeof *t);
 }
 
 double trainer_forward(Trainer *t, const float *x, const int32_t *y, int n, int *correct)
 {
     Model *m = t->m;
+    const Backend *be = m->be;
     int classes = model_classes(m);
-    for (int i = 0; i < n; i++)
-        if (y[i] < 0 || y[i] >= classes) ddl_die("label %d outside 0..%d", y[i], classes - 1);
+    int bad = be->labels_outside(y, n, classes);
+    if (bad) ddl_die("%d of %d labels outside 0..%d", bad, n, classes - 1);
     const float *logits = model_forward(m, x, n);
-    double loss = softmax_ce_forward_cpu(logits, y, n, classes, t->probs, correct);
-    softmax_ce_backward_cpu(t->probs, y, n, classes, 1.0f / (float)n, t->dlogits);
+    double loss = be->softmax_ce_forward(logits, y, n, classes, t->probs, correct);
+    be->softmax_ce_backward(t->probs, y, n, classes, 1.0f / (float)n, t->dlogits);
     return loss / n;
 }
 

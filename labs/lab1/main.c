@@ -38,7 +38,7 @@ int main(int argc, char **argv)
                               .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_RUN | DRV_TEX,
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "<model>-<dataset>",
                               .batch_help = "examples per iteration", .batch_min = 1, .ctx = &o,
-                              .check = lab1_check, .run = lab1_run, .table = lab1_write_table,
+                              .check = lab1_check, .run = lab1_run, .table = lab1_write_table, .on_backend = true,
                               .table_flag = &o.table_only };
     return driver_main(&spec, &o.run, argc, argv);
 }

@@ -116,7 +116,10 @@ static int save_pictures(const Run *r)
         if (l->kind != LAYER_CONV2D) continue;
         int cin = m->tensors[l->in].shape.c / l->groups;
         snprintf(path, sizeof path, "%s/lab1-filters-%s.png", dir, r->d->tag);
-        status |= png_filters(path, m->params + l->param_off, l->cout, cin, l->k, 8) != 0;
+        float *params = ddl_alloc(sizeof(float) * m->nparams); /* the weights may live on a GPU */
+        model_params_to_host(m, params);
+        status |= png_filters(path, params + l->param_off, l->cout, cin, l->k, 8) != 0;
+        ddl_free(params);
         break;
     }
     return status;

@@ -1,12 +1,14 @@
-/* half_round.c - rounding floats to binary16 values without leaving
- * float: the FP16 storage points of mixed precision touch every
- * activation, so this is bit arithmetic, not a call per element through
- * half.c's encoder (tests/test_mixed.c checks both agree). */
+/* fp16.c - FP16 storage emulated in float, the FP32 -> FP16 cast and the
+ * loss-scale overflow check. half_round is bit arithmetic, not a call per
+ * element through half.c's encoder: the FP16 storage points of mixed
+ * precision touch every activation (tests/test_mixed.c checks both agree). */
+#include "kernels.h"
+
 #include <math.h>
 #include <string.h>
 
-#include "mixed.h"
-#include "../cpu/parallel.h"
+#include "../half.h"
+#include "parallel.h"
 
 float half_round(float x)
 {
@@ -30,16 +32,18 @@ float half_round(float x)
     return sign ? -r : r;
 }
 
-void half_round_array(float *x, size_t n)
+void half_round_cpu(float *x, size_t count)
 {
-    PARALLEL_FOR(n)
-    for (size_t i = 0; i < n; i++) x[i] = half_round(x[i]);
+    PARALLEL_FOR(count)
+    for (size_t i = 0; i < count; i++) x[i] = half_round(x[i]);
 }
 
-bool all_finite(const float *x, size_t n)
+void f32_to_f16_cpu(const float *x, uint16_t *y, size_t count) { half_from_float_array(y, x, count); }
+
+bool nonfinite_cpu(const float *x, size_t count)
 {
     /* no early exit: a branch-free sum vectorises, and overflow is rare */
     int bad = 0;
-    for (size_t i = 0; i < n; i++) bad |= !isfinite(x[i]);
-    return !bad;
+    for (size_t i = 0; i < count; i++) bad |= !isfinite(x[i]);
+    return bad != 0;
 }

@@ -1,0 +1,142 @@
+/* backend.h - where a model's memory lives and which kernels run on it.
+ *
+ * A Backend is one table: memory operations and every kernel the model,
+ * its layers, the trainer, the optimizer, evaluation and mixed precision
+ * call. Two instances exist: ddl_backend_cpu (core/backend/cpu.c: host
+ * memory, the reference kernels of core/cpu/ and CBLAS) and
+ * ddl_backend_cuda (core/cuda/backend_cuda.cu: device memory, the CUDA
+ * twins and cuBLAS). A Model holds its backend and allocates every arena
+ * through it; nothing above this table knows which one it runs on, so a
+ * new device is one more table, not a branch in every layer.
+ *
+ * Pointers handed to the kernels and to copy/zero are backend memory:
+ * host memory for the CPU, device memory for CUDA, which host code must
+ * never dereference. Scalars (sizes, flags, seeds) are host values. The
+ * kernel entries have exactly the signatures of core/cpu/kernels.h and
+ * core/gemm.h; see there for what each one computes.
+ *
+ * Plain C: the CUDA table is defined in a .cu file that includes this. */
+#ifndef DDL_BACKEND_H
+#define DDL_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct Backend {
+    const char *name;     /* "cpu", "cuda": what DEVICE= says */
+    const char *what;     /* for outputs: "CPU", "GPU", "emulated GPU" */
+    /* Arenas are host memory: host code may read them in place and batches
+     * are handed over without a copy. False: every host access goes
+     * through to_host/to_device. */
+    bool host_memory;
+
+    /* ---- memory ---- */
+    void *(*alloc)(size_t bytes); /* zero-filled; alloc(0) may return NULL */
+    void (*release)(void *p);     /* NULL is a no-op */
+    /* Host <-> backend copies; they return when the copy is done. */
+    void (*to_device)(void *dst, const void *src_host, size_t bytes);
+    void (*to_host)(void *dst_host, const void *src, size_t bytes);
+    /* Within backend memory, in order with the kernels. */
+    void (*copy)(void *dst, const void *src, size_t bytes);
+    void (*zero)(void *dst, size_t bytes);
+    /* Host memory the device copies from at full speed (page-locked). */
+    void *(*host_alloc)(size_t bytes);
+    void (*host_free)(void *p);
+    /* Wait for every queued kernel and copy. */
+    void (*synchronize)(void);
+
+    /* ---- overlapped staging (NULL where host_memory: nothing to stage) ----
+     * A stream runs copies beside the kernels; an event marks a point in a
+     * stream (stream NULL: the stream the kernels run on). */
+    void *(*stream_new)(void);
+    void (*stream_free)(void *stream);
+    void *(*event_new)(void);
+    void (*event_free)(void *event);
+    void (*event_record)(void *event, void *stream);
+    void (*stream_wait)(void *stream, void *event); /* the stream waits, the host does not */
+    void (*event_wait_host)(void *event);
+    void (*to_device_async)(void *dst, const void *src_pinned, size_t bytes, void *stream);
+
+    /* ---- GEMM (core/gemm.h) ---- */
+    void (*gemm_f32)(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float *A, int lda,
+                     const float *B, int ldb, float beta, float *C, int ldc);
+    /* FP16 operands, FP32 accumulation and result (cublasGemmEx). NULL on
+     * backends that emulate FP16 by rounding FP32 values instead. */
+    void (*gemm_f16)(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const uint16_t *A, int lda,
+                     const uint16_t *B, int ldb, float beta, float *C, int ldc);
+
+    /* ---- convolution ---- */
+    void (*im2col)(const float *x, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW,
+                   float *col);
+    void (*col2im)(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW,
+                   float *dx, bool acc);
+    void (*images_to_channels)(const float *x, int nb, int c, int p, float *t);
+    void (*channels_to_images)(const float *t, int nb, int c, int p, float *y);
+    void (*depthwise_forward)(const float *x, const float *w, const float *bias, float *y, int n, int C, int H,
+                              int W, int k, int stride, int pad, int OH, int OW);
+    void (*depthwise_backward)(const float *x, const float *dy, const float *w, float *dw, float *dx, int n, int C,
+                               int H, int W, int k, int stride, int pad, int OH, int OW, bool acc);
+    void (*bias_add)(float *y, const float *bias, int n, int c, int p);
+    void (*bias_grad)(const float *dy, float *dbias, int n, int c, int p);
+
+    /* ---- activations, pooling, normalisation ---- */
+    void (*relu_forward)(const float *x, float *y, size_t count);
+    void (*relu_backward)(const float *x, const float *dy, float *dx, size_t count, bool acc);
+    void (*relu6_forward)(const float *x, float *y, size_t count);
+    void (*relu6_backward)(const float *x, const float *dy, float *dx, size_t count, bool acc);
+    void (*maxpool_forward)(const float *x, float *y, int planes, int H, int W, int k, int stride, int pad, int OH,
+                            int OW);
+    void (*maxpool_backward)(const float *x, const float *dy, float *dx, int planes, int H, int W, int k, int stride,
+                             int pad, int OH, int OW, bool acc);
+    void (*avgpool_forward)(const float *x, float *y, int planes, int H, int W, int k, int stride, int pad, int OH,
+                            int OW);
+    void (*avgpool_backward)(const float *dy, float *dx, int planes, int H, int W, int k, int stride, int pad, int OH,
+                             int OW, bool acc);
+    void (*global_avgpool_forward)(const float *x, float *y, int planes, int p);
+    void (*global_avgpool_backward)(const float *dy, float *dx, int planes, int p, bool acc);
+    void (*batchnorm_forward_train)(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
+                                    int p, float eps, float momentum, float *running_mean, float *running_var,
+                                    float *save_mean, float *save_invstd);
+    void (*batchnorm_forward_eval)(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
+                                   int p, float eps, const float *mean, const float *var);
+    void (*batchnorm_eval_stats)(const float *mean, const float *var, int c, float eps, float *save_mean,
+                                 float *save_invstd);
+    void (*batchnorm_backward)(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
+                               float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
+                               bool use_batch_stats, bool acc);
+
+    /* ---- elementwise ---- */
+    void (*dropout_mask)(float *mask, size_t count, float p, uint64_t seed, uint64_t stream);
+    void (*mul)(const float *x, const float *mask, float *y, size_t count);
+    void (*mul_backward)(const float *dy, const float *mask, float *dx, size_t count, bool acc);
+    void (*add)(const float *a, const float *b, float *y, size_t count);
+    void (*copy_grad)(const float *dy, float *dx, size_t count, bool acc);
+    void (*scale)(float *x, size_t count, float s);
+
+    /* ---- loss, optimizer, mixed precision ---- */
+    double (*softmax_ce_forward)(const float *logits, const int32_t *labels, int n, int classes, float *probs,
+                                 int *correct);
+    void (*softmax_ce_backward)(const float *probs, const int32_t *labels, int n, int classes, float scale,
+                                float *dlogits);
+    int (*labels_outside)(const int32_t *labels, int n, int classes);
+    void (*sgd_update)(float *w, const float *grad, float *velocity, size_t count, float lr, float momentum,
+                       float weight_decay, bool nesterov);
+    void (*half_round)(float *x, size_t count);
+    void (*f32_to_f16)(const float *x, uint16_t *y, size_t count);
+    bool (*nonfinite)(const float *x, size_t count);
+} Backend;
+
+/* core/backend/cpu.c; core/cuda/backend_cuda.cu (builds with nvcc only). */
+extern const Backend ddl_backend_cpu;
+extern const Backend ddl_backend_cuda;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,86 @@
+/* cpu.c - the CPU backend: host memory, core/cpu's reference kernels and
+ * CBLAS. Memory operations are plain C; "device" and host are the same
+ * memory, so the staging entries are NULL (batches are handed over, not
+ * copied). FP16 is emulated by rounding FP32 values (gemm_f16 NULL). */
+#include "backend.h"
+
+#include <string.h>
+#include "../common.h"
+#include "../cpu/kernels.h"
+#include "../cpu/parallel.h"
+#include "../gemm.h"
+
+static void *cpu_alloc(size_t bytes) { return ddl_calloc(bytes); }
+
+static void cpu_copy(void *dst, const void *src, size_t bytes)
+{
+    if (bytes) memcpy(dst, src, bytes);
+}
+
+/* Arenas are tens of MB for VGG-11 (the gradients are cleared every step):
+ * cleared in 64 KiB slices on all threads, like the other memory-bound
+ * kernels. */
+static void cpu_zero(void *dst, size_t bytes)
+{
+    const size_t slice = 65536;
+    long slices = (long)((bytes + slice - 1) / slice);
+    PARALLEL_FOR(bytes / sizeof(float))
+    for (long i = 0; i < slices; i++) {
+        size_t lo = (size_t)i * slice;
+        memset((char *)dst + lo, 0, DDL_MIN(slice, bytes - lo));
+    }
+}
+
+static void cpu_synchronize(void) {}
+
+const Backend ddl_backend_cpu = {
+    .name = "cpu",
+    .what = "CPU",
+    .host_memory = true,
+    .alloc = cpu_alloc,
+    .release = ddl_free,
+    .to_device = cpu_copy,
+    .to_host = cpu_copy,
+    .copy = cpu_copy,
+    .zero = cpu_zero,
+    .host_alloc = ddl_alloc,
+    .host_free = ddl_free,
+    .synchronize = cpu_synchronize,
+    .gemm_f32 = gemm_f32,
+    .gemm_f16 = NULL,
+    .im2col = im2col_cpu,
+    .col2im = col2im_cpu,
+    .images_to_channels = images_to_channels_cpu,
+    .channels_to_images = channels_to_images_cpu,
+    .depthwise_forward = depthwise_forward_cpu,
+    .depthwise_backward = depthwise_backward_cpu,
+    .bias_add = bias_add_cpu,
+    .bias_grad = bias_grad_cpu,
+    .relu_forward = relu_forward_cpu,
+    .relu_backward = relu_backward_cpu,
+    .relu6_forward = relu6_forward_cpu,
+    .relu6_backward = relu6_backward_cpu,
+    .maxpool_forward = maxpool_forward_cpu,
+    .maxpool_backward = maxpool_backward_cpu,
+    .avgpool_forward = avgpool_forward_cpu,
+    .avgpool_backward = avgpool_backward_cpu,
+    .global_avgpool_forward = global_avgpool_forward_cpu,
+    .global_avgpool_backward = global_avgpool_backward_cpu,
+    .batchnorm_forward_train = batchnorm_forward_train_cpu,
+    .batchnorm_forward_eval = batchnorm_forward_eval_cpu,
+    .batchnorm_eval_stats = batchnorm_eval_stats_cpu,
+    .batchnorm_backward = batchnorm_backward_cpu,
+    .dropout_mask = dropout_mask_cpu,
+    .mul = mul_cpu,
+    .mul_backward = mul_backward_cpu,
+    .add = add_cpu,
+    .copy_grad = copy_grad_cpu,
+    .scale = scale_cpu,
+    .softmax_ce_forward = softmax_ce_forward_cpu,
+    .softmax_ce_backward = softmax_ce_backward_cpu,
+    .labels_outside = labels_outside_cpu,
+    .sgd_update = sgd_update_cpu,
+    .half_round = half_round_cpu,
+    .f32_to_f16 = f32_to_f16_cpu,
+    .nonfinite = nonfinite_cpu,
+};

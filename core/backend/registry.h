@@ -1,0 +1,18 @@
+/* registry.h - which backends this build and this machine can run.
+ *
+ * Tests that compare backends iterate over backend_usable(); programs map
+ * DEVICE=name to a table with backend_named() after device_check() has
+ * said why a device cannot be used. */
+#ifndef DDL_BACKEND_REGISTRY_H
+#define DDL_BACKEND_REGISTRY_H
+
+#include "backend.h"
+
+/* The backend DEVICE=name selects, or NULL when this build has none of
+ * that name (it may still fail to start: device_check says why). */
+const Backend *backend_named(const char *name);
+/* Backends built in and usable here, the CPU first (a CUDA backend only
+ * where a GPU answers). Returns how many were written (at most cap). */
+int backend_usable(const Backend **out, int cap);
+
+#endif

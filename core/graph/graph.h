@@ -1,0 +1,64 @@
+/* graph.h - what a model is: layers over numbered tensors, its flat
+ * arenas and the backend they live on (the data; model.h has the
+ * operations). Layers read and write a Model through this alone, so the
+ * model's operations stand above the layers they run. The arenas are
+ * described in model.h. */
+#ifndef DDL_MODEL_GRAPH_H
+#define DDL_MODEL_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "layer.h"
+#include "../backend/backend.h"
+#include "../init/init.h"
+
+struct Model;
+/* Called after each layer's backward with the layer's index (layers run
+ * backward in reverse index order). DDP bucketing hangs off this. */
+typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
+/* Called where a tensor has just been stored: after the input is copied in
+ * and after each layer's forward (is_grad false, the tensor it wrote), and
+ * after each layer's backward (is_grad true, for each input whose gradient
+ * it wrote). Mixed precision (core/mixed) rounds there to emulate FP16
+ * activation and gradient storage on the CPU. */
+typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx);
+
+typedef struct Model {
+    char name[32];
+    const Backend *be;   /* where the arenas live and the kernels run (default: the CPU) */
+    int nlayers, caplayers;
+    Layer *layers;
+    int ntensors, captensors;
+    Tensor *tensors;
+    int input, output;   /* tensor ids */
+    int max_batch;
+    int batch;           /* examples in the current forward/backward */
+    bool training;       /* batchnorm/dropout mode */
+    bool bn_track_stats; /* false: BN uses batch stats always (seed 001's option) */
+    uint64_t seed;
+    uint64_t step;       /* counts forward passes in training (dropout stream) */
+    float *params, *grads, *state, *acts, *dacts, *aux, *scratch;
+    size_t nparams, nstate, nacts, naux, nscratch;
+    /* FP16 GEMM operands (mixed precision on a backend with gemm_f16, see
+     * model_use_fp16_gemm): params16 is the FP16 working copy of params,
+     * half_scratch holds the other GEMM operand(s) cast to FP16. NULL:
+     * every GEMM is FP32. */
+    uint16_t *params16, *half_scratch;
+    size_t nhalf_scratch;
+    GradReadyHook hook;
+    void *hook_ctx;
+    StorageHook storage_hook; /* NULL: FP32 storage, nothing to do */
+    void *storage_ctx;
+    InitScheme conv_init;   /* INIT_TORCH_DEFAULT or INIT_KAIMING_OUT */
+    InitScheme linear_init; /* INIT_TORCH_DEFAULT or INIT_NORMAL_001 */
+    /* Convolutions keep their im2col columns from forward for backward
+     * (saves re-lowering the input) when all of them together fit in this
+     * many floats; 0 disables. Default 128M floats (512 MiB). */
+    size_t col_cache_floats;
+} Model;
+
+/* Tensor `id` (its gradient) in the activation arenas. */
+static inline float *model_tensor(Model *m, int id) { return m->acts + m->tensors[id].off; }
+static inline float *model_tensor_grad(Model *m, int id) { return m->dacts + m->tensors[id].off; }
+
+#endif

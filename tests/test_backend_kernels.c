@@ -1,0 +1,328 @@
+/* test_backend_kernels.c - the kernels the Backend table added, its batch
+ * staging and the model's host views, on every usable backend.
+ *
+ * First the new CPU references against their definitions (naive loops):
+ * images_to_channels / channels_to_images, batchnorm_eval_stats,
+ * labels_outside, scale, half_round_cpu, f32_to_f16_cpu, nonfinite_cpu.
+ * Then, for each backend of backend_usable() (the CPU; a GPU or emulated
+ * GPU where there is one), each of these and the depthwise convolution
+ * through the backend's table against the CPU reference, on fresh seeded
+ * inputs, with backend outputs poisoned (NaN) first. Limits:
+ *   bit-exact   layout changes, BN eval statistics, labels, scale,
+ *               half_round, f32_to_f16, nonfinite, depthwise forward and
+ *               input gradient (the same operations in the same order,
+ *               every product and sum rounded on its own)
+ *   TOL_RED     depthwise weight gradient (a sum over n*OH*OW products,
+ *               accumulated in a different order)
+ * DeviceBatch: batches put, got and read back equal what was written; on
+ * a host-memory backend get() hands over the very buffers (no copy). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/device_batch.h"
+#include "backend/registry.h"
+#include "common.h"
+#include "cpu/kernels.h"
+#include "half.h"
+#include "harness.h"
+#include "rng.h"
+
+#define TOL_RED 1e-5
+#define REL_FLOOR 1e-6
+
+static Rng R;
+
+static float *rand_floats(size_t n, float lo, float hi)
+{
+    float *p = ddl_alloc(sizeof(float) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) p[i] = rng_uniform_range(&R, lo, hi);
+    return p;
+}
+
+/* ---- CPU references against their definitions ---- */
+
+static void reference_layout(void)
+{
+    int nb = 3, c = 5, p = 7;
+    size_t n = (size_t)nb * c * p;
+    float *x = rand_floats(n, -1, 1), *t = ddl_alloc(sizeof(float) * n), *y = ddl_alloc(sizeof(float) * n);
+    images_to_channels_cpu(x, nb, c, p, t);
+    int bad = 0;
+    for (int i = 0; i < nb; i++)
+        for (int j = 0; j < c; j++)
+            for (int q = 0; q < p; q++) bad += t[(size_t)j * nb * p + (size_t)i * p + q] != x[((size_t)i * c + j) * p + q];
+    t_checkf(bad == 0, "images_to_channels_cpu: t[c][i*p+q] = x[i][c][q]", "%d of %zu wrong", bad, n);
+    t_poison(y, n);
+    channels_to_images_cpu(t, nb, c, p, y);
+    t_check(memcmp(x, y, sizeof(float) * n) == 0, "channels_to_images_cpu undoes images_to_channels_cpu");
+    ddl_free(x);
+    ddl_free(t);
+    ddl_free(y);
+}
+
+static void reference_small_kernels(void)
+{
+    float mean[3] = { 0.5f, -1.0f, 2.0f }, var[3] = { 1.0f, 0.25f, 3.0f }, sm[3], si[3];
+    batchnorm_eval_stats_cpu(mean, var, 3, 1e-5f, sm, si);
+    int bad = 0;
+    for (int j = 0; j < 3; j++) bad += sm[j] != mean[j] || si[j] != 1.0f / sqrtf(var[j] + 1e-5f);
+    t_check(bad == 0, "batchnorm_eval_stats_cpu: mean and 1/sqrt(var + eps)");
+    int32_t labels[6] = { 0, 9, 10, -1, 3, 10 };
+    t_checkf(labels_outside_cpu(labels, 6, 10) == 3 && labels_outside_cpu(labels, 2, 10) == 0,
+             "labels_outside_cpu counts labels outside [0, classes)", "got %d and %d", labels_outside_cpu(labels, 6, 10),
+             labels_outside_cpu(labels, 2, 10));
+    float v[4] = { 1.0f, -2.0f, 0.5f, 3.0f };
+    scale_cpu(v, 4, 0.25f);
+    t_check(v[0] == 0.25f && v[1] == -0.5f && v[2] == 0.125f && v[3] == 0.75f, "scale_cpu multiplies in place");
+    float h[5] = { 1.0f + 0x1p-11f, 70000.0f, 0x1p-25f, -3.14159f, 1e-6f };
+    float want[5];
+    for (int i = 0; i < 5; i++) want[i] = half_to_float(half_from_float(h[i]));
+    half_round_cpu(h, 5);
+    t_check(memcmp(h, want, sizeof h) == 0, "half_round_cpu == half_to_float(half_from_float(x))");
+    float f[3] = { 1.0f, -65504.0f, 1e-7f };
+    uint16_t u[3];
+    f32_to_f16_cpu(f, u, 3);
+    t_check(u[0] == half_from_float(f[0]) && u[1] == half_from_float(f[1]) && u[2] == half_from_float(f[2]),
+            "f32_to_f16_cpu == half_from_float");
+    float fin[3] = { 1.0f, 2.0f, 3.0f }, inf[3] = { 1.0f, INFINITY, 3.0f }, nan[3] = { NAN, 0.0f, 0.0f };
+    t_check(!nonfinite_cpu(fin, 3) && nonfinite_cpu(inf, 3) && nonfinite_cpu(nan, 3),
+            "nonfinite_cpu finds infinity and NaN, not finite values");
+}
+
+/* ---- each backend against the CPU reference ---- */
+
+/* A host array's copy in backend memory, and back. */
+static void *up(const Backend *be, const void *h, size_t bytes)
+{
+    void *d = be->alloc(bytes);
+    be->to_device(d, h, bytes);
+    return d;
+}
+
+static float *down(const Backend *be, const float *d, size_t n)
+{
+    float *h = ddl_alloc(sizeof(float) * (n ? n : 1));
+    t_poison(h, n);
+    be->to_host(h, d, sizeof(float) * n);
+    return h;
+}
+
+static float *poisoned(const Backend *be, size_t n)
+{
+    float *h = ddl_alloc(sizeof(float) * (n ? n : 1));
+    t_poison(h, n);
+    float *d = up(be, h, sizeof(float) * n);
+    ddl_free(h);
+    return d;
+}
+
+static void check_same(const char *be, const char *what, const float *got, const float *want, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += memcmp(&got[i], &want[i], sizeof(float)) != 0;
+    if (!t_check(bad == 0, "%s %s: bit-exact vs cpu", be, what)) printf("# %zu of %zu differ\n", bad, n);
+}
+
+typedef struct DwCase { int n, C, H, W, k, stride, pad; bool bias; } DwCase;
+
+static void depthwise_case(const Backend *be, const DwCase *c)
+{
+    int OH = (c->H + 2 * c->pad - c->k) / c->stride + 1, OW = (c->W + 2 * c->pad - c->k) / c->stride + 1;
+    size_t nx = (size_t)c->n * c->C * c->H * c->W, ny = (size_t)c->n * c->C * OH * OW, nw = (size_t)c->C * c->k * c->k;
+    float *x = rand_floats(nx, -1, 1), *w = rand_floats(nw, -1, 1), *b = rand_floats((size_t)c->C, -1, 1);
+    float *dy = rand_floats(ny, -1, 1), *dw0 = rand_floats(nw, -1, 1), *dx0 = rand_floats(nx, -1, 1);
+    float *xd = up(be, x, 4 * nx), *wd = up(be, w, 4 * nw), *bd = up(be, b, 4 * (size_t)c->C), *dyd = up(be, dy, 4 * ny);
+    char what[160];
+    snprintf(what, sizeof what, "depthwise n%d C%d %dx%d k%d s%d p%d%s", c->n, c->C, c->H, c->W, c->k, c->stride,
+             c->pad, c->bias ? " bias" : "");
+    /* forward */
+    float *y = ddl_alloc(4 * ny), *yd = poisoned(be, ny);
+    depthwise_forward_cpu(x, w, c->bias ? b : NULL, y, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW);
+    be->depthwise_forward(xd, wd, c->bias ? bd : NULL, yd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW);
+    float *yh = down(be, yd, ny);
+    char name[200];
+    snprintf(name, sizeof name, "%s forward", what);
+    check_same(be->name, name, yh, y, ny);
+    /* backward, acc false then true; weight gradient accumulates */
+    for (int acc = 0; acc < 2; acc++) {
+        float *dw = ddl_alloc(4 * nw), *dx = ddl_alloc(4 * nx);
+        memcpy(dw, dw0, 4 * nw);
+        memcpy(dx, dx0, 4 * nx);
+        float *dwd = up(be, dw0, 4 * nw), *dxd = acc ? up(be, dx0, 4 * nx) : poisoned(be, nx);
+        depthwise_backward_cpu(x, dy, w, dw, dx, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, acc);
+        be->depthwise_backward(xd, dyd, wd, dwd, dxd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, acc);
+        float *dwh = down(be, dwd, nw), *dxh = down(be, dxd, nx);
+        snprintf(name, sizeof name, "%s input gradient (acc %d)", what, acc);
+        check_same(be->name, name, dxh, dx, nx);
+        double e = t_rel_err(dwh, dw, nw, REL_FLOOR);
+        if (!t_check(e <= TOL_RED, "%s %s weight gradient (acc %d) within %.0e of cpu", be->name, what, acc, TOL_RED)) printf("# relative error %.3g\n", e);
+        ddl_free(dw);
+        ddl_free(dx);
+        ddl_free(dwh);
+        ddl_free(dxh);
+        be->release(dwd);
+        be->release(dxd);
+    }
+    /* no input gradient wanted: dx NULL */
+    float *dw = ddl_alloc(4 * nw), *dwd = up(be, dw0, 4 * nw);
+    memcpy(dw, dw0, 4 * nw);
+    depthwise_backward_cpu(x, dy, w, dw, NULL, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, false);
+    be->depthwise_backward(xd, dyd, wd, dwd, NULL, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, false);
+    float *dwh = down(be, dwd, nw);
+    t_check(t_rel_err(dwh, dw, nw, REL_FLOOR) <= TOL_RED, "%s %s weight gradient alone (dx NULL)", be->name, what);
+    ddl_free(dw);
+    ddl_free(dwh);
+    be->release(dwd);
+    float *all[] = { x, w, b, dy, dw0, dx0, y, yh };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ddl_free(all[i]);
+    float *dev[] = { xd, wd, bd, dyd, yd };
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) be->release(dev[i]);
+}
+
+static void backend_depthwise(const Backend *be)
+{
+    static const DwCase CASES[] = {
+        { 2, 3, 7, 6, 3, 1, 1, true },  /* odd plane, padding, bias */
+        { 3, 4, 9, 9, 3, 2, 1, false }, /* stride 2 (MobileNetV2's down-sampling) */
+        { 1, 2, 5, 8, 5, 2, 2, true },  /* 5x5, stride 2, batch 1 */
+        { 2, 3, 4, 4, 3, 3, 0, false }, /* stride 3, no padding: a 1x1 output */
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) depthwise_case(be, &CASES[i]);
+}
+
+static void backend_layout(const Backend *be)
+{
+    int nb = 3, c = 5, p = 7;
+    size_t n = (size_t)nb * c * p;
+    float *x = rand_floats(n, -1, 1), *t = ddl_alloc(4 * n), *y = ddl_alloc(4 * n);
+    images_to_channels_cpu(x, nb, c, p, t);
+    float *xd = up(be, x, 4 * n), *td = poisoned(be, n);
+    be->images_to_channels(xd, nb, c, p, td);
+    float *th = down(be, td, n);
+    check_same(be->name, "images_to_channels", th, t, n);
+    float *yd = poisoned(be, n);
+    be->channels_to_images(td, nb, c, p, yd);
+    float *yh = down(be, yd, n);
+    check_same(be->name, "channels_to_images", yh, x, n);
+    ddl_free(x);
+    ddl_free(t);
+    ddl_free(y);
+    ddl_free(th);
+    ddl_free(yh);
+    be->release(xd);
+    be->release(td);
+    be->release(yd);
+}
+
+static void backend_small_kernels(const Backend *be)
+{
+    enum { C = 37 };
+    float *mean = rand_floats(C, -2, 2), *var = rand_floats(C, 0, 3), sm[C], si[C];
+    batchnorm_eval_stats_cpu(mean, var, C, 1e-5f, sm, si);
+    float *md = up(be, mean, 4 * C), *vard = up(be, var, 4 * C), *smd = poisoned(be, C), *sid = poisoned(be, C);
+    be->batchnorm_eval_stats(md, vard, C, 1e-5f, smd, sid);
+    float *smh = down(be, smd, C), *sih = down(be, sid, C);
+    check_same(be->name, "batchnorm_eval_stats mean", smh, sm, C);
+    check_same(be->name, "batchnorm_eval_stats invstd", sih, si, C);
+
+    int32_t labels[300];
+    for (int i = 0; i < 300; i++) labels[i] = (int32_t)rng_below(&R, 14) - 2; /* -2..11 against 10 classes */
+    int32_t *ld = up(be, labels, sizeof labels);
+    t_check(be->labels_outside(ld, 300, 10) == labels_outside_cpu(labels, 300, 10), "%s labels_outside == cpu",
+             be->name);
+
+    size_t n = 1000;
+    float *v = rand_floats(n, -3e4f, 3e4f);
+    v[3] = NAN;
+    v[4] = INFINITY;
+    v[5] = 65520.0f;   /* rounds to infinity */
+    v[6] = 0x1p-25f;   /* tie between 0 and the smallest subnormal half: 0 */
+    v[7] = -0x1.8p-24f; /* subnormal tie: to even */
+    float *vd = up(be, v, 4 * n), *sd = up(be, v, 4 * n);
+    float *s = ddl_alloc(4 * n), *r = ddl_alloc(4 * n);
+    memcpy(s, v, 4 * n);
+    memcpy(r, v, 4 * n);
+    scale_cpu(s, n, 1.0f / 1024.0f);
+    be->scale(sd, n, 1.0f / 1024.0f);
+    float *sh = down(be, sd, n);
+    check_same(be->name, "scale", sh, s, n);
+    half_round_cpu(r, n);
+    be->half_round(vd, n);
+    float *rh = down(be, vd, n);
+    check_same(be->name, "half_round (NaN, infinity, overflow, subnormal ties)", rh, r, n);
+    uint16_t *hc = ddl_alloc(2 * n), *hb = ddl_alloc(2 * n);
+    float *vd2 = up(be, v, 4 * n);
+    uint16_t *hd = be->alloc(2 * n);
+    f32_to_f16_cpu(v, hc, n);
+    be->f32_to_f16(vd2, hd, n);
+    be->to_host(hb, hd, 2 * n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += hb[i] != hc[i] && !(isnan(v[i]) && (hb[i] & 0x7c00u) == 0x7c00u && (hb[i] & 0x3ffu));
+    if (!t_check(bad == 0, "%s f32_to_f16 == cpu (NaN: any NaN)", be->name)) printf("# %zu differ\n", bad);
+    t_check(be->nonfinite(vd2, n) && !be->nonfinite(vd2 + 8, n - 8), "%s nonfinite finds inf/NaN, not finite values",
+             be->name);
+    float *frees[] = { mean, var, smh, sih, v, s, r, sh, rh };
+    for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++) ddl_free(frees[i]);
+    ddl_free(hc);
+    ddl_free(hb);
+    void *dev[] = { md, vard, vd, smd, sid, ld, vd2, sd, hd };
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) be->release(dev[i]);
+}
+
+/* Five batches of 4 floats per example through two slots, the last one
+ * short, then none; each read back from the backend after get(). */
+static void backend_device_batch(const Backend *be)
+{
+    enum { CAP = 6, PER = 4 };
+    DeviceBatch db;
+    device_batch_init(&db, be, CAP, PER);
+    const int sizes[] = { 6, 6, 6, 6, 3, 0 };
+    int bad = 0, handed = 0, got_all = 1;
+    float *host_x[6];
+    for (int k = 0; k < 6; k++) {
+        float *x = device_batch_x(&db);
+        int32_t *y = device_batch_y(&db);
+        host_x[k] = x;
+        for (int i = 0; i < sizes[k] * PER; i++) x[i] = (float)(1000 * k + i);
+        for (int i = 0; i < sizes[k]; i++) y[i] = 100 * k + i;
+        device_batch_put(&db, sizes[k]);
+        const float *xd;
+        const int32_t *yd;
+        int n = device_batch_get(&db, &xd, &yd);
+        got_all &= n == sizes[k];
+        if (n <= 0) continue;
+        float xs[CAP * PER];
+        int32_t ys[CAP];
+        be->to_host(xs, xd, sizeof(float) * (size_t)n * PER);
+        be->to_host(ys, yd, sizeof(int32_t) * (size_t)n);
+        for (int i = 0; i < n * PER; i++) bad += xs[i] != (float)(1000 * k + i);
+        for (int i = 0; i < n; i++) bad += ys[i] != 100 * k + i;
+        handed += xd == host_x[k];
+    }
+    if (!t_check(bad == 0 && got_all, "%s device batch: every batch arrives whole, the short one and the end too",
+             be->name)) printf("# %d wrong values\n", bad);
+    if (be->host_memory)
+        t_check(handed == 5, "%s device batch: host buffers handed over, no copy", be->name);
+    else
+        t_check(handed == 0 && host_x[0] != host_x[1], "%s device batch: staged through two host slots",
+                 be->name);
+    device_batch_free(&db);
+}
+
+int main(void)
+{
+    R = rng_make2(2024, "backend_kernels", 0);
+    reference_layout();
+    reference_small_kernels();
+    const Backend *bes[8];
+    int nb = backend_usable(bes, 8);
+    for (int b = 0; b < nb; b++) {
+        backend_depthwise(bes[b]);
+        backend_layout(bes[b]);
+        backend_small_kernels(bes[b]);
+        backend_device_batch(bes[b]);
+    }
+    return t_done();
+}

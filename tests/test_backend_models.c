@@ -1,0 +1,274 @@
+/* test_backend_models.c - whole models on every usable backend against the
+ * CPU backend: cnn3 (with dropout), vgg11, resnet18 and mobilenetv2 at
+ * narrow widths, one training step in FP32 and in FP16 mixed precision,
+ * and an eval-mode forward.
+ *
+ * For each backend of backend_usable() (the CPU always; a GPU or an
+ * emulated GPU where the build and the machine have one), the model is
+ * built twice from one seed: on the CPU (the reference) and on that
+ * backend. Both see the same batch. Compared, through the host views:
+ *   initial parameters      bit for bit (drawn on the host, uploaded)
+ *   logits and loss         TOL_FWD relative (to the largest |value|)
+ *   weight gradients        TOL_GRAD per parameter tensor (relative to the
+ *                           tensor's largest |value|, but at least
+ *                           ARENA_FLOOR of the whole arena's: a tensor
+ *                           whose true gradient is 0, e.g. a conv bias or
+ *                           a BN shift right before a batch norm, holds
+ *                           only rounding noise)
+ *   BN running statistics   TOL_GRAD
+ *   parameters after SGD    TOL_STEP
+ *   eval-mode logits        TOL_FWD (running statistics, no dropout)
+ *   FP16 mixed precision    loss TOL_F16_LOSS; the weight gradients'
+ *                           direction (cosine >= MIN_F16_COSINE); master
+ *                           weights after the step TOL_F16_STEP relative
+ *                           to the largest |weight|. Looser: a GPU stores
+ *                           FP16 GEMM operands and the CPU emulates by
+ *                           rounding, so only summation order differs,
+ *                           but an ulp of difference before a rounding
+ *                           point is a half-ulp (1e-3) after it, and deep
+ *                           nets at batch 3 amplify that through batch
+ *                           norm and ReLU masks (MobileNetV2 at this size
+ *                           moves more between FP16 and FP32 on the CPU
+ *                           than between backends, so it is left out).
+ * Against the CPU backend itself every tolerance is 0: two builds of one
+ * model must agree bit for bit. Shapes are small: the emulated GPU runs
+ * every CUDA thread on the CPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/registry.h"
+#include "common.h"
+#include "harness.h"
+#include "mixed/mixed.h"
+#include "model/model.h"
+#include "train/train.h"
+
+#define TOL_FWD 1e-4
+#define TOL_GRAD 1e-3
+#define TOL_STEP 1e-4
+#define TOL_F16_LOSS 1e-2
+#define MIN_F16_COSINE 0.98
+#define TOL_F16_STEP 3e-2
+#define REL_FLOOR 1e-6
+#define ARENA_FLOOR 1e-2
+
+typedef struct Spec {
+    const char *name;
+    float width;
+    int batch;
+    float dropout; /* <0: the model's default */
+    bool fp16;     /* also one mixed-precision step */
+} Spec;
+
+static const Spec SPECS[] = {
+    { "cnn3", 0.25f, 4, 0.25f, true },
+    { "vgg11", 0.0625f, 3, -1.0f, false },
+    { "resnet18", 0.0625f, 3, -1.0f, true },
+    { "mobilenetv2", 0.125f, 3, -1.0f, false },
+};
+
+/* One model on one backend, with its trainer and its batch there. */
+typedef struct Side {
+    Model m;
+    Trainer t;
+    float *x;
+    int32_t *y;
+} Side;
+
+static void side_init(Side *s, const Spec *sp, const Backend *be, const float *x, const int32_t *y)
+{
+    ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);
+    char err[256];
+    cfg.width = sp->width;
+    cfg.dropout = sp->dropout;
+    cfg.backend = be;
+    if (model_build(&s->m, sp->name, &cfg, sp->batch, 11, err) != 0) ddl_die("%s", err);
+    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
+    trainer_init(&s->t, &s->m, &sc);
+    size_t nx = shape_numel(s->m.tensors[s->m.input].shape) * (size_t)sp->batch;
+    s->x = be->alloc(sizeof(float) * nx);
+    s->y = be->alloc(sizeof(int32_t) * (size_t)sp->batch);
+    be->to_device(s->x, x, sizeof(float) * nx);
+    be->to_device(s->y, y, sizeof(int32_t) * (size_t)sp->batch);
+}
+
+static void side_free(Side *s)
+{
+    const Backend *be = s->m.be;
+    be->release(s->x);
+    be->release(s->y);
+    trainer_free(&s->t);
+    model_free(&s->m);
+}
+
+/* Worst relative error over the parameter tensors of two host copies of
+ * a parameter-shaped arena; *worst names the tensor. */
+static double worst_tensor(const Model *m, const float *got, const float *want, char *worst, size_t cap)
+{
+    ParamInfo pi[256];
+    int np = model_param_list(m, pi, 256);
+    if (np > 256) ddl_die("more than 256 parameter tensors");
+    double amax = 0.0, e = 0.0;
+    for (size_t i = 0; i < m->nparams; i++) amax = fmax(amax, fabs((double)want[i]));
+    double lo = fmax(REL_FLOOR, ARENA_FLOOR * amax);
+    for (int i = 0; i < np; i++) {
+        double d = t_rel_err(got + pi[i].off, want + pi[i].off, pi[i].count, lo);
+        if (d > e || (i == 0 && d == e)) {
+            e = d;
+            ddl_strlcpy(worst, pi[i].name, cap);
+        }
+    }
+    return e;
+}
+
+static float *host_params(const Model *m, bool grads)
+{
+    float *h = ddl_alloc(sizeof(float) * m->nparams);
+    if (grads) model_grads_to_host(m, h);
+    else model_params_to_host(m, h);
+    return h;
+}
+
+static void compare_arena(const char *what, const Side *ref, const Side *dev, bool grads, double tol,
+                          const char *label)
+{
+    float *a = host_params(&dev->m, grads), *b = host_params(&ref->m, grads);
+    char worst[48] = "";
+    double e = worst_tensor(&ref->m, a, b, worst, sizeof worst);
+    t_checkf(e <= tol, label, "%s: relative error %.3g in %s (limit %.0e)", what, e, worst, tol);
+    ddl_free(a);
+    ddl_free(b);
+}
+
+static void compare_output(const Side *ref, const Side *dev, double tol, const char *label)
+{
+    size_t n = (size_t)ref->m.batch * (size_t)model_classes(&ref->m);
+    float *a = ddl_alloc(sizeof(float) * n), *b = ddl_alloc(sizeof(float) * n);
+    t_poison(a, n);
+    model_tensor_to_host(&dev->m, dev->m.output, false, a);
+    model_tensor_to_host(&ref->m, ref->m.output, false, b);
+    double e = t_rel_err(a, b, n, REL_FLOOR);
+    t_checkf(e <= tol, label, "relative error %.3g (limit %.0e)", e, tol);
+    ddl_free(a);
+    ddl_free(b);
+}
+
+static void compare_state(const Side *ref, const Side *dev, double tol, const char *label)
+{
+    size_t n = ref->m.nstate;
+    float *a = ddl_alloc(sizeof(float) * (n ? n : 1)), *b = ddl_alloc(sizeof(float) * (n ? n : 1));
+    model_state_to_host(&dev->m, a);
+    model_state_to_host(&ref->m, b);
+    double e = n ? t_rel_err(a, b, n, REL_FLOOR) : 0.0;
+    t_checkf(e <= tol, label, "relative error %.3g (limit %.0e)", e, tol);
+    ddl_free(a);
+    ddl_free(b);
+}
+
+static double tol(const Backend *be, double t) { return be == &ddl_backend_cpu ? 0.0 : t; }
+
+static void fp32_step(const Spec *sp, const Backend *be, const float *x, const int32_t *y)
+{
+    Side ref, dev;
+    side_init(&ref, sp, &ddl_backend_cpu, x, y);
+    side_init(&dev, sp, be, x, y);
+    char label[160];
+    const char *who = be->name;
+    snprintf(label, sizeof label, "%s %s w%g: initial parameters equal the cpu's", who, sp->name, (double)sp->width);
+    compare_arena("params", &ref, &dev, false, 0.0, label);
+
+    int cr = 0, cd = 0;
+    double lr = trainer_forward_backward(&ref.t, ref.x, ref.y, sp->batch, &cr);
+    double ld = trainer_forward_backward(&dev.t, dev.x, dev.y, sp->batch, &cd);
+    snprintf(label, sizeof label, "%s %s: training logits vs cpu", who, sp->name);
+    compare_output(&ref, &dev, tol(be, TOL_FWD), label);
+    snprintf(label, sizeof label, "%s %s: loss and correct count vs cpu", who, sp->name);
+    t_checkf(fabs(ld - lr) <= tol(be, TOL_FWD) * fabs(lr) && (be == &ddl_backend_cpu ? cd == cr : abs(cd - cr) <= 1),
+             label, "loss %.9g vs %.9g, correct %d vs %d", ld, lr, cd, cr);
+    snprintf(label, sizeof label, "%s %s: weight gradients vs cpu", who, sp->name);
+    compare_arena("grads", &ref, &dev, true, tol(be, TOL_GRAD), label);
+    snprintf(label, sizeof label, "%s %s: batch-norm running statistics vs cpu", who, sp->name);
+    compare_state(&ref, &dev, tol(be, TOL_GRAD), label);
+
+    trainer_step(&ref.t);
+    trainer_step(&dev.t);
+    snprintf(label, sizeof label, "%s %s: parameters after one SGD step vs cpu", who, sp->name);
+    compare_arena("params", &ref, &dev, false, tol(be, TOL_STEP), label);
+
+    model_set_training(&ref.m, false);
+    model_set_training(&dev.m, false);
+    model_forward(&ref.m, ref.x, sp->batch);
+    model_forward(&dev.m, dev.x, sp->batch);
+    snprintf(label, sizeof label, "%s %s: eval-mode logits vs cpu", who, sp->name);
+    compare_output(&ref, &dev, tol(be, TOL_FWD), label);
+    side_free(&ref);
+    side_free(&dev);
+}
+
+static double cosine(const float *a, const float *b, size_t n)
+{
+    double ab = 0.0, aa = 0.0, bb = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        ab += (double)a[i] * b[i];
+        aa += (double)a[i] * a[i];
+        bb += (double)b[i] * b[i];
+    }
+    return aa > 0.0 && bb > 0.0 ? ab / sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0);
+}
+
+static void fp16_step(const Spec *sp, const Backend *be, const float *x, const int32_t *y)
+{
+    Side ref, dev;
+    side_init(&ref, sp, &ddl_backend_cpu, x, y);
+    side_init(&dev, sp, be, x, y);
+    Mixed mr, md;
+    mixed_init(&mr, &ref.m, true, 1024.0f, 2000);
+    mixed_init(&md, &dev.m, true, 1024.0f, 2000);
+    int cr = 0, cd = 0;
+    double lr = mixed_forward_backward(&mr, &ref.t, ref.x, ref.y, sp->batch, &cr);
+    double ld = mixed_forward_backward(&md, &dev.t, dev.x, dev.y, sp->batch, &cd);
+    char label[160];
+    snprintf(label, sizeof label, "%s %s: fp16 mixed-precision loss vs cpu [%s]", be->name, sp->name, mixed_kind(&md));
+    t_checkf(fabs(ld - lr) <= tol(be, TOL_F16_LOSS) * fabs(lr), label, "loss %.9g vs %.9g", ld, lr);
+    float *a = host_params(&dev.m, true), *b = host_params(&ref.m, true);
+    double c = cosine(a, b, ref.m.nparams), want = be == &ddl_backend_cpu ? 1.0 : MIN_F16_COSINE;
+    snprintf(label, sizeof label, "%s %s: fp16 weight gradients point the cpu's way", be->name, sp->name);
+    t_checkf(be == &ddl_backend_cpu ? memcmp(a, b, sizeof(float) * ref.m.nparams) == 0 : c >= want, label,
+             "cosine %.6f (at least %.2f)", c, want);
+    bool sr = mixed_step(&mr, &ref.t.opt, ref.m.grads), sd = mixed_step(&md, &dev.t.opt, dev.m.grads);
+    dev.m.be->to_host(a, md.master, sizeof(float) * dev.m.nparams);
+    ref.m.be->to_host(b, mr.master, sizeof(float) * ref.m.nparams);
+    double e = t_rel_err(a, b, ref.m.nparams, REL_FLOOR);
+    snprintf(label, sizeof label, "%s %s: fp16 master weights after the step vs cpu", be->name, sp->name);
+    t_checkf(e <= tol(be, TOL_F16_STEP) && sr == sd, label, "relative error %.3g (limit %.0e), step taken %d vs %d",
+             e, tol(be, TOL_F16_STEP), sd, sr);
+    ddl_free(a);
+    ddl_free(b);
+    mixed_free(&mr);
+    mixed_free(&md);
+    side_free(&ref);
+    side_free(&dev);
+}
+
+int main(void)
+{
+    const Backend *bes[8];
+    int nb = backend_usable(bes, 8);
+    for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
+        const Spec *sp = &SPECS[s];
+        ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);
+        size_t nx = shape_numel(cfg.input) * (size_t)sp->batch;
+        float *x = ddl_alloc(sizeof(float) * nx);
+        int32_t *y = ddl_alloc(sizeof(int32_t) * (size_t)sp->batch);
+        t_random_batch(5, "backend_models", (int)s, cfg.input, cfg.classes, sp->batch, x, y);
+        for (int b = 0; b < nb; b++) {
+            fp32_step(sp, bes[b], x, y);
+            if (sp->fp16) fp16_step(sp, bes[b], x, y);
+        }
+        ddl_free(x);
+        ddl_free(y);
+    }
+    return t_done();
+}
