@@ -179,7 +179,7 @@ for s in "${gsubs[@]}"; do
   p=$(passed "$s" lab1 accuracy)
   pts=$(field "$s" lab1 accuracy 3)
   r=$(reason "$s" lab1 accuracy)
-  check $([ "$p" = no ] && [ "$pts" = 0 ] && [[ $r == *"unparseable"* || $r == *"nothing to check"* ]] && echo 0 || echo 1) \
+  check $([ "$p" = no ] && [ "$pts" = 0 ] && [[ $r == *"unparseable"* || $r == *"nothing to check"* || $r == *"no rows"* ]] && echo 0 || echo 1) \
     "$name: lab1/accuracy scores 0: $(echo "$r" | cut -c1-110)" "$p $pts: $r"
 done
 # Bad options are refused with a message before any work.

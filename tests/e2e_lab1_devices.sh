@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 ok() { echo "ok - $*"; }
 bad() { echo "not ok - $*"; }
 
-devices=$("$LAB1" --help | sed -n 's/^ *--device S *\([^(]*\)(default.*/\1/p' | tr -d ' ' | tr '|' ' ')
+devices=$("$LAB1" --help | sed -n 's/^ *--device S *\([^(]*\)(.*/\1/p' | tr -d ' ' | tr '|' ' ')
 if [ -z "$devices" ]; then bad "lab1 --help lists its devices"; exit 1; fi
 tiny=(--model cnn3 --dataset mnist --synthetic --iters 4 --batch 16 --width 0.25 --limit 256 --test-limit 64 --quiet)
 col() { grep -v '^#' "$1" | tail -n 1 | cut -d, -f"$2"; } # last epoch row, column
