@@ -1,5 +1,4 @@
-/* common.c - what lab2's jobs share: the checks of their options,
- * algorithm lists, metadata, and the calibration of the cost model. */
+/* common.c - what lab2's jobs share: algorithm lists, metadata, and the calibration of the cost model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,22 +7,6 @@
 #include "common.h"
 #include "comm/costmodel.h"
 #include "lab2.h"
-
-int lab2_check(void *ctx, int ranks)
-{
-    const Lab2Options *o = ctx;
-    CommAlg algs[COMM_ALG_COUNT];
-    if (lab2_parse_algs(o->algs, algs) <= 0 || driver_choice("dtype", o->dtype, "fp32|fp16") < 0) return 2;
-    return 0;
-}
-
-int lab2_run(void *ctx, Driver *d)
-{
-    const Lab2Options *o = ctx;
-    if (driver_open(d) != 0) return 2;
-    d->comm.segment_bytes = (size_t)o->segment_kib * 1024;
-    return !strcmp(d->mode, "bench") ? lab2_bench(o, d) : lab2_train(o, d);
-}
 
 int lab2_parse_algs(const char *list, CommAlg *algs)
 {

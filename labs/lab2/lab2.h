@@ -31,10 +31,6 @@ typedef struct Lab2Options {
     bool no_calibrate;
 } Lab2Options;
 
-/* The choices and lists checked before any work: 0, or 2 after a message. */
-int lab2_check(void *ctx, int ranks);
-/* bench or train, as the mode says */
-int lab2_run(void *ctx, Driver *d);
 int lab2_bench(const Lab2Options *o, Driver *d);
 int lab2_train(const Lab2Options *o, Driver *d);
 int lab2_table(const void *ctx);

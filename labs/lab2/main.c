@@ -26,6 +26,24 @@ static const char *DESCRIPTION =
     "  mpirun -np 2 bin/lab2 train --hidden 16,256 --epochs 1\n"
     "  bin/lab2 table";
 
+/* The jobs: bench and train need the world and the ring's segment size;
+ * table runs on rank 0 alone (driver_main). */
+static int check(void *ctx, int ranks)
+{
+    const Lab2Options *o = ctx;
+    CommAlg algs[COMM_ALG_COUNT];
+    if (lab2_parse_algs(o->algs, algs) <= 0 || driver_choice("dtype", o->dtype, "fp32|fp16") < 0) return 2;
+    return 0;
+}
+
+static int run(void *ctx, Driver *d)
+{
+    const Lab2Options *o = ctx;
+    if (driver_open(d) != 0) return 2;
+    d->comm.segment_bytes = (size_t)o->segment_kib * 1024;
+    return !strcmp(d->mode, "bench") ? lab2_bench(o, d) : lab2_train(o, d);
+}
+
 int main(int argc, char **argv)
 {
     Lab2Options o = { .run = { .dataset = "mnist", .width = 1, .batch = 32, .lr = 0.1f, .seed = 1, .out = "results/lab2",
@@ -54,6 +72,6 @@ int main(int argc, char **argv)
                               .datasets = "mnist|fashion-mnist", .shared = DRV_DATASET | DRV_LR | DRV_RUN | DRV_TEX,
                               .own = own, .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "np<ranks>",
                               .batch_help = "train: examples per step on each rank", .batch_min = 1, .ctx = &o,
-                              .check = lab2_check, .run = lab2_run, .table = lab2_table };
+                              .check = check, .run = run, .table = lab2_table };
     return driver_main(&spec, &o.run, argc, argv);
 }
