@@ -18,6 +18,7 @@ CUDA      ?= auto
 SIM       ?= 0
 PLATFORM  ?=
 NET       ?=
+RESUME    ?= 0
 HOSTS     ?=
 IMPL      ?= reference
 SUBMISSION ?=
@@ -262,7 +263,7 @@ ifneq ($(PLATFORM),)
   endif
 endif
 LAB_ENV := NP=$(NP) DEVICE=$(DEVICE) PROFILE=$(PROFILE) SEED=$(SEED) DDL_DATA=$(DDL_DATA) PLATFORM=$(PLATFORM) \
-           NET=$(NET) HOSTS=$(HOSTS) DDL_STUDENT_BIN=$(STUDENT_BIN)
+           NET=$(NET) HOSTS=$(HOSTS) DDL_STUDENT_BIN=$(STUDENT_BIN) RESUME=$(RESUME)
 # PLATFORM=<name>: run the lab simulated on labs/platforms/<name>.xml (the
 # native tree is still built: it measures this machine's FLOP rate).
 # NET=RATE[,LATENCY] (HOSTS=N, default NP): run the lab's MPI jobs on N
@@ -366,5 +367,6 @@ help:
 	@echo "  NET=$(NET)        RATE[,LATENCY], e.g. 1gbit or 100mbit,200us: make lab2..lab6 run on emulated hosts"
 	@echo "                (network namespaces, tc TBF, NFQUEUE delay) over TCP; root; outputs say 'emulated network'"
 	@echo "  HOSTS=$(HOSTS)      emulated hosts for NET= (default NP); ranks go one per host, round-robin"
+	@echo "  RESUME=$(RESUME)         1: make labN continues each run from results/checkpoints/ (a killed lab goes on)"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"

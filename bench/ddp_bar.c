@@ -169,7 +169,7 @@ static int bar(Driver *d, Bar *b)
     d->sync = &b->s[0];
     DriverLoop loop = { .batches = NS + (long)b->rounds * NS * b->block };
     DriverHooks hooks = { .ctx = b, .before_batch = before_batch, .after_batch = after_batch };
-    driver_train(d, &loop, &hooks);
+    if (driver_train(d, &loop, &hooks) != 0) ddl_die("training stopped");
     if (d->rank == 0) {
         progress_end(&b->pr);
         print(d, b);

@@ -85,7 +85,7 @@ static int run(void *ctx, Driver *d)
     b->ms = ddl_alloc(sizeof(double) * (size_t)b->reps);
     DriverLoop loop = { .batches = b->warmup + b->reps };
     DriverHooks hooks = { .ctx = b, .after_batch = after_batch, .fetch = fetch };
-    driver_train(d, &loop, &hooks);
+    if (driver_train(d, &loop, &hooks) != 0) ddl_die("training stopped");
     double med = stats_median(b->ms, b->reps), mn = b->ms[0];
     for (int i = 1; i < b->reps; i++) mn = b->ms[i] < mn ? b->ms[i] : mn;
     /* forward + backward ~ 3x forward FLOPs (2x for the weight and input

@@ -65,7 +65,7 @@ mpirun_env() {
     if [ $(( np * t )) -le "$CORES" ]; then policy=ACTIVE; else policy=PASSIVE; fi
   fi
   local args=(-x OPENBLAS_NUM_THREADS="$t" -x OMP_NUM_THREADS="$t" -x OMP_WAIT_POLICY="$policy")
-  args+=(-x DDL_DATA -x DEVICE -x PROFILE -x SEED)
+  args+=(-x DDL_DATA -x DEVICE -x PROFILE -x SEED -x DDL_CHECKPOINT_ROOT -x DDL_RESUME)
   [ -n "${OPENBLAS_CORETYPE:-}" ] && args+=(-x OPENBLAS_CORETYPE)
   echo "${args[@]}"
 }
@@ -124,3 +124,16 @@ fi
 # Where a non-native run's results, figures and tables go, beside the
 # native ones: "sim-<platform>", "net-<NET>" or nothing.
 VARIANT=${SIM_TAG:-$NET_TAG}
+
+# Checkpoints (core/driver/resume.c): every training run of a lab keeps
+# one under results/checkpoints/<program>-<run> (each epoch and at the
+# end), and make labN RESUME=1 continues each run from its checkpoint:
+# a killed run where it stopped, a finished one only rewrites its outputs.
+# (A test that points RESULTS at its own folder keeps them there too.)
+if [ -n "${RESULTS:-}" ]; then ckpt_root=$RESULTS/checkpoints; else ckpt_root=$PWD/results/checkpoints${VARIANT:+/$VARIANT}; fi
+export DDL_CHECKPOINT_ROOT=${DDL_CHECKPOINT_ROOT:-$ckpt_root}
+case "${RESUME:-0}" in
+  0|1) export DDL_RESUME=${RESUME:-0} ;;
+  *) echo "error: RESUME must be 0 or 1 (got '$RESUME')" >&2; exit 2 ;;
+esac
+if [ "$DDL_RESUME" = 1 ]; then note "RESUME=1: runs continue from $DDL_CHECKPOINT_ROOT"; fi

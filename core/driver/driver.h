@@ -52,6 +52,9 @@ typedef struct DriverOptions {
     const char *out;           /* directory of the result files */
     const char *tag;           /* name part of the output files; NULL: the program's default */
     const char *tex;           /* the table job's LaTeX file */
+    const char *checkpoint;    /* write checkpoints into this directory (resume.c) */
+    int checkpoint_every;      /* every N iterations (rounds); 0: each epoch */
+    const char *resume;        /* continue from the checkpoint in this directory */
     bool synthetic;            /* synthetic data even when files exist */
     bool no_synthetic;         /* fail instead of generating data */
     bool quiet;                /* no progress output */
@@ -61,7 +64,7 @@ enum {
     DRV_MODEL = 1 << 0, DRV_DATASET = 1 << 1, DRV_WIDTH = 1 << 2, DRV_LIMITS = 1 << 3, DRV_BATCH = 1 << 4,
     DRV_LR = 1 << 5, DRV_MOMENTUM = 1 << 6, DRV_WD = 1 << 7, DRV_SEED = 1 << 8, DRV_DEVICE = 1 << 9,
     DRV_PROFILE = 1 << 10, DRV_OUT = 1 << 11, DRV_TAG = 1 << 12, DRV_QUIET = 1 << 13, DRV_SYNTHETIC = 1 << 14,
-    DRV_TEX = 1 << 15,
+    DRV_TEX = 1 << 15, DRV_CHECKPOINT = 1 << 16,
     DRV_SGD = DRV_LR | DRV_MOMENTUM | DRV_WD,
     DRV_RUN = DRV_LIMITS | DRV_BATCH | DRV_SEED | DRV_DEVICE | DRV_PROFILE | DRV_OUT | DRV_TAG | DRV_QUIET |
               DRV_SYNTHETIC,
@@ -104,6 +107,7 @@ typedef struct DriverState {
     int epoch;                 /* the batcher's epoch */
     int period;                /* report periods done */
     double train_s;            /* this rank's wall time inside periods */
+    double open_s;             /* a checkpoint taken inside a period: the period's time so far */
 } DriverState;
 
 struct Driver {
@@ -131,7 +135,18 @@ struct Driver {
     bool prefetched;           /* db holds the next batch already (on a device) */
     int fetch_epoch;           /* the batcher's epoch of the latest batch fetched */
     int put_epoch;             /* the epoch of the batch in db */
+    struct {                   /* the batcher before the latest fetch: a checkpoint */
+        int epoch, pos, fetch_epoch; /* taken while the next batch is staged on a */
+        Rng aug;               /* device resumes from here */
+    } unfetched;
     DriverState st;
+    CliOption cli[64];         /* the command line's table: a checkpoint's settings (resume.c) */
+    int ncli;
+    char ckpt_dir[1024];       /* where checkpoints go ("": none) */
+    char resume_dir[1024];     /* where the run continues from ("": a fresh start) */
+    long ckpt_at;              /* d->st.batch of the latest checkpoint (-1: none) */
+    char ckpt_scope[64];       /* a program of several trainings: this one's sub-directory */
+    bool resumed;              /* a training of this program continued from a checkpoint */
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;
     char tag[128];             /* the run's name (driver_tag) */
@@ -238,11 +253,32 @@ typedef struct DriverHooks {
     /* Where batches come from; NULL: the batcher. Points x, y at the
      * batch and returns its examples. */
     int (*fetch)(Driver *d, const float **x, const int32_t **y, void *ctx);
+    /* What the lab keeps across batches (its tables so far, running sums),
+     * into a checkpoint and back ("lab.*" sections); NULL: nothing. load
+     * returns 0, or -1 with a message in err. */
+    void (*save)(Driver *d, Ckpt *c, void *ctx);
+    int (*load)(Driver *d, const Ckpt *c, void *ctx, char err[DDL_ERRLEN]);
 } DriverHooks;
 
 /* Runs loop->batches batches (rounds) from where d->st stands. A loss
- * that is not finite stops the program with a message. */
-void driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h);
+ * that is not finite stops the program with a message.
+ *
+ * Checkpoints (programs that offer DRV_CHECKPOINT; resume.c): with
+ * --resume (or $DDL_RESUME=1 and a checkpoint of this run under
+ * $DDL_CHECKPOINT_ROOT) the run first continues from the checkpoint, which
+ * must come from the same settings, ranks and strategy; with --checkpoint
+ * (or $DDL_CHECKPOINT_ROOT) every rank writes its state every
+ * --checkpoint-every optimizer steps (default: each epoch) and at the end.
+ * Returns 0, or 2 after a message (on every rank) when a checkpoint was
+ * refused or could not be written. */
+int driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h);
+/* A program that trains several times (lab4's configurations) names each
+ * training: its checkpoints go into that sub-directory, and only the first
+ * training that finds one continues from it. */
+void driver_checkpoint_scope(Driver *d, const char *scope);
+/* Collective: whether the training named scope would continue from a
+ * checkpoint (a resumed program skips the trainings before it). */
+bool driver_checkpoint_found(Driver *d, const char *scope);
 
 /* ---- results (report.c) ---- */
 

@@ -6,11 +6,16 @@
 #include <math.h>
 #include <stdio.h>
 #include "../common.h"
+#include "resume.h"
 
 /* The batcher's next batch into the staging buffers, and its copy to the
  * backend started; a new epoch starts when this one is used up. */
 static void put_next(Driver *d)
 {
+    d->unfetched.epoch = d->b.epoch;
+    d->unfetched.pos = d->b.pos;
+    d->unfetched.aug = d->b.aug;
+    d->unfetched.fetch_epoch = d->fetch_epoch;
     int got = batcher_next(&d->b, device_batch_x(&d->db), device_batch_y(&d->db));
     if (got <= 0) {
         batcher_epoch(&d->b, ++d->fetch_epoch);
@@ -63,11 +68,43 @@ static DriverBatch one_batch(Driver *d, const DriverHooks *h)
     return b;
 }
 
-/* One report period: batches [d->st.batch, end). Returns its time. */
-static double period(Driver *d, const DriverLoop *loop, const DriverHooks *h, long end, int periods)
+/* When checkpoints are taken: after every `every` batches that end an
+ * optimizer step (`unit` micro-batches), and at the end of the run. */
+typedef struct Checkpoints {
+    long every, unit, total;
+    long period;               /* the loop's period (0: the whole run is one) */
+    double spent_s;            /* writing them: kept out of the periods' time */
+    int status;
+} Checkpoints;
+
+static Checkpoints checkpoints(const Driver *d, const DriverLoop *loop)
+{
+    long unit = d->sync ? DDL_MAX(d->sync->cfg.accumulate, 1) : 1;
+    long epoch = loop->period > 0 ? loop->period : d->has_batcher ? batcher_batches(&d->b) : loop->batches;
+    long every = d->opt->checkpoint_every > 0 ? d->opt->checkpoint_every * unit : DDL_MAX(epoch, 1);
+    return (Checkpoints){ every, unit, loop->batches, loop->period, 0.0, 0 };
+}
+
+/* A checkpoint now, if one is due. */
+static void maybe_checkpoint(Driver *d, const DriverHooks *h, Checkpoints *k)
+{
+    long done = d->st.batch;
+    if (!d->ckpt_dir[0] || k->status || done == d->ckpt_at || done % k->unit) return;
+    if (done % k->every && done != k->total) return;
+    double t0 = ddl_now();
+    k->status = driver_checkpoint_save(d, h);
+    k->spent_s += ddl_now() - t0;
+}
+
+/* One report period: batches [d->st.batch, end) (the rest of it after a
+ * resume). Returns its time. A checkpoint inside it comes before the
+ * lab's period hook, so that a run cut there and continued runs the same
+ * periods as one that was not; only a period's natural end (a whole
+ * epoch) is checkpointed after the hook (driver_train). */
+static double period(Driver *d, const DriverLoop *loop, const DriverHooks *h, long end, int periods, Checkpoints *k)
 {
     long start = d->st.batch;
-    bool show = loop->progress && d->rank == 0 && !d->opt->quiet;
+    bool show = loop->progress && d->rank == 0 && !d->opt->quiet && end > start;
     Progress pr;
     if (show) {
         char label[64];
@@ -76,38 +113,51 @@ static double period(Driver *d, const DriverLoop *loop, const DriverHooks *h, lo
         progress_init(&pr, label, loop->progress_every);
     }
     if (loop->barrier_start) MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = ddl_now(), loss = 0.0;
+    double t0 = ddl_now(), loss = 0.0, spent0 = k->spent_s, before = d->st.open_s;
     long seen = 0, right = 0;
-    for (; d->st.batch < end; d->st.batch++) {
+    while (d->st.batch < end && !k->status) {
         if (h->before_batch) h->before_batch(d, d->st.batch, h->ctx);
         DriverBatch b = one_batch(d, h);
         loss += b.loss * b.n;
         seen += b.n;
         right += b.correct;
         if (h->after_batch) h->after_batch(d, &b, h->ctx);
+        d->st.batch++;
         if (show)
-            progress_update(&pr, d->st.batch - start + 1, end - start, "loss %.4f acc %.3f", loss / DDL_MAX(seen, 1),
+            progress_update(&pr, d->st.batch - start, end - start, "loss %.4f acc %.3f", loss / DDL_MAX(seen, 1),
                             (double)right / (double)DDL_MAX(seen, 1));
+        bool natural_end = d->st.batch == end && k->period > 0 && d->st.batch % k->period == 0;
+        d->st.open_s = before + ddl_now() - t0 - (k->spent_s - spent0);
+        if (!natural_end) maybe_checkpoint(d, h, k);
     }
     if (loop->barrier_end) MPI_Barrier(MPI_COMM_WORLD);
-    double dt = ddl_now() - t0;
+    double dt = before + ddl_now() - t0 - (k->spent_s - spent0);
+    d->st.open_s = 0.0;
     if (show) progress_end(&pr);
     return dt;
 }
 
-void driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h)
+int driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h)
 {
     static const DriverHooks none = { 0 };
     if (!h) h = &none;
     if (!d->sync) ddl_die("driver_train: no strategy (driver_sync first)");
     long total = loop->batches, per = loop->period > 0 ? loop->period : DDL_MAX(total, 1);
     int periods = (int)((total + per - 1) / per);
+    driver_checkpoint_paths(d);
+    if (d->resume_dir[0] && driver_checkpoint_resume(d, h, total) != 0) return 2;
+    Checkpoints k = checkpoints(d, loop);
     if (loop->report_start && d->st.batch == 0 && h->after_period) h->after_period(d, 0, 0.0, h->ctx);
-    while (d->st.batch < total) {
+    /* a resumed run may stand at the end of a period whose hook has not run */
+    while ((d->st.batch < total || d->st.period < (d->st.batch + per - 1) / per) && !k.status) {
         long end = DDL_MIN((d->st.batch / per + 1) * per, total);
-        double dt = period(d, loop, h, end, periods);
+        if (d->st.batch == total) end = total;
+        double dt = period(d, loop, h, end, periods, &k);
+        if (k.status) break;
         d->st.train_s += dt;
         d->st.period++;
         if (h->after_period) h->after_period(d, d->st.period, dt, h->ctx);
+        maybe_checkpoint(d, h, &k);
     }
+    return k.status;
 }

@@ -115,6 +115,14 @@ int driver_check_values(const Driver *d)
     if (o->tag && check_tag("tag", o->tag) != 0) return -1;
     if ((spec->shared & DRV_DATASET) && check_dataset(spec, o->dataset) != 0) return -1;
     if ((spec->shared & DRV_DEVICE) && driver_choice("device", o->device, "cpu|cuda") < 0) return -1;
+    if (o->checkpoint && !*o->checkpoint) {
+        ddl_error("--checkpoint is empty: give the directory the checkpoints go to");
+        return -1;
+    }
+    if (o->resume && !*o->resume) {
+        ddl_error("--resume is empty: give the directory of the checkpoint to continue from");
+        return -1;
+    }
     if ((spec->shared & DRV_OUT) && (!o->out || !*o->out)) {
         ddl_error("--out is empty: give the directory the results go to");
         return -1;
@@ -154,10 +162,16 @@ int driver_cli_fragment(Driver *d, CliOption *out)
         { "tag", OPT_STR, &o->tag, d->opt_help[2], 0, 0 },
         { "quiet", OPT_FLAG, &o->quiet, "no progress output", 0, 0 },
         { "tex", OPT_STR, &o->tex, "table job: path of the LaTeX table", 0, 0 },
+        { "checkpoint", OPT_STR, &o->checkpoint, "write checkpoints into DIR (one file per rank), to continue a "
+                                                 "killed run with --resume", 0, 0 },
+        { "checkpoint-every", OPT_INT, &o->checkpoint_every, "checkpoint every N iterations (rounds); 0: each "
+                                                             "epoch", 0, 1000000000 },
+        { "resume", OPT_STR, &o->resume, "continue the run checkpointed in DIR (same settings) to --iters/--epochs",
+          0, 0 },
     };
     static const unsigned bit[] = { DRV_MODEL, DRV_DATASET, DRV_WIDTH, DRV_LIMITS, DRV_LIMITS, DRV_BATCH, DRV_LR,
                                     DRV_MOMENTUM, DRV_WD, DRV_SEED, DRV_DEVICE, DRV_PROFILE, DRV_SYNTHETIC, DRV_OUT,
-                                    DRV_TAG, DRV_QUIET, DRV_TEX };
+                                    DRV_TAG, DRV_QUIET, DRV_TEX, DRV_CHECKPOINT, DRV_CHECKPOINT, DRV_CHECKPOINT };
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (spec->shared & bit[i]) out[n++] = all[i];

@@ -6,11 +6,14 @@
 #include "driver.h"
 
 /* The entries of the shared options the spec offers, into out (room for
- * 16); returns how many. */
+ * 20); returns how many. */
 int driver_cli_fragment(Driver *d, CliOption *out);
 /* $DEVICE and $PROFILE where the program left device and profile unset. */
 void driver_environment(DriverOptions *o);
 /* The shared values that need no file system; 0, or -1 after a message. */
 int driver_check_values(const Driver *d);
+/* Collective: the lowest rank that failed prints "error: why" (every rank
+ * that fails knows why); returns that rank, or -1 when none failed. */
+int driver_first_failure(Driver *d, bool failed, const char *why);
 
 #endif

@@ -43,10 +43,12 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
     d->status = 2;
     if (take_mode(d, &argc, &argv) != 0) return -1;
     CliOption opts[MAX_OPTIONS];
-    if (spec->nown > MAX_OPTIONS - 16) ddl_die("%s: too many options (%d)", spec->program, spec->nown);
+    if (spec->nown > MAX_OPTIONS - 20) ddl_die("%s: too many options (%d)", spec->program, spec->nown);
     memcpy(opts, spec->own, sizeof *opts * (size_t)spec->nown);
     int n = spec->nown + driver_cli_fragment(d, opts + spec->nown);
     int rc = cli_parse(argc, argv, spec->usage, spec->description, opts, n);
+    memcpy(d->cli, opts, sizeof *opts * (size_t)n);
+    d->ncli = n;
     if (rc != 0) {
         d->status = rc > 0 ? 0 : 2;
         return -1;
@@ -91,9 +93,7 @@ static int probe_dir(const char *flag, const char *dir)
     return 0;
 }
 
-/* The lowest rank that failed says why (every rank that fails knows);
- * -1 when none did. */
-static int first_failure(Driver *d, bool failed, const char *why)
+int driver_first_failure(Driver *d, bool failed, const char *why)
 {
     int first = failed ? d->rank : d->world;
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -134,7 +134,7 @@ int driver_open(Driver *d)
         snprintf(err, sizeof err, "--device %s: this build has no '%s' backend", o->device, o->device);
         bad = true;
     }
-    if (first_failure(d, bad, err) >= 0) return 2;
+    if (driver_first_failure(d, bad, err) >= 0) return 2;
     if ((d->spec->shared & DRV_OUT) && driver_check_dir(d, "out", o->out) != 0) return 2;
     comm_init(&d->comm, MPI_COMM_WORLD);
     d->opened = true;

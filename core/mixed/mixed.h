@@ -41,6 +41,7 @@
 
 #include "../model/model.h"
 #include "../optim/optim.h"
+#include "../train/checkpoint_state.h"
 #include "../train/train.h"
 #include "loss_scale.h"
 
@@ -57,6 +58,10 @@ typedef struct Mixed {
  * installs the storage hook and rounds m->params to half values. */
 void mixed_init(Mixed *mx, Model *m, bool fp16, float initial_scale, int window);
 void mixed_free(Mixed *mx);
+/* Its state into a checkpoint's "<prefix>.*" sections, and back (a
+ * resumed run: mixed_checkpoint.c). 0, or -1 with a message in err. */
+void mixed_save(const Mixed *mx, Ckpt *c, const char *prefix);
+int mixed_restore(Mixed *mx, const Ckpt *c, const char *prefix, char err[DDL_ERRLEN]);
 /* What this run's precision is, for outputs: "fp32", "fp16 (emulated by
  * rounding on the CPU)" or "fp16 (FP16 GEMMs, FP32 accumulation, on the
  * GPU)". */

@@ -22,5 +22,7 @@ const SyncRow SYNC_ROW_CSGD = {
     .one_process = true,
     .setup = setup,
     .teardown = fed_teardown,
+    .save = fed_save,
+    .load = fed_load,
     .round = round_,
 };

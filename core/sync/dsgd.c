@@ -68,6 +68,8 @@ const SyncRow SYNC_ROW_DSGD = {
     .rank0_serves = true,
     .setup = setup,
     .teardown = fed_teardown,
+    .save = fed_save,
+    .load = fed_load,
     .round = round_,
     .rounds_per_epoch = rounds_per_epoch,
 };

@@ -74,6 +74,9 @@ typedef struct FedState {
 /* A row's setup and teardown (collective). */
 int fed_setup(Sync *s, bool linked, bool cloud_steps, char err[256]);
 void fed_teardown(Sync *s);
+/* The rows' save and load operations (fed_checkpoint.c). */
+void fed_save(const Sync *s, Ckpt *c);
+int fed_load(Sync *s, const Ckpt *c, char err[DDL_ERRLEN]);
 /* D-SGD, before the cloud evaluates: users upload their BN statistics,
  * the cloud puts their (example-weighted, here equal) average into its
  * model. Counted as FED_STATE. */

@@ -64,5 +64,7 @@ const SyncRow SYNC_ROW_FEDAVG = {
     .rank0_serves = true,
     .setup = setup,
     .teardown = fed_teardown,
+    .save = fed_save,
+    .load = fed_load,
     .round = round_,
 };

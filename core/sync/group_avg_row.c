@@ -38,6 +38,23 @@ static void counters(const Sync *s, CommCounters *add)
     add->bytes_recv += c.bytes_recv;
 }
 
+/* The rounds done pick the next grouping; the group Comms' traffic is
+ * carried by Sync.resumed like every row's. */
+static void save(const Sync *s, Ckpt *c)
+{
+    const GroupAvg *g = s->priv;
+    ckpt_put_u64(c, "group_avg.rounds", (uint64_t)g->rounds);
+}
+
+static int load(Sync *s, const Ckpt *c, char err[DDL_ERRLEN])
+{
+    GroupAvg *g = s->priv;
+    uint64_t rounds;
+    if (ckpt_get_u64(c, "group_avg.rounds", &rounds, err)) return -1;
+    g->rounds = (long)rounds;
+    return 0;
+}
+
 const SyncRow SYNC_ROW_GROUP_AVG = {
     .name = "group_avg",
     .description = "after every local SGD step, rotating groups of k+1 ring neighbours average their weights",
@@ -47,4 +64,6 @@ const SyncRow SYNC_ROW_GROUP_AVG = {
     .teardown = teardown,
     .after_step = after_step,
     .counters = counters,
+    .save = save,
+    .load = load,
 };

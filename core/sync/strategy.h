@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include "../comm/comm.h"
 #include "../model/model.h"
+#include "../train/checkpoint_state.h"
 #include "../train/train.h"
 
 typedef enum SyncKind {
@@ -118,6 +119,9 @@ typedef struct Sync {
     /* trace of the last step (cfg.trace) */
     SyncEvent *events;
     int nevents, capevents;
+    /* a resumed run: the traffic before the checkpoint, less what setting
+     * up again moved (sync_counters adds it) */
+    CommCounters resumed;
 } Sync;
 
 /* One round of a row that trains on its own schedule. */
@@ -146,6 +150,11 @@ struct SyncRow {
     int (*rounds_per_epoch)(const Sync *s);    /* round rows: rounds that make one report period */
     void (*counters)(const Sync *s, CommCounters *add); /* traffic the row moved outside s->c */
     int (*groups)(const Sync *s);              /* buckets / fusion groups in use */
+    /* State that outlives a step (rounds, a user's sampler, the cloud's
+     * master weights) into a checkpoint and back; rows without any need
+     * neither (the model and its optimizer are saved by the caller). */
+    void (*save)(const Sync *s, Ckpt *c);
+    int (*load)(Sync *s, const Ckpt *c, char err[DDL_ERRLEN]);
 };
 
 /* ---- shared by every row (strategy.c) ---- */

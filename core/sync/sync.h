@@ -106,6 +106,13 @@ int sync_workers(const Sync *s);
 /* Buckets (ddp) or fusion groups (horovod, the plan in use); 0 for others. */
 int sync_groups(const Sync *s);
 
+/* A checkpoint of the strategy (checkpoint.h): its step count, its
+ * traffic so far and its row's own state ("sync.*" sections); the model
+ * and the optimizer are the caller's to save. Load after sync_init with
+ * the same settings: 0, or -1 with a message in err. */
+void sync_save(const Sync *s, Ckpt *c);
+int sync_load(Sync *s, const Ckpt *c, char err[DDL_ERRLEN]);
+
 const char *sync_kind_name(SyncKind k);          /* "none", "gather_scatter", ... */
 const char *sync_kind_description(SyncKind k);   /* one line for legends */
 int sync_kind_from_name(const char *name, SyncKind *out); /* 0, or -1 */

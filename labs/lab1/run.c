@@ -68,6 +68,37 @@ static void after_epoch(Driver *d, int epoch, double seconds, void *ctx)
                 100.0 * r->last.accuracy);
 }
 
+/* What a resumed run needs of this one: the tables so far, the step
+ * times, and the running epoch's sums. */
+typedef struct Sums { double loss_sum, final_loss; int64_t seen, right; EvalResult last; } Sums;
+
+static void save(Driver *d, Ckpt *c, void *ctx)
+{
+    Run *r = ctx;
+    ckpt_put_table(c, "lab.iters", r->iters);
+    ckpt_put_table(c, "lab.epochs", r->epochs_t);
+    ckpt_put(c, "lab.ms", r->ms, sizeof(double) * (size_t)d->st.batch);
+    Sums s = { r->loss_sum, r->final_loss, r->seen, r->right, r->last };
+    ckpt_put(c, "lab.sums", &s, sizeof s);
+}
+
+static int load(Driver *d, const Ckpt *c, void *ctx, char err[DDL_ERRLEN])
+{
+    Run *r = ctx;
+    Sums s;
+    if (d->st.batch > r->total) return 0; /* refused by the driver */
+    if (ckpt_get_table(c, "lab.iters", r->iters, err) || ckpt_get_table(c, "lab.epochs", r->epochs_t, err) ||
+        ckpt_get(c, "lab.ms", r->ms, sizeof(double) * (size_t)d->st.batch, err) ||
+        ckpt_get(c, "lab.sums", &s, sizeof s, err))
+        return -1;
+    r->loss_sum = s.loss_sum;
+    r->final_loss = s.final_loss;
+    r->seen = (long)s.seen;
+    r->right = (long)s.right;
+    r->last = s.last;
+    return 0;
+}
+
 static Table *summary(const Run *r, const Meta *meta, double mean, double std)
 {
     const DriverOptions *o = &r->o->run;
@@ -199,8 +230,14 @@ int lab1_run(void *ctx, Driver *d)
                 d->test.n, o->run.batch, r.total, d->device_desc);
     r.t_start = ddl_now();
     DriverLoop loop = { .batches = r.total, .period = r.per_epoch, .progress = "epoch", .progress_every = 50 };
-    DriverHooks hooks = { .ctx = &r, .after_batch = after_batch, .after_period = after_epoch };
-    driver_train(d, &loop, &hooks);
+    DriverHooks hooks = { .ctx = &r, .after_batch = after_batch, .after_period = after_epoch, .save = save,
+                          .load = load };
+    if ((status = driver_train(d, &loop, &hooks)) != 0) {
+        table_free(r.iters);
+        table_free(r.epochs_t);
+        ddl_free(r.ms);
+        return status;
+    }
     double mean, std;
     stats_mean_std(r.ms, (int)r.total, r.total > 1 ? 1 : 0, &mean, &std);
     Table *sum = summary(&r, &meta, mean, std);

@@ -88,7 +88,7 @@ static RunResult train_one(const Lab2Options *o, Driver *d, const float *init, C
     Train t = { .r = { 0, 0, NAN, NAN, 0, false }, .after_first_step = after_first_step };
     DriverLoop loop = { .batches = (long)o->epochs * batcher_batches(&d->b), .barrier_start = true };
     DriverHooks hooks = { .ctx = &t, .after_batch = after_batch };
-    driver_train(d, &loop, &hooks);
+    if (driver_train(d, &loop, &hooks) != 0) ddl_die("training stopped");
     MPI_Comm comm = d->comm.mpi;
     t.r.elapsed_s = max_over_ranks(d->st.train_s, comm);
     t.r.comm_s = max_over_ranks(t.r.comm_s, comm);

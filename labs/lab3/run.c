@@ -182,6 +182,44 @@ static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
     }
 }
 
+/* What a resumed run needs of this one: the timed steps so far, and the
+ * traffic since the clock started (the world Comm counts afresh). */
+static CommCounters minus(CommCounters a, CommCounters b)
+{
+    return (CommCounters){ a.calls - b.calls, a.msgs_sent - b.msgs_sent, a.bytes_sent - b.bytes_sent,
+                           a.msgs_recv - b.msgs_recv, a.bytes_recv - b.bytes_recv };
+}
+
+static CommCounters plus(CommCounters a, CommCounters b)
+{
+    return (CommCounters){ a.calls + b.calls, a.msgs_sent + b.msgs_sent, a.bytes_sent + b.bytes_sent,
+                           a.msgs_recv + b.msgs_recv, a.bytes_recv + b.bytes_recv };
+}
+
+static void save(Driver *d, Ckpt *c, void *ctx)
+{
+    Run *r = ctx;
+    CommCounters since[2] = { minus(comm_counters_total(&d->comm), r->before), minus(r->after, r->before) };
+    ckpt_put(c, "lab.steps", r->mine, sizeof(double) * NF * (size_t)r->timed);
+    ckpt_put(c, "lab.traffic", since, sizeof since);
+}
+
+static int load(Driver *d, const Ckpt *c, void *ctx, char err[DDL_ERRLEN])
+{
+    Run *r = ctx;
+    CommCounters since[2];
+    size_t len;
+    const void *steps = ckpt_find(c, "lab.steps", &len);
+    /* a shorter run timed fewer steps: those it did time are the same */
+    if (!steps || len > sizeof(double) * NF * (size_t)r->timed || len % (sizeof(double) * NF))
+        return ckpt_errf(err, "checkpoint's timed steps do not fit this run's %d", r->timed);
+    memcpy(r->mine, steps, len);
+    if (ckpt_get(c, "lab.traffic", since, sizeof since, err)) return -1;
+    r->before = minus(comm_counters_total(&d->comm), since[0]);
+    r->after = plus(r->before, since[1]);
+    return 0;
+}
+
 /* Per-rank mean of steps [1, timed) of field f. */
 static double rank_mean(const double *v, int timed, int f)
 {
@@ -377,9 +415,10 @@ int lab3_run(void *ctx, Driver *d)
     r.before = r.after = comm_counters_total(&d->comm);
     double t_start = ddl_now();
     DriverLoop loop = { .batches = r.total * o->accumulate, .progress = "train", .progress_every = 10 };
-    DriverHooks hooks = { .ctx = &r, .before_batch = before_batch, .after_batch = after_batch };
-    driver_train(d, &loop, &hooks);
-    status = write_outputs(&r, ddl_now() - t_start);
+    DriverHooks hooks = { .ctx = &r, .before_batch = before_batch, .after_batch = after_batch, .save = save,
+                          .load = load };
+    status = driver_train(d, &loop, &hooks);
+    if (!status) status = write_outputs(&r, ddl_now() - t_start);
     ddl_free(r.mine);
     return status;
 }

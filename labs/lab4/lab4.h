@@ -64,6 +64,8 @@ typedef struct Lab4Setup {
     const float *init;          /* initial weights, the same for every configuration */
     float lr;                   /* after scaling */
     Table *iters;               /* per-iteration rows (every rank fills; rank 0 writes) */
+    Table *runs, *ranks;        /* per-configuration rows (rank 0): in checkpoints too */
+    int status;                 /* the worst configuration's so far */
     CommMonitor *monitor;       /* Open MPI's pvars, read around each round; NULL: unavailable */
 } Lab4Setup;
 
@@ -80,7 +82,7 @@ typedef struct Lab4Result {
     uint64_t mon_msgs, mon_bytes;    /* this rank, Open MPI's count of what it sent in the rounds */
 } Lab4Result;
 
-int lab4_train(const Lab4Setup *s, const Lab4Config *cfg, Lab4Result *r);
+int lab4_train(Lab4Setup *s, const Lab4Config *cfg, Lab4Result *r);
 
 /* ---- between iterations (metrics.c): raw MPI on MPI_COMM_WORLD, so
  * ddlab's counters keep only the averaging traffic ---- */

@@ -138,6 +138,9 @@ static int one_config(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfg,
 {
     Driver *d = s->d;
     Lab4Result r;
+    char scope[48];
+    lab4_label(cfg, scope, sizeof scope);
+    driver_checkpoint_scope(d, scope);
     int rc = lab4_train(s, cfg, &r);
     if (rc != 0) return rc;
     uint64_t mine[R_N] = { r.ctr.bytes_sent, r.ctr.bytes_recv, r.ctr.msgs_sent, r.ctr.msgs_recv,
@@ -152,6 +155,23 @@ static int one_config(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfg,
                 d->world, label, cfg->iters, r.rounds, atof(table_get(runs, runs->nrows - 1, "traffic_mb")),
                 ok ? "" : " (BYTES != CLOSED FORM)", r.wall_s, 100 * r.accuracy, r.consensus);
     return ok ? 0 : 1;
+}
+
+/* A resumed run: the last configuration with a checkpoint continues (its
+ * tables hold the rows of those before it); -1: start from the first. */
+static int resume_from(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfgs, int nc)
+{
+    int from = -1;
+    for (int i = 0; i < nc; i++) {
+        char scope[48];
+        lab4_label(&cfgs[i], scope, sizeof scope);
+        if (driver_checkpoint_found(s->d, scope)) from = i;
+    }
+    if (from < 0 && o->run.resume) {
+        ddl_error("--resume %s: no checkpoint of any configuration there", o->run.resume);
+        return -2;
+    }
+    return from;
 }
 
 static int run_all(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfgs, int nc, const Meta *meta)
@@ -171,11 +191,16 @@ static int run_all(const Lab4Options *o, Lab4Setup *s, const Lab4Config *cfgs, i
                                       "closed_form_sent,closed_form_recv,msgs_sent,msgs_recv,monitor_bytes_sent");
     runs->meta = s->iters->meta = ranks->meta = *meta;
     uint64_t *all = ddl_alloc(sizeof(uint64_t) * R_N * (size_t)d->world);
-    int status = 0;
-    for (int i = 0; i < nc && status != 2; i++) {
+    s->runs = runs;
+    s->ranks = ranks;
+    s->status = 0;
+    int first = resume_from(o, s, cfgs, nc);
+    if (first == -2) s->status = 2;
+    for (int i = DDL_MAX(first, 0); i < nc && s->status != 2; i++) {
         int rc = one_config(o, s, &cfgs[i], runs, ranks, all);
-        status = rc > status ? rc : status;
+        s->status = rc > s->status ? rc : s->status;
     }
+    int status = s->status;
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (status != 2) {
         Table *t[3] = { runs, s->iters, ranks };
@@ -205,7 +230,8 @@ int lab4_run(void *ctx, Driver *d)
     memcpy(init, d->m.params, d->m.nparams * sizeof(float));
     CommMonitor mon;
     comm_monitor_open(&mon, &d->comm);
-    Lab4Setup s = { o, d, init, o->run.lr * (o->no_lr_scale ? 1.0f : (float)P), NULL, mon.available ? &mon : NULL };
+    Lab4Setup s = { .o = o, .d = d, .init = init, .lr = o->run.lr * (o->no_lr_scale ? 1.0f : (float)P),
+                    .monitor = mon.available ? &mon : NULL };
     Batcher probe;
     BatcherOptions bo = { .batch = o->run.batch, .rank = d->rank, .world = P, .seed = o->run.seed };
     batcher_init(&probe, &d->train, &bo);

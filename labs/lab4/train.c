@@ -48,7 +48,7 @@ static double mean_over_ranks(double v)
 
 /* State of one run, so the hooks below read like the method. */
 typedef struct Run {
-    const Lab4Setup *s;
+    Lab4Setup *s;
     const Lab4Config *cfg;
     Lab4Result *r;
     double *avg;               /* the workers' average model (consensus) */
@@ -158,7 +158,37 @@ static void record(Driver *d, int iter, double seconds, void *ctx)
     table_end_row(t);
 }
 
-int lab4_train(const Lab4Setup *s, const Lab4Config *cfg, Lab4Result *r)
+/* What a resumed configuration needs: every table so far, this
+ * configuration's running numbers, and the status of those before it. */
+typedef struct Saved { double loss_sum; int64_t seen; int32_t status, pad; Lab4Result r; } Saved;
+
+static void save(Driver *d, Ckpt *c, void *ctx)
+{
+    const Run *u = ctx;
+    ckpt_put_table(c, "lab.runs", u->s->runs);
+    ckpt_put_table(c, "lab.iters", u->s->iters);
+    ckpt_put_table(c, "lab.ranks", u->s->ranks);
+    Saved v = { u->loss_sum, u->seen, u->s->status, 0, *u->r };
+    ckpt_put(c, "lab.config", &v, sizeof v);
+    ckpt_put(c, "lab.average", u->avg, sizeof(double) * d->m.nparams);
+}
+
+static int load(Driver *d, const Ckpt *c, void *ctx, char err[DDL_ERRLEN])
+{
+    Run *u = ctx;
+    Saved v;
+    if (ckpt_get(c, "lab.config", &v, sizeof v, err) || ckpt_get_table(c, "lab.runs", u->s->runs, err) ||
+        ckpt_get_table(c, "lab.iters", u->s->iters, err) || ckpt_get_table(c, "lab.ranks", u->s->ranks, err) ||
+        ckpt_get(c, "lab.average", u->avg, sizeof(double) * d->m.nparams, err))
+        return -1;
+    u->loss_sum = v.loss_sum;
+    u->seen = (long)v.seen;
+    u->s->status = v.status;
+    *u->r = v.r;
+    return 0;
+}
+
+int lab4_train(Lab4Setup *s, const Lab4Config *cfg, Lab4Result *r)
 {
     const Lab4Options *o = s->o;
     Driver *d = s->d;
@@ -177,8 +207,13 @@ int lab4_train(const Lab4Setup *s, const Lab4Config *cfg, Lab4Result *r)
     /* the metrics leave ranks apart: each iteration starts together */
     DriverLoop loop = { .batches = (long)cfg->iters * per_iter, .period = per_iter, .report_start = true,
                         .barrier_start = true };
-    DriverHooks hooks = { .ctx = &u, .before_batch = before_batch, .after_batch = after_batch, .after_period = record };
-    driver_train(d, &loop, &hooks);
+    DriverHooks hooks = { .ctx = &u, .before_batch = before_batch, .after_batch = after_batch, .after_period = record,
+                          .save = save, .load = load };
+    int status = driver_train(d, &loop, &hooks);
+    if (status) {
+        ddl_free(u.avg);
+        return status;
+    }
     r->accuracy_avg_model = lab4_eval_average(&d->m, u.avg, &d->test);
     r->wall_s = max_over_ranks(d->st.train_s);
     r->sync_s = max_over_ranks(r->sync_s);

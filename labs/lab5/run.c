@@ -148,6 +148,21 @@ static void epoch_row(Driver *d, int period, double seconds, void *ctx)
                 train_loss, rounds, (double)(up + down) / 1e6, r->wall);
 }
 
+/* What a resumed run needs of this one: the rows so far and the time. */
+static void save(Driver *d, Ckpt *c, void *ctx)
+{
+    Run *r = ctx;
+    ckpt_put_table(c, "lab.epochs", r->epochs_t);
+    ckpt_put(c, "lab.wall", &r->wall, sizeof r->wall);
+}
+
+static int load(Driver *d, const Ckpt *c, void *ctx, char err[DDL_ERRLEN])
+{
+    Run *r = ctx;
+    return ckpt_get_table(c, "lab.epochs", r->epochs_t, err) || ckpt_get(c, "lab.wall", &r->wall, sizeof r->wall, err)
+               ? -1 : 0;
+}
+
 static void summary_row(const Run *r, Table *t, int epochs, long overflows, const LossScaler *ls)
 {
     const Lab5Options *o = r->o;
@@ -328,9 +343,9 @@ int lab5_run(void *ctx, Driver *d)
                                           "overflows,skipped_steps,scale_updates,final_loss_scale,train_s", &meta);
     int periods = (o->epochs + r.step_epochs - 1) / r.step_epochs, per = sync_rounds_per_epoch(d->sync);
     DriverLoop loop = { .batches = (long)periods * per, .period = per, .report_start = true, .barrier_start = true };
-    DriverHooks hooks = { .ctx = &r, .after_period = epoch_row };
-    driver_train(d, &loop, &hooks);
-    status = write_outputs(&r, &meta, periods * r.step_epochs);
+    DriverHooks hooks = { .ctx = &r, .after_period = epoch_row, .save = save, .load = load };
+    status = driver_train(d, &loop, &hooks);
+    if (!status) status = write_outputs(&r, &meta, periods * r.step_epochs);
     table_free(r.epochs_t);
     table_free(r.summary_t);
     return status;

@@ -207,6 +207,19 @@ static Table *summary(Run *r, double train_s, const double *means, const double 
     return t;
 }
 
+/* What a resumed run needs of this one: the step sums so far. */
+static void save(Driver *d, Ckpt *c, void *ctx)
+{
+    const Run *r = ctx;
+    ckpt_put(c, "lab.sums", r->sums, sizeof r->sums);
+}
+
+static int load(Driver *d, const Ckpt *c, void *ctx, char err[DDL_ERRLEN])
+{
+    Run *r = ctx;
+    return ckpt_get(c, "lab.sums", r->sums, sizeof r->sums, err);
+}
+
 int lab6_run(void *ctx, Driver *d)
 {
     const Lab6Options *o = ctx;
@@ -221,8 +234,8 @@ int lab6_run(void *ctx, Driver *d)
                 d->train.name, d->train.n, r.total);
     CommCounters before = sync_counters(d->sync);
     DriverLoop loop = { .batches = r.total * o->accumulate, .barrier_start = true, .barrier_end = true };
-    DriverHooks hooks = { .ctx = &r, .after_batch = after_batch };
-    driver_train(d, &loop, &hooks);
+    DriverHooks hooks = { .ctx = &r, .after_batch = after_batch, .save = save, .load = load };
+    if ((status = driver_train(d, &loop, &hooks)) != 0) return status;
     CommCounters after = sync_counters(d->sync);
     double bytes = (double)(after.bytes_sent - before.bytes_sent) / (double)r.total;
     /* worker means of the step breakdown; the server's optimizer time is in

@@ -1,0 +1,20 @@
+/* resume.h - checkpoints and continuation inside the driver (resume.c),
+ * for the loop (loop.c). */
+#ifndef DDL_DRIVER_RESUME_H
+#define DDL_DRIVER_RESUME_H
+
+#include "driver.h"
+
+/* Where this run's checkpoints go and where it continues from:
+ * --checkpoint / --resume, else $DDL_CHECKPOINT_ROOT/<program>-<tag>
+ * (and $DDL_RESUME=1 continues from there when a checkpoint is). */
+void driver_checkpoint_paths(Driver *d);
+/* Collective: every rank's state into d->ckpt_dir. 0, or 2 after a
+ * message. */
+int driver_checkpoint_save(Driver *d, const DriverHooks *h);
+/* Collective: every rank's state from d->resume_dir, refused when it is
+ * corrupt, of another format version, of other settings, or past total.
+ * 0, or 2 after a message. */
+int driver_checkpoint_resume(Driver *d, const DriverHooks *h, long total);
+
+#endif

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# e2e_resume.sh - checkpoint and resume (core/driver/resume.c): a run cut
+# short and continued ends bit-identical to one that was not.
+#
+#   lab1   cnn3, 60 iterations, against 40 with --checkpoint and then
+#          --resume to 60; and against one killed (SIGKILL) after a
+#          checkpoint and continued the way `make lab1 RESUME=1` does
+#          ($DDL_CHECKPOINT_ROOT, $DDL_RESUME=1)
+#   lab3   2 ranks, DDP: 12 steps against 8 + resume to 12
+#   lab5   FedAvg, a cloud and 2 users: 2 rounds against 1 + resume to 2
+#   lab4   its configurations one after another, killed between two
+#   lab6   a parameter server and 2 workers: 20 steps against 12 + 8
+# "Identical" compares every number a run computes (losses, accuracies,
+# the model's) and leaves out what a clock measures. Then the refusals: a
+# corrupt, truncated, other-version or other-settings checkpoint, other
+# rank counts, a checkpoint past --iters. Prints ok / not ok lines.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+unset DDL_CHECKPOINT_ROOT DDL_RESUME
+MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # status name [why]
+  if [ "$1" = 0 ]; then echo "ok - resume: $2"; else echo "not ok - resume: $2${3:+: $3}"; fail=1; fi
+}
+# cols FILE COL...: those columns of a results CSV, comma-joined rows.
+cols() {
+  local f=$1; shift
+  awk -F, -v want="$*" '/^#/ {next}
+    !h {n = split(want, w, " "); for (j = 1; j <= n; j++) for (i = 1; i <= NF; i++) if ($i == w[j]) k[j] = i; h = 1; next}
+    {s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? "," : "") (k[j] ? $(k[j]) : "?"); print s}' "$f" 2>/dev/null
+}
+# same NAME A B COL...: the columns agree (and exist, with rows).
+same() {
+  local name=$1 a=$2 b=$3; shift 3
+  local x y
+  x=$(cols "$a" "$@"); y=$(cols "$b" "$@")
+  check "$([ -n "$x" ] && [ "$x" = "$y" ] && ! grep -q '?' <<< "$x"; echo $?)" "$name" \
+    "$(diff <(echo "$x") <(echo "$y") | head -4 | tr '\n' ' ')"
+}
+for p in lab1 lab3 lab4 lab5 lab6; do
+  if [ ! -x "$BIN/$p" ]; then echo "not ok - resume: $BIN/$p is not built"; exit 1; fi
+done
+
+# ---- lab1: 60 against 40 + 20 -------------------------------------------
+lab1=(--model cnn3 --dataset mnist --synthetic --batch 16 --width 0.25 --limit 512 --test-limit 128 --quiet
+      --figures "$tmp/fig")
+"$BIN/lab1" "${lab1[@]}" --iters 60 --out "$tmp/l1/full" --tag t 2> "$tmp/l1.err"
+check $? "lab1: 60 iterations uninterrupted" "$(tail -2 "$tmp/l1.err")"
+"$BIN/lab1" "${lab1[@]}" --iters 40 --checkpoint "$tmp/l1/ck" --out "$tmp/l1/cut" --tag t 2>> "$tmp/l1.err"
+check $? "lab1: 40 iterations with --checkpoint" "$(tail -2 "$tmp/l1.err")"
+check "$([ -s "$tmp/l1/ck/checkpoint.txt" ] && [ -s "$tmp/l1/ck/rank0-b40.ckpt" ]; echo $?)" \
+  "lab1: the checkpoint holds rank 0's file of batch 40, named by checkpoint.txt" "$(ls "$tmp/l1/ck" | tr '\n' ' ')"
+check "$([ "$(ls "$tmp/l1/ck" | grep -c ckpt)" = 1 ]; echo $?)" "lab1: older generations are removed" \
+  "$(ls "$tmp/l1/ck" | tr '\n' ' ')"
+"$BIN/lab1" "${lab1[@]}" --iters 60 --resume "$tmp/l1/ck" --out "$tmp/l1/res" --tag t 2>> "$tmp/l1.err"
+check $? "lab1: --resume to 60" "$(tail -2 "$tmp/l1.err")"
+F=$tmp/l1/full R=$tmp/l1/res
+same "lab1: resumed summary equals the uninterrupted one" "$F/t-summary.csv" "$R/t-summary.csv" \
+  iterations final_loss test_loss test_accuracy params
+same "lab1: every iteration's loss and accuracy equal" "$F/t-iters.csv" "$R/t-iters.csv" iter epoch loss batch_accuracy
+same "lab1: every epoch row equal" "$F/t-epochs.csv" "$R/t-epochs.csv" epoch iter train_loss train_accuracy \
+  test_loss test_accuracy
+
+# killed after a checkpoint, continued as make lab1 RESUME=1 does
+root=$tmp/l1/root
+DDL_CHECKPOINT_ROOT=$root "$BIN/lab1" "${lab1[@]}" --iters 600 --checkpoint-every 10 --out "$tmp/l1/killed" \
+  --tag t 2>> "$tmp/l1.err" &
+pid=$!
+for _ in $(seq 1 600); do # up to 60 s
+  b=$(sed -n 's/^batch: //p' "$root/lab1-t/checkpoint.txt" 2>/dev/null)
+  [ -n "$b" ] && [ "$b" -ge 20 ] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.1
+done
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+b=$(sed -n 's/^batch: //p' "$root/lab1-t/checkpoint.txt" 2>/dev/null)
+check "$([ -n "$b" ] && [ "$b" -ge 20 ] && [ "$b" -lt 600 ]; echo $?)" "lab1: killed (SIGKILL) mid-run after a checkpoint" \
+  "checkpoint at '$b'"
+"$BIN/lab1" "${lab1[@]}" --iters 600 --out "$tmp/l1/full600" --tag t 2>> "$tmp/l1.err"
+DDL_CHECKPOINT_ROOT=$root DDL_RESUME=1 "$BIN/lab1" "${lab1[@]}" --iters 600 --checkpoint-every 10 \
+  --out "$tmp/l1/killed" --tag t 2> "$tmp/l1k.err"
+check $? "lab1: DDL_RESUME=1 continues the killed run" "$(tail -2 "$tmp/l1k.err")"
+grep -q "resumed from $root/lab1-t at batch $b" "$tmp/l1k.err"
+check $? "lab1: it says where it continued from" "$(head -2 "$tmp/l1k.err")"
+same "lab1: the killed-and-resumed run ends equal to an uninterrupted one" "$tmp/l1/full600/t-summary.csv" \
+  "$tmp/l1/killed/t-summary.csv" iterations final_loss test_loss test_accuracy
+same "lab1: ... and so does every iteration" "$tmp/l1/full600/t-iters.csv" "$tmp/l1/killed/t-iters.csv" iter loss
+
+# ---- lab3: 2 ranks, DDP --------------------------------------------------
+lab3=(run --model cnn3 --dataset mnist --synthetic --batch 16 --width 0.25 --limit 512 --test-limit 128
+      --timed 12 --quiet --tag t)
+"${MPIRUN[@]}" -np 2 "$BIN/lab3" "${lab3[@]}" --sync ddp --iters 12 --out "$tmp/l3/full" 2> "$tmp/l3.err"
+check $? "lab3: 2-rank DDP, 12 steps" "$(tail -2 "$tmp/l3.err")"
+"${MPIRUN[@]}" -np 2 "$BIN/lab3" "${lab3[@]}" --sync ddp --iters 8 --checkpoint "$tmp/l3/ck" --out "$tmp/l3/cut" 2>> "$tmp/l3.err"
+check "$([ $? = 0 ] && [ -s "$tmp/l3/ck/rank1-b8.ckpt" ]; echo $?)" "lab3: 8 steps, a checkpoint file per rank" \
+  "$(ls "$tmp/l3/ck" 2>&1 | tr '\n' ' ')"
+"${MPIRUN[@]}" -np 2 "$BIN/lab3" "${lab3[@]}" --sync ddp --iters 12 --resume "$tmp/l3/ck" --out "$tmp/l3/res" 2>> "$tmp/l3.err"
+check $? "lab3: --resume to 12" "$(tail -2 "$tmp/l3.err")"
+same "lab3: every step's loss on every rank equals the uninterrupted run's" "$tmp/l3/full/t-iters.csv" \
+  "$tmp/l3/res/t-iters.csv" iter rank loss
+same "lab3: the summary's accuracy and traffic equal" "$tmp/l3/full/t-summary.csv" "$tmp/l3/res/t-summary.csv" \
+  iters timed test_loss test_accuracy test_loss_min test_loss_max test_acc_min grad_bytes bytes_sent_per_step
+"${MPIRUN[@]}" -np 3 "$BIN/lab3" "${lab3[@]}" --sync ddp --iters 12 --resume "$tmp/l3/ck" --out "$tmp/l3/x" 2> "$tmp/l3r.err"
+check "$([ $? = 2 ] && grep -q "ranks 2.*ranks 3" "$tmp/l3r.err"; echo $?)" \
+  "lab3: a checkpoint of 2 ranks is refused at 3, naming both" "$(head -3 "$tmp/l3r.err")"
+"${MPIRUN[@]}" -np 2 "$BIN/lab3" "${lab3[@]}" --sync allreduce_flat --iters 12 --resume "$tmp/l3/ck" \
+  --out "$tmp/l3/x" 2> "$tmp/l3s.err"
+check "$([ $? = 2 ] && grep -q "sync ddp" "$tmp/l3s.err"; echo $?)" "lab3: another strategy is refused" \
+  "$(head -3 "$tmp/l3s.err")"
+
+# ---- lab5: FedAvg, a cloud and 2 users -----------------------------------
+lab5=(run --scheme fedavg --synthetic --width 0.125 --limit 128 --test-limit 64 --batch 32 --eval-batch 64 --quiet
+      --tag t)
+"${MPIRUN[@]}" -np 3 "$BIN/lab5" "${lab5[@]}" --epochs 2 --out "$tmp/l5/full" 2> "$tmp/l5.err"
+check $? "lab5: FedAvg, 2 rounds" "$(tail -2 "$tmp/l5.err")"
+"${MPIRUN[@]}" -np 3 "$BIN/lab5" "${lab5[@]}" --epochs 1 --checkpoint "$tmp/l5/ck" --out "$tmp/l5/cut" 2>> "$tmp/l5.err"
+check $? "lab5: 1 round with --checkpoint" "$(tail -2 "$tmp/l5.err")"
+"${MPIRUN[@]}" -np 3 "$BIN/lab5" "${lab5[@]}" --epochs 2 --resume "$tmp/l5/ck" --out "$tmp/l5/res" 2>> "$tmp/l5.err"
+check $? "lab5: --resume to 2 rounds" "$(tail -2 "$tmp/l5.err")"
+same "lab5: every round's accuracy, losses and payload equal" "$tmp/l5/full/epochs-t.csv" "$tmp/l5/res/epochs-t.csv" \
+  epoch rounds payload_up_bytes payload_down_bytes val_accuracy val_loss train_loss train_accuracy loss_scale
+same "lab5: the summary equals" "$tmp/l5/full/summary-t.csv" "$tmp/l5/res/summary-t.csv" rounds payload_up_bytes \
+  payload_down_bytes state_bytes control_bytes bytes_match final_accuracy best_accuracy final_train_loss
+
+# ---- lab4: several configurations, killed between two of them -----------
+lab4=(run --synthetic --limit 96 --test-limit 60 --batch 8 --width 0.25 --iters-base 3 --iters-step 1 --quiet
+      --checkpoint-every 2)
+"${MPIRUN[@]}" -np 3 "$BIN/lab4" "${lab4[@]}" --out "$tmp/l4/full" --checkpoint "$tmp/l4/ck" 2> "$tmp/l4.err"
+check "$([ $? = 0 ] && [ -s "$tmp/l4/ck/k=1/checkpoint.txt" ] && [ -s "$tmp/l4/ck/k=2/checkpoint.txt" ]; echo $?)" \
+  "lab4: each configuration checkpoints into its own folder" "$(ls "$tmp/l4/ck" 2>&1 | tr '\n' ' ')"
+rm -rf "$tmp/l4/ck/k=2" # its order: all-reduce, k=2, k=1: as if killed before k=2's first checkpoint
+"${MPIRUN[@]}" -np 3 "$BIN/lab4" "${lab4[@]}" --out "$tmp/l4/res" --resume "$tmp/l4/ck" 2>> "$tmp/l4.err"
+check $? "lab4: --resume continues from the last configuration checkpointed" "$(tail -2 "$tmp/l4.err")"
+same "lab4: every configuration's row equals (bytes, accuracy, consensus)" "$tmp/l4/full/runs-np3.csv" \
+  "$tmp/l4/res/runs-np3.csv" scheme passes iterations rounds bytes_sent bytes_match accuracy test_loss \
+  accuracy_avg_model consensus train_loss
+same "lab4: every iteration row equals" "$tmp/l4/full/iters-np3.csv" "$tmp/l4/res/iters-np3.csv" label iteration \
+  rounds bytes_sent accuracy test_loss train_loss consensus
+
+# ---- lab6: a parameter server and 2 workers ------------------------------
+lab6=(run --workload sdss_dnn-sdss --style ps --synthetic --limit 2000 --test-limit 500 --quiet --tag t)
+"${MPIRUN[@]}" -np 3 "$BIN/lab6" "${lab6[@]}" --iters 20 --out "$tmp/l6/full" 2> "$tmp/l6.err"
+"${MPIRUN[@]}" -np 3 "$BIN/lab6" "${lab6[@]}" --iters 12 --out "$tmp/l6/cut" --checkpoint "$tmp/l6/ck" 2>> "$tmp/l6.err"
+"${MPIRUN[@]}" -np 3 "$BIN/lab6" "${lab6[@]}" --iters 20 --out "$tmp/l6/res" --resume "$tmp/l6/ck" 2>> "$tmp/l6.err"
+check $? "lab6: ps, 12 steps + resume to 20" "$(tail -2 "$tmp/l6.err")"
+same "lab6: accuracy, loss and traffic equal the uninterrupted run's" "$tmp/l6/full/t-summary.csv" \
+  "$tmp/l6/res/t-summary.csv" iters test_accuracy_pct test_loss bytes_per_rank bytes_max_rank
+
+# make labN RESUME=1: labs/common.sh hands the driver where and whether
+env=$(cd "$tmp" && mkdir -p labs/x && cp "$OLDPWD/labs/common.sh" labs/ && cd labs/x &&
+      RESUME=1 RESULTS=$tmp/rr bash -c 'source ../common.sh >/dev/null 2>&1; echo "$DDL_RESUME $DDL_CHECKPOINT_ROOT"')
+check "$([ "$env" = "1 $tmp/rr/checkpoints" ]; echo $?)" "RESUME=1 sets DDL_RESUME and the checkpoint root" "$env"
+RESUME=maybe bash -c 'source labs/common.sh' > /dev/null 2> "$tmp/rm.err"
+check "$([ $? = 2 ] && grep -q "RESUME must be 0 or 1" "$tmp/rm.err"; echo $?)" "RESUME=maybe is refused"
+
+# ---- refusals --------------------------------------------------------------
+ck=$tmp/l1/ck/rank0-b40.ckpt
+refused() { # name pattern file-to-use [extra args...]
+  local name=$1 pat=$2 dir=$3; shift 3
+  "$BIN/lab1" "${lab1[@]}" --iters 60 --resume "$dir" --out "$tmp/l1/x" --tag t "$@" > /dev/null 2> "$tmp/ref.err"
+  local st=$?
+  check "$([ $st = 2 ] && grep -qi -- "$pat" "$tmp/ref.err"; echo $?)" "refused: $name" "status $st: $(head -2 "$tmp/ref.err")"
+}
+copy() { rm -rf "$tmp/bad"; cp -r "$tmp/l1/ck" "$tmp/bad"; }
+copy; printf '\xff' | dd of="$tmp/bad/rank0-b40.ckpt" bs=1 seek=5000 conv=notrunc 2>/dev/null
+refused "a checkpoint with one byte changed (corrupt)" "corrupt" "$tmp/bad"
+copy; truncate -s -100 "$tmp/bad/rank0-b40.ckpt"
+refused "a truncated checkpoint" "corrupt or truncated" "$tmp/bad"
+copy; printf '\x07' | dd of="$tmp/bad/rank0-b40.ckpt" bs=1 seek=8 conv=notrunc 2>/dev/null
+refused "another format version" "format version 7" "$tmp/bad"
+copy; printf 'not a checkpoint' > "$tmp/bad/rank0-b40.ckpt"
+refused "a file that is no checkpoint" "not a ddlab checkpoint" "$tmp/bad"
+refused "other settings (--lr), naming the option" "written with '--lr 0.05', this run has '--lr 0.02'" "$tmp/l1/ck" \
+  --lr 0.02
+"$BIN/lab1" "${lab1[@]}" --model mlp --iters 60 --resume "$tmp/l1/ck" --out "$tmp/l1/x" > /dev/null 2> "$tmp/ref.err"
+check "$([ $? = 2 ] && grep -q -- "--model cnn3" "$tmp/ref.err"; echo $?)" "refused: another model" "$(head -2 "$tmp/ref.err")"
+"$BIN/lab1" "${lab1[@]}" --iters 30 --resume "$tmp/l1/ck" --out "$tmp/l1/x" --tag t > /dev/null 2> "$tmp/ref.err"
+check "$([ $? = 2 ] && grep -q "past this run's 30" "$tmp/ref.err"; echo $?)" "refused: a checkpoint past --iters" \
+  "$(head -2 "$tmp/ref.err")"
+refused "a directory with no checkpoint" "no checkpoint there" "$tmp/nothing"
+"$BIN/lab1" "${lab1[@]}" --iters 60 --resume "" --out "$tmp/l1/x" > /dev/null 2> "$tmp/ref.err"
+check "$([ $? = 2 ] && grep -q -- "--resume is empty" "$tmp/ref.err"; echo $?)" "refused: an empty --resume"
+exit $fail
