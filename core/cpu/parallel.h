@@ -13,9 +13,17 @@
 
 #ifdef _OPENMP
 #define DDL_PRAGMA(x) _Pragma(#x)
-#define PARALLEL_FOR(work) DDL_PRAGMA(omp parallel for schedule(static) if ((work) > 32768))
+#define PARALLEL_FOR(work) \
+    DDL_PRAGMA(omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((work) > 32768))
 #else
 #define PARALLEL_FOR(work)
 #endif
+
+/* Threads of these loops: OpenMP's default (OMP_NUM_THREADS, or what
+ * ddl_threads_init set), unless ddl_set_kernel_threads(n > 0) says
+ * otherwise. The OpenMP build of OpenBLAS follows OpenMP's default too; the
+ * override lets tests/test_threads.c vary ddlab's loops alone. */
+int ddl_kernel_threads(void);
+void ddl_set_kernel_threads(int n);
 
 #endif
