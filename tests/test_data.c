@@ -459,8 +459,33 @@ static void test_sdss_nul(void)
     t_checkf(ra == 0 && rb == 0 && a.n == b.n && a.n > 0 && !memcmp(a.x, b.x, (size_t)a.n * 10 * sizeof *a.x) &&
                  !memcmp(a.y, b.y, (size_t)a.n * sizeof *a.y),
              "sdss_read_buffer reads what sdss_read_csv reads", "rc %d/%d n %d/%d", ra, rb, a.n, b.n);
+    /* Quoted fields: a row that starts and ends with a quoted field (the
+     * blank-line test used to strip its closing quote in place) */
+    static char quoted[1 << 17];
+    size_t q = 0;
+    for (const char *p = buf, *end = buf + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        /* drop the last column (not a feature) so that a feature ends the row */
+        const char *cut = p;
+        for (const char *c = p; c < p + n; c++)
+            if (*c == ',') cut = c;
+        size_t whole = n;
+        n = (size_t)(cut - p);
+        const char *first = memchr(p, ',', n), *last = first;
+        for (const char *c = first; c && c < p + n; c = memchr(c + 1, ',', (size_t)(p + n - c - 1))) last = c;
+        if (p == buf || !first) q += (size_t)snprintf(quoted + q, sizeof quoted - q, "%.*s\n", (int)n, p);
+        else
+            q += (size_t)snprintf(quoted + q, sizeof quoted - q, "\"%.*s\"%.*s\"%.*s\"\n", (int)(first - p), p,
+                                  (int)(last + 1 - first), first, (int)(p + n - last - 1), last + 1);
+        p += whole + 1;
+    }
+    rb = sdss_read_buffer(quoted, q, "quoted.csv", SPLIT_TEST, 3, &b, err);
+    t_checkf(rb == 0 && a.n == b.n && !memcmp(a.x, b.x, (size_t)a.n * 10 * sizeof *a.x),
+             "sdss: rows whose first and last fields are quoted read as the plain rows", "rc %d: %s", rb,
+             rb ? err : "values differ");
+    if (rb == 0) dataset_free(&b);
     dataset_free(&a);
-    dataset_free(&b);
 }
 
 static void test_sdss(void)

@@ -20,6 +20,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@
 
 enum { COL_U, COL_G, COL_R, COL_I, COL_Z, COL_CLASS, COL_REDSHIFT, NCOLS };
 static const char *const col_names[NCOLS] = { "u", "g", "r", "i", "z", "class", "redshift" };
+static const char *const feature_names[SDSS_FEATURES] = { "u", "g", "r", "i", "z", "u-g", "g-r", "r-i", "i-z",
+                                                         "redshift" };
 
 /* Trim spaces, a trailing CR and surrounding double quotes in place. */
 static char *trim(char *s)
@@ -42,6 +45,14 @@ static char *trim(char *s)
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
     if (n >= 2 && s[0] == '"' && s[n - 1] == '"') { s[n - 1] = '\0'; s++; }
     return s;
+}
+
+/* Only spaces, tabs and a CR (a blank line, e.g. a trailing one). Not
+ * trim(): it would strip the row's closing quote in place. */
+static bool blank(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    return *s == '\0';
 }
 
 /* Split a line (modified in place) on commas; returns the field count. */
@@ -133,7 +144,7 @@ static int parse_csv(char *text, const char *path, Rows *r, char err[DDL_ERRLEN]
         lineno++;
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
-        if (!*trim(line)) continue; /* blank line, e.g. a trailing one */
+        if (blank(line)) continue;
         int nf = split_fields(line, f, SDSS_MAX_COLS);
         if (nf != ncols) {
             ddl_data_errf(err, "%s:%d: %s row: %d fields, expected %d", path, lineno,
@@ -158,10 +169,21 @@ static int parse_csv(char *text, const char *path, Rows *r, char err[DDL_ERRLEN]
                      path, lineno, cs);
             return -1;
         }
+        double d[SDSS_FEATURES];
+        for (int m = 0; m < 5; m++) d[m] = v[COL_U + m];
+        for (int m = 0; m < 4; m++) d[5 + m] = v[COL_U + m] - v[COL_U + m + 1];
+        d[9] = v[COL_REDSHIFT];
+        /* Finite as a double is not enough: the features are floats, and
+         * one inf (e.g. u = 1e39) made that feature's train mean inf, so
+         * normalising gave NaN or -inf in every row (tests/fuzz/sdss.c). */
+        for (int m = 0; m < SDSS_FEATURES; m++)
+            if (!(fabs(d[m]) <= FLT_MAX)) {
+                ddl_data_errf(err, "%s:%d: feature %s = %g is out of float range", path, lineno,
+                              feature_names[m], d[m]);
+                return -1;
+            }
         float *x = r->feat[r->n];
-        for (int m = 0; m < 5; m++) x[m] = (float)v[COL_U + m];
-        for (int m = 0; m < 4; m++) x[5 + m] = (float)(v[COL_U + m] - v[COL_U + m + 1]);
-        x[9] = (float)v[COL_REDSHIFT];
+        for (int m = 0; m < SDSS_FEATURES; m++) x[m] = (float)d[m];
         r->cls[r->n++] = k;
     }
     if (r->n == 0) {
