@@ -64,6 +64,15 @@ static void reserve(void **p, size_t *cap, size_t need, size_t elem)
     *cap = ncap;
 }
 
+/* The index of a section's name, or -1 (no bytes touched: the parser asks
+ * before the data is in place). */
+static int index_of(const Ckpt *c, const char *name)
+{
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->sec[i].name, name)) return i;
+    return -1;
+}
+
 static void add_section(Ckpt *c, const char *name, size_t off, size_t len)
 {
     size_t cap = (size_t)c->cap;
@@ -79,7 +88,7 @@ void ckpt_put(Ckpt *c, const char *name, const void *data, size_t len)
 {
     size_t nl = strlen(name);
     if (nl == 0 || nl >= CKPT_NAME_MAX) ddl_die("ckpt_put: bad section name '%s'", name);
-    if (ckpt_find(c, name, NULL)) ddl_die("ckpt_put: section '%s' twice", name);
+    if (index_of(c, name) >= 0) ddl_die("ckpt_put: section '%s' twice", name);
     reserve((void **)&c->data, &c->size, c->used + len + 1, 1);
     if (len) memcpy(c->data + c->used, data, len);
     add_section(c, name, c->used, len);
@@ -149,7 +158,7 @@ static int parse_sections(Ckpt *c, Cursor *k, uint32_t count, const char *name, 
         if (!take(k, &nl, 2) || nl == 0 || nl >= CKPT_NAME_MAX || !take(k, sname, nl))
             return ckpt_errf(err, "%s: corrupt or truncated checkpoint (section %u's name)", name, i);
         sname[nl] = '\0';
-        if (memchr(sname, '\0', nl) || ckpt_find(c, sname, NULL))
+        if (memchr(sname, '\0', nl) || index_of(c, sname) >= 0)
             return ckpt_errf(err, "%s: corrupt checkpoint (section %u's name)", name, i);
         if (!take(k, &len, 8) || len > k->left)
             return ckpt_errf(err, "%s: corrupt or truncated checkpoint (section '%s')", name, sname);
@@ -211,14 +220,15 @@ int ckpt_read(const char *path, Ckpt **out, char err[DDL_ERRLEN])
     return rc;
 }
 
+int ckpt_sections(const Ckpt *c) { return c->n; }
+const char *ckpt_section_name(const Ckpt *c, int i) { return i >= 0 && i < c->n ? c->sec[i].name : NULL; }
+
 const void *ckpt_find(const Ckpt *c, const char *name, size_t *len)
 {
-    for (int i = 0; i < c->n; i++)
-        if (!strcmp(c->sec[i].name, name)) {
-            if (len) *len = c->sec[i].len;
-            return c->data + c->sec[i].off;
-        }
-    return NULL;
+    int i = index_of(c, name);
+    if (i < 0) return NULL;
+    if (len) *len = c->sec[i].len;
+    return c->data + c->sec[i].off;
 }
 
 int ckpt_get(const Ckpt *c, const char *name, void *dst, size_t len, char err[DDL_ERRLEN])

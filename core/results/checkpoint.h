@@ -54,6 +54,9 @@ int ckpt_parse(const void *data, size_t len, const char *name, Ckpt **out, char 
 /* The same from a file. */
 int ckpt_read(const char *path, Ckpt **out, char err[DDL_ERRLEN]);
 
+/* The sections, in file order: how many, and the i-th's name. */
+int ckpt_sections(const Ckpt *c);
+const char *ckpt_section_name(const Ckpt *c, int i);
 /* A section's bytes (NULL when absent; *len its length). */
 const void *ckpt_find(const Ckpt *c, const char *name, size_t *len);
 /* Copy a section of exactly len bytes into dst: 0, or -1 with "section

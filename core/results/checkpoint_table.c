@@ -34,10 +34,11 @@ static const char *next_str(const char **p, const char *end)
 
 int ckpt_get_table(const Ckpt *c, const char *name, Table *t, char err[DDL_ERRLEN])
 {
-    size_t len;
-    const char *p = ckpt_find(c, name, &len), *end = p + len;
+    size_t len = 0;
+    const char *p = ckpt_find(c, name, &len);
     uint32_t head[2];
     if (!p || len < sizeof head) return ckpt_errf(err, "checkpoint has no table '%s'", name);
+    const char *end = p + len;
     memcpy(head, p, sizeof head);
     p += sizeof head;
     if ((int)head[0] != t->ncols) return ckpt_errf(err, "checkpoint table '%s' has other columns", name);
