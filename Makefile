@@ -256,6 +256,71 @@ test-fast:
 test-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 test
 
+# ---- fuzzing ---------------------------------------------------------------
+# make fuzz: libFuzzer harnesses (tests/fuzz/<target>.c; tests/fuzz/README.md)
+# for the code that reads outside input, built by clang with ASan+UBSan into
+# build/fuzz and run FUZZ_SECONDS each; one line per target, "fuzz <t>: N
+# execs, M crashes", and a non-zero exit when any target crashed (inputs go
+# to tests/fuzz/crashes/<t>/). A new target is tests/fuzz/<name>.c and its
+# name in FUZZ_TARGETS. The fuzz tree compiles every core source itself
+# (instrumented, CPU only: no CUDA objects) into an archive, so a harness
+# links just the objects it uses. The same harness objects, linked with
+# tests/fuzz/replay_main.c by $(CC) into $(BIN)/fuzz/replay_<t>, are part of
+# `all`; tests/run.sh replays the committed corpus and crash inputs with
+# them in both test passes (make fuzz-replay runs them alone), so make test
+# needs no clang.
+FUZZ_TARGETS := idx cifar sdss results_csv cli checkpoint
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_BUILD   := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# -O1: fast enough, and ASan reports stay readable. fuzzer-no-link adds the
+# coverage instrumentation without libFuzzer's main (only the binaries link it).
+FUZZ_CFLAGS  := -O1 -g $(CSTD) $(WARN) -MMD -MP -Icore $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+# Recursive (=): mpicc is asked only when a fuzz object is built.
+FUZZ_MPI_CFLAGS   = $(shell mpicc -showme:compile 2>/dev/null)
+FUZZ_MPI_LDFLAGS  = $(shell mpicc -showme:link 2>/dev/null)
+FUZZ_LDLIBS  := $(BLAS_LIBS) -lpng -lz -lm -lpthread
+FUZZ_LIB     := $(FUZZ_BUILD)/libddl.a
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/bin/%)
+
+.PHONY: fuzz fuzz-replay fuzz-check-tools
+fuzz: $(FUZZ_BINS)
+	@rc=0; for t in $(FUZZ_TARGETS); do \
+	  tests/fuzz/run_target.sh $$t $(FUZZ_BUILD)/bin/$$t $(FUZZ_SECONDS) $(FUZZ_BUILD) || rc=1; \
+	done; exit $$rc
+
+$(FUZZ_BUILD)/%.o: %.c | fuzz-check-tools
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_MPI_CFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/bin/%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ -o $@ $(FUZZ_MPI_LDFLAGS) $(FUZZ_LDLIBS)
+
+# Say what is missing before a hundred compile errors do.
+fuzz-check-tools:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "ddlab: make fuzz needs clang ($(FUZZ_CC)): run 'make deps'" >&2; exit 1; }
+	@command -v mpicc >/dev/null || { echo "ddlab: make fuzz needs mpicc for MPI's flags: run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(FUZZ_BUILD)
+	@printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' | \
+	  $(FUZZ_CC) -x c - -fsanitize=fuzzer -o $(FUZZ_BUILD)/probe 2>/dev/null || \
+	  { echo "ddlab: $(FUZZ_CC) cannot link libFuzzer (-fsanitize=fuzzer): install libclang-rt-dev ('make deps')" >&2; exit 1; }
+
+ifneq ($(SIM),1)
+FUZZ_REPLAY_BINS := $(FUZZ_TARGETS:%=$(BIN)/fuzz/replay_%)
+all: $(FUZZ_REPLAY_BINS)
+$(BIN)/fuzz/replay_%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(LIB) $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+fuzz-replay: $(FUZZ_REPLAY_BINS)
+	@rc=0; for t in $(FUZZ_TARGETS); do tests/fuzz/replay.sh $(BIN) $$t || rc=1; done; exit $$rc
+endif
+
 # ---- labs ------------------------------------------------------------------
 ifneq ($(PLATFORM),)
   ifeq ($(wildcard labs/platforms/$(PLATFORM).xml),)
@@ -317,7 +382,8 @@ bench: all
 # ---- dependencies (Debian/Ubuntu) ------------------------------------------
 DEB_PKGS := build-essential openmpi-bin libopenmpi-dev libopenblas-dev libopenblas0-openmp libpng-dev zlib1g-dev \
             gnuplot-nox texlive-latex-base texlive-latex-recommended poppler-utils libsimgrid-dev python3 \
-            iproute2 iptables iputils-ping libnetfilter-queue-dev
+            iproute2 iptables iputils-ping libnetfilter-queue-dev \
+            clang libclang-rt-dev
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  export DEBIAN_FRONTEND=noninteractive; \
@@ -346,6 +412,7 @@ help:
 	@echo "  make figures       render every figure and table (runs labs whose results are missing)"
 	@echo "  make report        compile report/report.pdf from what exists"
 	@echo "  make bench         performance comparisons (ddlab vs PyTorch, vs MPI_Allreduce)"
+	@echo "  make fuzz          libFuzzer (clang) on the file readers and the CLI parser, FUZZ_SECONDS=$(FUZZ_SECONDS) each (tests/fuzz/README.md)"
 	@echo "  make labN IMPL=student  run lab N with the student's labs/labN/exercises/*.c (bin/student/labN)"
 	@echo "  make grade SUBMISSION=dir  grade a submission (also bin/grade dir...): dir/grade-report.md, .csv"
 	@echo "  make SIM=1         build the labs with SimGrid's smpicc into bin/sim (simulated clusters)"

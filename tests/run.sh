@@ -5,6 +5,7 @@
 # bin/tests/mpi_*   run under mpirun for each rank count listed in the
 #                   source's "ddl-test-np:" line (default 1 2 3 4),
 #                   oversubscribed where ranks exceed cores.
+# bin/fuzz/replay_* each fuzz harness over tests/fuzz/corpus/ and crashes/.
 # Each program prints "ok - ..." / "not ok - ..." / "skip - ..." lines; a
 # program that dies without reporting counts as one failure, so a crash or
 # a hang (TEST_TIMEOUT seconds, default 900) can never pass silently.
@@ -71,6 +72,14 @@ run_phase() { # bin-dir, sanitize(0|1)
     for np in ${nps:-1 2 3 4}; do
       run_one "$tag$name np$np" "${MPIRUN[@]}" -np "$np" "$t"
     done
+  done
+  # Every fuzz harness (tests/fuzz/<target>.c), built without libFuzzer,
+  # replayed over its committed corpus and crash inputs: one check each.
+  for src in tests/fuzz/*.c; do
+    local target
+    target=$(basename "$src" .c)
+    [ "$target" = replay_main ] && continue
+    run_one "${tag}fuzz_replay $target" tests/fuzz/replay.sh "$BIN" "$target"
   done
   # The labs' e2e tests leave their tables and figures here for
   # e2e_report.sh, which sorts after them (tests/share_outputs.sh).
