@@ -459,6 +459,7 @@ static void test_sdss_nul(void)
     t_checkf(ra == 0 && rb == 0 && a.n == b.n && a.n > 0 && !memcmp(a.x, b.x, (size_t)a.n * 10 * sizeof *a.x) &&
                  !memcmp(a.y, b.y, (size_t)a.n * sizeof *a.y),
              "sdss_read_buffer reads what sdss_read_csv reads", "rc %d/%d n %d/%d", ra, rb, a.n, b.n);
+    if (rb == 0) dataset_free(&b);
     /* Quoted fields: a row that starts and ends with a quoted field (the
      * blank-line test used to strip its closing quote in place) */
     static char quoted[1 << 17];

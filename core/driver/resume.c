@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,16 @@ static int name_generation(Driver *d, const char *set, char err[DDL_ERRLEN])
     return 0;
 }
 
+/* Fault injection: $DDL_FAULT_KILL_AFTER=N kills the process (SIGKILL, as
+ * the OOM killer or a lost node would) right after the first checkpoint
+ * at or past batch N, so tests/e2e_resume.sh can kill a run at a known
+ * point instead of racing it. */
+static void crash_for_tests(const Driver *d)
+{
+    const char *at = getenv("DDL_FAULT_KILL_AFTER");
+    if (at && *at && d->st.batch >= atol(at)) raise(SIGKILL);
+}
+
 int driver_checkpoint_save(Driver *d, const DriverHooks *h)
 {
     char set[6144], path[1200], err[DDL_ERRLEN] = "";
@@ -249,6 +260,7 @@ int driver_checkpoint_save(Driver *d, const DriverHooks *h)
     bad = d->rank == 0 && name_generation(d, set, err) != 0;
     if (driver_first_failure(d, bad, err) >= 0) return 2;
     d->ckpt_at = d->st.batch;
+    crash_for_tests(d);
     return 0;
 }
 
