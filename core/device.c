@@ -17,16 +17,6 @@ int device_parse(const char *s, Device *out, char err[DDL_ERRLEN])
     return -1;
 }
 
-const char *device_name(Device d) { return d == DEVICE_CUDA ? "cuda" : "cpu"; }
-
-int device_cuda_built(void)
-{
-#ifdef DDL_HAVE_CUDA
-    return 1;
-#else
-    return 0;
-#endif
-}
 
 static void cpu_model(char *out, size_t cap)
 {

@@ -13,7 +13,6 @@
 typedef enum Device { DEVICE_CPU = 0, DEVICE_CUDA = 1 } Device;
 
 int device_parse(const char *s, Device *out, char err[DDL_ERRLEN]);
-const char *device_name(Device d);
 /* 0 when d can run this program's models; desc gets e.g. "cpu (AMD EPYC
  * 9B14, 2 cores, OpenBLAS SkylakeX)" or "cuda (NVIDIA H200, sm_90)".
  * local_rank picks the GPU (one rank per GPU). */
@@ -23,7 +22,5 @@ int device_check(Device d, int local_rank, char *desc, size_t cap, char err[DDL_
  * answers. device_check still refuses cuda after finding the GPU, for
  * programs that read gradients or weights on the host between steps. */
 int device_check_backend(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN]);
-/* Whether this binary was built with CUDA objects. */
-int device_cuda_built(void);
 
 #endif

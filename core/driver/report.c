@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../common.h"
+#include "../cuda/device_mem.h"
 #include "../gemm.h"
 
 void driver_meta(Driver *d, Meta *m)
@@ -27,6 +28,13 @@ void driver_meta(Driver *d, Meta *m)
     if (d->has_test) meta_set(m, "test_examples", "%d", d->test.n);
     meta_set(m, "device", "%s", o->device);
     if (d->device_desc[0]) meta_set(m, "device_detail", "%s", d->device_desc);
+    if (d->be && !d->be->host_memory) {
+        /* how gradients on a device can reach MPI: as device pointers, or
+         * staged through pinned host buffers */
+        char why[200] = "";
+        int aware = ddl_mpi_cuda_aware(why, sizeof why);
+        meta_set(m, "mpi_cuda_aware", "%s%s%s", aware ? "yes" : "no", why[0] ? ": " : "", why);
+    }
     meta_set(m, "profile", "%s", o->profile);
     meta_set(m, "seed", "%llu", (unsigned long long)o->seed);
     meta_set(m, "blas_core", "%s", blas_core_name());
