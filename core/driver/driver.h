@@ -68,6 +68,7 @@ enum {
     DRV_SGD = DRV_LR | DRV_MOMENTUM | DRV_WD,
     DRV_RUN = DRV_LIMITS | DRV_BATCH | DRV_SEED | DRV_DEVICE | DRV_PROFILE | DRV_OUT | DRV_TAG | DRV_QUIET |
               DRV_SYNTHETIC,
+    DRV_TRAIN = DRV_RUN | DRV_CHECKPOINT, /* a run long enough to checkpoint (resume.c) */
 };
 
 typedef struct Driver Driver;

@@ -73,8 +73,8 @@ static void first_difference(const char *saved, const char *mine, char err[DDL_E
     while (*saved && *mine) {
         size_t a = strcspn(saved, "\n"), b = strcspn(mine, "\n");
         if (a != b || strncmp(saved, mine, a)) {
-            snprintf(err, DDL_ERRLEN, "checkpoint %.120s was written with '%.*s', this run has '%.*s': continue it with "
-                     "the same settings, or start afresh without --resume", dir, (int)DDL_MIN(a, 90), saved,
+            snprintf(err, DDL_ERRLEN, "checkpoint %.120s was written with '%.*s', this run has '%.*s': continue it "
+                     "with the same settings, or start afresh without --resume", dir, (int)DDL_MIN(a, 90), saved,
                      (int)DDL_MIN(b, 90), mine);
             return;
         }
@@ -264,6 +264,17 @@ int driver_checkpoint_save(Driver *d, const DriverHooks *h)
     return 0;
 }
 
+/* Every part of the run from c, in the order collect() put them. */
+static int restore_sections(Driver *d, const DriverHooks *h, const Ckpt *c, int32_t epochs[2], char err[DDL_ERRLEN])
+{
+    if (ckpt_get(c, "driver.state", &d->st, sizeof d->st, err)) return -1;
+    if (ckpt_get(c, "driver.epochs", epochs, 2 * sizeof *epochs, err)) return -1;
+    if (ckpt_get_model(c, "model", &d->m, err) || ckpt_get_sgd(c, "sgd", &d->t.opt, err)) return -1;
+    if (d->has_batcher && ckpt_get_batcher(c, "batcher", &d->b, err)) return -1;
+    if (sync_load(d->sync, c, err) || restore_trace(d, c, err)) return -1;
+    return h->load ? h->load(d, c, h->ctx, err) : 0;
+}
+
 /* This rank's state from the generation checkpoint.txt names. */
 static int restore(Driver *d, const DriverHooks *h, char err[DDL_ERRLEN])
 {
@@ -279,12 +290,7 @@ static int restore(Driver *d, const DriverHooks *h, char err[DDL_ERRLEN])
     int32_t epochs[2];
     int rc = -1;
     if (!saved || strcmp(saved, set)) first_difference(saved ? saved : "", set, err, d->resume_dir);
-    else if (!ckpt_get(c, "driver.state", &d->st, sizeof d->st, err) &&
-             !ckpt_get(c, "driver.epochs", epochs, sizeof epochs, err) && !ckpt_get_model(c, "model", &d->m, err) &&
-             !ckpt_get_sgd(c, "sgd", &d->t.opt, err) &&
-             !(d->has_batcher && ckpt_get_batcher(c, "batcher", &d->b, err)) && !sync_load(d->sync, c, err) && !restore_trace(d, c, err) &&
-             !(h->load && h->load(d, c, h->ctx, err)))
-        rc = 0;
+    else rc = restore_sections(d, h, c, epochs, err);
     if (rc == 0 && d->st.batch != batch)
         rc = ckpt_errf(err, "%s: holds batch %ld, checkpoint.txt says %ld", path, d->st.batch, batch);
     if (rc == 0) {

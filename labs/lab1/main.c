@@ -35,7 +35,7 @@ int main(int argc, char **argv)
     };
     const DriverSpec spec = { .program = "lab1", .usage = "lab1 [options]", .description = DESCRIPTION,
                               .datasets = "mnist|fashion-mnist|cifar10|sdss", .own = own,
-                              .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_RUN | DRV_TEX | DRV_CHECKPOINT,
+                              .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_TRAIN | DRV_TEX,
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "<model>-<dataset>",
                               .batch_help = "examples per iteration", .batch_min = 1, .ctx = &o,
                               .check = lab1_check, .run = lab1_run, .table = lab1_write_table, .on_backend = true,

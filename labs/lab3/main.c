@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     };
     const DriverSpec spec = { .program = "lab3", .usage = "lab3 run|table [options]", .description = DESCRIPTION,
                               .modes = "run|table", .datasets = "cifar10|mnist|fashion-mnist",
-                              .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_RUN | DRV_TEX | DRV_CHECKPOINT, .own = own,
+                              .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_TRAIN | DRV_TEX, .own = own,
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "<sync>-np<ranks>",
                               .batch_help = "examples per rank per step (0: --global-batch / ranks)", .batch_min = 0,
                               .ctx = &o, .check = lab3_check, .run = lab3_run, .table = lab3_table };

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     };
     const DriverSpec spec = { .program = "lab4", .usage = "lab4 run|table [options]", .description = DESCRIPTION,
                               .modes = "run|table", .datasets = "mnist|fashion-mnist", .own = own,
-                              .shared = DRV_DATASET | DRV_WIDTH | DRV_LR | DRV_MOMENTUM | DRV_RUN | DRV_TEX | DRV_CHECKPOINT,
+                              .shared = DRV_DATASET | DRV_WIDTH | DRV_LR | DRV_MOMENTUM | DRV_TRAIN | DRV_TEX,
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "np<ranks>",
                               .batch_help = "examples per local step on each worker", .batch_min = 1,
                               .width_help = "cnn3 channel multiplier (1 = the seed's network)", .width_min = 0.05f,

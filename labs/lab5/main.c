@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     };
     const DriverSpec spec = { .program = "lab5", .usage = "lab5 run|table [options]", .description = DESCRIPTION,
                               .modes = "run|table", .datasets = "cifar10", .own = own,
-                              .shared = DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_RUN | DRV_TEX | DRV_CHECKPOINT,
+                              .shared = DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_TRAIN | DRV_TEX,
                               .nown = (int)(sizeof own / sizeof own[0]),
                               .tag_default = "the seed's label, e.g. D_SGD_BS256_FP16",
                               .batch_help = "csgd: batch; dsgd: global batch (split over users); fedavg: batch per user",

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
         OPTION_INT("accumulate", &o.accumulate, "backward passes per step (local accumulation)", 1, 1024),
     };
     const DriverSpec spec = { .program = "lab6", .usage = "lab6 run|table [options]", .description = DESCRIPTION,
-                              .modes = "run|table", .shared = DRV_WIDTH | DRV_SGD | DRV_RUN | DRV_TEX | DRV_CHECKPOINT, .own = own,
+                              .modes = "run|table", .shared = DRV_WIDTH | DRV_SGD | DRV_TRAIN | DRV_TEX, .own = own,
                               .nown = (int)(sizeof own / sizeof own[0]),
                               .tag_default = "<workload>-<style>-w<workers>",
                               .batch_help = "examples per worker per step", .batch_min = 1,
