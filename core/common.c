@@ -110,3 +110,12 @@ void ddl_strlcpy(char *dst, const char *src, size_t cap)
     memcpy(dst, src, n);
     dst[n] = '\0';
 }
+
+int ddl_errf(char err[DDL_ERRLEN], const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, DDL_ERRLEN, fmt, ap);
+    va_end(ap);
+    return -1;
+}

@@ -21,6 +21,10 @@ void ddl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "error: <message>" to stderr, on rank 0 only in MPI runs: a bad
  * flag or file is seen alike by every rank, and one line says it. */
 void ddl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* printf into err, cut to DDL_ERRLEN on purpose (messages name files whose
+ * paths can be long); returns -1, so that a reader can
+ * `return ddl_errf(err, ...)`. */
+int ddl_errf(char err[DDL_ERRLEN], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Set by programs after MPI_Init so that messages carry the rank. */
 void ddl_set_rank(int rank, int size);
 

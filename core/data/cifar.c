@@ -32,13 +32,13 @@
 static long long batch_records(const char *name, long long size, bool partial, char err[DDL_ERRLEN])
 {
     if (size <= 0 || size % CIFAR_REC != 0) {
-        ddl_data_errf(err, "%s: size %lld bytes is not a positive multiple of the %d-byte record (label + 3x32x32)%s",
+        ddl_errf(err, "%s: size %lld bytes is not a positive multiple of the %d-byte record (label + 3x32x32)%s",
                       name, size, CIFAR_REC, partial ? "" : "; an official batch holds 10000 records");
         return -1;
     }
     long long n = size / CIFAR_REC;
     if (!partial && n != CIFAR_BATCH_RECORDS) {
-        ddl_data_errf(err, "%s: %lld records, expected exactly %d (%d bytes): a truncated or foreign batch file "
+        ddl_errf(err, "%s: %lld records, expected exactly %d (%d bytes): a truncated or foreign batch file "
                       "(datasets/fetch.sh cifar10 fetches it again; DDL_CIFAR_PARTIAL=1 accepts batches of other "
                       "sizes)", name, n, CIFAR_BATCH_RECORDS, CIFAR_BATCH_RECORDS * CIFAR_REC);
         return -1;
@@ -52,11 +52,11 @@ static int stat_batch(const char *path, bool partial, long long *records, char e
     struct stat st;
     if (stat(path, &st) != 0) {
         if (errno == ENOENT) return 0;
-        ddl_data_errf(err, "%s: cannot stat: %s", path, strerror(errno));
+        ddl_errf(err, "%s: cannot stat: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        ddl_data_errf(err, "%s: not a regular file", path);
+        ddl_errf(err, "%s: not a regular file", path);
         return -1;
     }
     *records = batch_records(path, (long long)st.st_size, partial, err);
@@ -72,7 +72,7 @@ static int decode_records(const unsigned char *rec, int nrec, int first, float *
     for (int i = 0; i < 256; i++) lut[i] = (float)i / 255.0f;
     for (int r = 0; r < nrec; r++, rec += CIFAR_REC) {
         if (rec[0] > 9)
-            return ddl_data_errf(err, "%s: record %d has label %u, expected 0..9", name, first + r, rec[0]);
+            return ddl_errf(err, "%s: record %d has label %u, expected 0..9", name, first + r, rec[0]);
         y[r] = rec[0];
         float *dst = x + (size_t)r * CIFAR_PIX;
         for (int i = 0; i < CIFAR_PIX; i++) dst[i] = lut[rec[1 + i]];
@@ -85,7 +85,7 @@ static int read_batch(const char *path, int nrec, float *x, int32_t *y, char err
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        ddl_data_errf(err, "%s: cannot open: %s", path, strerror(errno));
+        ddl_errf(err, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     unsigned char *buf = malloc((size_t)CIFAR_CHUNK * CIFAR_REC);
@@ -95,7 +95,7 @@ static int read_batch(const char *path, int nrec, float *x, int32_t *y, char err
         int k = DDL_MIN(CIFAR_CHUNK, nrec - done);
         size_t got = fread(buf, CIFAR_REC, (size_t)k, f);
         if (got != (size_t)k) {
-            ddl_data_errf(err, "%s: read failed at record %d of %d (file changed?)",
+            ddl_errf(err, "%s: read failed at record %d of %d (file changed?)",
                      path, done + (int)got, nrec);
             rc = -1;
             break;
@@ -127,7 +127,7 @@ int cifar_read_buffer(const unsigned char *data, size_t len, const char *name, b
     long long n = batch_records(name, len > (size_t)LLONG_MAX ? -1 : (long long)len, partial, err);
     if (n < 0) return -1;
     if (n > CIFAR_MAX_RECORDS)
-        return ddl_data_errf(err, "%s: %lld records, more than the cap of %d: not CIFAR-10", name, n, CIFAR_MAX_RECORDS);
+        return ddl_errf(err, "%s: %lld records, more than the cap of %d: not CIFAR-10", name, n, CIFAR_MAX_RECORDS);
     float *x = ddl_alloc((size_t)n * CIFAR_PIX * sizeof *x);
     int32_t *y = ddl_alloc((size_t)n * sizeof *y);
     if (decode_records(data, (int)n, 0, x, y, name, err) != 0) {
@@ -165,12 +165,12 @@ int cifar_read_batches(const char *dir, Split split, bool partial, Dataset *out,
         if (present[k]) { found++; records += nrecs[k]; }
     }
     if (found == 0) {
-        ddl_data_errf(err, "%s: no %s found", dir,
+        ddl_errf(err, "%s: no %s found", dir,
                  split == SPLIT_TRAIN ? "data_batch_1..5.bin" : "test_batch.bin");
         return -1;
     }
     if (records > CIFAR_MAX_RECORDS) {
-        ddl_data_errf(err, "%s: %lld records, more than the cap of %d: not CIFAR-10",
+        ddl_errf(err, "%s: %lld records, more than the cap of %d: not CIFAR-10",
                  dir, records, CIFAR_MAX_RECORDS);
         return -1;
     }

@@ -1,5 +1,5 @@
 /* data.h - what every reader fills: a Dataset (one split, in memory), the
- * split names, and the error helper the readers report through. Its own
+ * split names (the readers report errors through common.h's ddl_errf). Its own
  * header so the readers (idx.c, cifar.c, sdss.c, synthetic.c) depend on
  * this alone and not on dataset.h, whose loader calls them: no circle. */
 #ifndef DDL_DATA_H
@@ -39,8 +39,5 @@ typedef struct Dataset {
                            * data_batch_*.bin were present; 0 if synthetic */
 } Dataset;
 
-/* printf into err, cut to DDL_ERRLEN on purpose (messages name files whose
- * paths can be long); returns -1 so readers can `return ddl_data_errf(...)`. */
-int ddl_data_errf(char err[DDL_ERRLEN], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -80,7 +80,7 @@ static int load_idx(const char *dir, Split split, Dataset *out, char err[DDL_ERR
     bool hi = find_idx(dir, idx_base[split][0], ipath, sizeof ipath);
     bool hl = find_idx(dir, idx_base[split][1], lpath, sizeof lpath);
     if (!hi || !hl) {
-        ddl_data_errf(err, "%s: missing %s[.gz] (partial download? re-run datasets/fetch.sh)",
+        ddl_errf(err, "%s: missing %s[.gz] (partial download? re-run datasets/fetch.sh)",
                  dir, hi ? idx_base[split][1] : idx_base[split][0]);
         return -1;
     }
@@ -91,7 +91,7 @@ static int load_idx(const char *dir, Split split, Dataset *out, char err[DDL_ERR
         return -1;
     }
     if (lab.n != out->n) {
-        ddl_data_errf(err, "%s: %d labels, but %s holds %d images", lpath, lab.n,
+        ddl_errf(err, "%s: %d labels, but %s holds %d images", lpath, lab.n,
                  strrchr(ipath, '/') + 1, out->n);
         dataset_free(&lab);
         dataset_free(out);
@@ -141,22 +141,22 @@ static int load_private(const char *name, Split split, const DataOptions *opt_in
     for (int j = 0; j < (int)(sizeof kinds / sizeof kinds[0]); j++)
         if (strcmp(like, kinds[j].name) == 0) k = j;
     if (k < 0) {
-        ddl_data_errf(err, "unknown dataset '%s': expected mnist, fashion-mnist, "
+        ddl_errf(err, "unknown dataset '%s': expected mnist, fashion-mnist, "
                  "cifar10 or sdss (optionally prefixed synthetic-)", name);
         return -1;
     }
     if (split != SPLIT_TRAIN && split != SPLIT_TEST) {
-        ddl_data_errf(err, "%s: bad split %d", name, (int)split);
+        ddl_errf(err, "%s: bad split %d", name, (int)split);
         return -1;
     }
 
     char dir[1024];
     const char *root = dataset_root(&opt);
     if (strlen(root) > 900 || !join(dir, sizeof dir, root, kinds[k].dir, ""))
-        return ddl_data_errf(err, "%s: data root path too long (%zu chars)", like, strlen(root));
+        return ddl_errf(err, "%s: data root path too long (%zu chars)", like, strlen(root));
     if (!force && files_present((Kind)k, dir) == 0) {
         if (!opt.allow_synthetic) {
-            ddl_data_errf(err, "%s: no files in %s; datasets/fetch.sh %s downloads "
+            ddl_errf(err, "%s: no files in %s; datasets/fetch.sh %s downloads "
                      "them (or set DDL_DATA, or allow synthetic data)", like, dir, like);
             return -1;
         }

@@ -66,7 +66,7 @@ static gzFile open_idx(int fd, const char *path, char err[DDL_ERRLEN])
     errno = 0;
     gzFile f = gzdopen(fd, "rb");
     if (!f) {
-        ddl_data_errf(err, "%s: cannot read: %s", path, errno ? strerror(errno) : "zlib out of memory");
+        ddl_errf(err, "%s: cannot read: %s", path, errno ? strerror(errno) : "zlib out of memory");
         close(fd);
         return NULL;
     }
@@ -78,7 +78,7 @@ static gzFile open_idx(int fd, const char *path, char err[DDL_ERRLEN])
 static int open_path(const char *path, char err[DDL_ERRLEN])
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) ddl_data_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    if (fd < 0) ddl_errf(err, "%s: cannot open: %s", path, strerror(errno));
     return fd;
 }
 
@@ -91,13 +91,13 @@ static int read_header(gzFile f, const char *path, uint32_t magic_want, const ch
     size_t got = read_some(f, h, need);
     if (got < need) {
         const char *why = short_reason(f);
-        ddl_data_errf(err, "%s: %s in the header (%zu of %zu bytes)", path,
+        ddl_errf(err, "%s: %s in the header (%zu of %zu bytes)", path,
                  why ? why : "file ends", got, need);
         return -1;
     }
     uint32_t magic = be32(h);
     if (magic != magic_want) {
-        ddl_data_errf(err, "%s: bad magic 0x%08x, expected 0x%08x (IDX %s)", path,
+        ddl_errf(err, "%s: bad magic 0x%08x, expected 0x%08x (IDX %s)", path,
                  magic, magic_want, what);
         return -1;
     }
@@ -126,7 +126,7 @@ static unsigned char *read_payload(gzFile f, const char *path, uint64_t bytes,
     }
     if (got < bytes) {
         const char *why = short_reason(f);
-        ddl_data_errf(err, "%s: %s: header says %s = %llu payload bytes, only %zu present",
+        ddl_errf(err, "%s: %s: header says %s = %llu payload bytes, only %zu present",
                  path, why ? why : "truncated", dims_text, (unsigned long long)bytes, got);
         free(buf);
         return NULL;
@@ -138,10 +138,10 @@ static unsigned char *read_payload(gzFile f, const char *path, uint64_t bytes,
     const char *why = short_reason(f);
     if (r > 0 || why) {
         if (r > 0)
-            ddl_data_errf(err, "%s: data continues after the %llu payload bytes that the "
+            ddl_errf(err, "%s: data continues after the %llu payload bytes that the "
                      "header's %s describes", path, (unsigned long long)bytes, dims_text);
         else
-            ddl_data_errf(err, "%s: %s after the payload (header %s)", path, why, dims_text);
+            ddl_errf(err, "%s: %s after the payload (header %s)", path, why, dims_text);
         free(buf);
         return NULL;
     }
@@ -163,7 +163,7 @@ int idx_read_images_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRL
     if (d[0] == 0 || d[0] > IDX_MAX_ITEMS || d[1] == 0 || d[1] > IDX_MAX_SIDE ||
         d[2] == 0 || d[2] > IDX_MAX_SIDE ||
         (uint64_t)d[0] * d[1] * d[2] > IDX_MAX_BYTES) {
-        ddl_data_errf(err, "%s: absurd header dims %s, expected 1..%u images of "
+        ddl_errf(err, "%s: absurd header dims %s, expected 1..%u images of "
                  "1..%u x 1..%u pixels, at most %llu bytes", path, dims_text, IDX_MAX_ITEMS,
                  IDX_MAX_SIDE, IDX_MAX_SIDE, (unsigned long long)IDX_MAX_BYTES);
         gzclose(f);
@@ -174,7 +174,7 @@ int idx_read_images_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRL
      * any allocation (gzdirect is valid once the header was read). */
     struct stat st;
     if (gzdirect(f) && fstat(fd, &st) == 0 && (uint64_t)st.st_size < 16 + bytes) {
-        ddl_data_errf(err, "%s: truncated: header says %s = %llu payload bytes, file "
+        ddl_errf(err, "%s: truncated: header says %s = %llu payload bytes, file "
                  "holds %lld", path, dims_text, (unsigned long long)bytes,
                  (long long)st.st_size - 16);
         gzclose(f);
@@ -216,14 +216,14 @@ int idx_read_labels_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRL
     char dims_text[32];
     snprintf(dims_text, sizeof dims_text, "%u labels", n);
     if (n == 0 || n > IDX_MAX_ITEMS) {
-        ddl_data_errf(err, "%s: absurd header: %s, expected 1..%u", path, dims_text,
+        ddl_errf(err, "%s: absurd header: %s, expected 1..%u", path, dims_text,
                  IDX_MAX_ITEMS);
         gzclose(f);
         return -1;
     }
     struct stat st;
     if (gzdirect(f) && fstat(fd, &st) == 0 && (uint64_t)st.st_size < 8 + (uint64_t)n) {
-        ddl_data_errf(err, "%s: truncated: header says %s, file holds %lld", path,
+        ddl_errf(err, "%s: truncated: header says %s, file holds %lld", path,
                  dims_text, (long long)st.st_size - 8);
         gzclose(f);
         return -1;
@@ -233,7 +233,7 @@ int idx_read_labels_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRL
     if (!buf) return -1;
     for (uint32_t i = 0; i < n; i++) {
         if (buf[i] > 9) {
-            ddl_data_errf(err, "%s: label %u at index %u, expected 0..9", path, buf[i], i);
+            ddl_errf(err, "%s: label %u at index %u, expected 0..9", path, buf[i], i);
             free(buf);
             return -1;
         }

@@ -74,13 +74,13 @@ static char *read_all(const char *path, long *len, char err[DDL_ERRLEN])
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        ddl_data_errf(err, "%s: cannot open: %s", path, strerror(errno));
+        ddl_errf(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     long size = -1;
     if (fseek(fp, 0, SEEK_END) == 0) size = ftell(fp);
     if (size < 0 || size > SDSS_MAX_BYTES || fseek(fp, 0, SEEK_SET) != 0) {
-        ddl_data_errf(err, "%s: cannot size the file or it exceeds %ld bytes", path,
+        ddl_errf(err, "%s: cannot size the file or it exceeds %ld bytes", path,
                  SDSS_MAX_BYTES);
         fclose(fp);
         return NULL;
@@ -90,7 +90,7 @@ static char *read_all(const char *path, long *len, char err[DDL_ERRLEN])
     size_t got = fread(buf, 1, (size_t)size, fp);
     fclose(fp);
     if (got != (size_t)size) {
-        ddl_data_errf(err, "%s: read %zu of %ld bytes", path, got, size);
+        ddl_errf(err, "%s: read %zu of %ld bytes", path, got, size);
         free(buf);
         return NULL;
     }
@@ -127,7 +127,7 @@ static int parse_csv(char *text, const char *path, Rows *r, char err[DDL_ERRLEN]
         for (int j = 0; j < ncols; j++)
             if (strcasecmp(f[j], col_names[c]) == 0) { col[c] = j; break; }
         if (col[c] < 0) {
-            ddl_data_errf(err, "%s:1: header lacks column '%s' (expected SkyServer DR14 "
+            ddl_errf(err, "%s:1: header lacks column '%s' (expected SkyServer DR14 "
                      "columns incl. u,g,r,i,z,class,redshift)", path, col_names[c]);
             return -1;
         }
@@ -147,7 +147,7 @@ static int parse_csv(char *text, const char *path, Rows *r, char err[DDL_ERRLEN]
         if (blank(line)) continue;
         int nf = split_fields(line, f, SDSS_MAX_COLS);
         if (nf != ncols) {
-            ddl_data_errf(err, "%s:%d: %s row: %d fields, expected %d", path, lineno,
+            ddl_errf(err, "%s:%d: %s row: %d fields, expected %d", path, lineno,
                      nf < ncols ? "short" : "long", nf, ncols);
             return -1;
         }
@@ -155,7 +155,7 @@ static int parse_csv(char *text, const char *path, Rows *r, char err[DDL_ERRLEN]
         for (int c = 0; c < NCOLS; c++) {
             if (c == COL_CLASS) continue;
             if (parse_number(f[col[c]], &v[c])) {
-                ddl_data_errf(err, "%s:%d: column '%s': bad number '%.40s'", path,
+                ddl_errf(err, "%s:%d: column '%s': bad number '%.40s'", path,
                          lineno, col_names[c], f[col[c]]);
                 return -1;
             }
@@ -165,7 +165,7 @@ static int parse_csv(char *text, const char *path, Rows *r, char err[DDL_ERRLEN]
               : strcasecmp(cs, "STAR") == 0   ? SDSS_STAR
               : strcasecmp(cs, "QSO") == 0    ? SDSS_QSO : -1;
         if (k < 0) {
-            ddl_data_errf(err, "%s:%d: unknown class '%.40s', expected GALAXY, STAR or QSO",
+            ddl_errf(err, "%s:%d: unknown class '%.40s', expected GALAXY, STAR or QSO",
                      path, lineno, cs);
             return -1;
         }
@@ -178,7 +178,7 @@ static int parse_csv(char *text, const char *path, Rows *r, char err[DDL_ERRLEN]
          * normalising gave NaN or -inf in every row (tests/fuzz/sdss.c). */
         for (int m = 0; m < SDSS_FEATURES; m++)
             if (!(fabs(d[m]) <= FLT_MAX)) {
-                ddl_data_errf(err, "%s:%d: feature %s = %g is out of float range", path, lineno,
+                ddl_errf(err, "%s:%d: feature %s = %g is out of float range", path, lineno,
                               feature_names[m], d[m]);
                 return -1;
             }
@@ -187,7 +187,7 @@ static int parse_csv(char *text, const char *path, Rows *r, char err[DDL_ERRLEN]
         r->cls[r->n++] = k;
     }
     if (r->n == 0) {
-        ddl_data_errf(err, "%s: no data rows after the header", path);
+        ddl_errf(err, "%s: no data rows after the header", path);
         return -1;
     }
     return 0;
@@ -222,7 +222,7 @@ int sdss_read_buffer(const char *data, size_t len, const char *name, Split split
     if (nul) {
         int line = 1;
         for (const char *p = data; p < nul; p++) line += *p == '\n';
-        return ddl_data_errf(err, "%s:%d: NUL byte at offset %zu: not a text CSV", name, line, (size_t)(nul - data));
+        return ddl_errf(err, "%s:%d: NUL byte at offset %zu: not a text CSV", name, line, (size_t)(nul - data));
     }
     char *text = malloc(len + 1);
     if (!text) ddl_die("out of memory reading %s", name);

@@ -192,7 +192,7 @@ static int restore_trace(Driver *d, const Ckpt *c, char err[DDL_ERRLEN])
     if (!ev) return 0;
     int n = (int)(len / sizeof *d->events);
     if (!rk || len % sizeof *d->events || rlen != sizeof *d->event_ranks * (size_t)n)
-        return ckpt_errf(err, "checkpoint's timeline is damaged");
+        return ddl_errf(err, "checkpoint's timeline is damaged");
     free(d->events);
     free(d->event_ranks);
     d->events = malloc(len ? len : 1);
@@ -280,7 +280,7 @@ static int restore(Driver *d, const DriverHooks *h, char err[DDL_ERRLEN])
 {
     long batch = manifest_batch(d->resume_dir);
     if (batch < 0)
-        return ckpt_errf(err, "--resume %s: no checkpoint there (no readable checkpoint.txt)", d->resume_dir);
+        return ddl_errf(err, "--resume %s: no checkpoint there (no readable checkpoint.txt)", d->resume_dir);
     char path[1200], set[6144];
     rank_file(d->resume_dir, d->rank, batch, path, sizeof path);
     Ckpt *c;
@@ -292,7 +292,7 @@ static int restore(Driver *d, const DriverHooks *h, char err[DDL_ERRLEN])
     if (!saved || strcmp(saved, set)) first_difference(saved ? saved : "", set, err, d->resume_dir);
     else rc = restore_sections(d, h, c, epochs, err);
     if (rc == 0 && d->st.batch != batch)
-        rc = ckpt_errf(err, "%s: holds batch %ld, checkpoint.txt says %ld", path, d->st.batch, batch);
+        rc = ddl_errf(err, "%s: holds batch %ld, checkpoint.txt says %ld", path, d->st.batch, batch);
     if (rc == 0) {
         d->fetch_epoch = d->put_epoch = epochs[0];
         d->ckpt_at = d->st.batch;

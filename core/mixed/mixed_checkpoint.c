@@ -44,7 +44,7 @@ static int restore_trace(LossScaler *ls, const Ckpt *c, const char *name, char e
     size_t len;
     const void *p = ckpt_find(c, name, &len);
     if (!p || len % sizeof *ls->trace)
-        return ckpt_errf(err, "checkpoint section '%s' is missing or not a loss-scale history", name);
+        return ddl_errf(err, "checkpoint section '%s' is missing or not a loss-scale history", name);
     int n = (int)(len / sizeof *ls->trace);
     free(ls->trace);
     ls->trace = n ? malloc(len) : NULL;

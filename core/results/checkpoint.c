@@ -27,15 +27,6 @@ struct Ckpt {
     size_t used, size;
 };
 
-int ckpt_errf(char err[DDL_ERRLEN], const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, DDL_ERRLEN, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 Ckpt *ckpt_new(void)
 {
     Ckpt *c = ddl_alloc(sizeof *c);
@@ -156,12 +147,12 @@ static int parse_sections(Ckpt *c, Cursor *k, uint32_t count, const char *name, 
         uint64_t len;
         char sname[CKPT_NAME_MAX];
         if (!take(k, &nl, 2) || nl == 0 || nl >= CKPT_NAME_MAX || !take(k, sname, nl))
-            return ckpt_errf(err, "%s: corrupt or truncated checkpoint (section %u's name)", name, i);
+            return ddl_errf(err, "%s: corrupt or truncated checkpoint (section %u's name)", name, i);
         sname[nl] = '\0';
         if (memchr(sname, '\0', nl) || index_of(c, sname) >= 0)
-            return ckpt_errf(err, "%s: corrupt checkpoint (section %u's name)", name, i);
+            return ddl_errf(err, "%s: corrupt checkpoint (section %u's name)", name, i);
         if (!take(k, &len, 8) || len > k->left)
-            return ckpt_errf(err, "%s: corrupt or truncated checkpoint (section '%s')", name, sname);
+            return ddl_errf(err, "%s: corrupt or truncated checkpoint (section '%s')", name, sname);
         add_section(c, sname, (size_t)(k->p - base), (size_t)len);
         take(k, NULL, (size_t)len);
     }
@@ -175,21 +166,21 @@ int ckpt_parse(const void *data, size_t len, const char *name, Ckpt **out, char 
     char magic[sizeof MAGIC];
     uint32_t version, count, crc;
     if (!take(&k, magic, sizeof magic) || memcmp(magic, MAGIC, sizeof MAGIC))
-        return ckpt_errf(err, "%s: not a ddlab checkpoint", name);
-    if (!take(&k, &version, 4)) return ckpt_errf(err, "%s: truncated checkpoint", name);
+        return ddl_errf(err, "%s: not a ddlab checkpoint", name);
+    if (!take(&k, &version, 4)) return ddl_errf(err, "%s: truncated checkpoint", name);
     if (version != CKPT_VERSION)
-        return ckpt_errf(err, "%s: checkpoint format version %u, this build reads version %u only; start the "
+        return ddl_errf(err, "%s: checkpoint format version %u, this build reads version %u only; start the "
                                   "run afresh", name, version, CKPT_VERSION);
-    if (len < sizeof MAGIC + 12) return ckpt_errf(err, "%s: truncated checkpoint", name);
+    if (len < sizeof MAGIC + 12) return ddl_errf(err, "%s: truncated checkpoint", name);
     memcpy(&crc, (const unsigned char *)data + len - 4, 4);
     if ((uint32_t)crc32(0L, data, (uInt)(len - 4)) != crc)
-        return ckpt_errf(err, "%s: corrupt or truncated checkpoint (checksum mismatch)", name);
+        return ddl_errf(err, "%s: corrupt or truncated checkpoint (checksum mismatch)", name);
     k.left -= 4; /* the CRC */
-    if (!take(&k, &count, 4)) return ckpt_errf(err, "%s: truncated checkpoint", name);
+    if (!take(&k, &count, 4)) return ddl_errf(err, "%s: truncated checkpoint", name);
     Ckpt *c = ckpt_new();
     const unsigned char *body = k.p;
     if (parse_sections(c, &k, count, name, err) != 0 || k.left != 0) {
-        if (k.left != 0 && c->n == (int)count) ckpt_errf(err, "%s: corrupt checkpoint (trailing bytes)", name);
+        if (k.left != 0 && c->n == (int)count) ddl_errf(err, "%s: corrupt checkpoint (trailing bytes)", name);
         ckpt_free(c);
         return -1;
     }
@@ -205,7 +196,7 @@ int ckpt_read(const char *path, Ckpt **out, char err[DDL_ERRLEN])
 {
     *out = NULL;
     FILE *f = fopen(path, "rb");
-    if (!f) return ckpt_errf(err, "%s: %s", path, strerror(errno));
+    if (!f) return ddl_errf(err, "%s: %s", path, strerror(errno));
     unsigned char *buf = NULL;
     size_t n = 0, cap = 0, got;
     do {
@@ -215,7 +206,7 @@ int ckpt_read(const char *path, Ckpt **out, char err[DDL_ERRLEN])
     } while (got > 0);
     bool bad = ferror(f);
     fclose(f);
-    int rc = bad ? ckpt_errf(err, "%s: read error", path) : ckpt_parse(buf, n, path, out, err);
+    int rc = bad ? ddl_errf(err, "%s: read error", path) : ckpt_parse(buf, n, path, out, err);
     ddl_free(buf);
     return rc;
 }
@@ -235,8 +226,8 @@ int ckpt_get(const Ckpt *c, const char *name, void *dst, size_t len, char err[DD
 {
     size_t have;
     const void *p = ckpt_find(c, name, &have);
-    if (!p) return ckpt_errf(err, "checkpoint has no section '%s'", name);
-    if (have != len) return ckpt_errf(err, "checkpoint section '%s' holds %zu bytes, expected %zu", name, have, len);
+    if (!p) return ddl_errf(err, "checkpoint has no section '%s'", name);
+    if (have != len) return ddl_errf(err, "checkpoint section '%s' holds %zu bytes, expected %zu", name, have, len);
     if (len) memcpy(dst, p, len);
     return 0;
 }

@@ -31,10 +31,6 @@
 
 typedef struct Ckpt Ckpt;
 
-/* printf into err (cut to DDL_ERRLEN); returns -1, for
- * `return ckpt_errf(err, ...)` in every reader of sections. */
-int ckpt_errf(char err[DDL_ERRLEN], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* An empty checkpoint to fill. */
 Ckpt *ckpt_new(void);
 void ckpt_free(Ckpt *c);

@@ -37,22 +37,22 @@ int ckpt_get_table(const Ckpt *c, const char *name, Table *t, char err[DDL_ERRLE
     size_t len = 0;
     const char *p = ckpt_find(c, name, &len);
     uint32_t head[2];
-    if (!p || len < sizeof head) return ckpt_errf(err, "checkpoint has no table '%s'", name);
+    if (!p || len < sizeof head) return ddl_errf(err, "checkpoint has no table '%s'", name);
     const char *end = p + len;
     memcpy(head, p, sizeof head);
     p += sizeof head;
-    if ((int)head[0] != t->ncols) return ckpt_errf(err, "checkpoint table '%s' has other columns", name);
+    if ((int)head[0] != t->ncols) return ddl_errf(err, "checkpoint table '%s' has other columns", name);
     for (int j = 0; j < t->ncols; j++) {
         const char *col = next_str(&p, end);
-        if (!col || strcmp(col, t->cols[j])) return ckpt_errf(err, "checkpoint table '%s' has other columns", name);
+        if (!col || strcmp(col, t->cols[j])) return ddl_errf(err, "checkpoint table '%s' has other columns", name);
     }
     for (uint32_t i = 0; i < head[1]; i++) {
         for (int j = 0; j < t->ncols; j++) {
             const char *cell = next_str(&p, end);
-            if (!cell) return ckpt_errf(err, "checkpoint table '%s' is cut short", name);
+            if (!cell) return ddl_errf(err, "checkpoint table '%s' is cut short", name);
             table_set_str(t, t->cols[j], cell);
         }
         table_end_row(t);
     }
-    return p == end ? 0 : ckpt_errf(err, "checkpoint table '%s' has trailing bytes", name);
+    return p == end ? 0 : ddl_errf(err, "checkpoint table '%s' has trailing bytes", name);
 }

@@ -36,7 +36,7 @@ int sync_load(Sync *s, const Ckpt *c, char err[DDL_ERRLEN])
 {
     const char *row = ckpt_str(c, "sync.row");
     if (!row || strcmp(row, s->row->name))
-        return ckpt_errf(err, "checkpoint was written by strategy '%s', this run uses '%s'", row ? row : "?",
+        return ddl_errf(err, "checkpoint was written by strategy '%s', this run uses '%s'", row ? row : "?",
                              s->row->name);
     SyncSaved v;
     if (ckpt_get(c, "sync.shared", &v, sizeof v, err)) return -1;

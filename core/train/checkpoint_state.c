@@ -92,7 +92,7 @@ int ckpt_get_batcher(const Ckpt *c, const char *prefix, Batcher *b, char err[DDL
     if (ckpt_get(c, name, &p, sizeof p, err)) return -1;
     batcher_epoch(b, p.epoch);
     if (p.count != b->count || p.pos < 0 || p.pos > b->count)
-        return ckpt_errf(err, "checkpoint's sampler stood at %d of %d examples; this run has %d", p.pos, p.count,
+        return ddl_errf(err, "checkpoint's sampler stood at %d of %d examples; this run has %d", p.pos, p.count,
                              b->count);
     b->pos = p.pos;
     b->aug.state = p.aug;

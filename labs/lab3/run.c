@@ -212,7 +212,7 @@ static int load(Driver *d, const Ckpt *c, void *ctx, char err[DDL_ERRLEN])
     const void *steps = ckpt_find(c, "lab.steps", &len);
     /* a shorter run timed fewer steps: those it did time are the same */
     if (!steps || len > sizeof(double) * NF * (size_t)r->timed || len % (sizeof(double) * NF))
-        return ckpt_errf(err, "checkpoint's timed steps do not fit this run's %d", r->timed);
+        return ddl_errf(err, "checkpoint's timed steps do not fit this run's %d", r->timed);
     memcpy(r->mine, steps, len);
     if (ckpt_get(c, "lab.traffic", since, sizeof since, err)) return -1;
     r->before = minus(comm_counters_total(&d->comm), since[0]);
