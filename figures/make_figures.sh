@@ -20,7 +20,8 @@
 #   A lab's own program may also write figures/labN-*.png (libpng pictures)
 #   and report/tables/labN*.tex while it runs; they are counted too.
 # Finally a summary says, per lab, what ran, what was rendered and what is
-# missing. Exit status 1 if any lab run or render failed; the other labs are
+# missing, with each lab's wall time (its run and its rendering) and the
+# total. Exit status 1 if any lab run or render failed; the other labs are
 # still done first.
 #
 #   figures/make_figures.sh --plot SCRIPT CSV OUT [SETTINGS]
@@ -72,8 +73,11 @@ for v in NP DEVICE PROFILE SEED DDL_DATA; do
   [ -n "${!v:-}" ] && MAKE_VARS+=("$v=${!v}")
 done
 
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
 failed=0
 summary=()
+t_all=$(now)
 mkdir -p figures report/tables
 for n in 1 2 3 4 5 6; do
   lab=lab$n dir=labs/lab$n
@@ -82,6 +86,7 @@ for n in 1 2 3 4 5 6; do
     continue
   fi
   ran="had results"
+  t0=$(now) run_s=0
   if [ "${RERUN:-0}" = 1 ] || [ "$(count results/$lab/*.csv)" -eq 0 ]; then
     echo "== $lab: no results yet, running: make $lab ${MAKE_VARS[*]}"
     if ! ${MAKE:-make} --no-print-directory "$lab" "${MAKE_VARS[@]}"; then
@@ -90,7 +95,9 @@ for n in 1 2 3 4 5 6; do
       continue
     fi
     ran="ran now"
+    run_s=$(secs "$t0" "$(now)")
   fi
+  t1=$(now)
 
   problems=()
   if [ -f "$dir/figures.sh" ]; then
@@ -110,7 +117,7 @@ for n in 1 2 3 4 5 6; do
 
   nfig=$(count figures/"$lab"-*.png)
   ntab=$(count report/tables/"$lab".tex report/tables/"$lab"[-_]*.tex)
-  line="$lab: $ran; $nfig figure(s), $ntab table(s)"
+  line="$lab: $ran; $nfig figure(s), $ntab table(s); wall ${run_s} s run + $(secs "$t1" "$(now)") s render"
   if [ ${#problems[@]} -gt 0 ]; then
     failed=1
     line+="; FAILED: $(IFS=';'; echo "${problems[*]}")"
@@ -123,5 +130,6 @@ done
 echo
 echo "Figures and tables:"
 printf '  %s\n' "${summary[@]}"
+echo "  total wall time $(secs "$t_all" "$(now)") s"
 echo "  figures in figures/, tables in report/tables/; 'make report' builds report/report.pdf"
 exit $failed
