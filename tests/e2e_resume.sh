@@ -85,6 +85,11 @@ check $? "lab1: it says where it continued from" "$(head -2 "$tmp/l1k.err")"
 same "lab1: the killed-and-resumed run ends equal to an uninterrupted one" "$tmp/l1/full100/t-summary.csv" \
   "$tmp/l1/killed/t-summary.csv" iterations final_loss test_loss test_accuracy
 same "lab1: ... and so does every iteration" "$tmp/l1/full100/t-iters.csv" "$tmp/l1/killed/t-iters.csv" iter loss
+# the same run name with other settings under DDL_RESUME=1 is another run: it starts afresh
+DDL_CHECKPOINT_ROOT=$root DDL_RESUME=1 "$BIN/lab1" "${lab1[@]}" --lr 0.02 --iters 20 --out "$tmp/l1/other" \
+  --tag t 2> "$tmp/l1o.err"
+check "$([ $? = 0 ] && grep -q "starting afresh" "$tmp/l1o.err" && [ -s "$tmp/l1/other/t-summary.csv" ]; echo $?)" \
+  "lab1: DDL_RESUME=1 with other settings starts afresh (--resume refuses them)" "$(head -2 "$tmp/l1o.err")"
 
 # ---- lab3: 2 ranks, DDP --------------------------------------------------
 lab3=(run --model cnn3 --dataset mnist --synthetic --batch 16 --width 0.25 --limit 512 --test-limit 128

@@ -289,8 +289,12 @@ static int restore(Driver *d, const DriverHooks *h, char err[DDL_ERRLEN])
     const char *saved = ckpt_str(c, "settings");
     int32_t epochs[2];
     int rc = -1;
-    if (!saved || strcmp(saved, set)) first_difference(saved ? saved : "", set, err, d->resume_dir);
-    else rc = restore_sections(d, h, c, epochs, err);
+    if (!saved || strcmp(saved, set)) {
+        first_difference(saved ? saved : "", set, err, d->resume_dir);
+        rc = -2; /* nothing restored yet */
+    } else {
+        rc = restore_sections(d, h, c, epochs, err);
+    }
     if (rc == 0 && d->st.batch != batch)
         rc = ddl_errf(err, "%s: holds batch %ld, checkpoint.txt says %ld", path, d->st.batch, batch);
     if (rc == 0) {
@@ -308,7 +312,18 @@ static int restore(Driver *d, const DriverHooks *h, char err[DDL_ERRLEN])
 int driver_checkpoint_resume(Driver *d, const DriverHooks *h, long total)
 {
     char err[DDL_ERRLEN] = "";
-    bool bad = restore(d, h, err) != 0;
+    int rc = restore(d, h, err);
+    /* $DDL_RESUME (make labN RESUME=1) finds the checkpoint of a run of the
+     * same name but other settings (another NP, another profile): that run
+     * is not this one, which starts afresh. --resume insists. */
+    int other = rc == -2;
+    MPI_Bcast(&other, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (other && !d->opt->resume) {
+        if (d->rank == 0) fprintf(stderr, "%s: %s; starting afresh\n", d->spec->program, err);
+        d->resume_dir[0] = '\0';
+        return 0;
+    }
+    bool bad = rc != 0;
     if (!bad && d->st.batch > total) {
         snprintf(err, sizeof err, "--resume %.100s: the checkpoint is at iteration %ld, past this run's %ld: ask for "
                  "more --iters/--epochs", d->resume_dir, d->st.batch, total);
