@@ -214,13 +214,19 @@ bool comm_any(const Comm *c, bool mine)
 
 void comm_counters_reset(Comm *c) { memset(c->count, 0, sizeof c->count); }
 
-static void counters_add(CommCounters *t, const CommCounters *a)
+void comm_counters_add(CommCounters *t, const CommCounters *a)
 {
     t->calls += a->calls;
     t->msgs_sent += a->msgs_sent;
     t->bytes_sent += a->bytes_sent;
     t->msgs_recv += a->msgs_recv;
     t->bytes_recv += a->bytes_recv;
+}
+
+CommCounters comm_counters_minus(CommCounters a, CommCounters b)
+{
+    return (CommCounters){ a.calls - b.calls, a.msgs_sent - b.msgs_sent, a.bytes_sent - b.bytes_sent,
+                           a.msgs_recv - b.msgs_recv, a.bytes_recv - b.bytes_recv };
 }
 
 /* Written as a loop over the hand-written algorithms only (MPI is the
@@ -231,6 +237,6 @@ CommCounters comm_counters_total(const Comm *c)
 {
     _Static_assert(COMM_ALG_MPI == 0, "the MPI baseline is the first algorithm");
     CommCounters t = { 0 };
-    for (int a = COMM_ALG_MPI + 1; a < COMM_ALG_COUNT; a++) counters_add(&t, &c->count[a]);
+    for (int a = COMM_ALG_MPI + 1; a < COMM_ALG_COUNT; a++) comm_counters_add(&t, &c->count[a]);
     return t;
 }

@@ -134,6 +134,10 @@ bool comm_any(const Comm *c, bool mine);
 void comm_counters_reset(Comm *c);
 /* Sum over the hand-written algorithms (what ddlab itself sent). */
 CommCounters comm_counters_total(const Comm *c);
+/* t += a, and a - b (unsigned: a difference that wraps comes back when it
+ * is added again), field by field. */
+void comm_counters_add(CommCounters *t, const CommCounters *a);
+CommCounters comm_counters_minus(CommCounters a, CommCounters b);
 
 /* "mpi", "linear", "tree", "recdoubling", "rabenseifner", "ring", "ring_async" */
 const char *comm_alg_name(CommAlg alg);

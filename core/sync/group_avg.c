@@ -118,11 +118,7 @@ CommCounters group_avg_counters(const GroupAvg *g)
     CommCounters t = { 0 };
     for (int s = 0; s < g->ngroupings; s++) {
         CommCounters c = comm_counters_total(&g->grouping[s]);
-        t.calls += c.calls;
-        t.msgs_sent += c.msgs_sent;
-        t.bytes_sent += c.bytes_sent;
-        t.msgs_recv += c.msgs_recv;
-        t.bytes_recv += c.bytes_recv;
+        comm_counters_add(&t, &c);
     }
     return t;
 }

@@ -31,11 +31,7 @@ static void after_step(Sync *s)
 static void counters(const Sync *s, CommCounters *add)
 {
     CommCounters c = group_avg_counters(s->priv);
-    add->calls += c.calls;
-    add->msgs_sent += c.msgs_sent;
-    add->bytes_sent += c.bytes_sent;
-    add->msgs_recv += c.msgs_recv;
-    add->bytes_recv += c.bytes_recv;
+    comm_counters_add(add, &c);
 }
 
 /* The rounds done pick the next grouping; the group Comms' traffic is

@@ -85,12 +85,7 @@ static void teardown(Sync *s) { ddl_free(((Ps *)s->priv)->buf); }
 
 static void counters(const Sync *s, CommCounters *add)
 {
-    const CommCounters *c = &((const Ps *)s->priv)->count;
-    add->calls += c->calls;
-    add->msgs_sent += c->msgs_sent;
-    add->bytes_sent += c->bytes_sent;
-    add->msgs_recv += c->msgs_recv;
-    add->bytes_recv += c->bytes_recv;
+    comm_counters_add(add, &((const Ps *)s->priv)->count);
 }
 
 /* Receive one array from every worker and sum it into dst in worker order. */

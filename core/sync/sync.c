@@ -186,11 +186,7 @@ CommCounters sync_counters(const Sync *s)
 {
     CommCounters t = s->c ? comm_counters_total(s->c) : (CommCounters){ 0 };
     if (s->row->counters) s->row->counters(s, &t);
-    t.calls += s->resumed.calls;
-    t.msgs_sent += s->resumed.msgs_sent;
-    t.bytes_sent += s->resumed.bytes_sent;
-    t.msgs_recv += s->resumed.msgs_recv;
-    t.bytes_recv += s->resumed.bytes_recv;
+    comm_counters_add(&t, &s->resumed);
     return t;
 }
 

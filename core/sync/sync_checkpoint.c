@@ -23,13 +23,8 @@ void sync_save(const Sync *s, Ckpt *c)
  * added). */
 static void rebase(Sync *s, const CommCounters *saved)
 {
-    memset(&s->resumed, 0, sizeof s->resumed);
-    CommCounters now = sync_counters(s);
-    s->resumed.calls = saved->calls - now.calls;
-    s->resumed.msgs_sent = saved->msgs_sent - now.msgs_sent;
-    s->resumed.bytes_sent = saved->bytes_sent - now.bytes_sent;
-    s->resumed.msgs_recv = saved->msgs_recv - now.msgs_recv;
-    s->resumed.bytes_recv = saved->bytes_recv - now.bytes_recv;
+    memset(&s->resumed, 0, sizeof s->resumed); /* sync_counters adds it */
+    s->resumed = comm_counters_minus(*saved, sync_counters(s));
 }
 
 int sync_load(Sync *s, const Ckpt *c, char err[DDL_ERRLEN])

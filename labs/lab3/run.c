@@ -184,22 +184,11 @@ static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
 
 /* What a resumed run needs of this one: the timed steps so far, and the
  * traffic since the clock started (the world Comm counts afresh). */
-static CommCounters minus(CommCounters a, CommCounters b)
-{
-    return (CommCounters){ a.calls - b.calls, a.msgs_sent - b.msgs_sent, a.bytes_sent - b.bytes_sent,
-                           a.msgs_recv - b.msgs_recv, a.bytes_recv - b.bytes_recv };
-}
-
-static CommCounters plus(CommCounters a, CommCounters b)
-{
-    return (CommCounters){ a.calls + b.calls, a.msgs_sent + b.msgs_sent, a.bytes_sent + b.bytes_sent,
-                           a.msgs_recv + b.msgs_recv, a.bytes_recv + b.bytes_recv };
-}
-
 static void save(Driver *d, Ckpt *c, void *ctx)
 {
     Run *r = ctx;
-    CommCounters since[2] = { minus(comm_counters_total(&d->comm), r->before), minus(r->after, r->before) };
+    CommCounters since[2] = { comm_counters_minus(comm_counters_total(&d->comm), r->before),
+                              comm_counters_minus(r->after, r->before) };
     ckpt_put(c, "lab.steps", r->mine, sizeof(double) * NF * (size_t)r->timed);
     ckpt_put(c, "lab.traffic", since, sizeof since);
 }
@@ -215,8 +204,9 @@ static int load(Driver *d, const Ckpt *c, void *ctx, char err[DDL_ERRLEN])
         return ddl_errf(err, "checkpoint's timed steps do not fit this run's %d", r->timed);
     memcpy(r->mine, steps, len);
     if (ckpt_get(c, "lab.traffic", since, sizeof since, err)) return -1;
-    r->before = minus(comm_counters_total(&d->comm), since[0]);
-    r->after = plus(r->before, since[1]);
+    r->before = comm_counters_minus(comm_counters_total(&d->comm), since[0]);
+    r->after = r->before;
+    comm_counters_add(&r->after, &since[1]);
     return 0;
 }
 
