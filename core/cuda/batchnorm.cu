@@ -107,7 +107,7 @@ extern "C" void batchnorm_forward_train_cuda(const float *x, float *y, const flo
 {
     if (c <= 0) return;
     ddl_check_u32((size_t)n * p, "batchnorm_forward_train_cuda");
-    bn_train_kernel<<<c, DDL_BLOCK, 0, ddl_stream()>>>(x, y, gamma, beta, n, c, p, eps, momentum, running_mean,
+    DDL_LAUNCH(bn_train_kernel, c, DDL_BLOCK, 0, ddl_stream())(x, y, gamma, beta, n, c, p, eps, momentum, running_mean,
                                                        running_var, save_mean, save_invstd);
     DDL_CUDA_LAUNCHED();
 }
@@ -118,7 +118,7 @@ extern "C" void batchnorm_forward_eval_cuda(const float *x, float *y, const floa
     size_t total = (size_t)n * c * p;
     if (total == 0) return;
     ddl_check_u32(total, "batchnorm_forward_eval_cuda");
-    bn_eval_kernel<<<ddl_grid(total), DDL_BLOCK, 0, ddl_stream()>>>(x, y, gamma, beta, c, p, eps, mean, var, total);
+    DDL_LAUNCH(bn_eval_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, y, gamma, beta, c, p, eps, mean, var, total);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -128,7 +128,7 @@ extern "C" void batchnorm_backward_cuda(const float *x, const float *dy, float *
 {
     if (c <= 0) return;
     ddl_check_u32((size_t)n * p, "batchnorm_backward_cuda");
-    bn_bwd_kernel<<<c, DDL_BLOCK, 0, ddl_stream()>>>(x, dy, dx, gamma, dgamma, dbeta, n, c, p, save_mean,
+    DDL_LAUNCH(bn_bwd_kernel, c, DDL_BLOCK, 0, ddl_stream())(x, dy, dx, gamma, dgamma, dbeta, n, c, p, save_mean,
                                                      save_invstd, use_batch_stats, acc);
     DDL_CUDA_LAUNCHED();
 }

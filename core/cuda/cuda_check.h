@@ -12,6 +12,7 @@ extern "C" {
 #include "common.h"
 }
 #include "device_mem.h"
+#include "launch.h"
 
 // Every CUDA call is checked; a failure is a programming or environment
 // error the caller cannot repair (the kernels mirror void CPU functions),
@@ -33,7 +34,7 @@ extern "C" {
                     cublasGetStatusName(ddl_s_));                                                              \
     } while (0)
 
-// After a <<<...>>> launch: catches bad launch configurations at once.
+// After a DDL_LAUNCH (launch.h): catches bad launch configurations at once.
 // Faults inside a kernel surface at the next synchronising call (a copy to
 // the host, ddl_cuda_synchronize), which is checked the same way.
 #define DDL_CUDA_LAUNCHED() DDL_CUDA_CHECK(cudaGetLastError())

@@ -42,6 +42,6 @@ extern "C" void dropout_mask_cuda(float *mask, size_t count, float p, uint64_t s
     if (count == 0) return;
     Rng r = rng_make2(seed, "dropout", stream);
     float keep = 1.0f / (1.0f - p); // computed on the host exactly as the CPU does
-    dropout_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(mask, count, r.state, p, keep);
+    DDL_LAUNCH(dropout_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(mask, count, r.state, p, keep);
     DDL_CUDA_LAUNCHED();
 }

@@ -90,7 +90,7 @@ extern "C" void bias_add_cuda(float *y, const float *bias, int n, int c, int p)
     size_t total = (size_t)n * c * p;
     if (total == 0) return;
     ddl_check_u32(total, "bias_add_cuda");
-    bias_add_kernel<<<ddl_grid(total), DDL_BLOCK, 0, ddl_stream()>>>(y, bias, c, p, total);
+    DDL_LAUNCH(bias_add_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(y, bias, c, p, total);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -98,42 +98,42 @@ extern "C" void bias_grad_cuda(const float *dy, float *dbias, int n, int c, int 
 {
     if (c <= 0) return;
     ddl_check_u32((size_t)n * p, "bias_grad_cuda");
-    bias_grad_kernel<<<c, DDL_BLOCK, 0, ddl_stream()>>>(dy, dbias, n, c, p);
+    DDL_LAUNCH(bias_grad_kernel, c, DDL_BLOCK, 0, ddl_stream())(dy, dbias, n, c, p);
     DDL_CUDA_LAUNCHED();
 }
 
 extern "C" void relu_forward_cuda(const float *x, float *y, size_t count)
 {
     if (count == 0) return;
-    relu_fwd_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(x, y, count);
+    DDL_LAUNCH(relu_fwd_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(x, y, count);
     DDL_CUDA_LAUNCHED();
 }
 
 extern "C" void relu_backward_cuda(const float *x, const float *dy, float *dx, size_t count, bool acc)
 {
     if (count == 0) return;
-    relu_bwd_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(x, dy, dx, count, acc);
+    DDL_LAUNCH(relu_bwd_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(x, dy, dx, count, acc);
     DDL_CUDA_LAUNCHED();
 }
 
 extern "C" void relu6_forward_cuda(const float *x, float *y, size_t count)
 {
     if (count == 0) return;
-    relu6_fwd_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(x, y, count);
+    DDL_LAUNCH(relu6_fwd_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(x, y, count);
     DDL_CUDA_LAUNCHED();
 }
 
 extern "C" void relu6_backward_cuda(const float *x, const float *dy, float *dx, size_t count, bool acc)
 {
     if (count == 0) return;
-    relu6_bwd_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(x, dy, dx, count, acc);
+    DDL_LAUNCH(relu6_bwd_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(x, dy, dx, count, acc);
     DDL_CUDA_LAUNCHED();
 }
 
 extern "C" void mul_cuda(const float *x, const float *mask, float *y, size_t count)
 {
     if (count == 0) return;
-    mul_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(x, mask, y, count);
+    DDL_LAUNCH(mul_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(x, mask, y, count);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -141,16 +141,16 @@ extern "C" void mul_backward_cuda(const float *dy, const float *mask, float *dx,
 {
     if (count == 0) return;
     if (acc)
-        mul_acc_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(dy, mask, dx, count);
+        DDL_LAUNCH(mul_acc_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(dy, mask, dx, count);
     else
-        mul_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(dy, mask, dx, count);
+        DDL_LAUNCH(mul_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(dy, mask, dx, count);
     DDL_CUDA_LAUNCHED();
 }
 
 extern "C" void add_cuda(const float *a, const float *b, float *y, size_t count)
 {
     if (count == 0) return;
-    add_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(a, b, y, count);
+    DDL_LAUNCH(add_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(a, b, y, count);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -161,6 +161,6 @@ extern "C" void copy_grad_cuda(const float *dy, float *dx, size_t count, bool ac
         DDL_CUDA_CHECK(cudaMemcpyAsync(dx, dy, sizeof(float) * count, cudaMemcpyDeviceToDevice, ddl_stream()));
         return;
     }
-    acc_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(dy, dx, count);
+    DDL_LAUNCH(acc_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(dy, dx, count);
     DDL_CUDA_LAUNCHED();
 }

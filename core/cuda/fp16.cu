@@ -34,14 +34,14 @@ __global__ void nonfinite_kernel(const float *x, size_t count, int *flag)
 extern "C" void f32_to_f16_cuda(const float *x, uint16_t *y, size_t count)
 {
     if (count == 0) return;
-    f32_to_f16_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(x, reinterpret_cast<__half *>(y), count);
+    DDL_LAUNCH(f32_to_f16_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(x, reinterpret_cast<__half *>(y), count);
     DDL_CUDA_LAUNCHED();
 }
 
 extern "C" void f16_to_f32_cuda(const uint16_t *x, float *y, size_t count)
 {
     if (count == 0) return;
-    f16_to_f32_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(reinterpret_cast<const __half *>(x), y,
+    DDL_LAUNCH(f16_to_f32_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(reinterpret_cast<const __half *>(x), y,
                                                                        count);
     DDL_CUDA_LAUNCHED();
 }
@@ -49,7 +49,7 @@ extern "C" void f16_to_f32_cuda(const uint16_t *x, float *y, size_t count)
 extern "C" void nonfinite_flag_cuda(const float *x, size_t count, int *flag)
 {
     if (count == 0) return;
-    nonfinite_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(x, count, flag);
+    DDL_LAUNCH(nonfinite_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(x, count, flag);
     DDL_CUDA_LAUNCHED();
 }
 

@@ -86,7 +86,7 @@ extern "C" void im2col_cuda(const float *x, int nb, int C, int H, int W, int k, 
     ddl_check_u32(rows, "im2col_cuda rows");
     ConvGeom g = { nb, C, H, W, k, stride, pad, OH, OW };
     dim3 grid(ddl_grid(ld), (unsigned)(rows < 65535 ? rows : 65535));
-    im2col_kernel<<<grid, DDL_BLOCK, 0, ddl_stream()>>>(x, g, (unsigned)rows, (unsigned)ld, col);
+    DDL_LAUNCH(im2col_kernel, grid, DDL_BLOCK, 0, ddl_stream())(x, g, (unsigned)rows, (unsigned)ld, col);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -97,6 +97,6 @@ extern "C" void col2im_cuda(const float *col, int nb, int C, int H, int W, int k
     if (total == 0) return;
     ddl_check_u32(total, "col2im_cuda");
     ConvGeom g = { nb, C, H, W, k, stride, pad, OH, OW };
-    col2im_kernel<<<ddl_grid(total), DDL_BLOCK, 0, ddl_stream()>>>(col, g, total, acc, dx);
+    DDL_LAUNCH(col2im_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(col, g, total, acc, dx);
     DDL_CUDA_LAUNCHED();
 }

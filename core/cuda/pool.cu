@@ -180,7 +180,7 @@ extern "C" void maxpool_forward_cuda(const float *x, float *y, int planes, int H
     if (total == 0) return;
     ddl_check_u32(total, "maxpool_forward_cuda");
     PoolGeom g = { H, W, k, stride, pad, OH, OW };
-    maxpool_fwd_kernel<<<ddl_grid(total), DDL_BLOCK, 0, ddl_stream()>>>(x, y, g, total);
+    DDL_LAUNCH(maxpool_fwd_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, y, g, total);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -191,7 +191,7 @@ extern "C" void maxpool_backward_cuda(const float *x, const float *dy, float *dx
     if (total == 0) return;
     ddl_check_u32(total, "maxpool_backward_cuda");
     PoolGeom g = { H, W, k, stride, pad, OH, OW };
-    maxpool_bwd_kernel<<<ddl_grid(total), DDL_BLOCK, 0, ddl_stream()>>>(x, dy, dx, g, total, acc);
+    DDL_LAUNCH(maxpool_bwd_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, dy, dx, g, total, acc);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -203,7 +203,7 @@ extern "C" void avgpool_forward_cuda(const float *x, float *y, int planes, int H
     ddl_check_u32(total, "avgpool_forward_cuda");
     PoolGeom g = { H, W, k, stride, pad, OH, OW };
     float inv = 1.0f / (float)(k * k);
-    avgpool_fwd_kernel<<<ddl_grid(total), DDL_BLOCK, 0, ddl_stream()>>>(x, y, g, total, inv);
+    DDL_LAUNCH(avgpool_fwd_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, y, g, total, inv);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -215,7 +215,7 @@ extern "C" void avgpool_backward_cuda(const float *dy, float *dx, int planes, in
     ddl_check_u32(total, "avgpool_backward_cuda");
     PoolGeom g = { H, W, k, stride, pad, OH, OW };
     float inv = 1.0f / (float)(k * k);
-    avgpool_bwd_kernel<<<ddl_grid(total), DDL_BLOCK, 0, ddl_stream()>>>(dy, dx, g, total, acc, inv);
+    DDL_LAUNCH(avgpool_bwd_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(dy, dx, g, total, acc, inv);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -223,7 +223,7 @@ extern "C" void global_avgpool_forward_cuda(const float *x, float *y, int planes
 {
     if (planes <= 0) return;
     unsigned blocks = ddl_grid((size_t)planes * 32); // one warp per plane
-    gap_fwd_kernel<<<blocks, DDL_BLOCK, 0, ddl_stream()>>>(x, y, planes, p);
+    DDL_LAUNCH(gap_fwd_kernel, blocks, DDL_BLOCK, 0, ddl_stream())(x, y, planes, p);
     DDL_CUDA_LAUNCHED();
 }
 
@@ -232,6 +232,6 @@ extern "C" void global_avgpool_backward_cuda(const float *dy, float *dx, int pla
     size_t total = (size_t)planes * p;
     if (total == 0) return;
     ddl_check_u32(total, "global_avgpool_backward_cuda");
-    gap_bwd_kernel<<<ddl_grid(total), DDL_BLOCK, 0, ddl_stream()>>>(dy, dx, p, total, acc);
+    DDL_LAUNCH(gap_bwd_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(dy, dx, p, total, acc);
     DDL_CUDA_LAUNCHED();
 }

@@ -37,9 +37,9 @@ extern "C" void sgd_update_cuda(float *w, const float *grad, float *velocity, si
 {
     if (count == 0) return;
     if (momentum == 0.0f) // no velocity read or written, as on the CPU
-        sgd_plain_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(w, grad, count, lr, weight_decay);
+        DDL_LAUNCH(sgd_plain_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(w, grad, count, lr, weight_decay);
     else
-        sgd_momentum_kernel<<<ddl_grid(count), DDL_BLOCK, 0, ddl_stream()>>>(w, grad, velocity, count, lr, momentum,
+        DDL_LAUNCH(sgd_momentum_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(w, grad, velocity, count, lr, momentum,
                                                                              weight_decay, nesterov);
     DDL_CUDA_LAUNCHED();
 }

@@ -113,10 +113,10 @@ extern "C" double softmax_ce_forward_cuda(const float *logits, const int32_t *la
     CeResult *res = static_cast<CeResult *>(buf);
     double *row_loss = reinterpret_cast<double *>(res + 1);
     int *row_right = reinterpret_cast<int *>(row_loss + n);
-    softmax_rows_kernel<<<ddl_grid((size_t)n * 32), DDL_BLOCK, 0, st>>>(logits, labels, n, classes, probs, row_loss,
+    DDL_LAUNCH(softmax_rows_kernel, ddl_grid((size_t)n * 32), DDL_BLOCK, 0, st)(logits, labels, n, classes, probs, row_loss,
                                                                          row_right);
     DDL_CUDA_LAUNCHED();
-    softmax_sum_kernel<<<1, DDL_BLOCK, 0, st>>>(row_loss, row_right, n, res);
+    DDL_LAUNCH(softmax_sum_kernel, 1, DDL_BLOCK, 0, st)(row_loss, row_right, n, res);
     DDL_CUDA_LAUNCHED();
     CeResult host;
     DDL_CUDA_CHECK(cudaMemcpyAsync(&host, res, sizeof host, cudaMemcpyDeviceToHost, st));
@@ -132,6 +132,6 @@ extern "C" void softmax_ce_backward_cuda(const float *probs, const int32_t *labe
     size_t total = (size_t)n * classes;
     if (total == 0) return;
     ddl_check_u32(total, "softmax_ce_backward_cuda");
-    softmax_bwd_kernel<<<ddl_grid(total), DDL_BLOCK, 0, ddl_stream()>>>(probs, labels, classes, scale, dlogits, total);
+    DDL_LAUNCH(softmax_bwd_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(probs, labels, classes, scale, dlogits, total);
     DDL_CUDA_LAUNCHED();
 }
