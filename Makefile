@@ -132,6 +132,28 @@ CUDA_SRC  := $(sort $(wildcard core/cuda/*.cu))
 ifdef WITH_CUDA
   CORE_OBJ += $(CUDA_SRC:%.cu=$(BUILD)/%.cu.o)
 endif
+# The emulated GPU (DEVICE=cuda-emu): the same core/cuda/*.cu compiled a
+# second time by the host C++ compiler against core/cuda/emu (emu.h says
+# how), so CI and machines without a GPU run the CUDA kernels too. Every
+# build has it except SimGrid's (CUDA is off there) and EMU=0.
+EMU       ?= 1
+EMU_SRC   := $(sort $(wildcard core/cuda/emu/*.cc))
+# Under SANITIZE=1 the emulated kernels keep ASan and UBSan, but for one
+# UBSan check: on a fiber's stack it reports the thread-local threadIdx
+# (emu.h) as a null pointer, though it reads right (every result matches
+# the CPU's, and the same code passes without sanitizers).
+EMU_SAN   := $(if $(filter 1,$(SANITIZE)),-fno-sanitize=null)
+EMU_FLAGS := -std=c++17 $(OPT) -g -DDDL_CUDA_EMU -include core/cuda/emu/names.h -Icore/cuda/emu/include -Icore \
+             -fopenmp -ffp-contract=off -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -MMD -MP \
+             $(filter -fsanitize% -fno-omit-frame-pointer -fno-sanitize-recover%,$(CFLAGS)) $(EMU_SAN)
+ifeq ($(SIM),1)
+  EMU := 0
+endif
+ifeq ($(EMU),1)
+  CFLAGS   += -DDDL_HAVE_CUDA_EMU
+  LDLIBS   += -lstdc++
+  CORE_OBJ += $(CUDA_SRC:%.cu=$(BUILD)/emu/%.cu.o) $(EMU_SRC:%.cc=$(BUILD)/emu/%.o)
+endif
 LIB       := $(BUILD)/libddl.a
 
 LABS      := $(sort $(notdir $(wildcard labs/lab*)))
@@ -145,6 +167,10 @@ ifeq ($(SIM),1)
   BENCH_SRC :=
 endif
 TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
+# test_cuda_kernels once more, against the emulated GPU's build of core/cuda.
+ifeq ($(EMU),1)
+  TEST_BINS += $(BIN)/tests/test_cuda_kernels_emu
+endif
 # Emulated networks (make labN NET=...; labs/net/README.md): the delay
 # program needs libnetfilter-queue-dev (make deps); without it everything
 # else builds, and NET=rate (no latency) still works.
@@ -176,6 +202,14 @@ $(BUILD)/%.cu.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
+$(BUILD)/emu/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(CXX) -x c++ $(EMU_FLAGS) -c $< -o $@
+
+$(BUILD)/emu/%.o: %.cc
+	@mkdir -p $(@D)
+	$(CXX) $(EMU_FLAGS) -c $< -o $@
+
 $(LIB): $(CORE_OBJ)
 	@mkdir -p $(@D)
 	@rm -f $@
@@ -206,6 +240,10 @@ $(STUDENT_BIN)/$(1): $(STUDENT_BUILD)/core/impl.o $(patsubst %.c,$(STUDENT_BUILD
 endef
 $(foreach l,$(LABS),$(if $(wildcard labs/$(l)/*.c),$(eval $(call STUDENT_LAB_RULE,$(l)))))
 endif
+
+$(BUILD)/tests/test_cuda_kernels_emu.o: tests/test_cuda_kernels.c | check-tools
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DDDL_CUDA_EMU -include core/cuda/emu/names.h -c $< -o $@
 
 $(BIN)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/harness.o $(LIB) $(SAN_OBJ)
 	@mkdir -p $(@D)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "cpu/parallel.h"
 #include "gemm.h"
 #ifdef DDL_HAVE_CUDA
 #include "cuda/cuda_runtime_probe.h"
@@ -13,7 +14,8 @@ int device_parse(const char *s, Device *out, char err[DDL_ERRLEN])
 {
     if (s && strcmp(s, "cpu") == 0) { *out = DEVICE_CPU; return 0; }
     if (s && strcmp(s, "cuda") == 0) { *out = DEVICE_CUDA; return 0; }
-    snprintf(err, DDL_ERRLEN, "unknown device '%s' (use cpu or cuda)", s ? s : "(null)");
+    if (s && strcmp(s, "cuda-emu") == 0) { *out = DEVICE_CUDA_EMU; return 0; }
+    snprintf(err, DDL_ERRLEN, "unknown device '%s' (use cpu, cuda or cuda-emu)", s ? s : "(null)");
     return -1;
 }
 
@@ -47,6 +49,17 @@ static int probe(Device d, int local_rank, char *desc, size_t cap, char err[DDL_
                  blas_core_name());
         return 0;
     }
+    if (d == DEVICE_CUDA_EMU) {
+#ifdef DDL_HAVE_CUDA_EMU
+        snprintf(desc, cap, "cuda-emu (emulated GPU: core/cuda's kernels on %d CPU threads, no GPU)",
+                 ddl_kernel_threads());
+        return 0;
+#else
+        snprintf(err, DDL_ERRLEN, "DEVICE=cuda-emu: this build has no emulated GPU (built with EMU=0 or under "
+                                  "SimGrid); rebuild with a C++ compiler");
+        return -1;
+#endif
+    }
 #ifdef DDL_HAVE_CUDA
     char gpu[160], why[160];
     if (ddl_cuda_probe(local_rank, gpu, sizeof gpu, why, sizeof why) != 0) {
@@ -77,7 +90,7 @@ int device_check(Device d, int local_rank, char *desc, size_t cap, char err[DDL_
     /* The model runs on the GPU (core/backend) but this program's gradient
      * synchronisation still reads arenas on the host: the honest answer is
      * a clear refusal, not a CPU run. */
-    snprintf(err, DDL_ERRLEN, "DEVICE=cuda: found %s, but this program does not train on the GPU yet (lab1 does); "
-                              "use DEVICE=cpu", desc);
+    snprintf(err, DDL_ERRLEN, "DEVICE=%s: found %s, but this program does not train on the GPU yet (lab1 does); "
+                              "use DEVICE=cpu", d == DEVICE_CUDA_EMU ? "cuda-emu" : "cuda", desc);
     return -1;
 }

@@ -1,4 +1,4 @@
-/* device.h - where a model runs: "cpu" or "cuda".
+/* device.h - where a model runs: "cpu", "cuda" or "cuda-emu".
  *
  * DEVICE=cuda must fail clearly when it cannot work: a build without nvcc,
  * a machine without a GPU (cudaGetDeviceCount fails, e.g. error 35 "CUDA
@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include "common.h"
 
-typedef enum Device { DEVICE_CPU = 0, DEVICE_CUDA = 1 } Device;
+/* DEVICE_CUDA_EMU: the CUDA backend's very kernels, compiled by the host
+ * C++ compiler and run on the CPU (core/cuda/emu), for CI and for students
+ * without a GPU. */
+typedef enum Device { DEVICE_CPU = 0, DEVICE_CUDA = 1, DEVICE_CUDA_EMU = 2 } Device;
 
 int device_parse(const char *s, Device *out, char err[DDL_ERRLEN]);
 /* 0 when d can run this program's models; desc gets e.g. "cpu (AMD EPYC

@@ -44,8 +44,8 @@ case "$PROFILE" in
   *) echo "error: PROFILE must be quick or paper (got '$PROFILE')" >&2; exit 2 ;;
 esac
 case "$DEVICE" in
-  cpu|cuda) ;;
-  *) echo "error: DEVICE must be cpu or cuda (got '$DEVICE')" >&2; exit 2 ;;
+  cpu|cuda|cuda-emu) ;;
+  *) echo "error: DEVICE must be cpu, cuda or cuda-emu (got '$DEVICE')" >&2; exit 2 ;;
 esac
 
 # blas_threads RANKS: BLAS threads per rank so that ranks x threads <= cores.

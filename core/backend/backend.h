@@ -131,9 +131,12 @@ typedef struct Backend {
     bool (*nonfinite)(const float *x, size_t count);
 } Backend;
 
-/* core/backend/cpu.c; core/cuda/backend_cuda.cu (builds with nvcc only). */
+/* core/backend/cpu.c; core/cuda/backend_cuda.cu built by nvcc (only where
+ * nvcc exists) and built again by the host C++ compiler as the emulated
+ * GPU (core/cuda/emu: every build but SimGrid's). */
 extern const Backend ddl_backend_cpu;
 extern const Backend ddl_backend_cuda;
+extern const Backend ddl_backend_cuda_emu;
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,9 @@ static const struct {
 #ifdef DDL_HAVE_CUDA
     { &ddl_backend_cuda, gpu_answers },
 #endif
+#ifdef DDL_HAVE_CUDA_EMU
+    { &ddl_backend_cuda_emu, always },
+#endif
 };
 
 enum { NROWS = sizeof ROWS / sizeof ROWS[0] };

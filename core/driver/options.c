@@ -114,7 +114,7 @@ int driver_check_values(const Driver *d)
     if (driver_choice("profile", o->profile, "quick|paper|smoke|custom") < 0) return -1;
     if (o->tag && check_tag("tag", o->tag) != 0) return -1;
     if ((spec->shared & DRV_DATASET) && check_dataset(spec, o->dataset) != 0) return -1;
-    if ((spec->shared & DRV_DEVICE) && driver_choice("device", o->device, "cpu|cuda") < 0) return -1;
+    if ((spec->shared & DRV_DEVICE) && driver_choice("device", o->device, "cpu|cuda|cuda-emu") < 0) return -1;
     if (o->checkpoint && !*o->checkpoint) {
         ddl_error("--checkpoint is empty: give the directory the checkpoints go to");
         return -1;
@@ -154,7 +154,8 @@ int driver_cli_fragment(Driver *d, CliOption *out)
         { "momentum", OPT_FLOAT, &o->momentum, "SGD momentum", 0, 0.9999 },
         { "wd", OPT_FLOAT, &o->wd, "SGD weight decay", 0, 1 },
         { "seed", OPT_U64, &o->seed, "seed for initialisation, shuffling, augmentation", 0, 0 },
-        { "device", OPT_STR, &o->device, "cpu | cuda (one rank per GPU; $DEVICE sets it)", 0, 0 },
+        { "device", OPT_STR, &o->device,
+          "cpu | cuda | cuda-emu (one rank per GPU; cuda-emu: the CUDA kernels run on the CPU; $DEVICE sets it)", 0, 0 },
         { "profile", OPT_STR, &o->profile, "label written to outputs: quick | paper | smoke | custom ($PROFILE "
                                            "sets it)", 0, 0 },
         { "synthetic", OPT_FLAG, &o->synthetic, "use synthetic data even when real files exist", 0, 0 },

@@ -1,0 +1,78 @@
+/* names.h - force-included (-include) by every emulated-GPU compile
+ * (DDL_CUDA_EMU): the same core/cuda sources, built a second time by the
+ * host compiler, must not define the same C symbols as the nvcc build that
+ * sits beside them in libddl.a. Every extern "C" name of kernels_cuda.h,
+ * device_mem.h, cuda_runtime_probe.h and the backend table gets an _emu
+ * suffix here; C++ names need nothing (the emulated runtime lives in
+ * namespace ddl_emu, so it never clashes with libcudart either).
+ *
+ * A name missing from this list shows as a duplicate symbol at link time
+ * in a build with nvcc, so the list cannot silently fall behind. */
+#ifndef DDL_CUDA_EMU_NAMES_H
+#define DDL_CUDA_EMU_NAMES_H
+#ifdef DDL_CUDA_EMU
+#define add_cuda add_cuda_emu
+#define avgpool_backward_cuda avgpool_backward_cuda_emu
+#define avgpool_forward_cuda avgpool_forward_cuda_emu
+#define batchnorm_backward_cuda batchnorm_backward_cuda_emu
+#define batchnorm_eval_stats_cuda batchnorm_eval_stats_cuda_emu
+#define batchnorm_forward_eval_cuda batchnorm_forward_eval_cuda_emu
+#define batchnorm_forward_train_cuda batchnorm_forward_train_cuda_emu
+#define bias_add_cuda bias_add_cuda_emu
+#define bias_grad_cuda bias_grad_cuda_emu
+#define channels_to_images_cuda channels_to_images_cuda_emu
+#define col2im_cuda col2im_cuda_emu
+#define copy_grad_cuda copy_grad_cuda_emu
+#define ddl_cuda_blas_release ddl_cuda_blas_release_emu
+#define ddl_cuda_event_create ddl_cuda_event_create_emu
+#define ddl_cuda_event_destroy ddl_cuda_event_destroy_emu
+#define ddl_cuda_event_record ddl_cuda_event_record_emu
+#define ddl_cuda_event_synchronize ddl_cuda_event_synchronize_emu
+#define ddl_cuda_free ddl_cuda_free_emu
+#define ddl_cuda_host_alloc ddl_cuda_host_alloc_emu
+#define ddl_cuda_host_free ddl_cuda_host_free_emu
+#define ddl_cuda_malloc ddl_cuda_malloc_emu
+#define ddl_cuda_memcpy_d2d ddl_cuda_memcpy_d2d_emu
+#define ddl_cuda_memcpy_d2h ddl_cuda_memcpy_d2h_emu
+#define ddl_cuda_memcpy_h2d ddl_cuda_memcpy_h2d_emu
+#define ddl_cuda_memcpy_h2d_async ddl_cuda_memcpy_h2d_async_emu
+#define ddl_cuda_memset ddl_cuda_memset_emu
+#define ddl_cuda_probe ddl_cuda_probe_emu
+#define ddl_cuda_set_device ddl_cuda_set_device_emu
+#define ddl_cuda_set_stream ddl_cuda_set_stream_emu
+#define ddl_cuda_stream ddl_cuda_stream_emu
+#define ddl_cuda_stream_create ddl_cuda_stream_create_emu
+#define ddl_cuda_stream_destroy ddl_cuda_stream_destroy_emu
+#define ddl_cuda_stream_synchronize ddl_cuda_stream_synchronize_emu
+#define ddl_cuda_stream_wait_event ddl_cuda_stream_wait_event_emu
+#define ddl_cuda_synchronize ddl_cuda_synchronize_emu
+#define depthwise_backward_cuda depthwise_backward_cuda_emu
+#define depthwise_forward_cuda depthwise_forward_cuda_emu
+#define dropout_mask_cuda dropout_mask_cuda_emu
+#define f16_to_f32_cuda f16_to_f32_cuda_emu
+#define f32_to_f16_cuda f32_to_f16_cuda_emu
+#define gemm_f16_cuda gemm_f16_cuda_emu
+#define gemm_f32_cuda gemm_f32_cuda_emu
+#define global_avgpool_backward_cuda global_avgpool_backward_cuda_emu
+#define global_avgpool_forward_cuda global_avgpool_forward_cuda_emu
+#define half_round_cuda half_round_cuda_emu
+#define im2col_cuda im2col_cuda_emu
+#define images_to_channels_cuda images_to_channels_cuda_emu
+#define labels_outside_cuda labels_outside_cuda_emu
+#define maxpool_backward_cuda maxpool_backward_cuda_emu
+#define maxpool_forward_cuda maxpool_forward_cuda_emu
+#define mul_backward_cuda mul_backward_cuda_emu
+#define mul_cuda mul_cuda_emu
+#define nonfinite_cuda nonfinite_cuda_emu
+#define nonfinite_flag_cuda nonfinite_flag_cuda_emu
+#define relu6_backward_cuda relu6_backward_cuda_emu
+#define relu6_forward_cuda relu6_forward_cuda_emu
+#define relu_backward_cuda relu_backward_cuda_emu
+#define relu_forward_cuda relu_forward_cuda_emu
+#define scale_cuda scale_cuda_emu
+#define sgd_update_cuda sgd_update_cuda_emu
+#define softmax_ce_backward_cuda softmax_ce_backward_cuda_emu
+#define softmax_ce_forward_cuda softmax_ce_forward_cuda_emu
+#define ddl_backend_cuda ddl_backend_cuda_emu
+#endif
+#endif
