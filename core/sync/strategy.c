@@ -57,13 +57,17 @@ static void on_layer_done(Model *m, int layer, void *ctx)
         sync_event(s, TRACK_COMPUTE, name, s->t_last_hook, now, 0.0);
     }
     s->t_last_hook = now;
-    if (s->syncing && s->row->layer_done) s->row->layer_done(s, layer);
+    if (s->syncing && s->row->layer_done) {
+        sync_stage_layer_grads(s, layer);
+        s->row->layer_done(s, layer);
+    }
 }
 
 void sync_own_hook(Sync *s)
 {
-    s->m->hook = on_layer_done;
-    s->m->hook_ctx = s;
+    Model *m = sync_device_model(s); /* the model whose backward calls it */
+    m->hook = on_layer_done;
+    m->hook_ctx = s;
 }
 
 void sync_step_begin(Sync *s)
@@ -77,7 +81,7 @@ void sync_step_begin(Sync *s)
     s->nevents = 0;
     s->niv = 0;
     memset(&s->last, 0, sizeof s->last);
-    model_zero_grad(s->m);
+    model_zero_grad(sync_device_model(s));
 }
 
 double sync_step_forward(Sync *s, const float *x, const int32_t *y, int n, int *correct)
@@ -102,8 +106,8 @@ void sync_step_scale_accumulated(Sync *s)
 {
     if (s->cfg.accumulate <= 1) return;
     float k = 1.0f / (float)s->cfg.accumulate;
-    Model *m = s->m;
-    for (size_t i = 0; i < m->nparams; i++) m->grads[i] *= k;
+    Model *m = sync_device_model(s); /* the gradients the optimizer reads */
+    m->be->scale(m->grads, m->nparams, k);
 }
 
 bool sync_step_end(Sync *s)

@@ -122,6 +122,11 @@ typedef struct Sync {
     /* a resumed run: the traffic before the checkpoint, less what setting
      * up again moved (sync_counters adds it) */
     CommCounters resumed;
+    /* A model on a device (device_stage.c): dev is the trainer's model, m
+     * the host view the rows work on; NULL on the CPU, where m is it. */
+    Model *dev;
+    Model view;
+    size_t *layer_lo, *layer_hi; /* each layer's slice of the gradient arena */
 } Sync;
 
 /* One round of a row that trains on its own schedule. */
@@ -169,6 +174,17 @@ void sync_comm_event(Sync *s, const char *name, double t0, double t1, double byt
 /* Make this Sync's gradient-ready hook the model's (a step's own, even
  * when several Syncs take turns on one model). */
 void sync_own_hook(Sync *s);
+
+/* device_stage.c: rows on a model whose arenas are device memory. */
+enum { STAGE_PARAMS = 1, STAGE_GRADS = 2, STAGE_STATE = 4 };
+int sync_stage_init(Sync *s, const SyncRow *r, char err[256]); /* sets s->m */
+void sync_stage_free(Sync *s);
+bool sync_staged(const Sync *s);
+void sync_stage_in(Sync *s, unsigned what);  /* device -> host view (no-op on the CPU) */
+void sync_stage_out(Sync *s, unsigned what); /* host view -> device */
+void sync_stage_layer_grads(Sync *s, int layer);
+/* The model the kernels run on: the trainer's (s->m is its host view on a device). */
+Model *sync_device_model(Sync *s);
 /* The parts of a step that rows with a step of their own reuse:
  * begin (micro-batch 0: clock, events, times and gradients reset),
  * forward (+ loss; returns the batch's mean loss), backward (the hook

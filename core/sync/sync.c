@@ -85,19 +85,25 @@ int sync_init(Sync *s, const SyncConfig *cfg, Trainer *t, Comm *c, char err[256]
     if (refuse(cfg, r, c, err) != 0) return -1;
     s->cfg = *cfg;
     s->row = r;
-    s->m = t->m;
     s->t = t;
     s->c = c;
     s->rank = c ? c->rank : 0;
     s->world = c ? c->size : 1;
+    if (sync_stage_init(s, r, err) != 0) {
+        memset(s, 0, sizeof *s);
+        return -1;
+    }
     /* As DDP's constructor: every replica starts from rank 0's weights and
      * buffers (they are equal anyway when seeds agree; this makes it so). */
     if (c && c->size > 1) {
+        sync_stage_in(s, STAGE_PARAMS | STAGE_STATE);
         sync_bcast_floats(s->m->params, s->m->nparams, c->mpi);
         if (s->m->nstate) sync_bcast_floats(s->m->state, s->m->nstate, c->mpi);
+        sync_stage_out(s, STAGE_PARAMS | STAGE_STATE);
     }
     s->priv = r->state_bytes ? ddl_calloc(r->state_bytes) : NULL;
     if (r->setup && r->setup(s, err) != 0) {
+        sync_stage_free(s);
         ddl_free(s->priv);
         memset(s, 0, sizeof *s);
         return -1;
@@ -108,11 +114,13 @@ int sync_init(Sync *s, const SyncConfig *cfg, Trainer *t, Comm *c, char err[256]
 
 void sync_free(Sync *s)
 {
-    if (s->m && s->m->hook_ctx == s) {
-        s->m->hook = NULL;
-        s->m->hook_ctx = NULL;
+    Model *dm = s->m ? sync_device_model(s) : NULL;
+    if (dm && dm->hook_ctx == s) {
+        dm->hook = NULL;
+        dm->hook_ctx = NULL;
     }
     if (s->row && s->row->teardown) s->row->teardown(s);
+    sync_stage_free(s);
     ddl_free(s->priv);
     free(s->events);
     free(s->iv);
@@ -123,7 +131,9 @@ static void broadcast_buffers(Sync *s)
 {
     Model *m = s->m;
     double t0 = sync_clock(s);
+    sync_stage_in(s, STAGE_STATE);
     sync_bcast_floats(m->state, m->nstate, s->c->mpi);
+    sync_stage_out(s, STAGE_STATE);
     double t1 = sync_clock(s);
     sync_event(s, TRACK_COMM, "BN buffers", t0, t1, (double)m->nstate * sizeof(float));
     s->last.buffers += 1e3 * (t1 - t0);
@@ -139,7 +149,9 @@ static void optimizer(Sync *s)
     sync_event(s, TRACK_COMPUTE, "optimizer", t3, t4, 0.0);
     s->last.optimizer = 1e3 * (t4 - t3);
     if (s->row->after_step) {
+        sync_stage_in(s, STAGE_PARAMS | STAGE_STATE);
         s->row->after_step(s);
+        sync_stage_out(s, STAGE_PARAMS | STAGE_STATE);
         s->last.sync_wait += 1e3 * (sync_clock(s) - t4);
     }
     sync_account_comm(s);
@@ -158,7 +170,10 @@ double sync_train_step(Sync *s, const float *x, const int32_t *y, int n, int *co
     if (s->syncing && r->begin_backward) r->begin_backward(s);
     sync_step_backward(s);
     if (s->syncing && r->finish) {
+        /* A row with layer_done has had each layer's gradients as it went. */
+        if (!r->layer_done) sync_stage_in(s, STAGE_GRADS);
         r->finish(s);
+        sync_stage_out(s, STAGE_GRADS); /* the averaged gradients, for the optimizer on the device */
         s->last.sync_wait += 1e3 * (sync_clock(s) - s->t_bwd1);
     }
     if (s->micro == s->cfg.accumulate - 1) optimizer(s);

@@ -58,6 +58,7 @@ int main(int argc, char **argv)
                               .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_TRAIN | DRV_TEX, .own = own,
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "<sync>-np<ranks>",
                               .batch_help = "examples per rank per step (0: --global-batch / ranks)", .batch_min = 0,
-                              .ctx = &o, .check = lab3_check, .run = lab3_run, .table = lab3_table };
+                              .ctx = &o, .check = lab3_check, .run = lab3_run, .table = lab3_table,
+                              .on_backend = true };
     return driver_main(&spec, &o.run, argc, argv);
 }

@@ -1,0 +1,99 @@
+/* device_stage.c - the sync rows on a model whose arenas are device memory
+ * (a GPU, or the emulated one).
+ *
+ * Rows read and write m->params, m->grads and m->state on the host and
+ * hand them to MPI. Debian's Open MPI is not CUDA-aware
+ * (ddl_mpi_cuda_aware() says so), so MPI must see host memory: a Sync on a
+ * device model gives its rows a host view instead, a copy of the Model
+ * struct whose three arenas are page-locked host buffers, and copies
+ * between the two around every row operation:
+ *
+ *   layer_done(l)   layer l's gradients to the host first, so DDP's and
+ *                   Horovod's buckets still launch during backward
+ *   finish          all gradients back to the device after it (the
+ *                   optimizer runs there)
+ *   after_step      weights and buffers to the host before, back after
+ *   BN buffers      to the host, broadcast, back
+ *
+ * Rows that run the optimizer or the whole step themselves (the parameter
+ * server, C-SGD, D-SGD, FedAvg) do it on the host and are refused on a
+ * device until they have device versions. On the CPU nothing here runs:
+ * s->m is the trainer's model itself. */
+#include <stdio.h>
+#include <string.h>
+#include "../common.h"
+#include "strategy.h"
+
+bool sync_staged(const Sync *s) { return s->dev != NULL; }
+
+int sync_stage_init(Sync *s, const SyncRow *r, char err[256])
+{
+    Model *m = s->t->m;
+    s->m = m;
+    if (m->be->host_memory) return 0;
+    if (r->step || r->round) {
+        snprintf(err, 256, "sync %s runs its own step on the host; it does not train on a %s yet (use DEVICE=cpu, or "
+                           "allreduce, ddp, horovod, weight_avg or group_avg)", r->name, m->be->what);
+        return -1;
+    }
+    s->dev = m;
+    s->view = *m;
+    s->view.params = m->be->host_alloc(sizeof(float) * (m->nparams ? m->nparams : 1));
+    s->view.grads = m->be->host_alloc(sizeof(float) * (m->nparams ? m->nparams : 1));
+    s->view.state = m->be->host_alloc(sizeof(float) * (m->nstate ? m->nstate : 1));
+    s->view.hook = NULL;
+    s->view.hook_ctx = NULL;
+    /* Each layer's gradients are one slice of the arena: [lo, hi). */
+    s->layer_lo = ddl_calloc(sizeof(size_t) * (size_t)(m->nlayers + 1));
+    s->layer_hi = ddl_calloc(sizeof(size_t) * (size_t)(m->nlayers + 1));
+    int np = model_param_list(m, NULL, 0);
+    ParamInfo *p = ddl_alloc(sizeof *p * (size_t)(np ? np : 1));
+    model_param_list(m, p, np);
+    for (int i = 0; i < np; i++) {
+        int l = p[i].layer;
+        if (s->layer_hi[l] == s->layer_lo[l]) s->layer_lo[l] = p[i].off;
+        if (p[i].off < s->layer_lo[l]) s->layer_lo[l] = p[i].off;
+        if (p[i].off + p[i].count > s->layer_hi[l]) s->layer_hi[l] = p[i].off + p[i].count;
+    }
+    ddl_free(p);
+    s->m = &s->view;
+    return 0;
+}
+
+void sync_stage_free(Sync *s)
+{
+    if (!s->dev) return;
+    const Backend *be = s->dev->be;
+    be->host_free(s->view.params);
+    be->host_free(s->view.grads);
+    be->host_free(s->view.state);
+    ddl_free(s->layer_lo);
+    ddl_free(s->layer_hi);
+}
+
+void sync_stage_in(Sync *s, unsigned what)
+{
+    if (!s->dev) return;
+    const Backend *be = s->dev->be;
+    if (what & STAGE_PARAMS) be->to_host(s->view.params, s->dev->params, sizeof(float) * s->dev->nparams);
+    if (what & STAGE_GRADS) be->to_host(s->view.grads, s->dev->grads, sizeof(float) * s->dev->nparams);
+    if (what & STAGE_STATE) be->to_host(s->view.state, s->dev->state, sizeof(float) * s->dev->nstate);
+}
+
+void sync_stage_out(Sync *s, unsigned what)
+{
+    if (!s->dev) return;
+    const Backend *be = s->dev->be;
+    if (what & STAGE_PARAMS) be->to_device(s->dev->params, s->view.params, sizeof(float) * s->dev->nparams);
+    if (what & STAGE_GRADS) be->to_device(s->dev->grads, s->view.grads, sizeof(float) * s->dev->nparams);
+    if (what & STAGE_STATE) be->to_device(s->dev->state, s->view.state, sizeof(float) * s->dev->nstate);
+}
+
+void sync_stage_layer_grads(Sync *s, int layer)
+{
+    if (!s->dev || layer < 0 || layer >= s->dev->nlayers) return;
+    size_t lo = s->layer_lo[layer], hi = s->layer_hi[layer];
+    if (hi > lo) s->dev->be->to_host(s->view.grads + lo, s->dev->grads + lo, sizeof(float) * (hi - lo));
+}
+
+Model *sync_device_model(Sync *s) { return s->dev ? s->dev : s->m; }
