@@ -56,6 +56,7 @@ int main(int argc, char **argv)
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "np<ranks>",
                               .batch_help = "examples per local step on each worker", .batch_min = 1,
                               .width_help = "cnn3 channel multiplier (1 = the seed's network)", .width_min = 0.05f,
-                              .ctx = &o, .run = lab4_run, .table = lab4_table };
+                              .ctx = &o, .run = lab4_run, .table = lab4_table,
+                              .on_backend = true };
     return driver_main(&spec, &o.run, argc, argv);
 }

@@ -68,12 +68,15 @@ void lab4_consensus(const float *w, size_t n, double *avg, double *dist, double 
 
 double lab4_eval_average(Model *m, const double *avg, const Dataset *test)
 {
-    float *mine = ddl_alloc(m->nparams * sizeof(float));
-    memcpy(mine, m->params, m->nparams * sizeof(float));
-    for (size_t i = 0; i < m->nparams; i++) m->params[i] = (float)avg[i];
+    /* Through host copies: the model may live on a device. */
+    float *mine = ddl_alloc(m->nparams * sizeof(float)), *mean = ddl_alloc(m->nparams * sizeof(float));
+    model_params_to_host(m, mine);
+    for (size_t i = 0; i < m->nparams; i++) mean[i] = (float)avg[i];
+    model_params_from_host(m, mean);
     double accuracy, loss;
     eval_shard(m, test, &accuracy, &loss);
-    memcpy(m->params, mine, m->nparams * sizeof(float));
+    model_params_from_host(m, mine);
+    ddl_free(mean);
     ddl_free(mine);
     return accuracy;
 }

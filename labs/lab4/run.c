@@ -227,7 +227,7 @@ int lab4_run(void *ctx, Driver *d)
     driver_tag(d, "np%d", P);
     driver_run_begin(d, o->run.out, (const char *const[]){ "runs-*", "iters-*", "ranks-*", NULL });
     float *init = ddl_alloc(d->m.nparams * sizeof(float));
-    memcpy(init, d->m.params, d->m.nparams * sizeof(float));
+    model_params_to_host(&d->m, init); /* the model may live on a device */
     CommMonitor mon;
     comm_monitor_open(&mon, &d->comm);
     Lab4Setup s = { .o = o, .d = d, .init = init, .lr = o->run.lr * (o->no_lr_scale ? 1.0f : (float)P),

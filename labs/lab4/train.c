@@ -136,7 +136,10 @@ static void record(Driver *d, int iter, double seconds, void *ctx)
     CommCounters c = sync_counters(d->sync);
     Totals tot = over_ranks(c.bytes_sent, c.bytes_recv);
     lab4_eval_workers(&d->m, &d->test, &r->accuracy, &r->test_loss);
-    lab4_consensus(d->m.params, d->m.nparams, u->avg, &r->consensus, &r->consensus_rel);
+    float *w = ddl_alloc(d->m.nparams * sizeof(float));
+    model_params_to_host(&d->m, w);
+    lab4_consensus(w, d->m.nparams, u->avg, &r->consensus, &r->consensus_rel);
+    ddl_free(w);
     r->train_loss = train_loss;
     char label[32];
     lab4_label(u->cfg, label, sizeof label);
@@ -193,7 +196,7 @@ int lab4_train(Lab4Setup *s, const Lab4Config *cfg, Lab4Result *r)
     const Lab4Options *o = s->o;
     Driver *d = s->d;
     memset(r, 0, sizeof *r);
-    memcpy(d->m.params, s->init, d->m.nparams * sizeof(float));
+    model_params_from_host(&d->m, s->init);
     SgdConfig sgd = { s->lr, o->run.momentum, 0.0f, false };
     driver_trainer(d, &sgd);
     SyncConfig sc = strategy(s, cfg);
