@@ -56,23 +56,27 @@ Arena &arena()
     return a;
 }
 
+// Protection changes in units of this: the arena asks for transparent huge
+// pages, so that opening and closing it before and after every kernel
+// rewrites one page-table entry per 2 MiB instead of one per 4 KiB (with
+// 4 KiB pages, mprotect took 85% of an emulated MobileNetV2 step).
+constexpr size_t HUGE = (size_t)2 << 20;
+
 // Reserve half the machine's memory as the device's: address space only,
 // PROT_NONE and MAP_NORESERVE, so nothing is committed until used.
 void reserve(Arena &a)
 {
     if (a.base) return;
     size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
-    a.reserved = phys / 2 / ALIGN * ALIGN;
-    void *p = mmap(nullptr, a.reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    a.reserved = phys / 2 / HUGE * HUGE;
+    void *p = mmap(nullptr, a.reserved + HUGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) ddl_die("emulated GPU: cannot reserve %zu bytes of address space for device memory", a.reserved);
-    a.base = static_cast<char *>(p);
+    uintptr_t aligned = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+    a.base = reinterpret_cast<char *>(aligned);
+    (void)madvise(a.base, a.reserved, MADV_HUGEPAGE); // a hint: 4 KiB pages still work, only slower
 }
 
-size_t page_round(size_t n)
-{
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    return (n + pg - 1) / pg * pg;
-}
+size_t page_round(size_t n) { return (n + HUGE - 1) / HUGE * HUGE; }
 
 void protect(Arena &a, int prot)
 {
