@@ -8,8 +8,9 @@
 # reach; the rows get host views (core/sync/device_stage.c). Every
 # iteration's loss on rank 0 and the test loss must agree with the CPU's to
 # 1e-4 relative (reductions may sum in another order on a GPU), and the
-# outputs must name the emulated GPU. Programs whose rows run the optimizer
-# on the host (lab6's parameter server) must refuse the device clearly.
+# outputs must name the emulated GPU. lab4's weight averaging and lab6's
+# Horovod fusion run there too; what still runs its optimizer on the host
+# (lab6's parameter server, lab5's cloud and users) must refuse clearly.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -41,10 +42,42 @@ for spec in "ddp" "allreduce" "allreduce_flat" "gather_scatter" "ddp --accumulat
     echo "not ok - lab3 --sync $spec on cuda-emu names the emulated GPU (device_detail: '$detail')"
 done
 
-timeout 300 "${MPIRUN[@]}" "$BIN/lab6" run --device cuda-emu --out "$tmp/l6" >"$tmp/l6.log" 2>&1
+# lab4: weight averaging (all together, and in pairs) after local steps;
+# lab6: Horovod-style fusion, 3 ranks. Their result rows must agree.
+MPIRUN3=("${MPIRUN[@]:0:${#MPIRUN[@]}-1}" 3)
+same_rows() { # label, cpu csv, emu csv, columns to compare (awk field list)
+  local a b
+  a=$(grep -v '^#' "$2" | awk -F, -v c="$4" 'NR > 1 { n = split(c, k, " "); for (i = 1; i <= n; i++) printf "%s ", $k[i] }')
+  b=$(grep -v '^#' "$3" | awk -F, -v c="$4" 'NR > 1 { n = split(c, k, " "); for (i = 1; i <= n; i++) printf "%s ", $k[i] }')
+  if [ -n "$a" ] && awk -v a="$a" -v b="$b" 'BEGIN { n = split(a, x, " "); m = split(b, y, " "); if (n != m) exit 1;
+      for (i = 1; i <= n; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-3 * (x[i] < 0 ? -x[i] : x[i]) + 1e-6) exit 1 } }'; then
+    echo "ok - $1 on cuda-emu agrees with the cpu ($b)"
+  else
+    echo "not ok - $1 on cuda-emu agrees with the cpu (cpu: $a; cuda-emu: $b)"
+  fi
+}
+for d in cpu cuda-emu; do
+  timeout 600 "${MPIRUN3[@]}" "$BIN/lab4" run --scheme group --passes ar,1 --iters 2 --limit 300 --synthetic --width 0.25 \
+    --device "$d" --out "$tmp/l4-$d" --quiet >"$tmp/l4-$d.log" 2>&1 || echo "not ok - lab4 --device $d runs: $(tail -c 300 "$tmp/l4-$d.log")"
+  timeout 600 "${MPIRUN3[@]}" "$BIN/lab6" run --workload sdss_dnn-sdss --style horovod --iters 5 --synthetic \
+    --device "$d" --out "$tmp/l6-$d" --tag t --quiet >"$tmp/l6-$d.log" 2>&1 || echo "not ok - lab6 --device $d runs: $(tail -c 300 "$tmp/l6-$d.log")"
+done
+# lab4 runs: accuracy, test_loss, consensus (cols 20 21 23); lab6: test accuracy and loss (22 23)
+same_rows "lab4 3 ranks, all-reduce and pairwise averaging (accuracy, test loss, consensus)" \
+  "$tmp/l4-cpu/runs-np3.csv" "$tmp/l4-cuda-emu/runs-np3.csv" "20 21 23"
+same_rows "lab6 3 ranks, horovod fusion (test accuracy, test loss)" "$tmp/l6-cpu/t-summary.csv" "$tmp/l6-cuda-emu/t-summary.csv" "22 23"
+
+timeout 300 "${MPIRUN3[@]}" "$BIN/lab6" run --style ps --iters 2 --synthetic --device cuda-emu --out "$tmp/l6ps" >"$tmp/l6ps.log" 2>&1
 rc=$?
-if [ $rc -ne 0 ] && grep -q "DEVICE=cuda-emu: found" "$tmp/l6.log"; then
-  echo "ok - lab6 on cuda-emu refuses (rc $rc) and says why: $(grep -o 'does not train on the GPU yet' "$tmp/l6.log" | head -1)"
+if [ $rc -ne 0 ] && grep -q "sync ps runs its own step on the host" "$tmp/l6ps.log"; then
+  echo "ok - lab6 --style ps on cuda-emu refuses (rc $rc) and says why: the server's optimizer runs on the host"
 else
-  echo "not ok - lab6 on cuda-emu refuses with a reason (rc $rc): $(tail -c 300 "$tmp/l6.log")"
+  echo "not ok - lab6 --style ps on cuda-emu refuses with a reason (rc $rc): $(tail -c 300 "$tmp/l6ps.log")"
+fi
+timeout 300 "$BIN/lab5" run --device cuda-emu --out "$tmp/l5" >"$tmp/l5.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "DEVICE=cuda-emu: found" "$tmp/l5.log"; then
+  echo "ok - lab5 on cuda-emu refuses (rc $rc) and says why: $(grep -o 'does not train on the GPU yet' "$tmp/l5.log" | head -1)"
+else
+  echo "not ok - lab5 on cuda-emu refuses with a reason (rc $rc): $(tail -c 300 "$tmp/l5.log")"
 fi

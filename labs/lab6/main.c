@@ -55,6 +55,7 @@ int main(int argc, char **argv)
                               .tag_default = "<workload>-<style>-w<workers>",
                               .batch_help = "examples per worker per step", .batch_min = 1,
                               .width_help = "channel multiplier (0: the workload's quick width; 1 = as published)",
-                              .width_min = 0, .ctx = &o, .check = lab6_check, .run = lab6_run, .table = lab6_table };
+                              .width_min = 0, .ctx = &o, .check = lab6_check, .run = lab6_run, .table = lab6_table,
+                              .on_backend = true };
     return driver_main(&spec, &o.run, argc, argv);
 }
