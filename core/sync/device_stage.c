@@ -15,8 +15,9 @@
  *   after_step      weights and buffers to the host before, back after
  *   BN buffers      to the host, broadcast, back
  *
- * Rows that run the optimizer or the whole step themselves (the parameter
- * server, C-SGD, D-SGD, FedAvg) do it on the host and are refused on a
+ * The parameter server stages its pushes and pulls itself, and runs its
+ * update on the host view (ps.c). Rows that train in rounds of their own
+ * (C-SGD, D-SGD, FedAvg: users with models of their own) are refused on a
  * device until they have device versions. On the CPU nothing here runs:
  * s->m is the trainer's model itself. */
 #include <stdio.h>
@@ -31,9 +32,9 @@ int sync_stage_init(Sync *s, const SyncRow *r, char err[256])
     Model *m = s->t->m;
     s->m = m;
     if (m->be->host_memory) return 0;
-    if (r->step || r->round) {
-        snprintf(err, 256, "sync %s runs its own step on the host; it does not train on a %s yet (use DEVICE=cpu, or "
-                           "allreduce, ddp, horovod, weight_avg or group_avg)", r->name, m->be->what);
+    if (r->round) {
+        snprintf(err, 256, "sync %s trains its users on the host; it does not train on a %s yet (use DEVICE=cpu, or "
+                           "allreduce, ddp, horovod, ps, weight_avg or group_avg)", r->name, m->be->what);
         return -1;
     }
     s->dev = m;

@@ -45,6 +45,7 @@ static const size_t SLICE = (size_t)1 << 28; /* MPI counts are ints */
 
 typedef struct Ps {
     float *buf;                /* the server's receive buffer */
+    float *velocity;           /* on a device: the server's momentum, staged to the host */
     CommCounters count;        /* the traffic this row moved itself */
 } Ps;
 
@@ -78,10 +79,36 @@ static int setup(Sync *s, char err[256])
         return -1;
     }
     if (s->rank == 0) ps->buf = ddl_alloc(sizeof(float) * DDL_MAX(s->m->nparams, s->m->nstate));
+    if (s->rank == 0 && sync_staged(s)) ps->velocity = ddl_alloc(sizeof(float) * (s->m->nparams ? s->m->nparams : 1));
     return 0;
 }
 
-static void teardown(Sync *s) { ddl_free(((Ps *)s->priv)->buf); }
+static void teardown(Sync *s)
+{
+    ddl_free(((Ps *)s->priv)->buf);
+    ddl_free(((Ps *)s->priv)->velocity);
+}
+
+/* The server's update, ps_server_step, on the host view. On a device the
+ * optimizer's momentum lives there: it comes to the host for the step and
+ * goes back, and the server's model follows its view, so the update is
+ * the CPU's to the bit and evaluation and checkpoints see it. */
+static void server_update(Sync *s, int workers)
+{
+    Model *m = s->m;
+    Sgd *opt = &s->t->opt;
+    if (!sync_staged(s)) {
+        ps_server_step(opt, m->params, m->grads, workers);
+        return;
+    }
+    Sgd host = *opt;
+    host.be = &ddl_backend_cpu;
+    host.velocity = ((Ps *)s->priv)->velocity;
+    opt->be->to_host(host.velocity, opt->velocity, sizeof(float) * opt->n);
+    ps_server_step(&host, m->params, m->grads, workers);
+    opt->be->to_device(opt->velocity, host.velocity, sizeof(float) * opt->n);
+    opt->steps = host.steps;
+}
 
 static void counters(const Sync *s, CommCounters *add)
 {
@@ -109,8 +136,9 @@ static void server_round(Sync *s)
     gather_sum(s, m->grads, m->nparams, TAG_PUSH);
     if (m->nstate) gather_sum(s, m->state, m->nstate, TAG_PUSH);
     double t1 = sync_clock(s);
-    ps_server_step(&s->t->opt, m->params, m->grads, workers);
+    server_update(s, workers);
     for (size_t i = 0; i < m->nstate; i++) m->state[i] /= (float)workers;
+    sync_stage_out(s, STAGE_PARAMS | STAGE_STATE);
     double t2 = sync_clock(s);
     for (int w = 1; w < s->world; w++) {
         send_floats(s, m->params, m->nparams, w, TAG_PULL);
@@ -141,7 +169,8 @@ static void server_round_async(Sync *s)
         recv_floats(s, m->grads, m->nparams, w, TAG_PUSH);
         if (m->nstate) recv_floats(s, m->state, m->nstate, w, TAG_PUSH);
         double t1 = sync_clock(s);
-        ps_server_step(&s->t->opt, m->params, m->grads, workers);
+        server_update(s, workers);
+        sync_stage_out(s, STAGE_PARAMS | STAGE_STATE);
         double t2 = sync_clock(s);
         send_floats(s, m->params, m->nparams, w, TAG_PULL);
         if (m->nstate) send_floats(s, m->state, m->nstate, w, TAG_PULL);
@@ -162,10 +191,12 @@ static void worker_round(Sync *s)
     Model *m = s->m;
     double t0 = sync_clock(s);
     ((Ps *)s->priv)->count.calls++;
+    sync_stage_in(s, STAGE_GRADS | STAGE_STATE);
     send_floats(s, m->grads, m->nparams, 0, TAG_PUSH);
     if (m->nstate) send_floats(s, m->state, m->nstate, 0, TAG_PUSH);
     recv_floats(s, m->params, m->nparams, 0, TAG_PULL);
     if (m->nstate) recv_floats(s, m->state, m->nstate, 0, TAG_PULL);
+    sync_stage_out(s, STAGE_PARAMS | STAGE_STATE);
     double t1 = sync_clock(s);
     sync_comm_event(s, "push + pull", t0, t1, 2.0 * (double)(m->nparams + m->nstate) * 4.0);
     s->last.sync_wait = 1e3 * (t1 - t0);
