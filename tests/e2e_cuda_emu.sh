@@ -9,8 +9,9 @@
 # iteration's loss on rank 0 and the test loss must agree with the CPU's to
 # 1e-4 relative (reductions may sum in another order on a GPU), and the
 # outputs must name the emulated GPU. lab4's weight averaging and lab6's
-# Horovod fusion and parameter server run there too; what still trains on
-# the host (lab5's cloud and users) must refuse clearly.
+# Horovod fusion and parameter server, and lab5's cloud and users (C-SGD,
+# D-SGD, FedAvg, FP16) run there too; lab2, which does not yet, must refuse
+# clearly.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -72,10 +73,31 @@ for d in cpu cuda-emu; do
     --device "$d" --out "$tmp/l6ps-$d" --tag t --quiet >"$tmp/l6ps-$d.log" 2>&1 || echo "not ok - lab6 ps --device $d runs: $(tail -c 300 "$tmp/l6ps-$d.log")"
 done
 same_rows "lab6 3 ranks, parameter server (test accuracy, test loss)" "$tmp/l6ps-cpu/t-summary.csv" "$tmp/l6ps-cuda-emu/t-summary.csv" "22 23"
-timeout 300 "$BIN/lab5" run --device cuda-emu --out "$tmp/l5" >"$tmp/l5.log" 2>&1
-rc=$?
-if [ $rc -ne 0 ] && grep -q "DEVICE=cuda-emu: found" "$tmp/l5.log"; then
-  echo "ok - lab5 on cuda-emu refuses (rc $rc) and says why: $(grep -o 'does not train on the GPU yet' "$tmp/l5.log" | head -1)"
+# lab5: the cloud and its users (C-SGD one process; D-SGD and FedAvg with
+# FP16 payloads and mixed precision: real FP16 GEMM operands on the device).
+for spec in "csgd fp32 1" "dsgd fp16 3" "fedavg fp16 3"; do
+  set -- $spec
+  for d in cpu cuda-emu; do
+    timeout 600 mpirun --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader -np "$3" "$BIN/lab5" run \
+      --scheme "$1" --precision "$2" --epochs 2 --limit 256 --test-limit 64 --width 0.0625 --synthetic --device "$d" \
+      --out "$tmp/l5-$1-$d" --tag t --quiet >"$tmp/l5-$1-$d.log" 2>&1 ||
+      echo "not ok - lab5 --scheme $1 --device $d runs: $(tail -c 300 "$tmp/l5-$1-$d.log")"
+  done
+  # epochs: rounds, payload bytes up and down, val accuracy, val loss (5 6 7 9 10)
+  same_rows "lab5 $1 $2 on $3 rank(s) (rounds, bytes, val accuracy and loss per epoch)" \
+    "$tmp/l5-$1-cpu/epochs-t.csv" "$tmp/l5-$1-cuda-emu/epochs-t.csv" "5 6 7 9 10"
+done
+if grep -q "^# precision: fp16 mixed precision (FP16 GEMM operands with FP32 accumulation on the emulated GPU" \
+    "$tmp/l5-fedavg-cuda-emu/summary-t.csv"; then
+  echo "ok - lab5 fp16 on cuda-emu says its FP16 GEMMs ran on the emulated GPU"
 else
-  echo "not ok - lab5 on cuda-emu refuses with a reason (rc $rc): $(tail -c 300 "$tmp/l5.log")"
+  echo "not ok - lab5 fp16 on cuda-emu says how FP16 ran ($(grep '^# precision' "$tmp/l5-fedavg-cuda-emu/summary-t.csv"))"
+fi
+
+timeout 300 "$BIN/lab2" train --device cuda-emu --out "$tmp/l2" >"$tmp/l2.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "DEVICE=cuda-emu: found" "$tmp/l2.log"; then
+  echo "ok - lab2 on cuda-emu refuses (rc $rc) and says why: $(grep -o 'does not train on the GPU yet' "$tmp/l2.log" | head -1)"
+else
+  echo "not ok - lab2 on cuda-emu refuses with a reason (rc $rc): $(tail -c 300 "$tmp/l2.log")"
 fi

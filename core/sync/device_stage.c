@@ -16,10 +16,10 @@
  *   BN buffers      to the host, broadcast, back
  *
  * The parameter server stages its pushes and pulls itself, and runs its
- * update on the host view (ps.c). Rows that train in rounds of their own
- * (C-SGD, D-SGD, FedAvg: users with models of their own) are refused on a
- * device until they have device versions. On the CPU nothing here runs:
- * s->m is the trainer's model itself. */
+ * update on the host view (ps.c). The cloud-and-users rows (C-SGD, D-SGD,
+ * FedAvg) train on the device model (sync_device_model) and stage every
+ * message in fed_link.c. On the CPU nothing here runs: s->m is the
+ * trainer's model itself. */
 #include <stdio.h>
 #include <string.h>
 #include "../common.h"
@@ -32,11 +32,6 @@ int sync_stage_init(Sync *s, const SyncRow *r, char err[256])
     Model *m = s->t->m;
     s->m = m;
     if (m->be->host_memory) return 0;
-    if (r->round) {
-        snprintf(err, 256, "sync %s trains its users on the host; it does not train on a %s yet (use DEVICE=cpu, or "
-                           "allreduce, ddp, horovod, ps, weight_avg or group_avg)", r->name, m->be->what);
-        return -1;
-    }
     s->dev = m;
     s->view = *m;
     s->view.params = m->be->host_alloc(sizeof(float) * (m->nparams ? m->nparams : 1));

@@ -7,7 +7,6 @@
 #include <string.h>
 #include "../common.h"
 #include "dsgd.h"
-#include "fedavg_aggregate.h"
 #include "fed.h"
 
 bool dsgd_round(FedLink *l, Mixed *mx, Sgd *opt, int batch, float *const *bufs)
@@ -30,7 +29,7 @@ bool dsgd_round(FedLink *l, Mixed *mx, Sgd *opt, int batch, float *const *bufs)
         for (int u = 0; u < U; u++) weights[u] = counts[u];
         /* scaled FP16 gradients stay scaled through the average; a user's
          * inf makes the average inf, and the cloud skips */
-        fedavg_aggregate(m->grads, (const float *const *)bufs, weights, U, n);
+        fed_aggregate(l, m->grads, (const float *const *)bufs, weights, U, n);
         ddl_free(weights);
         flags[0] = mixed_step(mx, opt, m->grads) ? 1.0f : 0.0f;
         flags[1] = mx->ls.scale;

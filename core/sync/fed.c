@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common.h"
-#include "fedavg_aggregate.h"
 
 static float **arrays(int k, size_t n)
 {
@@ -45,6 +44,8 @@ int fed_setup(Sync *s, bool linked, bool cloud_steps, char err[256])
     f->linked = linked;
     f->cloud_steps = cloud_steps;
     if (linked && fed_link_init(&f->link, s->c->mpi, c->fp16 ? COMM_FP16 : COMM_FP32, err) != 0) return -1;
+    Model *dm = sync_device_model(s); /* the arrays the rows move: a device's on a GPU */
+    if (linked) fed_link_on(&f->link, dm->be);
     f->trains = !linked || !f->link.cloud;
     FedLocalConfig lc = { c->fp16, c->loss_scale, c->scale_window, c->batch, c->augment,
                           c->seed * 1000003u + (uint64_t)s->rank };
@@ -57,7 +58,7 @@ int fed_setup(Sync *s, bool linked, bool cloud_steps, char err[256])
         }
         fed_local_init(&f->local, s->t, mine, &lc);
     } else {
-        mixed_init(&f->cloud_mx, s->m, c->fp16, c->loss_scale, c->scale_window);
+        mixed_init(&f->cloud_mx, dm, c->fp16, c->loss_scale, c->scale_window);
         f->bufs = arrays(f->link.users, s->m->nparams);
         f->state_bufs = arrays(f->link.users, s->m->nstate);
     }
@@ -87,7 +88,7 @@ void fed_sync_state(FedLink *l, Model *m, float *const *state_bufs)
         int U = l->users;
         double *weights = ddl_alloc(sizeof(double) * (size_t)U);
         for (int u = 0; u < U; u++) weights[u] = 1.0;
-        fedavg_aggregate(m->state, (const float *const *)state_bufs, weights, U, m->nstate);
+        fed_aggregate(l, m->state, (const float *const *)state_bufs, weights, U, m->nstate);
         ddl_free(weights);
     }
 }
@@ -113,7 +114,7 @@ void fed_take_train_stats(Sync *s, double *loss, double *accuracy)
 void fed_prepare_eval(Sync *s)
 {
     FedState *f = s->priv;
-    if (f->cloud_steps) fed_sync_state(&f->link, s->m, f->state_bufs);
+    if (f->cloud_steps) fed_sync_state(&f->link, sync_device_model(s), f->state_bufs);
 }
 
 const Mixed *fed_mixed(const Sync *s)

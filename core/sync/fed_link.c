@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "fed_link.h"
+#include "../backend/backend.h"
 #include "../common.h"
 #include "../half.h"
+#include "fedavg_aggregate.h"
 
 int fed_link_init(FedLink *l, MPI_Comm parent, CommDtype dtype, char err[DDL_ERRLEN])
 {
@@ -32,7 +34,30 @@ void fed_link_free(FedLink *l)
 {
     if (l->comm != MPI_COMM_NULL && l->comm != 0) MPI_Comm_free(&l->comm);
     ddl_free(l->wire);
+    ddl_free(l->stage);
     memset(l, 0, sizeof *l);
+}
+
+void fed_link_on(FedLink *l, const Backend *be) { l->be = be && !be->host_memory ? be : NULL; }
+
+/* The host buffer for n floats of a device array; NULL when the arrays are
+ * host memory or the message is control values. */
+static float *staging(FedLink *l, FedTraffic kind, size_t n)
+{
+    if (!l->be || kind == FED_CONTROL) return NULL;
+    if (n > l->stage_cap) {
+        ddl_free(l->stage);
+        l->stage = ddl_alloc(sizeof(float) * (n ? n : 1));
+        l->stage_cap = n;
+    }
+    return l->stage;
+}
+
+void fed_aggregate(FedLink *l, float *dst, const float *const *bufs, const double *weights, int users, size_t n)
+{
+    float *host = staging(l, FED_PAYLOAD, n);
+    fedavg_aggregate(host ? host : dst, bufs, weights, users, n);
+    if (host) l->be->to_device(dst, host, sizeof(float) * n);
 }
 
 static uint16_t *wire(FedLink *l, size_t n)
@@ -60,6 +85,11 @@ void fed_upload(FedLink *l, FedTraffic kind, const float *mine, float *const *at
     int tag = 100 + (int)kind;
     if (kind == FED_PAYLOAD) l->ctr.rounds++;
     if (!l->cloud) {
+        float *host = staging(l, kind, n);
+        if (host) {
+            l->be->to_host(host, mine, sizeof(float) * n);
+            mine = host;
+        }
         const void *buf = mine;
         if (h) {
             half_from_float_array(wire(l, n), mine, n);
@@ -84,6 +114,11 @@ void fed_download(FedLink *l, FedTraffic kind, float *vec, size_t n)
     bool h = halves(l, kind);
     size_t bytes = n * (h ? sizeof(uint16_t) : sizeof(float));
     int tag = 200 + (int)kind;
+    float *host = staging(l, kind, n), *dev = vec;
+    if (host) {
+        if (l->cloud) l->be->to_host(host, vec, sizeof(float) * n);
+        vec = host;
+    }
     if (l->cloud) {
         const void *buf = vec;
         if (h) {
@@ -102,4 +137,5 @@ void fed_download(FedLink *l, FedTraffic kind, float *vec, size_t n)
     l->ctr.msgs_down++;
     MPI_Recv(buf, count_of(bytes), MPI_BYTE, 0, tag, l->comm, MPI_STATUS_IGNORE);
     if (h) half_to_float_array(vec, l->wire, n);
+    if (host) l->be->to_device(dev, host, sizeof(float) * n);
 }

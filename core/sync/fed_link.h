@@ -29,11 +29,22 @@ typedef struct FedLink {
     uint16_t *wire;     /* FP16 staging, cap halves */
     size_t cap;
     FedCounters ctr;
+    /* Where the models' arrays live (fed_link_on): on a device, payloads
+     * and statistics pass through `stage` on the host; control values
+     * (counts, flags) are always host memory. NULL: the host. */
+    const struct Backend *be;
+    float *stage;
+    size_t stage_cap;
 } FedLink;
 
 /* Collective over parent (size >= 2: the cloud and at least one user). */
 int fed_link_init(FedLink *l, MPI_Comm parent, CommDtype dtype, char err[DDL_ERRLEN]);
 void fed_link_free(FedLink *l);
+/* The models' payload and state arrays are be's memory (a device's:
+ * staged through the host around every message). */
+void fed_link_on(FedLink *l, const struct Backend *be);
+/* fedavg_aggregate into dst, which may be device memory (see fed_link_on). */
+void fed_aggregate(FedLink *l, float *dst, const float *const *bufs, const double *weights, int users, size_t n);
 /* Users send n floats of `mine` (kind FED_PAYLOAD: as l->dtype; state and
  * control: always FP32); the cloud receives user u's into at_cloud[u-1]
  * (FP16 decoded to float, exactly). Collective. */

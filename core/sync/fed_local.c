@@ -23,10 +23,14 @@ void fed_local_init(FedLocal *u, Trainer *t, const Dataset *data, const FedLocal
     size_t per = (size_t)data->c * data->h * data->w;
     u->x = ddl_alloc(sizeof(float) * per * (size_t)c->batch);
     u->y = ddl_alloc(sizeof(int32_t) * (size_t)c->batch);
+    u->xd = m->be->host_memory ? u->x : m->be->alloc(sizeof(float) * per * (size_t)c->batch);
+    u->yd = m->be->host_memory ? u->y : m->be->alloc(sizeof(int32_t) * (size_t)c->batch);
 }
 
 void fed_local_free(FedLocal *u)
 {
+    if (u->xd != u->x) u->m->be->release(u->xd);
+    if (u->yd != u->y) u->m->be->release(u->yd);
     ddl_free(u->x);
     ddl_free(u->y);
     batcher_free(&u->b);
@@ -37,7 +41,12 @@ void fed_local_free(FedLocal *u)
 static int run_batch(FedLocal *u, int got)
 {
     int correct = 0;
-    double loss = mixed_forward_backward(&u->mx, u->t, u->x, u->y, got, &correct);
+    if (u->xd != u->x) { /* a device: the batch goes there first */
+        const Dataset *d = u->data;
+        u->m->be->to_device(u->xd, u->x, sizeof(float) * (size_t)d->c * d->h * d->w * (size_t)got);
+        u->m->be->to_device(u->yd, u->y, sizeof(int32_t) * (size_t)got);
+    }
+    double loss = mixed_forward_backward(&u->mx, u->t, u->xd, u->yd, got, &correct);
     if (!isfinite(loss)) ddl_die("training loss became %g: lower the learning rate", loss);
     u->loss_sum += loss * got;
     u->seen += got;

@@ -18,6 +18,8 @@ typedef struct FedLocal {
     const Dataset *data;
     float *x;
     int32_t *y;
+    float *xd;            /* the batch on the model's backend: x, y themselves on the CPU */
+    int32_t *yd;
     int epoch;            /* local epochs started (the first is epoch 0) */
     double loss_sum;      /* since fed_local_take_loss */
     long seen, correct;

@@ -8,14 +8,13 @@
 #include "../common.h"
 #include "fed.h"
 #include "fedavg.h"
-#include "fedavg_aggregate.h"
 
 static void weighted(FedLink *l, float *global, float *const *bufs, const float *counts, size_t n)
 {
     int U = l->users;
     double *weights = ddl_alloc(sizeof(double) * (size_t)U);
     for (int u = 0; u < U; u++) weights[u] = counts[u];
-    fedavg_aggregate(global, (const float *const *)bufs, weights, U, n);
+    fed_aggregate(l, global, (const float *const *)bufs, weights, U, n);
     ddl_free(weights);
 }
 

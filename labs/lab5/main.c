@@ -61,6 +61,7 @@ int main(int argc, char **argv)
                               .batch_help = "csgd: batch; dsgd: global batch (split over users); fedavg: batch per user",
                               .batch_min = 1, .width_help = "ResNet-18 channel multiplier (1 = the seed's 11.17M "
                                                             "parameters)", .width_min = 0.01f,
-                              .ctx = &o, .check = lab5_check, .run = lab5_run, .table = lab5_table };
+                              .ctx = &o, .check = lab5_check, .run = lab5_run, .table = lab5_table,
+                              .on_backend = true };
     return driver_main(&spec, &o.run, argc, argv);
 }

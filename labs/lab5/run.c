@@ -59,8 +59,20 @@ int lab5_check(void *ctx, int ranks)
     return 2;
 }
 
+/* How FP16 ran: real FP16 GEMM operands on a device with gemm_f16 (a GPU,
+ * or the emulated one), rounding on the CPU otherwise. */
+static void fp16_how(const Driver *d, char *out, size_t cap)
+{
+    if (fed_mixed(d->sync)->fp16_gemm)
+        snprintf(out, cap, "FP16 GEMM operands with FP32 accumulation on the %s", d->m.be->what);
+    else
+        snprintf(out, cap, "FP16 emulated by rounding on CPU");
+}
+
 static void describe(Meta *meta, const Lab5Options *o, Driver *d)
 {
+    char how[120];
+    fp16_how(d, how, sizeof how);
     memset(meta, 0, sizeof *meta);
     driver_meta(d, meta);
     meta_set(meta, "experiment", "seed 004: C-SGD vs D-SGD vs FedAvg, FP32 vs FP16 mixed precision, ResNet-18");
@@ -68,9 +80,11 @@ static void describe(Meta *meta, const Lab5Options *o, Driver *d)
     meta_set(meta, "model", "resnet18 (CIFAR variant) width %g", (double)o->run.width);
     meta_set(meta, "label", "%s", d->tag);
     meta_set(meta, "scheme", "%s", sync_kind_name(o->kind));
-    meta_set(meta, "precision", "%s", o->fp16 ? "fp16 mixed precision (FP16 emulated by rounding on CPU: FP32 master "
-                                               "weights, FP16-rounded weights, activations and gradients, FP32 "
-                                               "accumulation, dynamic loss scaling)" : "fp32");
+    if (o->fp16)
+        meta_set(meta, "precision", "fp16 mixed precision (%s: FP32 master weights, FP16-rounded weights, "
+                                    "activations and gradients, FP32 accumulation, dynamic loss scaling)", how);
+    else
+        meta_set(meta, "precision", "fp32");
     if (o->fp16)
         meta_set(meta, "loss_scaling", "start %g, halve and skip on inf/NaN, double after %d clean steps",
                  (double)o->loss_scale, o->scale_window);
@@ -87,7 +101,7 @@ static void describe(Meta *meta, const Lab5Options *o, Driver *d)
     if (o->fp16) { /* the provenance line under every table and figure says it too */
         char line[400];
         meta_summary(meta, line, sizeof line);
-        meta_set(meta, "summary", "%s; FP16 emulated by rounding on CPU", line);
+        meta_set(meta, "summary", "%s; %s", line, how);
     }
     meta_set(meta, "traffic", "payload = parameters (FP32 4 B, FP16 2 B each), counted on every message; BN "
                               "statistics (state) and counts/loss scale (control) counted apart");
@@ -325,12 +339,14 @@ int lab5_run(void *ctx, Driver *d)
     if (status) return status;
     Meta meta;
     describe(&meta, o, d);
+    char how[120];
+    fp16_how(d, how, sizeof how);
     if (d->rank == 0 && !o->run.quiet)
         fprintf(stderr, "lab5: %s: %s, resnet18 width %g (%zu params), %s %s %d train / %d test, %d rank%s, local "
-                        "batch %d, %d epochs%s\n", d->tag, sync_kind_name(o->kind), (double)o->run.width, d->m.nparams,
+                        "batch %d, %d epochs%s%s\n", d->tag, sync_kind_name(o->kind), (double)o->run.width, d->m.nparams,
                 d->train.synthetic ? "synthetic" : "real", d->train.name, d->train.n, d->test.n, d->world,
-                d->world > 1 ? "s (rank 0 the cloud)" : "", o->local_batch, o->epochs,
-                o->fp16 ? ", FP16 emulated by rounding on CPU" : "");
+                d->world > 1 ? "s (rank 0 the cloud)" : "", o->local_batch, o->epochs, o->fp16 ? ", " : "",
+                o->fp16 ? how : "");
     Run r = { .o = o, .d = d, .step_epochs = o->kind == SYNC_FEDAVG ? o->local_epochs : 1 };
     r.epochs_t = new_table(d, "epochs", "label,scheme,precision,epoch,rounds,payload_up_bytes,payload_down_bytes,"
                                         "payload_mb,val_accuracy,val_loss,train_loss,train_accuracy,train_s,loss_scale",

@@ -98,12 +98,29 @@ static void free_runs(Runs *r)
     }
 }
 
+/* How the FP16 runs ran: rounding on the CPU, real FP16 GEMM operands on a
+ * device (a GPU or the emulated one). */
+static bool all_on_cpu(const Runs *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        const char *dev = meta_get(&r->sum[i]->meta, "device");
+        if (dev && strcmp(dev, "cpu") != 0) return false;
+    }
+    return true;
+}
+
+static const char *fp16_words(const Runs *r)
+{
+    return all_on_cpu(r) ? "FP16 emulated by rounding on CPU"
+                         : "FP16 as each run's summary says (device runs: FP16 GEMM operands)";
+}
+
 /* Provenance: the first run's, with ranks saying both counts. */
 static void provenance(Table *t, const Runs *r)
 {
     t->meta = r->sum[0]->meta;
     int lo = 1 << 30, hi = 0, widest = 0;
-    bool over = false, synthetic = false;
+    bool over = false, synthetic = false, on_cpu = all_on_cpu(r);
     for (int i = 0; i < r->n; i++) {
         const char *k = meta_get(&r->sum[i]->meta, "ranks"), *o = meta_get(&r->sum[i]->meta, "oversubscribed");
         const char *d = meta_get(&r->sum[i]->meta, "data");
@@ -126,14 +143,15 @@ static void provenance(Table *t, const Runs *r)
     /* the first run's provenance would otherwise speak for every run */
     meta_set(&t->meta, "oversubscribed", "%s", over ? "yes (some runs)" : "no");
     meta_set(&t->meta, "roles", "per run (its summary)");
-    meta_set(&t->meta, "summary", "%s%s%s%s CIFAR-10, %s ranks on %s%s, cpu, %s profile, seed %s; FP16 runs "
-             "emulated by rounding on CPU", sim ? "simulated (" : "", sim ? sim : "", sim ? "), " : "",
-             synthetic ? "synthetic" : "real", ranks, where, over ? " (oversubscribed)" : "",
+    const char *fp16 = fp16_words(r);
+    meta_set(&t->meta, "summary", "%s%s%s%s CIFAR-10, %s ranks on %s%s, %s, %s profile, seed %s; FP16 runs: %s",
+             sim ? "simulated (" : "", sim ? sim : "", sim ? "), " : "", synthetic ? "synthetic" : "real", ranks, where,
+             over ? " (oversubscribed)" : "", on_cpu ? "cpu" : "devices as per run",
              meta_get(&t->meta, "profile") ? meta_get(&t->meta, "profile") : "?",
-             meta_get(&t->meta, "seed") ? meta_get(&t->meta, "seed") : "?");
+             meta_get(&t->meta, "seed") ? meta_get(&t->meta, "seed") : "?", fp16);
     meta_set(&t->meta, "label", "all runs");
     meta_set(&t->meta, "scheme", "all runs");
-    meta_set(&t->meta, "precision", "fp32 and fp16 (FP16 emulated by rounding on CPU)");
+    meta_set(&t->meta, "precision", "fp32 and fp16 (%s)", fp16);
 }
 
 static void mb(Table *t, const char *col, double bytes) { table_set_num(t, col, bytes / 1e6, "%.3f"); }
@@ -239,7 +257,7 @@ int lab5_table(const void *ctx)
              "Each pair: the formula, then what the run did. MB = $10^6$ bytes.");
     snprintf(cap2, sizeof cap2, "lab5 (seed 004, Figures 5 and 6 at their last epoch): validation accuracy of the "
              "global model per scheme and precision; rounds and payload (all users, up + down) until it first reached "
-             "%.0f\\%%; FP16 overflows (skipped steps). FP16 emulated by rounding on CPU.", 100.0 * o->target);
+             "%.0f\\%%; FP16 overflows (skipped steps). %s.", 100.0 * o->target, fp16_words(&r));
     static const char *c1[] = { "label", "mb_per_round_closed", "mb_per_round", "rounds_per_epoch_closed",
                                 "rounds_per_epoch", "mb_per_epoch_closed", "mb_per_epoch" };
     static const char *h1[] = { "Scheme", "MB/round", "counted", "Rounds/epoch", "run", "MB/epoch", "counted" };
