@@ -90,7 +90,7 @@ int device_check(Device d, int local_rank, char *desc, size_t cap, char err[DDL_
     /* The model runs on the GPU (core/backend) but this program's gradient
      * synchronisation still reads arenas on the host: the honest answer is
      * a clear refusal, not a CPU run. */
-    snprintf(err, DDL_ERRLEN, "DEVICE=%s: found %s, but this program does not train on the GPU yet (lab1 and lab3 to lab6 do); "
+    snprintf(err, DDL_ERRLEN, "DEVICE=%s: found %s, but this program does not train on the GPU yet; "
                               "use DEVICE=cpu", d == DEVICE_CUDA_EMU ? "cuda-emu" : "cuda", desc);
     return -1;
 }

@@ -69,14 +69,14 @@ static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
     Train *t = ctx;
     t->r.comm_s += d->sync->last.sync_wait / 1e3;
     if (t->r.steps++ == 0 && t->after_first_step)
-        memcpy(t->after_first_step, d->m.params, d->m.nparams * sizeof(float));
+        model_params_to_host(&d->m, t->after_first_step);
 }
 
 /* Plain SGD from the shared initial weights, the weights averaged after
  * every step with `alg`. */
 static RunResult train_one(const Lab2Options *o, Driver *d, const float *init, CommAlg alg, float *after_first_step)
 {
-    memcpy(d->m.params, init, d->m.nparams * sizeof(float));
+    model_params_from_host(&d->m, init); /* the model may live on a device */
     SgdConfig sgd = { o->run.lr, 0.0f, 0.0f, false };
     driver_trainer(d, &sgd);
     SyncConfig sc = sync_config_default(SYNC_WEIGHT_AVG);
@@ -92,7 +92,10 @@ static RunResult train_one(const Lab2Options *o, Driver *d, const float *init, C
     MPI_Comm comm = d->comm.mpi;
     t.r.elapsed_s = max_over_ranks(d->st.train_s, comm);
     t.r.comm_s = max_over_ranks(t.r.comm_s, comm);
-    t.r.identical = replicas_identical(d->m.params, d->m.nparams, comm);
+    float *w = ddl_alloc(d->m.nparams * sizeof(float));
+    model_params_to_host(&d->m, w);
+    t.r.identical = replicas_identical(w, d->m.nparams, comm);
+    ddl_free(w);
     /* Every rank holds the same weights (checked just above), so rank 0
      * evaluates for all: the other ranks would only repeat it (80 times
      * over in a simulated 80-rank run, where ranks take turns on one core). */
@@ -189,7 +192,7 @@ static int width(const Lab2Options *o, Driver *d, Width *w, Table *t)
     if (driver_build(d, "mlp", &cfg, DDL_MAX(o->run.batch, 256))) return 2;
     size_t n = d->m.nparams;
     float *init = ddl_alloc(n * sizeof(float));
-    memcpy(init, d->m.params, n * sizeof(float));
+    model_params_to_host(&d->m, init);
     /* Every rank's weights are the same (checked): only rank 0, which
      * writes the table, keeps each algorithm's weights to compare (at 80
      * simulated ranks in one process the copies add up). */
@@ -198,7 +201,7 @@ static int width(const Lab2Options *o, Driver *d, Width *w, Table *t)
     int status = 0;
     for (int a = 0; a < w->nalgs; a++) {
         w->res[a] = train_one(o, d, init, w->algs[a], w->first ? w->first + (size_t)a * n : NULL);
-        if (w->final) memcpy(w->final + (size_t)a * n, d->m.params, n * sizeof(float));
+        if (w->final) model_params_to_host(&d->m, w->final + (size_t)a * n);
         if (d->rank == 0 && !o->run.quiet)
             fprintf(stderr, "lab2 train: H=%d %-12s %6.2f s (allreduce %5.2f s), test accuracy %.2f%%%s\n", w->hidden,
                     comm_alg_name(w->algs[a]), w->res[a].elapsed_s, w->res[a].comm_s, 100 * w->res[a].accuracy,
