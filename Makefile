@@ -451,6 +451,9 @@ help:
 	@echo "  make report        compile report/report.pdf from what exists"
 	@echo "  make bench         performance comparisons (ddlab vs PyTorch, vs MPI_Allreduce)"
 	@echo "  make fuzz          libFuzzer (clang) on the file readers and the CLI parser, FUZZ_SECONDS=$(FUZZ_SECONDS) each (tests/fuzz/README.md)"
+	@echo "  make gpu-check     on a GPU machine (CUDA toolkit, no Debian packages needed): build, CUDA tests, lab1 GPU vs CPU,"
+	@echo "                     GPU step vs PyTorch; results/gpu-check/summary.txt (GPU_CHECK_DEVICE=cuda-emu: a dry run here)"
+	@echo "  make gpu-kit       copy OpenBLAS, libpng and zlib into build/gpu-kit, to carry to a GPU machine for gpu-check"
 	@echo "  make labN IMPL=student  run lab N with the student's labs/labN/exercises/*.c (bin/student/labN)"
 	@echo "  make grade SUBMISSION=dir  grade a submission (also bin/grade dir...): dir/grade-report.md, .csv"
 	@echo "  make SIM=1         build the labs with SimGrid's smpicc into bin/sim (simulated clusters)"
@@ -475,3 +478,6 @@ help:
 	@echo "  RESUME=$(RESUME)         1: make labN continues each run from results/checkpoints/ (a killed lab goes on)"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"
+
+# make gpu-check / gpu-kit: a GPU machine's check, in a file of its own.
+include mk/gpu-check.mk

@@ -1,0 +1,670 @@
+#!/usr/bin/env bash
+# gpu_check.sh - the driver of `make gpu-check` and `make gpu-kit`
+# (mk/gpu-check.mk says what they are for and how to call them on the
+# device machine).
+#
+#   tests/gpu_check.sh run                  (make gpu-check)
+#   tests/gpu_check.sh kit DIR [OPENBLAS]   (make gpu-kit)
+#
+# run: every step runs even when an earlier one failed, and each writes
+# results/gpu-check/summary.txt anew (so a run cut short still leaves one):
+#   1   build the gpu-check tree (make gpu-check-build; build.log). If only
+#       -Werror stops it (a newer compiler there warns), the step fails and
+#       the tree is rebuilt with GPUCHECK_WERROR=0 so the other steps run.
+#   2a  test_cuda_kernels on the GPU (every CUDA kernel against its CPU
+#       reference). It is also the GPU probe: when it finds no usable GPU
+#       (it says "# no GPU ... (why)" and runs no checks) gpu-check stops
+#       here, FAILED, with "no usable GPU: why".
+#   2c  test_backend_kernels, 2d test_backend_models (every usable backend;
+#       each must have run checks on the GPU backend)
+#   3   lab1's cnn3, same small settings, on the CPU and on the GPU: test
+#       accuracy and loss must agree (GPU_CHECK_ACC_TOL, GPU_CHECK_LOSS_TOL)
+#   4a  ddlab's training step on the GPU: bin/gpucheck/bench/train_step
+#       --device, or, while train_step refuses a GPU, lab1 --iters timed per
+#       iteration (median after warm-up)
+#   4b  the same steps in PyTorch eager on the GPU (bench/torch_step_gpu.py;
+#       skipped when torch is not importable or torch.cuda.is_available() is
+#       False); same parameter counts required
+#   2b  test_cuda_kernels under compute-sanitizer (memcheck), when it exists;
+#       run last, with the time that is left (GPU_CHECK_DEADLINE_S)
+# Exit status 0 only when nothing failed.
+#
+# Environment: GPU_CHECK_DEVICE cuda (default) | cuda-emu (dry run on the
+# emulated GPU: the same binaries and steps, no GPU needed; PyTorch then
+# runs on the CPU as a stand-in and compute-sanitizer is skipped).
+# GC_BIN (bin/gpucheck), GPU_KIT (build/gpu-kit), MAKE, JOBS, NVCC,
+# GPU_CHECK_PYTHON (a python with torch; default: python3, /usr/bin/python3),
+# GPU_CHECK_BENCH ("model:width:batch ..."), GPU_CHECK_LAB1_ARGS,
+# GPU_CHECK_ACC_TOL (0.02), GPU_CHECK_LOSS_TOL (0.05),
+# GPU_CHECK_DEADLINE_S (540 on a GPU: the device tool's commands end at
+# 600 s), GPU_CHECK_SKIP_BUILD=1 (use the tree as it is).
+set -uo pipefail
+export LC_ALL=C
+cd "$(dirname "$0")/.." || exit 1
+
+now() { if [ -n "${EPOCHREALTIME:-}" ]; then printf '%s' "$EPOCHREALTIME"; else date +%s.%N; fi; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# ---------------------------------------------------------------------------
+# make gpu-kit
+# ---------------------------------------------------------------------------
+kit_main() {
+    local kit=${1:-build/gpu-kit} openblas=${2:-} cc=${CC_FOR_KIT:-gcc}
+    die() { echo "gpu-kit: $*" >&2; exit 1; }
+    local ldconfig
+    ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
+    find_lib() { "$ldconfig" -p | awk -v s="$1" '$1 == s { print $NF; exit }'; }
+    [ -n "$openblas" ] || openblas=$(find_lib libopenblas.so.0)
+    [ -n "$openblas" ] && [ -f "$openblas" ] ||
+        die "no libopenblas.so.0 (the OpenMP build the Makefile links): run 'make deps' (libopenblas0-openmp)"
+    local tmp=$kit.tmp
+    rm -rf "$tmp"
+    mkdir -p "$tmp/include" "$tmp/lib" || die "cannot create $tmp"
+    local manifest=$tmp/MANIFEST.txt
+    {
+        echo "ddlab gpu-kit: what bin/gpucheck compiles and links against where Debian's packages are missing"
+        echo "made:   $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n) ($(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"), $(uname -m))"
+        echo "commit: $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"
+        echo
+    } >"$manifest"
+    origin() { # the Debian package and version a file comes from
+        local real pkg
+        real=$(readlink -f "$1")
+        pkg=$(dpkg -S "$real" 2>/dev/null | head -n 1 | cut -d: -f1)
+        [ -n "$pkg" ] || pkg=$(dpkg -S "${real#/usr}" 2>/dev/null | head -n 1 | cut -d: -f1)
+        [ -n "$pkg" ] && echo "$pkg $(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null)" || echo "package unknown"
+    }
+
+    # Headers, as the compiler resolves them here (Debian keeps cblas.h
+    # behind alternatives and png.h in libpng16/).
+    local deps h p
+    deps=$(printf '#include <cblas.h>\n#include <png.h>\n#include <zlib.h>\n' | "$cc" -M -x c - 2>&1) ||
+        die "cannot include cblas.h, png.h and zlib.h with $cc: run 'make deps' (libopenblas-dev libpng-dev zlib1g-dev)"$'\n'"$deps"
+    for h in cblas.h openblas_config.h png.h pngconf.h pnglibconf.h zlib.h zconf.h; do
+        # shellcheck disable=SC2086
+        p=$(printf '%s\n' $deps | awk -v h="$h" '{ n = split($0, a, "/"); if (a[n] == h) { print; exit } }')
+        [ -n "$p" ] || die "$h is not among the headers cblas.h, png.h and zlib.h pull in"
+        cp -L "$p" "$tmp/include/$h" || die "cannot copy $p"
+        printf 'include/%-22s <- %s (%s)\n' "$h" "$p" "$(origin "$p")" >>"$manifest"
+    done
+
+    # Libraries: OpenBLAS (OpenMP build), libpng, zlib, and what they need
+    # beyond glibc and the compiler's own runtime (libgomp, libgcc_s and
+    # libstdc++ come with gcc there; a second libgomp would be a second
+    # OpenMP runtime in the process).
+    local -A path_of=()
+    local name f order=()
+    add() { [ -n "${path_of[$1]:-}" ] || { path_of[$1]=$2; order+=("$1"); }; }
+    add libopenblas.so.0 "$openblas"
+    p=$(find_lib libpng16.so.16); [ -n "$p" ] || die "no libpng16.so.16: run 'make deps' (libpng-dev)"
+    add libpng16.so.16 "$p"
+    p=$(find_lib libz.so.1); [ -n "$p" ] || die "no libz.so.1"
+    add libz.so.1 "$p"
+    for f in "$openblas" "$(find_lib libpng16.so.16)"; do
+        while read -r name p; do
+            case $name in
+                linux-vdso* | ld-linux* | libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | \
+                    libgcc_s.so* | libgomp.so* | libstdc++.so*) ;;
+                *) [ -f "$p" ] || die "$f needs $name, which ldd does not find"; add "$name" "$p" ;;
+            esac
+        done < <(ldd "$f" | awk '$2 == "=>" { print $1, $3 }')
+    done
+    for name in "${order[@]}"; do
+        cp -L "${path_of[$name]}" "$tmp/lib/$name" || die "cannot copy ${path_of[$name]}"
+        chmod 644 "$tmp/lib/$name"
+        if command -v strip >/dev/null; then strip --strip-unneeded "$tmp/lib/$name" 2>/dev/null; fi
+        printf 'lib/%-26s <- %s (%s), %s bytes\n' "$name" "${path_of[$name]}" "$(origin "${path_of[$name]}")" \
+            "$(stat -c %s "$tmp/lib/$name")" >>"$manifest"
+    done
+
+    # It must compile, link and run on its own: a CBLAS GEMM, libpng and
+    # zlib, with every library found in the kit (DT_RPATH, as bin/gpucheck).
+    local t abs
+    abs=$(cd "$tmp/lib" && pwd)
+    t=$(mktemp -d) || die "mktemp"
+    cat >"$t/kit.c" <<'EOF'
+#include <cblas.h>
+#include <png.h>
+#include <stdio.h>
+#include <zlib.h>
+int main(void)
+{
+    float a[4] = { 1, 2, 3, 4 }, b[4] = { 1, 0, 0, 1 }, c[4] = { 0 };
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2);
+    printf("kit test: sgemm [%g %g %g %g], libpng %lu, zlib %s, %s\n", c[0], c[1], c[2], c[3],
+           (unsigned long)png_access_version_number(), zlibVersion(), openblas_get_config());
+    return !(c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4);
+}
+EOF
+    "$cc" -std=c11 -Wall -Werror -fopenmp -I"$tmp/include" "$t/kit.c" -o "$t/kit" -L"$abs" -Wl,--disable-new-dtags \
+        -Wl,-rpath,"$abs" -l:libopenblas.so.0 -l:libpng16.so.16 -l:libz.so.1 || die "the kit's self-test does not build"
+    "$t/kit" || die "the kit's self-test failed"
+    local outside
+    outside=$(ldd "$t/kit" | awk -v k="$abs/" '$2 == "=>" && index($3, k) != 1 { print $1 }' |
+        grep -E '^lib(openblas|png16|z|gfortran|quadmath)\.' | tr '\n' ' ')
+    [ -z "$outside" ] || die "the self-test resolved $outside outside the kit"
+    echo "kit test: every kit library resolves inside the kit:"
+    ldd "$t/kit" | awk -v k="$abs/" 'index($3, k) == 1 { print "  " $1 " => " $3 }'
+    rm -rf "$t"
+
+    local bytes tree limit=$((64 * 1024 * 1024))
+    bytes=$(du -sb "$tmp" | cut -f1)
+    [ "$bytes" -lt "$limit" ] || die "the kit is $bytes bytes, over 64 MiB"
+    rm -rf "$kit" && mv "$tmp" "$kit" || die "cannot move $tmp to $kit"
+    awk '/^(include|lib)\//' "$kit/MANIFEST.txt"
+    echo "gpu-kit: $kit is $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB (%d bytes)", b / 1048576, b }') (limit 64 MiB)"
+    tree=$(git ls-files -z -co --exclude-standard 2>/dev/null | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
+    if [ -n "$tree" ]; then
+        awk -v t="$tree" -v k="$bytes" -v l="$limit" 'BEGIN {
+            printf "gpu-kit: the device tool carries the working tree (%.1f MiB) and the kit: %.1f MiB of its 64 MiB%s\n",
+                   t / 1048576, (t + k) / 1048576, (t + k >= l) ? " - OVER THE LIMIT" : "" }'
+    fi
+    echo "gpu-kit: on the device machine: make gpu-check, with carry [\"$kit\"]"
+}
+
+# ---------------------------------------------------------------------------
+# make gpu-check
+# ---------------------------------------------------------------------------
+run_main() {
+    DEV=${GPU_CHECK_DEVICE:-cuda}
+    case $DEV in
+        cuda | cuda-emu) ;;
+        *) echo "gpu-check: GPU_CHECK_DEVICE=$DEV: use cuda (default) or cuda-emu (dry run)" >&2; exit 2 ;;
+    esac
+    BIN=${GC_BIN:-bin/gpucheck}
+    KIT=${GPU_KIT:-build/gpu-kit}
+    MAKE=${MAKE:-make}
+    JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+    RES=results/gpu-check
+    ACC_TOL=${GPU_CHECK_ACC_TOL:-0.02}
+    LOSS_TOL=${GPU_CHECK_LOSS_TOL:-0.05}
+    if [ "$DEV" = cuda ]; then
+        DEADLINE_S=${GPU_CHECK_DEADLINE_S:-540}
+        BENCH=${GPU_CHECK_BENCH:-cnn3:1:64 vgg11:1:128 resnet18:1:128}
+        REPS=20 WARMUP=5
+        GPU_TEST=test_cuda_kernels
+    else
+        DEADLINE_S=${GPU_CHECK_DEADLINE_S:-3600}
+        BENCH=${GPU_CHECK_BENCH:-cnn3:1:32}
+        REPS=5 WARMUP=2
+        GPU_TEST=test_cuda_kernels_emu
+    fi
+    T_START=$(now)
+    DATE_START=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    rm -rf "$RES"
+    mkdir -p "$RES" || exit 1
+    S_ID=() S_NAME=() S_RES=() S_WALL=() S_DETAIL=()
+    GPU_NAME="" STOPPED="" FINISHED=""
+    if command -v timeout >/dev/null; then HAVE_TIMEOUT=1; else HAVE_TIMEOUT=0; fi
+
+    echo "gpu-check: device $DEV, binaries $BIN, results $RES (deadline ${DEADLINE_S}s)"
+    step_build
+    step_gpu_test
+    if [ -n "$STOPPED" ]; then
+        for s in "2c|test_backend_kernels" "2d|test_backend_models" "3|lab1 cnn3: cpu vs $DEV" \
+            "4a|ddlab training step on $DEV" "4b|PyTorch eager training step" "2b|compute-sanitizer memcheck"; do
+            record "${s%%|*}" "${s#*|}" SKIP 0 "not run: no usable GPU"
+        done
+        finish
+    fi
+    step_backend 2c test_backend_kernels
+    step_backend 2d test_backend_models
+    step_lab1
+    step_bench_ddlab
+    step_bench_torch
+    step_sanitizer
+    finish
+}
+
+# min(cap, seconds left before the deadline), at least 10.
+limit() {
+    awk -v cap="$1" -v t0="$T_START" -v t="$(now)" -v dl="$DEADLINE_S" \
+        'BEGIN { left = int(dl - (t - t0)); if (left < cap) cap = left; if (cap < 10) cap = 10; print cap }'
+}
+
+# limited SECONDS CMD...: CMD with a time limit (exit 124 when it ran out).
+limited() {
+    local s=$1
+    shift
+    if [ "$HAVE_TIMEOUT" = 1 ]; then timeout -k 10 "$s" "$@"; else "$@"; fi
+}
+
+# record ID NAME PASS|FAIL|SKIP WALL_S DETAIL: one step's result; the
+# summary is written anew each time.
+record() {
+    S_ID+=("$1") S_NAME+=("$2") S_RES+=("$3") S_WALL+=("$4") S_DETAIL+=("$5")
+    printf 'gpu-check: [%s] %s %s (%s s): %s\n' "$3" "$1" "$2" "$4" "$5"
+    write_summary
+}
+
+count() { # count PATTERN FILE: lines matching (0 when none or no file)
+    local n
+    n=$(grep -c -E -- "$1" "$2" 2>/dev/null) || true
+    echo "${n:-0}"
+}
+
+commit_line() {
+    local rev
+    if rev=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+        git diff --quiet HEAD 2>/dev/null || rev="$rev-dirty"
+        echo "$rev"
+    else
+        echo "unknown here (no git checkout in this copy of the tree)$([ -f "$KIT/MANIFEST.txt" ] &&
+            sed -n 's/^commit: */; the kit was made at /p' "$KIT/MANIFEST.txt")"
+    fi
+}
+
+write_summary() {
+    local i j n=${#S_ID[@]} pass=0 fail=0 skip=0 state
+    for ((i = 0; i < n; i++)); do
+        case ${S_RES[$i]} in PASS) pass=$((pass + 1)) ;; FAIL) fail=$((fail + 1)) ;; *) skip=$((skip + 1)) ;; esac
+    done
+    if [ -z "$FINISHED" ]; then state="INCOMPLETE (still running, or cut short)"
+    elif [ -n "$STOPPED" ]; then state="FAIL: $STOPPED"
+    elif [ "$fail" -gt 0 ]; then state="FAIL"
+    else state="PASS"; fi
+    local mode="real GPU"
+    [ "$DEV" = cuda-emu ] && mode="DRY RUN on the emulated GPU (cuda-emu): no real GPU was used"
+    {
+        echo "ddlab gpu-check: $state"
+        echo "device:   $DEV ($mode)"
+        echo "date:     $DATE_START (start, UTC)$([ -n "$FINISHED" ] && echo ", $(date -u +%Y-%m-%dT%H:%M:%SZ) (end)")"
+        echo "host:     $(uname -n), $(nproc) cores, $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+        echo "commit:   $(commit_line)"
+        echo "GPU:      ${GPU_NAME:-none found}"
+        echo "binaries: $BIN (gcc + the single-rank MPI stub core/mpistub)"
+        echo "libs:     ${LIBS_FROM:-not resolved yet}"
+        echo "tools:    ${TOOLS:-}"
+        echo
+        # In step order (2b, the sanitizer, runs last but is listed with the tests).
+        local order
+        order=$(for ((j = 0; j < n; j++)); do printf '%s %s\n' "${S_ID[$j]}" "$j"; done | sort -s -k1,1 | cut -d' ' -f2)
+        for i in $order; do
+            printf '[%s] %-4s %-44s %8s s\n' "${S_RES[$i]}" "${S_ID[$i]}" "${S_NAME[$i]}" "${S_WALL[$i]}"
+            fold -s -w 100 <<<"${S_DETAIL[$i]}" | sed 's/^/            /'
+        done
+        echo
+        echo "skipped:"
+        local any=""
+        for ((i = 0; i < n; i++)); do
+            [ "${S_RES[$i]}" = SKIP ] && { echo "  ${S_ID[$i]} ${S_NAME[$i]}: ${S_DETAIL[$i]}"; any=1; }
+        done
+        [ -n "$any" ] || echo "  nothing"
+        echo "failed:"
+        any=""
+        for ((i = 0; i < n; i++)); do
+            [ "${S_RES[$i]}" = FAIL ] && { echo "  ${S_ID[$i]} ${S_NAME[$i]}"; any=1; }
+        done
+        [ -n "$any" ] || echo "  nothing"
+        echo "total wall: $(since "$T_START") s"
+        echo "logs: $RES/*.log"
+        echo "gpu-check: $pass passed, $fail failed, $skip skipped"
+    } >"$RES/summary.txt.tmp" && mv "$RES/summary.txt.tmp" "$RES/summary.txt"
+}
+
+finish() {
+    FINISHED=1
+    write_summary
+    echo
+    cat "$RES/summary.txt"
+    if [ -n "$STOPPED" ]; then
+        echo "gpu-check: $STOPPED" >&2
+        exit 1
+    fi
+    grep -q '^\[FAIL\]' <(printf '[%s]\n' "${S_RES[@]}") && exit 1
+    exit 0
+}
+
+# ---- 1: build ----
+step_build() {
+    local t0 rc detail res=PASS
+    t0=$(now)
+    if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ]; then
+        rc=0 detail="skipped by GPU_CHECK_SKIP_BUILD=1: the tree as it is"
+        res=SKIP
+    else
+        echo "gpu-check: building (make -j$JOBS gpu-check-build, log $RES/build.log)"
+        limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build >"$RES/build.log" 2>&1
+        rc=$?
+        detail="make -j$JOBS gpu-check-build"
+        if [ "$rc" -ne 0 ]; then
+            res=FAIL
+            local werr
+            werr=$(count '\[-Werror|all warnings being treated as errors' "$RES/build.log")
+            if [ "$werr" -gt 0 ] && [ "$rc" -ne 124 ]; then
+                echo "gpu-check: -Werror stopped the build; rebuilding with GPUCHECK_WERROR=0 so the other steps run"
+                echo "==== gpu-check: again with GPUCHECK_WERROR=0 ====" >>"$RES/build.log"
+                limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build GPUCHECK_WERROR=0 \
+                    >>"$RES/build.log" 2>&1
+                local rc2=$?
+                detail="$detail: warnings are errors here ($werr diagnostics, build.log); rebuilt with GPUCHECK_WERROR=0: exit $rc2"
+            elif [ "$rc" -eq 124 ]; then
+                detail="$detail: timed out"
+            else
+                detail="$detail: exit $rc; $(grep -m 3 -E 'error|Error' "$RES/build.log" | tr '\n' ' ' | cut -c1-300)"
+            fi
+        fi
+    fi
+    local p missing=""
+    for p in lab1 bench/train_step tests/test_cuda_kernels tests/test_cuda_kernels_emu tests/test_backend_kernels \
+        tests/test_backend_models; do
+        [ -x "$BIN/$p" ] || missing="$missing $p"
+    done
+    [ -z "$missing" ] || { res=FAIL; detail="$detail; not built:$missing"; }
+    # Where the libraries resolve (the kit, the system, or nowhere).
+    if [ -x "$BIN/lab1" ]; then
+        local libs
+        # "dir: lib lib; dir: lib" for the libraries that matter here
+        libs=$(ldd "$BIN/lab1" 2>&1 | awk '$2 == "=>" && $1 ~ /^lib(openblas|png16|z|gfortran|quadmath|cudart|cublas|gomp)\./ {
+                d = $3; sub(/\/[^\/]*$/, "", d); if (!(d in seen)) { seen[d] = 1; dirs[++n] = d }; l[d] = l[d] " " $1 }
+            END { for (i = 1; i <= n; i++) printf "%s%s:%s", (i > 1 ? "; " : ""), dirs[i], l[dirs[i]] }')
+        echo "==== ldd $BIN/lab1 ====" >>"$RES/build.log"
+        ldd "$BIN/lab1" >>"$RES/build.log" 2>&1
+        LIBS_FROM="$libs"
+        if ldd "$BIN/lab1" 2>&1 | grep -q 'not found'; then
+            res=FAIL
+            detail="$detail; libraries not found: $(ldd "$BIN/lab1" 2>&1 | awk '/not found/ { print $1 }' | tr '\n' ' ')"
+        fi
+        detail="$detail; OpenBLAS/libpng/zlib from $([ -f "$KIT/lib/libopenblas.so.0" ] && echo "the kit $KIT" || echo "the system (no $KIT)")"
+    fi
+    TOOLS="gcc $(gcc -dumpfullversion 2>/dev/null || echo '?'), nvcc $("${NVCC:-nvcc}" --version 2>/dev/null |
+        sed -n 's/.*release \([^,]*\),.*/\1/p' | head -n 1)"
+    if command -v nvidia-smi >/dev/null; then
+        TOOLS="$TOOLS, nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -n 1)"
+    fi
+    record 1 "build (gcc, nvcc, MPI stub)" "$res" "$(since "$t0")" "$detail"
+}
+
+# ---- 2a: test_cuda_kernels, the GPU probe ----
+step_gpu_test() {
+    local t0 rc bin=$BIN/tests/$GPU_TEST log=$RES/$GPU_TEST.log
+    t0=$(now)
+    if [ ! -x "$bin" ]; then
+        record 2a "$GPU_TEST on $DEV" FAIL "$(since "$t0")" "$bin was not built (build.log)"
+        return
+    fi
+    limited "$(limit 180)" "$bin" >"$log" 2>&1
+    rc=$?
+    local p f k why
+    p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log") k=$(count '^skip - ' "$log")
+    GPU_NAME=$(sed -n 's/^# GPU: //p' "$log" | head -n 1)
+    if [ -z "$GPU_NAME" ]; then
+        why=$(sed -n 's/^# no GPU[^(]*(\(.*\)); test_cuda_kernels_emu.*/\1/p' "$log" | head -n 1)
+        [ -n "$why" ] || why="$GPU_TEST found no GPU and ran no checks (exit $rc; $log)"
+        STOPPED="no usable GPU: $why"
+        record 2a "$GPU_TEST on $DEV" FAIL "$(since "$t0")" \
+            "$p passed: the GPU test ran no checks: $STOPPED. A GPU machine where the probe fails fails gpu-check."
+        return
+    fi
+    local res=FAIL
+    [ "$rc" -eq 0 ] && [ "$p" -gt 0 ] && [ "$f" -eq 0 ] && res=PASS
+    record 2a "$GPU_TEST on $DEV" "$res" "$(since "$t0")" \
+        "$p passed, $f failed, $k skipped (exit $rc$([ "$rc" -eq 124 ] && echo ': timed out')) on $GPU_NAME"
+}
+
+# ---- 2c, 2d: the backend tests ----
+step_backend() {
+    local id=$1 name=$2 t0 rc bin=$BIN/tests/$2 log=$RES/$2.log
+    t0=$(now)
+    if [ ! -x "$bin" ]; then
+        record "$id" "$name" FAIL "$(since "$t0")" "$bin was not built (build.log)"
+        return
+    fi
+    limited "$(limit 240)" "$bin" >"$log" 2>&1
+    rc=$?
+    local p f k dp df res=FAIL
+    p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log") k=$(count '^skip - ' "$log")
+    dp=$(count "^ok - $DEV " "$log") df=$(count "^not ok - $DEV " "$log")
+    [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] && [ "$dp" -gt 0 ] && res=PASS
+    local detail
+    detail="$p passed, $f failed, $k skipped (exit $rc$([ "$rc" -eq 124 ] && echo ': timed out')); on $DEV: $dp passed, $df failed"
+    [ "$dp" -gt 0 ] || detail="$detail: NO checks ran on $DEV (backend_usable() did not list it)"
+    record "$id" "$name" "$res" "$(since "$t0")" "$detail"
+}
+
+# csv_field FILE COLUMN: the first data row's COLUMN of a results CSV.
+csv_field() {
+    awk -F, -v col="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; next }
+        { if (col in idx) print $(idx[col]); exit }' "$1" 2>/dev/null
+}
+
+# ---- 3: lab1 cnn3 on the CPU and on the GPU ----
+step_lab1() {
+    local t0 d rc args
+    t0=$(now)
+    # shellcheck disable=SC2206
+    args=(${GPU_CHECK_LAB1_ARGS:---model cnn3 --dataset mnist --synthetic --epochs 2 --limit 4096 --test-limit 2000 --batch 64 --lr 0.05 --seed 1})
+    if [ ! -x "$BIN/lab1" ]; then
+        record 3 "lab1 cnn3: cpu vs $DEV" FAIL "$(since "$t0")" "$BIN/lab1 was not built (build.log)"
+        return
+    fi
+    local -A acc=() loss=() ms=() wall=() ok=()
+    for d in cpu "$DEV"; do
+        local t1 csv
+        t1=$(now)
+        limited "$(limit 300)" "$BIN/lab1" "${args[@]}" --profile smoke --device "$d" --out "$RES/lab1-$d" \
+            --figures "$RES/lab1-figures" >"$RES/lab1-$d.log" 2>&1
+        rc=$?
+        wall[$d]=$(since "$t1")
+        csv=$(ls "$RES/lab1-$d"/*-summary.csv 2>/dev/null | head -n 1)
+        if [ "$rc" -eq 0 ] && [ -n "$csv" ]; then
+            acc[$d]=$(csv_field "$csv" test_accuracy) loss[$d]=$(csv_field "$csv" test_loss) ms[$d]=$(csv_field "$csv" ms_mean)
+            ok[$d]=1
+        else
+            ok[$d]=""
+            acc[$d]="exit $rc$([ "$rc" -eq 124 ] && echo ' (timed out)'): $(tail -n 1 "$RES/lab1-$d.log" | cut -c1-200)"
+        fi
+    done
+    local detail="${args[*]}: " res=FAIL
+    for d in cpu "$DEV"; do
+        if [ -n "${ok[$d]}" ]; then
+            detail="$detail$d: test acc ${acc[$d]}, loss ${loss[$d]}, ${ms[$d]} ms/iter (${wall[$d]} s); "
+        else
+            detail="$detail$d: FAILED ${acc[$d]}; "
+        fi
+    done
+    if [ -n "${ok[cpu]}" ] && [ -n "${ok[$DEV]}" ]; then
+        local verdict
+        verdict=$(awk -v a1="${acc[cpu]}" -v a2="${acc[$DEV]}" -v l1="${loss[cpu]}" -v l2="${loss[$DEV]}" \
+            -v at="$ACC_TOL" -v lt="$LOSS_TOL" 'BEGIN {
+                da = a1 - a2; if (da < 0) da = -da; dl = l1 - l2; if (dl < 0) dl = -dl
+                num = "^[0-9]+([.][0-9]+)?$"   # no nan, inf or empty value passes
+                ok = (a1 ~ num && a2 ~ num && l1 ~ num && l2 ~ num && da <= at && dl <= lt)
+                printf "%s |acc diff| %.4f (tol %s), |loss diff| %.4f (tol %s): %s", ok ? "PASS" : "FAIL", da, at, dl, lt,
+                       ok ? "they agree" : "they DISAGREE" }')
+        res=${verdict%% *}
+        detail="$detail${verdict#* }"
+    fi
+    local dd
+    dd=$(sed -n 's/^# device_detail: //p' "$RES/lab1-$DEV"/*-summary.csv 2>/dev/null | head -n 1)
+    [ -n "$dd" ] && detail="$detail; the $DEV run's device: $dd"
+    record 3 "lab1 cnn3: cpu vs $DEV" "$res" "$(since "$t0")" "$detail"
+}
+
+norm_width() { awk -v w="$1" 'BEGIN { printf "%g", w }'; }
+
+# ---- 4a: ddlab's training step on the GPU ----
+# Per spec "model:width:batch": BENCH_MS[key], BENCH_PARAMS[key], BENCH_LAYOUT[key]
+# with key "model w<width> b<batch>".
+declare -A BENCH_MS=() BENCH_PARAMS=() BENCH_LAYOUT=() BENCH_HOW=()
+step_bench_ddlab() {
+    local t0 spec m w b key log=$RES/bench-ddlab.log res=PASS detail="" note=""
+    t0=$(now)
+    : >"$log"
+    for spec in $BENCH; do
+        IFS=: read -r m w b <<<"$spec"
+        w=$(norm_width "$w")
+        key="$m w$w b$b"
+        local out rc
+        if [ -x "$BIN/bench/train_step" ]; then
+            out=$(limited "$(limit 180)" "$BIN/bench/train_step" --device "$DEV" --model "$m" --width "$w" --batch "$b" \
+                --reps "$REPS" --warmup "$WARMUP" 2>&1)
+            rc=$?
+            printf '$ train_step --device %s --model %s --width %s --batch %s --reps %s --warmup %s\n%s\n' \
+                "$DEV" "$m" "$w" "$b" "$REPS" "$WARMUP" "$out" >>"$log"
+        else
+            out="not built" rc=127
+        fi
+        if [ "$rc" -eq 0 ] && grep -q 'median [0-9.]* ms' <<<"$out"; then
+            BENCH_MS[$key]=$(sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' <<<"$out" | head -n 1)
+            BENCH_PARAMS[$key]=$(sed -n 's/.*params \([0-9]*\).*/\1/p' <<<"$out" | head -n 1)
+            BENCH_LAYOUT[$key]=$(sed -n 's/.*layout \([0-9a-f]*\).*/\1/p' <<<"$out" | head -n 1)
+            BENCH_HOW[$key]="train_step"
+        elif grep -q 'does not train on the GPU yet' <<<"$out" && [ -x "$BIN/lab1" ]; then
+            # train_step refuses a GPU: time lab1's iterations instead (same
+            # model, home input, batch; synthetic data, no augmentation).
+            note="bin/bench/train_step refuses --device $DEV (\"does not train on the GPU yet\"), so ddlab's step is lab1's iteration time (--iters, median after $WARMUP warm-up)"
+            local ds=mnist dir=$RES/bench-lab1/$m-w$w-b$b
+            case $m in vgg11 | resnet18) ds=cifar10 ;; esac
+            out=$(limited "$(limit 180)" "$BIN/lab1" --model "$m" --width "$w" --batch "$b" --dataset "$ds" --synthetic \
+                --augment off --iters $((WARMUP + REPS)) --limit $((b * 4)) --test-limit 256 --seed 1 --device "$DEV" \
+                --profile smoke --out "$dir" --figures "$RES/lab1-figures" 2>&1)
+            rc=$?
+            printf '$ lab1 --device %s --model %s --width %s --batch %s --dataset %s --iters %s\n%s\n' \
+                "$DEV" "$m" "$w" "$b" "$ds" $((WARMUP + REPS)) "$out" >>"$log"
+            local iters summary
+            iters=$(ls "$dir"/*-iters.csv 2>/dev/null | head -n 1)
+            summary=$(ls "$dir"/*-summary.csv 2>/dev/null | head -n 1)
+            if [ "$rc" -eq 0 ] && [ -n "$iters" ]; then
+                BENCH_MS[$key]=$(awk -F, -v w="$WARMUP" '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+                    $(c["iter"]) >= w { print $(c["ms"]) }' "$iters" | sort -g |
+                    awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+                BENCH_PARAMS[$key]=$(csv_field "$summary" params)
+                BENCH_HOW[$key]="lab1 --iters"
+            fi
+        fi
+        if [ -n "${BENCH_MS[$key]:-}" ]; then
+            detail="$detail$key: median ${BENCH_MS[$key]} ms/step (${BENCH_HOW[$key]}, params ${BENCH_PARAMS[$key]:-?}); "
+        else
+            res=FAIL
+            detail="$detail$key: FAILED (exit $rc$([ "$rc" -eq 124 ] && echo ', timed out'): $(tail -n 1 <<<"$out" | cut -c1-200)); "
+        fi
+    done
+    [ -n "$note" ] && detail="$detail$note"
+    record 4a "ddlab training step on $DEV" "$res" "$(since "$t0")" "$detail"
+}
+
+# ---- 4b: PyTorch eager, the same steps ----
+step_bench_torch() {
+    local t0 py="" c tdev=cuda log=$RES/bench-torch.log tried=""
+    t0=$(now)
+    for c in ${GPU_CHECK_PYTHON:-} python3 /usr/bin/python3; do
+        command -v "$c" >/dev/null || continue
+        tried="$tried $c"
+        if "$c" -c 'import torch' >/dev/null 2>&1; then py=$c; break; fi
+    done
+    local name="PyTorch eager training step"
+    if [ -z "$py" ]; then
+        record 4b "$name" SKIP "$(since "$t0")" "torch is not importable (tried:${tried:- no python3}); set GPU_CHECK_PYTHON"
+        return
+    fi
+    local stand_in=""
+    if [ "$DEV" = cuda-emu ]; then
+        tdev=cpu
+        stand_in="DRY RUN: PyTorch on the CPU stands in for the GPU, so the ratios mean nothing; "
+    fi
+    local probe rc
+    probe=$("$py" bench/torch_step_gpu.py --device "$tdev" --probe 2>&1)
+    rc=$?
+    echo "$ $py bench/torch_step_gpu.py --device $tdev --probe"$'\n'"$probe" >"$log"
+    if [ "$rc" -eq 4 ]; then
+        record 4b "$name" SKIP "$(since "$t0")" "$py: $(tail -n 1 <<<"$probe" | sed 's/^torch_step_gpu: //')"
+        return
+    elif [ "$rc" -ne 0 ]; then
+        record 4b "$name" FAIL "$(since "$t0")" "$py bench/torch_step_gpu.py --probe: exit $rc: $(tail -n 1 <<<"$probe" | cut -c1-200)"
+        return
+    fi
+    local specs=() spec m w b
+    for spec in $BENCH; do
+        IFS=: read -r m w b <<<"$spec"
+        specs+=("$m:$(norm_width "$w"):$b")
+    done
+    local out
+    out=$(limited "$(limit 240)" "$py" bench/torch_step_gpu.py --device "$tdev" --reps "$REPS" --warmup "$WARMUP" \
+        "${specs[@]}" 2>&1)
+    rc=$?
+    echo "$ $py bench/torch_step_gpu.py --device $tdev --reps $REPS --warmup $WARMUP ${specs[*]}"$'\n'"$out" >>"$log"
+    local res=PASS detail="$stand_in${probe#torch_step_gpu: }; " key line tms tp tl
+    [ "$rc" -eq 0 ] || { res=FAIL; detail="${detail}exit $rc$([ "$rc" -eq 124 ] && echo ' (timed out)'); "; }
+    for spec in "${specs[@]}"; do
+        IFS=: read -r m w b <<<"$spec"
+        key="$m w$w b$b"
+        line=$(grep -F "torch_step_gpu $key:" <<<"$out" | head -n 1)
+        if [ -z "$line" ]; then
+            res=FAIL
+            detail="$detail$key: no result ($(tail -n 1 <<<"$out" | cut -c1-200)); "
+            continue
+        fi
+        if grep -q ': error: ' <<<"$line"; then
+            res=FAIL
+            detail="$detail$key: torch ${line#*: }; "
+            continue
+        fi
+        tms=$(sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' <<<"$line")
+        tp=$(sed -n 's/.*params \([0-9]*\).*/\1/p' <<<"$line")
+        tl=$(sed -n 's/.*layout \([0-9a-f]*\).*/\1/p' <<<"$line")
+        local arch="params $tp"
+        if [ -n "${BENCH_PARAMS[$key]:-}" ] && [ "${BENCH_PARAMS[$key]}" != "$tp" ]; then
+            res=FAIL
+            arch="params DIFFER: ddlab ${BENCH_PARAMS[$key]}, torch $tp"
+        elif [ -n "${BENCH_LAYOUT[$key]:-}" ] && [ "${BENCH_LAYOUT[$key]}" != "$tl" ]; then
+            res=FAIL
+            arch="layout DIFFERS: ddlab ${BENCH_LAYOUT[$key]}, torch $tl"
+        elif [ -n "${BENCH_PARAMS[$key]:-}" ]; then
+            arch="$arch on both sides"
+        fi
+        if [ -n "${BENCH_MS[$key]:-}" ]; then
+            detail="$detail$key: ddlab ${BENCH_MS[$key]} ms, torch $tms ms, ddlab/torch $(awk -v a="${BENCH_MS[$key]}" -v t="$tms" 'BEGIN { printf "%.2f", a / t }') ($arch); "
+        else
+            detail="$detail$key: torch $tms ms, no ddlab time ($arch); "
+        fi
+    done
+    record 4b "$name" "$res" "$(since "$t0")" "$detail"
+}
+
+# ---- 2b: compute-sanitizer memcheck, last, with the time that is left ----
+step_sanitizer() {
+    local t0 cs="" d name="compute-sanitizer memcheck" log=$RES/compute-sanitizer.log
+    t0=$(now)
+    if [ "$DEV" = cuda-emu ]; then
+        record 2b "$name" SKIP 0 "dry run on the emulated GPU: compute-sanitizer checks kernels on a real GPU"
+        return
+    fi
+    cs=$(command -v compute-sanitizer 2>/dev/null)
+    for d in /usr/local/cuda/bin ${CUDA_HOME:+$CUDA_HOME/bin}; do
+        [ -z "$cs" ] && [ -x "$d/compute-sanitizer" ] && cs=$d/compute-sanitizer
+    done
+    if [ -z "$cs" ]; then
+        record 2b "$name" SKIP 0 "compute-sanitizer not found (PATH, /usr/local/cuda/bin)"
+        return
+    fi
+    if [ ! -x "$BIN/tests/$GPU_TEST" ]; then
+        record 2b "$name" FAIL 0 "$BIN/tests/$GPU_TEST was not built (build.log)"
+        return
+    fi
+    local lim rc
+    lim=$(limit 300)
+    echo "gpu-check: $cs --tool memcheck $BIN/tests/$GPU_TEST (up to ${lim}s)"
+    limited "$lim" "$cs" --tool memcheck --error-exitcode 99 "$BIN/tests/$GPU_TEST" >"$log" 2>&1
+    rc=$?
+    local p f errs res=FAIL
+    p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log")
+    errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
+    # The tool itself refusing the GPU (seen on gVisor machines) says
+    # nothing about ddlab: a skip, with the tool's words.
+    if grep -q 'Device not supported' "$log"; then
+        record 2b "$name" SKIP "$(since "$t0")" \
+            "compute-sanitizer cannot check on this machine: $(grep -m 1 'Device not supported' "$log" | sed 's/^=* *//')"
+        return
+    fi
+    [ "$rc" -eq 0 ] && [ "${errs:-x}" = 0 ] && [ "$p" -gt 0 ] && [ "$f" -eq 0 ] && res=PASS
+    local detail="$GPU_TEST under memcheck: $p passed, $f failed; ${errs:-no} memcheck error(s) reported (exit $rc)"
+    [ "$rc" -eq 124 ] && detail="$detail: timed out after ${lim}s"
+    record 2b "$name" "$res" "$(since "$t0")" "$detail"
+}
+
+case ${1:-run} in
+    run) run_main ;;
+    kit) shift; kit_main "$@" ;;
+    *) echo "usage: $0 run | kit DIR [OPENBLAS_SO]" >&2; exit 2 ;;
+esac
