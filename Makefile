@@ -178,7 +178,7 @@ NFQ_HEADER:= $(wildcard /usr/include/libnetfilter_queue/libnetfilter_queue.h)
 NET_BINS  := $(if $(NFQ_HEADER),$(if $(filter 1,$(SIM)),,$(BIN)/net/nfq_delay))
 BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
-.PHONY: all lib tests help deps test test-fast test-san bench figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
+.PHONY: all lib tests help deps test test-fast test-san bench bench-deps figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
 
 all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
 lib: $(LIB)
@@ -417,6 +417,15 @@ report:
 bench: all
 	@bench/run.sh
 
+# PyTorch for make bench's comparisons (Debian's CPU build; numpy comes with it).
+bench-deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update && apt-get install -y --no-install-recommends python3-torch; \
+	else \
+	  echo "Run as root: sudo apt-get update && sudo apt-get install -y --no-install-recommends python3-torch"; \
+	fi
+
 # ---- dependencies (Debian/Ubuntu) ------------------------------------------
 DEB_PKGS := build-essential openmpi-bin libopenmpi-dev libopenblas-dev libopenblas0-openmp libpng-dev zlib1g-dev \
             gnuplot-nox texlive-latex-base texlive-latex-recommended poppler-utils libsimgrid-dev python3 \
@@ -429,7 +438,7 @@ deps:
 	else \
 	  echo "Run as root to install what ddlab needs:"; \
 	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(DEB_PKGS)"; \
-	  echo "Optional: python3-torch (PyTorch comparisons in 'make bench', fixture regeneration)."; \
+	  echo "Optional: python3-torch (PyTorch comparisons in 'make bench': make bench-deps; fixture regeneration)."; \
 	fi
 
 clean:
@@ -450,6 +459,7 @@ help:
 	@echo "  make figures       render every figure and table (runs labs whose results are missing)"
 	@echo "  make report        compile report/report.pdf from what exists"
 	@echo "  make bench         performance comparisons (ddlab vs PyTorch, vs MPI_Allreduce)"
+	@echo "  make bench-deps    install python3-torch (as root) for make bench's PyTorch columns"
 	@echo "  make fuzz          libFuzzer (clang) on the file readers and the CLI parser, FUZZ_SECONDS=$(FUZZ_SECONDS) each (tests/fuzz/README.md)"
 	@echo "  make gpu-check     on a GPU machine (CUDA toolkit, no Debian packages needed): build, CUDA tests, lab1 GPU vs CPU,"
 	@echo "                     GPU step vs PyTorch; results/gpu-check/summary.txt (GPU_CHECK_DEVICE=cuda-emu: a dry run here)"

@@ -2,35 +2,167 @@
 # bench/run.sh - `make bench`: ddlab against reference implementations, as
 # ratios measured side by side in one run. Never part of `make test`.
 #
-# Training step (forward + backward + SGD, median of 10 after 3 warm-up
-# steps) of vgg11 and cnn3 at batch 64 on the CPU, ddlab vs PyTorch
-# (Debian python3-torch) with the same model, batch and thread count.
-# Prints: bench <model> b<batch>: ddlab X ms, pytorch Y ms, ratio X/Y
+# Training step (forward + backward + SGD, batch 64, random inputs of each
+# model's home shape: 3x32x32 for vgg11 and resnet18, 1x28x28 for
+# mobilenetv2 and cnn3, as the labs train them) on the CPU, ddlab
+# (bin/bench/train_step) against PyTorch (bench/torch_step.py, Debian's
+# python3-torch under /usr/bin/python3) with the same model, width, batch
+# and thread count. Configurations: vgg11 at widths 1, 0.5 (lab3's quick
+# profile) and 0.25 (lab1's), resnet18 at 1 and 0.25 (lab1's and lab5's),
+# mobilenetv2 and cnn3 at width 1.
+#
+# Each configuration runs in rounds, the two sides interleaved: ddlab,
+# pytorch, ddlab, pytorch, ... Each round is a fresh process per side that
+# takes a few warm-up steps and reports the median of its timed steps; a
+# side's time is the median of its rounds' medians, and the ratio is
+# ddlab / pytorch of those (below 1: ddlab is faster). Both sides print
+# their parameter count and layout (a hash of the parameter tensors' names
+# and sizes) and input shape; a mismatch is reported instead of a ratio and
+# makes the script fail. The GFLOP/s are ddlab's (3x the forward FLOPs per
+# step over ddlab's time), to be read against the SGEMM peak printed after.
+#
+# Prints one line per configuration:
+#   bench <model> w<width> b<batch>: ddlab X ms, pytorch Y ms, ratio R (G GFLOP/s achieved)
+# ("pytorch n/a" when torch is not importable: make bench-deps), then the
+# SGEMM peak, then each executable bench/run_*.sh (MPI_Allreduce, DDP, ...).
+# When a side's round medians are more than 15% apart (other jobs, or a
+# noisy VM host: on the 2-core dev VM ddlab's steps ran 1.3-1.4x slower for
+# stretches of seconds to minutes with nothing else running), a '# note' on
+# stderr says so.
+#
+# Environment:
+#   BENCH_MODELS   configurations to run, space-separated: a model name runs
+#                  all of its widths, model:width one of them (default: all;
+#                  e.g. BENCH_MODELS="cnn3 resnet18:0.25")
+#   BENCH_ROUNDS   interleaved rounds per configuration (default 3)
+#   BENCH_THREADS  threads for both sides (default: the cores);
+#                  OMP_NUM_THREADS/OPENBLAS_NUM_THREADS for ddlab,
+#                  torch.set_num_threads for PyTorch
+#   BENCH_VERBOSE  1: also print every round's output as '# ' lines
+#   BENCH_PYTHON   the Python that runs bench/torch_step.py (default
+#                  /usr/bin/python3, where Debian's python3-torch lives)
+# The whole training-step part takes about 3-4 minutes on an idle 2-core VM.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PROFILE=quick source labs/common.sh
 THREADS=${BENCH_THREADS:-$CORES}
+ROUNDS=${BENCH_ROUNDS:-3}
+VERBOSE=${BENCH_VERBOSE:-0}
+BATCH=64
+PY=${BENCH_PYTHON:-/usr/bin/python3}
+errf=$(mktemp)
+trap 'rm -f "$errf"' EXIT
 export OPENBLAS_NUM_THREADS=$THREADS OMP_NUM_THREADS=$THREADS
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+case "$ROUNDS" in ''|*[!0-9]*|0*) echo "error: BENCH_ROUNDS must be a positive integer (got '$ROUNDS')" >&2; exit 2 ;; esac
+case "$THREADS" in ''|*[!0-9]*|0*) echo "error: BENCH_THREADS must be a positive integer (got '$THREADS')" >&2; exit 2 ;; esac
+
+# model width warmup reps: warm-up and timed steps per round and side, sized
+# so that a round of both sides takes 3-20 s on 2 cores (resnet18 at width 1
+# is ~1.5 s per step, cnn3 ~25 ms).
+CONFIGS=(
+  "vgg11 1 2 8"
+  "vgg11 0.5 2 10"
+  "vgg11 0.25 3 15"
+  "resnet18 1 1 5"
+  "resnet18 0.25 2 10"
+  "mobilenetv2 1 2 6"
+  "cnn3 1 3 20"
+)
+
+# BENCH_MODELS: keep the configurations it names.
+if [ -n "${BENCH_MODELS:-}" ]; then
+  picked=()
+  for want in $BENCH_MODELS; do
+    found=0
+    for spec in "${CONFIGS[@]}"; do
+      set -- $spec
+      if [ "$want" = "$1" ] || [ "$want" = "$1:$2" ]; then picked+=("$spec"); found=1; fi
+    done
+    if [ $found = 0 ]; then
+      names=$(for spec in "${CONFIGS[@]}"; do set -- $spec; printf ' %s:%s' "$1" "$2"; done)
+      echo "error: BENCH_MODELS: no configuration '$want' (have:$names; a model name picks all its widths)" >&2
+      exit 2
+    fi
+  done
+  CONFIGS=("${picked[@]}")
+fi
+
+# median of the arguments
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# field NAME LINE: the value after "NAME " in a train_step/torch_step line
+field() { sed -n "s/.*[(, ]$1 \\([^,) ]*\\).*/\\1/p" <<<"$2"; }
+verbose() { [ "$VERBOSE" = 1 ] && echo "# $*"; return 0; }
+
+torch_version=$($PY -c 'import torch; print(torch.__version__)' 2>/dev/null) && has_torch=1 || { has_torch=0; torch_version="not installed"; }
 echo "# bench: $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $CORES cores,"
-echo "#        $THREADS threads, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-auto}, commit $(git rev-parse --short HEAD 2>/dev/null || echo ?)"
+echo "#        $THREADS threads, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-auto}, commit $(git rev-parse --short HEAD 2>/dev/null || echo ?),"
+echo "#        pytorch $torch_version, $ROUNDS rounds (ddlab, pytorch interleaved), batch $BATCH"
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+if awk -v l="$load" 'BEGIN { exit !(l >= 1) }'; then
+  echo "# note: load average $load before the bench: other jobs on this machine inflate the times"
+fi
+
 status=0
-for spec in "vgg11 64" "cnn3 64"; do
+t_start=$(date +%s)
+for spec in "${CONFIGS[@]}"; do
   set -- $spec
-  model=$1 batch=$2
-  ours=$(bin/bench/train_step --model "$model" --batch "$batch" --reps 10 --warmup 3) || { echo "bench $model: ddlab failed"; status=1; continue; }
-  echo "# $ours"
-  ms=$(sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' <<<"$ours")
-  gflops=$(sed -n 's/.*ms, \([0-9.]*\) GFLOP\/s.*/\1/p' <<<"$ours")
-  if theirs=$(/usr/bin/python3 bench/torch_step.py --model "$model" --batch "$batch" --threads "$THREADS" 2>/dev/null); then
-    echo "# $theirs"
-    tms=$(sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' <<<"$theirs")
-    ratio=$(awk -v a="$ms" -v b="$tms" 'BEGIN { printf "%.2f", a / b }')
-    echo "bench $model b$batch: ddlab $ms ms, pytorch $tms ms, ratio $ratio ($gflops GFLOP/s achieved)"
-  else
-    echo "bench $model b$batch: ddlab $ms ms, pytorch n/a (install python3-torch), ($gflops GFLOP/s achieved)"
+  model=$1 width=$2 warmup=$3 reps=$4
+  tag="bench $model w$width b$BATCH"
+  ours=() theirs=() ddlab_desc="" torch_desc="" torch_state=$([ $has_torch = 1 ] && echo ok || echo missing)
+  failed=0
+  for ((r = 1; r <= ROUNDS; r++)); do
+    if ! out=$(bin/bench/train_step --model "$model" --width "$width" --batch "$BATCH" --warmup "$warmup" --reps "$reps"); then
+      echo "$tag: ddlab failed (bin/bench/train_step --model $model --width $width --batch $BATCH)"
+      failed=1; status=1; break
+    fi
+    verbose "round $r: $out"
+    ours+=("$(field median "$out")")
+    gflop=$(sed -n 's/.*(\([0-9.]*\) GFLOP\/step.*/\1/p' <<<"$out")
+    ddlab_desc="params $(field params "$out"), layout $(field layout "$out"), input $(field input "$out")"
+    [ "$torch_state" = ok ] || continue
+    out=$($PY bench/torch_step.py --model "$model" --width "$width" --batch "$BATCH" --threads "$THREADS" \
+      --warmup "$warmup" --reps "$reps" 2>"$errf")
+    rc=$?
+    if [ $rc -ne 0 ] || [ -z "$(field median "$out")" ]; then
+      torch_state=failed
+      verbose "round $r: pytorch exit $rc: $(tail -n1 "$errf")"
+      continue
+    fi
+    verbose "round $r: $out"
+    theirs+=("$(field median "$out")")
+    torch_desc="params $(field params "$out"), layout $(field layout "$out"), input $(field input "$out")"
+    if [ "$torch_desc" != "$ddlab_desc" ]; then torch_state=mismatch; fi
+  done
+  [ $failed = 1 ] && continue
+  # rounds far apart: something else ran; say so on stderr (stdout keeps one line per configuration)
+  if awk -v a="${ours[*]} | ${theirs[*]:-}" 'BEGIN { n = split(a, f, " "); lo = hi = ""
+        for (i = 1; i <= n; i++) { if (f[i] == "|") { if (lo != "" && hi > 1.15 * lo) bad = 1; lo = hi = ""; continue }
+          v = f[i] + 0; if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v }
+        if (lo != "" && hi > 1.15 * lo) bad = 1; exit !bad }'; then
+    echo "# note: $model w$width: round medians more than 15% apart (ddlab ${ours[*]} ms; pytorch ${theirs[*]:-n/a} ms): other load? rerun, or BENCH_ROUNDS=5" >&2
   fi
+  ms_raw=$(median "${ours[@]}")
+  ms=$(awk -v v="$ms_raw" 'BEGIN { printf "%.1f", v }')
+  achieved=$(awk -v g="$gflop" -v m="$ms_raw" 'BEGIN { printf "%.1f", g / (m * 1e-3) }')
+  case "$torch_state" in
+    ok)
+      tms=$(median "${theirs[@]}")
+      ratio=$(awk -v a="$ms_raw" -v b="$tms" 'BEGIN { printf "%.2f", a / b }')
+      tms=$(awk -v v="$tms" 'BEGIN { printf "%.1f", v }')
+      echo "$tag: ddlab $ms ms, pytorch $tms ms, ratio $ratio ($achieved GFLOP/s achieved)" ;;
+    missing)
+      echo "$tag: ddlab $ms ms, pytorch n/a (install python3-torch: make bench-deps), ratio n/a ($achieved GFLOP/s achieved)" ;;
+    mismatch)
+      tms=$(awk -v v="$(median "${theirs[@]}")" 'BEGIN { printf "%.1f", v }')
+      echo "$tag: ddlab $ms ms, pytorch $tms ms, ratio n/a: the models differ (ddlab $ddlab_desc; pytorch $torch_desc) ($achieved GFLOP/s achieved)"
+      status=1 ;;
+    failed)
+      echo "$tag: ddlab $ms ms, pytorch failed (run: $PY bench/torch_step.py --model $model --width $width), ratio n/a ($achieved GFLOP/s achieved)"
+      status=1 ;;
+  esac
 done
+echo "# training steps: $(( $(date +%s) - t_start )) s"
 # BLAS peak on this machine, for the GFLOP/s above.
 bin/bench/gemm_peak 2>/dev/null || true
 for extra in bench/run_*.sh; do

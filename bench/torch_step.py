@@ -1,73 +1,95 @@
 #!/usr/bin/python3
 """torch_step.py - the PyTorch side of `make bench`: one training step
-(forward + backward + SGD) of the same model, batch and thread count as
-bin/bench/train_step, timed the same way (median after warm-up).
+(forward + backward + SGD) of the same model, width, batch and thread count
+as bin/bench/train_step, timed the same way (median after warm-up).
 
-Models mirror core/models: vgg11 (CIFAR VGG-11 with BatchNorm, Linear(512,10))
-and cnn3 (3 conv + 2 linear, MNIST). Run with Debian's python3-torch:
-  /usr/bin/python3 bench/torch_step.py --model vgg11 --batch 64 --threads 2
-Prints: "torch_step <model> b<batch>: median X ms, min Y ms"."""
+Models mirror core/models, layer for layer and named as ddlab names its
+parameters (the modules of tests/gen_fixtures.py, which the fixture tests
+check against ddlab tensor by tensor; copied here so the bench does not
+depend on the test tree): cnn3, vgg11 (CIFAR VGG-11 with BatchNorm, global
+average pool, Linear), resnet18 (kuangliu CIFAR ResNet-18), resnet50 and
+mobilenetv2 (torchvision's, with ddlab's 28x28 strides). --width scales the
+channels by ddlab's rules: max(1, (int)(c * w + 0.5f)) in float32 (zoo.c
+scaled_width), torchvision's _make_divisible(c * w, 8) for mobilenetv2.
+Inputs are each model's home input in ddlab (core/models/zoo.c, what the
+labs train on): 1x28x28 for cnn3, resnet50, mobilenetv2; 3x32x32 for vgg11
+and resnet18. Run with Debian's python3-torch:
+
+  /usr/bin/python3 bench/torch_step.py --model vgg11 --width 0.5 --batch 64 --threads 2
+
+Prints: "torch_step <model> w<width> b<batch>: median X ms, min Y ms,
+params N, layout H, input CxHxW, torch V, T threads". params and layout
+are what bin/bench/train_step prints for the same model (layout: FNV-1a of
+the sorted "name count" lines of the parameter tensors), so bench/run.sh
+can check both sides built the same architecture. --describe prints them
+without timing. Exit status 3 when torch is not importable."""
 import argparse
+import os
 import statistics
 import sys
 import time
 
 try:
+    import numpy as np
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
 except ImportError:
-    print("torch_step: PyTorch not installed (Debian: apt-get install python3-torch)", file=sys.stderr)
+    print("torch_step: PyTorch not installed (Debian: apt-get install python3-torch; make bench-deps)", file=sys.stderr)
     sys.exit(3)
 
 
-def vgg11(classes=10, width=1.0):
-    cfg = [64, 'M', 128, 'M', 256, 256, 'M', 512, 512, 'M', 512, 512, 'M']
-    layers, c = [], 3
-    for v in cfg:
-        if v == 'M':
-            layers.append(nn.MaxPool2d(2, 2))
-        else:
-            o = max(1, int(v * width + 0.5))
-            layers += [nn.Conv2d(c, o, 3, padding=1), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
-            c = o
-    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(c, classes))
+# The models are the fixtures' own (tests/gen_fixtures.py), which the tests
+# already hold against ddlab layer by layer: one definition of each.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests'))
+from gen_fixtures import CNN3, VGG11, ResNet18, ResNet50, MobileNetV2  # noqa: E402
 
 
-class Cnn3(nn.Module):
-    def __init__(self, classes=10, width=1.0):
-        super().__init__()
-        w = lambda v: max(1, int(v * width + 0.5))
-        self.conv1 = nn.Conv2d(1, w(32), 3, padding=1)
-        self.conv2 = nn.Conv2d(w(32), w(64), 3, padding=1)
-        self.conv3 = nn.Conv2d(w(64), w(64), 3, padding=1)
-        self.fc1 = nn.Linear(w(64) * 9, w(128))
-        self.fc2 = nn.Linear(w(128), classes)
+# name: (builder(cin, width, classes, hw), home input C, H, W) - core/models/zoo.c's ZOO
+MODELS = {
+    'cnn3': (lambda c, w, k, hw: CNN3(c, w, k, hw), (1, 28, 28)),
+    'vgg11': (lambda c, w, k, hw: VGG11(c, w, k), (3, 32, 32)),
+    'resnet18': (lambda c, w, k, hw: ResNet18(c, w, k), (3, 32, 32)),
+    'resnet50': (lambda c, w, k, hw: ResNet50(c, w, k), (1, 28, 28)),
+    # ddlab's width is a float; its classifier's Dropout(0.2) is the default
+    'mobilenetv2': (lambda c, w, k, hw: MobileNetV2(c, float(np.float32(w)), k, 0.2), (1, 28, 28)),
+}
 
-    def forward(self, x):
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
-        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
-        x = F.max_pool2d(F.relu(self.conv3(x)), 2)
-        return self.fc2(F.relu(self.fc1(torch.flatten(x, 1))))
+
+def layout(model):
+    """FNV-1a (32 bit) of the sorted "name count" lines, as train_step.c."""
+    h = 0x811c9dc5
+    for line in sorted("%s %d\n" % (n, p.numel()) for n, p in model.named_parameters()):
+        for b in line.encode():
+            h = ((h ^ b) * 0x01000193) & 0xffffffff
+    return "%08x" % h
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--model', default='vgg11', choices=['vgg11', 'cnn3'])
+    ap.add_argument('--model', default='vgg11', choices=sorted(MODELS))
+    ap.add_argument('--width', type=float, default=1.0, help='channel multiplier, as train_step --width')
     ap.add_argument('--batch', type=int, default=64)
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--reps', type=int, default=10)
     ap.add_argument('--warmup', type=int, default=3)
-    ap.add_argument('--width', type=float, default=1.0)
+    ap.add_argument('--describe', action='store_true', help='print params, layout and input; no timing')
     a = ap.parse_args()
+    if a.reps < 1 or a.warmup < 0 or a.batch < 1 or a.threads < 1 or not 0 < a.width <= 16:
+        ap.error("need --reps >= 1, --warmup >= 0, --batch >= 1, --threads >= 1, 0 < --width <= 16")
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    if a.model == 'vgg11':
-        model, shape = vgg11(width=a.width), (a.batch, 3, 32, 32)
-    else:
-        model, shape = Cnn3(width=a.width), (a.batch, 1, 28, 28)
+    build, (c, h, w) = MODELS[a.model]
+    model = build(c, a.width, 10, h)
+    model.train()
+    nparams = sum(p.numel() for p in model.parameters())
+    desc = "params %d, layout %s, input %dx%dx%d" % (nparams, layout(model), c, h, w)
+    tag = "torch_step %s w%g b%d" % (a.model, a.width, a.batch)
+    if a.describe:
+        print("%s: %s" % (tag, desc))
+        return
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=5e-4)
-    x = torch.randn(*shape)
+    x = torch.randn(a.batch, c, h, w)
     y = torch.randint(0, 10, (a.batch,))
     times = []
     for i in range(a.warmup + a.reps):
@@ -79,8 +101,8 @@ def main():
         t = (time.perf_counter() - t0) * 1e3
         if i >= a.warmup:
             times.append(t)
-    print(f"torch_step {a.model} b{a.batch}: median {statistics.median(times):.2f} ms, min {min(times):.2f} ms, "
-          f"torch {torch.__version__}, {torch.get_num_threads()} threads")
+    print("%s: median %.2f ms, min %.2f ms, %s, torch %s, %d threads"
+          % (tag, statistics.median(times), min(times), desc, torch.__version__, torch.get_num_threads()))
 
 
 if __name__ == '__main__':

@@ -4,9 +4,16 @@
  *
  *   bin/bench/train_step --model vgg11 --batch 64 [--reps 10] [--warmup 3]
  *                        [--width 1] [--profile-layers]
- * Prints: "train_step <model> b<batch>: median X ms, min Y ms, Z GFLOP/s". */
+ * Prints: "train_step <model> w<width> b<batch>: median X ms, min Y ms,
+ * Z GFLOP/s (G GFLOP/step, params N, layout H, input CxHxW, BLAS ...)".
+ * params and layout (FNV-1a of the sorted "name count" lines of the
+ * parameter tensors, PyTorch state_dict names) are what bench/torch_step.py
+ * prints for its mirror of the model, so bench/run.sh can check that both
+ * sides built the same architecture. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "driver/driver.h"
 #include "gemm.h"
@@ -16,16 +23,18 @@
 typedef struct Bench {
     int reps, warmup;
     bool profile;              /* then time every layer once */
-    float *x;                  /* one random batch, every step */
+    float *x;                  /* one random batch, every step (host) */
     int32_t *y;
+    const float *xd;           /* the same batch where the model runs: x, y on the CPU */
+    const int32_t *yd;
     double *ms;
 } Bench;
 
 static int fetch(Driver *d, const float **x, const int32_t **y, void *ctx)
 {
     Bench *b = ctx;
-    *x = b->x;
-    *y = b->y;
+    *x = b->xd;
+    *y = b->yd;
     return d->opt->batch;
 }
 
@@ -35,7 +44,8 @@ static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
     if (b->index >= bench->warmup) bench->ms[b->index - bench->warmup] = d->sync->last.total;
 }
 
-/* Per-layer forward/backward time of one more step. */
+/* Per-layer forward/backward time of one more step (on a device, each
+ * layer's kernels are waited for, so a layer's time is its own). */
 static void profile_layers(Model *m, int batch)
 {
     model_zero_grad(m);
@@ -46,16 +56,42 @@ static void profile_layers(Model *m, int batch)
     for (int i = 0; i < m->nlayers; i++) {
         double t0 = ddl_now();
         layer_forward(m, &m->layers[i]);
+        m->be->synchronize();
         fw[i] = ddl_now() - t0;
     }
     for (int i = m->nlayers - 1; i >= 0; i--) {
         const Layer *l = &m->layers[i];
         double t0 = ddl_now();
         layer_backward(m, l, l->in != m->input, m->tensors[l->in].consumers > 1);
+        m->be->synchronize();
         double bw = ddl_now() - t0;
         printf("%-4d %-16s %-22s %10.3f %10.3f\n", i, layer_kind_name(l->kind), l->name, 1e3 * fw[i], 1e3 * bw);
     }
     free(fw);
+}
+
+/* FNV-1a (32 bit) of the parameter tensors' "name count\n" lines in name
+ * order: the same layers and shapes give the same value as torch_step.py's
+ * layout(), whatever the order the two sides keep them in. */
+static int cmp_param_name(const void *a, const void *b)
+{
+    return strcmp(((const ParamInfo *)a)->name, ((const ParamInfo *)b)->name);
+}
+
+static uint32_t param_layout(const Model *m)
+{
+    int n = model_param_list(m, NULL, 0);
+    ParamInfo *p = ddl_alloc(sizeof(ParamInfo) * (size_t)(n > 0 ? n : 1));
+    model_param_list(m, p, n);
+    qsort(p, (size_t)n, sizeof *p, cmp_param_name);
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < n; i++) {
+        char line[96];
+        int len = snprintf(line, sizeof line, "%s %zu\n", p[i].name, p[i].count);
+        for (int k = 0; k < len && k < (int)sizeof line - 1; k++) h = (h ^ (uint8_t)line[k]) * 16777619u;
+    }
+    ddl_free(p);
+    return h;
 }
 
 /* Random inputs shaped for the model's home dataset (1x28x28, 3x32x32
@@ -82,6 +118,19 @@ static int run(void *ctx, Driver *d)
     SyncConfig none = sync_config_default(SYNC_NONE);
     if (driver_sync(d, &none)) return 2;
     random_batch(b, &cfg, o->batch);
+    const Backend *be = d->m.be;
+    size_t xbytes = sizeof(float) * shape_numel(cfg.input) * (size_t)o->batch, ybytes = sizeof(int32_t) * (size_t)o->batch;
+    if (be->host_memory) {
+        b->xd = b->x;
+        b->yd = b->y;
+    } else { /* a device: the batch goes there once, as a data loader that keeps up would have it */
+        float *xd = be->alloc(xbytes);
+        int32_t *yd = be->alloc(ybytes);
+        be->to_device(xd, b->x, xbytes);
+        be->to_device(yd, b->y, ybytes);
+        b->xd = xd;
+        b->yd = yd;
+    }
     b->ms = ddl_alloc(sizeof(double) * (size_t)b->reps);
     DriverLoop loop = { .batches = b->warmup + b->reps };
     DriverHooks hooks = { .ctx = b, .after_batch = after_batch, .fetch = fetch };
@@ -92,10 +141,16 @@ static int run(void *ctx, Driver *d)
      * gradients); the first layer's input gradient is skipped, so this is a
      * slight over-count for tiny-input-channel models. */
     double gflop = 3.0 * model_forward_flops(&d->m) * o->batch * 1e-9;
-    printf("train_step %s b%d: median %.2f ms, min %.2f ms, %.1f GFLOP/s (%.2f GFLOP/step, %zu params, BLAS %s x%d "
-           "%s)\n", o->model, o->batch, med, mn, gflop / (med * 1e-3), gflop, d->m.nparams, blas_core_name(),
-           blas_threads(), blas_threading());
+    printf("train_step %s w%g b%d: median %.2f ms, min %.2f ms, %.1f GFLOP/s (%.2f GFLOP/step, params %zu, "
+           "layout %08x, input %dx%dx%d, BLAS %s x%d %s, device %s)\n",
+           o->model, (double)o->width, o->batch, med, mn, gflop / (med * 1e-3), gflop, d->m.nparams,
+           (unsigned)param_layout(&d->m), cfg.input.c, cfg.input.h, cfg.input.w, blas_core_name(), blas_threads(),
+           blas_threading(), d->device_desc);
     if (b->profile) profile_layers(&d->m, o->batch);
+    if (!be->host_memory) {
+        be->release((void *)b->xd);
+        be->release((void *)b->yd);
+    }
     ddl_free(b->x);
     ddl_free(b->y);
     ddl_free(b->ms);
@@ -114,6 +169,7 @@ int main(int argc, char **argv)
     const DriverSpec spec = { .program = "train_step", .usage = "train_step [--model NAME] [--batch N] [options]",
                               .description = "Time one training step (forward + backward + SGD) on random inputs.",
                               .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_DEVICE, .own = own,
-                              .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1, .ctx = &b, .run = run };
+                              .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1, .ctx = &b, .run = run,
+                              .on_backend = true };
     return driver_main(&spec, &opt, argc, argv);
 }
