@@ -20,18 +20,16 @@
  * FedAvg) train on the device model (sync_device_model) and stage every
  * message in fed_link.c. On the CPU nothing here runs: s->m is the
  * trainer's model itself. */
-#include <stdio.h>
-#include <string.h>
 #include "../common.h"
 #include "strategy.h"
 
 bool sync_staged(const Sync *s) { return s->dev != NULL; }
 
-int sync_stage_init(Sync *s, const SyncRow *r, char err[256])
+void sync_stage_init(Sync *s)
 {
     Model *m = s->t->m;
     s->m = m;
-    if (m->be->host_memory) return 0;
+    if (m->be->host_memory) return;
     s->dev = m;
     s->view = *m;
     s->view.params = m->be->host_alloc(sizeof(float) * (m->nparams ? m->nparams : 1));
@@ -53,7 +51,6 @@ int sync_stage_init(Sync *s, const SyncRow *r, char err[256])
     }
     ddl_free(p);
     s->m = &s->view;
-    return 0;
 }
 
 void sync_stage_free(Sync *s)

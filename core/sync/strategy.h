@@ -177,7 +177,7 @@ void sync_own_hook(Sync *s);
 
 /* device_stage.c: rows on a model whose arenas are device memory. */
 enum { STAGE_PARAMS = 1, STAGE_GRADS = 2, STAGE_STATE = 4 };
-int sync_stage_init(Sync *s, const SyncRow *r, char err[256]); /* sets s->m */
+void sync_stage_init(Sync *s); /* sets s->m: the trainer's model, or its host view on a device */
 void sync_stage_free(Sync *s);
 bool sync_staged(const Sync *s);
 void sync_stage_in(Sync *s, unsigned what);  /* device -> host view (no-op on the CPU) */

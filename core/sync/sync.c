@@ -89,10 +89,7 @@ int sync_init(Sync *s, const SyncConfig *cfg, Trainer *t, Comm *c, char err[256]
     s->c = c;
     s->rank = c ? c->rank : 0;
     s->world = c ? c->size : 1;
-    if (sync_stage_init(s, r, err) != 0) {
-        memset(s, 0, sizeof *s);
-        return -1;
-    }
+    sync_stage_init(s);
     /* As DDP's constructor: every replica starts from rank 0's weights and
      * buffers (they are equal anyway when seeds agree; this makes it so). */
     if (c && c->size > 1) {
