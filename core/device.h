@@ -21,9 +21,10 @@ int device_parse(const char *s, Device *out, char err[DDL_ERRLEN]);
  * local_rank picks the GPU (one rank per GPU). */
 int device_check(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN]);
 /* The same checks for a program whose model, trainer and data all run on
- * the device's backend (core/backend; lab1, lab3): cuda is accepted where a GPU
- * answers. device_check still refuses cuda after finding the GPU, for
- * programs that read gradients or weights on the host between steps. */
+ * the device's backend (core/backend; every lab, bench/train_step): cuda is
+ * accepted where a GPU answers. device_check still refuses cuda after
+ * finding the GPU, for programs that read gradients or weights on the host
+ * between steps (bench/ddp_bar). */
 int device_check_backend(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN]);
 
 #endif

@@ -96,8 +96,8 @@ typedef struct DriverSpec {
     const bool *table_flag;    /* a flag that picks the table job instead (lab1's --table) */
     /* Its whole run (model, training, data, the numbers it reads back)
      * works on the device's backend, so DEVICE=cuda is accepted where a GPU
-     * answers (lab1). Others still read arenas on the host between steps,
-     * and are refused a GPU with a clear message (device_check). */
+     * answers (every lab, bench/train_step). Others read arenas on the host,
+     * and are refused a GPU with a clear message (device_check: ddp_bar). */
     bool on_backend;
 } DriverSpec;
 

@@ -257,6 +257,7 @@ void model_params_from_host(Model *m, const float *src)
     m->be->to_device(m->params, src, sizeof(float) * m->nparams);
 }
 void model_grads_to_host(const Model *m, float *dst) { m->be->to_host(dst, m->grads, sizeof(float) * m->nparams); }
+void model_grads_from_host(Model *m, const float *src) { m->be->to_device(m->grads, src, sizeof(float) * m->nparams); }
 void model_state_to_host(const Model *m, float *dst) { m->be->to_host(dst, m->state, sizeof(float) * m->nstate); }
 void model_state_from_host(Model *m, const float *src) { m->be->to_device(m->state, src, sizeof(float) * m->nstate); }
 

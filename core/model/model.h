@@ -66,6 +66,7 @@ int model_classes(const Model *m);
 void model_params_to_host(const Model *m, float *dst);       /* nparams floats */
 void model_params_from_host(Model *m, const float *src);
 void model_grads_to_host(const Model *m, float *dst);        /* nparams floats */
+void model_grads_from_host(Model *m, const float *src);
 void model_state_to_host(const Model *m, float *dst);        /* nstate floats */
 void model_state_from_host(Model *m, const float *src);
 /* Tensor `id` (grad: its gradient) of the current batch: m->batch *

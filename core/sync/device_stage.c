@@ -67,19 +67,17 @@ void sync_stage_free(Sync *s)
 void sync_stage_in(Sync *s, unsigned what)
 {
     if (!s->dev) return;
-    const Backend *be = s->dev->be;
-    if (what & STAGE_PARAMS) be->to_host(s->view.params, s->dev->params, sizeof(float) * s->dev->nparams);
-    if (what & STAGE_GRADS) be->to_host(s->view.grads, s->dev->grads, sizeof(float) * s->dev->nparams);
-    if (what & STAGE_STATE) be->to_host(s->view.state, s->dev->state, sizeof(float) * s->dev->nstate);
+    if (what & STAGE_PARAMS) model_params_to_host(s->dev, s->view.params);
+    if (what & STAGE_GRADS) model_grads_to_host(s->dev, s->view.grads);
+    if (what & STAGE_STATE) model_state_to_host(s->dev, s->view.state);
 }
 
 void sync_stage_out(Sync *s, unsigned what)
 {
     if (!s->dev) return;
-    const Backend *be = s->dev->be;
-    if (what & STAGE_PARAMS) be->to_device(s->dev->params, s->view.params, sizeof(float) * s->dev->nparams);
-    if (what & STAGE_GRADS) be->to_device(s->dev->grads, s->view.grads, sizeof(float) * s->dev->nparams);
-    if (what & STAGE_STATE) be->to_device(s->dev->state, s->view.state, sizeof(float) * s->dev->nstate);
+    if (what & STAGE_PARAMS) model_params_from_host(s->dev, s->view.params);
+    if (what & STAGE_GRADS) model_grads_from_host(s->dev, s->view.grads);
+    if (what & STAGE_STATE) model_state_from_host(s->dev, s->view.state);
 }
 
 void sync_stage_layer_grads(Sync *s, int layer)
