@@ -20,8 +20,8 @@
 #   3   lab1's cnn3, same small settings, on the CPU and on the GPU: test
 #       accuracy and loss must agree (GPU_CHECK_ACC_TOL, GPU_CHECK_LOSS_TOL)
 #   4a  ddlab's training step on the GPU: bin/gpucheck/bench/train_step
-#       --device, or, while train_step refuses a GPU, lab1 --iters timed per
-#       iteration (median after warm-up)
+#       --device (should it refuse the device, lab1 --iters timed per
+#       iteration instead, median after warm-up, and the summary says so)
 #   4b  the same steps in PyTorch eager on the GPU (bench/torch_step_gpu.py;
 #       skipped when torch is not importable or torch.cuda.is_available() is
 #       False); same parameter counts required

@@ -80,6 +80,16 @@ static void copy_in(const void *send, void *recv, size_t bytes)
     if (send != MPI_IN_PLACE && bytes && send != recv) memmove(recv, send, bytes);
 }
 
+/* Gather, Allgather, Scatter and Gatherv with one rank: the sent block
+ * lands at `recv`, and must fit the block the receiver expects. */
+static void copy_block(const void *send, int scount, MPI_Datatype stype, void *recv, int rcount,
+                       MPI_Datatype rtype, const char *fn)
+{
+    size_t bytes = span(scount, stype, fn);
+    if (bytes > span(rcount, rtype, fn)) stub_fatal("%s: %d sent elements do not fit %d received", fn, scount, rcount);
+    copy_in(send, recv, bytes);
+}
+
 static void empty_status(MPI_Status *st, int source)
 {
     if (st == MPI_STATUS_IGNORE) return;
@@ -273,9 +283,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 {
     need_comm(comm, "MPI_Gather");
     need_root(root, "MPI_Gather");
-    if (sendbuf != MPI_IN_PLACE && span(sendcount, sendtype, "MPI_Gather") > span(recvcount, recvtype, "MPI_Gather"))
-        stub_fatal("MPI_Gather: %d sent elements do not fit %d received", sendcount, recvcount);
-    if (sendbuf != MPI_IN_PLACE) copy_in(sendbuf, recvbuf, span(sendcount, sendtype, "MPI_Gather"));
+    if (sendbuf != MPI_IN_PLACE) copy_block(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Gather");
     return MPI_SUCCESS;
 }
 
@@ -285,10 +293,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     need_comm(comm, "MPI_Gatherv");
     need_root(root, "MPI_Gatherv");
     if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-    size_t bytes = span(sendcount, sendtype, "MPI_Gatherv");
-    if (bytes > span(recvcounts[0], recvtype, "MPI_Gatherv"))
-        stub_fatal("MPI_Gatherv: %d sent elements do not fit %d received", sendcount, recvcounts[0]);
-    copy_in(sendbuf, (char *)recvbuf + span(displs[0], recvtype, "MPI_Gatherv"), bytes);
+    copy_block(sendbuf, sendcount, sendtype, (char *)recvbuf + span(displs[0], recvtype, "MPI_Gatherv"), recvcounts[0],
+               recvtype, "MPI_Gatherv");
     return MPI_SUCCESS;
 }
 
@@ -297,10 +303,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     need_comm(comm, "MPI_Allgather");
     if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-    size_t bytes = span(sendcount, sendtype, "MPI_Allgather");
-    if (bytes > span(recvcount, recvtype, "MPI_Allgather"))
-        stub_fatal("MPI_Allgather: %d sent elements do not fit %d received", sendcount, recvcount);
-    copy_in(sendbuf, recvbuf, bytes);
+    copy_block(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Allgather");
     return MPI_SUCCESS;
 }
 
@@ -310,10 +313,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     need_comm(comm, "MPI_Scatter");
     need_root(root, "MPI_Scatter");
     if (recvbuf == MPI_IN_PLACE) return MPI_SUCCESS;
-    size_t bytes = span(sendcount, sendtype, "MPI_Scatter");
-    if (bytes > span(recvcount, recvtype, "MPI_Scatter"))
-        stub_fatal("MPI_Scatter: %d sent elements do not fit %d received", sendcount, recvcount);
-    copy_in(sendbuf, recvbuf, bytes);
+    copy_block(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Scatter");
     return MPI_SUCCESS;
 }
 
