@@ -120,9 +120,14 @@ ifdef WITH_CUDA
 endif
 CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90
 NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -Icore -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter
+# NCCL (--alg nccl) when the toolkit ships it (CUDA 13 does: nccl.h and
+# libnccl.so beside libcudart); without it the CUDA build still links and
+# --alg nccl says why it cannot run (core/cuda/nccl_coll.cu).
 ifdef WITH_CUDA
+  NCCL_LIB  := $(if $(and $(wildcard $(CUDA_HOME)/include/nccl.h),$(wildcard $(CUDA_LIBDIR)/libnccl.so)),-lnccl)
+  NVFLAGS   += $(if $(NCCL_LIB),-DDDL_HAVE_NCCL)
   CFLAGS  += -DDDL_HAVE_CUDA
-  LDLIBS  += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas -lstdc++
+  LDLIBS  += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas $(NCCL_LIB) -lstdc++
 endif
 
 # ---- sources ---------------------------------------------------------------

@@ -73,7 +73,7 @@ endif
 
 GC_CFLAGS := $(OPT) -g $(CSTD) $(GC_WARN) -MMD -MP $(GC_KIT_INC) -Icore/mpistub -Icore -fopenmp \
              -DDDL_HAVE_CUDA -DDDL_HAVE_CUDA_EMU
-GC_LDLIBS := -fopenmp $(GC_LIBS) -lm -lpthread -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas -lstdc++
+GC_LDLIBS := -fopenmp $(GC_LIBS) -lm -lpthread -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas $(NCCL_LIB) -lstdc++
 
 GC_STUB_SRC := core/mpistub/src/mpistub.c
 GC_OBJ      := $(CORE_SRC:%.c=$(GC_BUILD)/%.o) $(GC_STUB_SRC:%.c=$(GC_BUILD)/%.o) \

@@ -27,6 +27,9 @@
 extern "C" {
 #endif
 
+/* Big enough for an ncclUniqueId (128 bytes). */
+#define DDL_COLL_ID_BYTES 128
+
 typedef struct Backend {
     const char *name;     /* "cpu", "cuda": what DEVICE= says */
     const char *what;     /* for outputs: "CPU", "GPU", "emulated GPU" */
@@ -61,6 +64,24 @@ typedef struct Backend {
     void (*stream_wait)(void *stream, void *event); /* the stream waits, the host does not */
     void (*event_wait_host)(void *event);
     void (*to_device_async)(void *dst, const void *src_pinned, size_t bytes, void *stream);
+    bool (*event_done)(void *event); /* has the stream passed it? (never waits) */
+    /* Is p this backend's memory (a device pointer)? The comm layer asks,
+     * to stage device buffers for algorithms that reduce on the host. */
+    bool (*owns)(const void *p);
+
+    /* ---- collectives on backend memory: NCCL (NULL: the backend has none) ----
+     * coll_id fills a unique id (at most DDL_COLL_ID_BYTES) on one rank,
+     * which the caller broadcasts; every rank then calls coll_open with it
+     * (collective). `bootstrap` points at the MPI_Comm of those ranks:
+     * NCCL ignores it, the emulated GPU runs its NCCL over it. coll_allreduce
+     * reduces buf in place (FP32 floats or FP16 halves; avg: the mean) on
+     * `stream` (NULL: the stream the kernels run on), asynchronously. NULL
+     * from coll_open: no NCCL, the reason in why. */
+    int (*coll_id)(void *id);
+    void *(*coll_open)(int nranks, const void *id, int rank, const void *bootstrap, char why[256]);
+    void (*coll_allreduce)(void *coll, void *buf, size_t count, bool fp16, bool avg, void *stream);
+    void (*coll_close)(void *coll);
+    const char *(*coll_version)(void); /* "NCCL 2.28.9"; NULL: a build without NCCL */
 
     /* ---- GEMM (core/gemm.h) ---- */
     void (*gemm_f32)(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float *A, int lda,

@@ -10,6 +10,7 @@
 #include "../backend/backend.h"
 #include "device_mem.h"
 #include "kernels_cuda.h"
+#include "nccl_coll.h"
 
 #ifdef DDL_CUDA_EMU
 #define DDL_CUDA_BACKEND_NAME "cuda-emu"
@@ -55,6 +56,13 @@ extern "C" const Backend ddl_backend_cuda = {
     /* .stream_wait = */ ddl_cuda_stream_wait_event,
     /* .event_wait_host = */ ddl_cuda_event_synchronize,
     /* .to_device_async = */ ddl_cuda_memcpy_h2d_async,
+    /* .event_done = */ ddl_cuda_event_done,
+    /* .owns = */ ddl_cuda_is_device_pointer,
+    /* .coll_id = */ coll_id_cuda,
+    /* .coll_open = */ coll_open_cuda,
+    /* .coll_allreduce = */ coll_allreduce_cuda,
+    /* .coll_close = */ coll_close_cuda,
+    /* .coll_version = */ coll_version_cuda,
     /* .gemm_f32 = */ gemm_f32_cuda,
     /* .gemm_f16 = */ gemm_f16_cuda,
     /* .im2col = */ im2col_cuda,

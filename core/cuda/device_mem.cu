@@ -138,3 +138,26 @@ extern "C" void ddl_cuda_memcpy_h2d_async(void *dst_dev, const void *src_host, s
     if (bytes == 0) return;
     DDL_CUDA_CHECK(cudaMemcpyAsync(dst_dev, src_host, bytes, cudaMemcpyHostToDevice, stream_or_mine(stream)));
 }
+
+extern "C" bool ddl_cuda_event_done(void *event)
+{
+    cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(event));
+    if (e == cudaErrorNotReady) {
+        (void)cudaGetLastError(); // not an error: clear it
+        return false;
+    }
+    DDL_CUDA_CHECK(e);
+    return true;
+}
+
+extern "C" bool ddl_cuda_is_device_pointer(const void *p)
+{
+    if (!p) return false;
+    cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError(); // older runtimes: plain host memory is an error
+        return false;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}

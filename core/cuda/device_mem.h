@@ -8,6 +8,7 @@
 #ifndef DDL_CUDA_DEVICE_MEM_H
 #define DDL_CUDA_DEVICE_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -60,6 +61,11 @@ void ddl_cuda_event_record(void *event, void *stream);
 void ddl_cuda_stream_wait_event(void *stream, void *event);
 void ddl_cuda_event_synchronize(void *event);
 void ddl_cuda_memcpy_h2d_async(void *dst_dev, const void *src_host, size_t bytes, void *stream);
+/* Has the stream reached the event (cudaEventQuery)? Never waits. */
+bool ddl_cuda_event_done(void *event);
+/* Is p device memory (cudaPointerGetAttributes)? Host memory, pinned or
+ * not, says false. */
+bool ddl_cuda_is_device_pointer(const void *p);
 
 /* 1 when MPI can be handed device pointers (Open MPI built with CUDA and
  * enabled at run time: MPIX_Query_cuda_support); 0 otherwise, with the

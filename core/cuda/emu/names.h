@@ -22,15 +22,23 @@
 #define bias_grad_cuda bias_grad_cuda_emu
 #define channels_to_images_cuda channels_to_images_cuda_emu
 #define col2im_cuda col2im_cuda_emu
+#define coll_allreduce_cuda coll_allreduce_cuda_emu
+#define coll_close_cuda coll_close_cuda_emu
+#define coll_id_cuda coll_id_cuda_emu
+#define coll_open_cuda coll_open_cuda_emu
+#define coll_version_cuda coll_version_cuda_emu
 #define copy_grad_cuda copy_grad_cuda_emu
+#define ddl_backend_cuda ddl_backend_cuda_emu
 #define ddl_cuda_blas_release ddl_cuda_blas_release_emu
 #define ddl_cuda_event_create ddl_cuda_event_create_emu
 #define ddl_cuda_event_destroy ddl_cuda_event_destroy_emu
+#define ddl_cuda_event_done ddl_cuda_event_done_emu
 #define ddl_cuda_event_record ddl_cuda_event_record_emu
 #define ddl_cuda_event_synchronize ddl_cuda_event_synchronize_emu
 #define ddl_cuda_free ddl_cuda_free_emu
 #define ddl_cuda_host_alloc ddl_cuda_host_alloc_emu
 #define ddl_cuda_host_free ddl_cuda_host_free_emu
+#define ddl_cuda_is_device_pointer ddl_cuda_is_device_pointer_emu
 #define ddl_cuda_malloc ddl_cuda_malloc_emu
 #define ddl_cuda_memcpy_d2d ddl_cuda_memcpy_d2d_emu
 #define ddl_cuda_memcpy_d2h ddl_cuda_memcpy_d2h_emu
@@ -73,6 +81,5 @@
 #define sgd_update_cuda sgd_update_cuda_emu
 #define softmax_ce_backward_cuda softmax_ce_backward_cuda_emu
 #define softmax_ce_forward_cuda softmax_ce_forward_cuda_emu
-#define ddl_backend_cuda ddl_backend_cuda_emu
 #endif
 #endif

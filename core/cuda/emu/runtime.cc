@@ -128,6 +128,7 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
     }
     return "cudaErrorUnknown";
 }
@@ -141,6 +142,7 @@ const char *cudaGetErrorString(cudaError_t e)
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidDevice: return "invalid device ordinal (the emulated GPU is device 0 of 1)";
     case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorNotReady: return "device not ready";
     }
     return "unknown error";
 }
@@ -330,5 +332,16 @@ cudaError_t cudaEventDestroy(cudaEvent_t e)
 
 cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+
+// Device or not is all ddlab asks; pinned and plain host memory both say
+// host here (CUDA says Unregistered for the latter; callers treat both alike).
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p)
+{
+    bool dev = is_device_pointer(p);
+    *a = cudaPointerAttributes{ dev ? cudaMemoryTypeDevice : cudaMemoryTypeHost, 0, dev ? const_cast<void *>(p) : nullptr,
+                                dev ? nullptr : const_cast<void *>(p) };
+    return cudaSuccess;
+}
 
 } // namespace ddl_emu
