@@ -73,18 +73,18 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    const CommAlg algs[COMM_ALG_COUNT] = { COMM_ALG_MPI, COMM_ALG_RING, COMM_ALG_RING_ASYNC, COMM_ALG_RABENSEIFNER,
+    const CommAlg algs[COMM_ALG_HOST_COUNT] = { COMM_ALG_MPI, COMM_ALG_RING, COMM_ALG_RING_ASYNC, COMM_ALG_RABENSEIFNER,
                                            COMM_ALG_RECDOUBLING, COMM_ALG_TREE, COMM_ALG_LINEAR };
-    Samples s[COMM_ALG_COUNT];
-    for (int a = 0; a < COMM_ALG_COUNT; a++) {
+    Samples s[COMM_ALG_HOST_COUNT];
+    for (int a = 0; a < COMM_ALG_HOST_COUNT; a++) {
         s[a].t = calloc((size_t)rounds, sizeof(double));
         s[a].n = 0;
     }
     size_t count = bytes / sizeof(float);
     void *buf = ddl_alloc(count * sizeof(float));
-    interleaved(&c, algs, COMM_ALG_COUNT, count, rounds, 1, buf, s);
+    interleaved(&c, algs, COMM_ALG_HOST_COUNT, count, rounds, 1, buf, s);
     double mpi_busbw = comm_busbw((double)bytes, median(&s[0]), c.size) / 1e9, ring_ratio = 0;
-    for (int a = 1; a < COMM_ALG_COUNT; a++) {
+    for (int a = 1; a < COMM_ALG_HOST_COUNT; a++) {
         double busbw = comm_busbw((double)bytes, median(&s[a]), c.size) / 1e9;
         if (algs[a] == COMM_ALG_RING) ring_ratio = busbw / mpi_busbw;
         if (c.rank == 0)
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
                c.size, bytes, ring_ratio >= 0.9 ? "PASS" : "FAIL", ring_ratio,
                rd_lat <= 1.5 * mpi_lat ? "PASS" : "FAIL", rd_lat / mpi_lat, wrong);
     }
-    for (int a = 0; a < COMM_ALG_COUNT; a++) free(s[a].t);
+    for (int a = 0; a < COMM_ALG_HOST_COUNT; a++) free(s[a].t);
     for (int a = 0; a < 2; a++) free(l[a].t);
     ddl_free(buf);
     comm_free(&c);

@@ -129,7 +129,7 @@ static void check_fp32_random(Comm *c, size_t n, const Refs *refs, const float *
     memcpy(mpi, mine, n * sizeof(float));
     comm_allreduce(c, mpi, n, COMM_FP32, COMM_SUM, COMM_ALG_MPI);
 
-    for (int a = 0; a < COMM_ALG_COUNT; a++) {
+    for (int a = 0; a < COMM_ALG_HOST_COUNT; a++) {
         if (!checked(a)) continue;
         const char *name = comm_alg_name((CommAlg)a);
         memcpy(y, mine, n * sizeof(float));
@@ -168,7 +168,7 @@ static void check_fp32_exact(Comm *c, size_t n)
     float *mpi = ddl_alloc(n * sizeof(float)), *y = ddl_alloc(n * sizeof(float));
     fill(mpi, n, c->rank, integer_value);
     comm_allreduce(c, mpi, n, COMM_FP32, COMM_SUM, COMM_ALG_MPI);
-    for (int a = 0; a < COMM_ALG_COUNT; a++) {
+    for (int a = 0; a < COMM_ALG_HOST_COUNT; a++) {
         if (!checked(a)) continue;
         fill(y, n, c->rank, integer_value);
         comm_allreduce(c, y, n, COMM_FP32, COMM_SUM, (CommAlg)a);
@@ -190,7 +190,7 @@ static void check_fp16(Comm *c, size_t n)
     }
     for (int op = COMM_SUM; op <= COMM_AVG; op++) {
         const char *opname = op == COMM_SUM ? "sum" : "avg";
-        for (int a = 0; a < COMM_ALG_COUNT; a++) {
+        for (int a = 0; a < COMM_ALG_HOST_COUNT; a++) {
         if (!checked(a)) continue;
             for (size_t i = 0; i < n; i++) {
                 h[i] = half_from_float(random_value(c->rank, i));

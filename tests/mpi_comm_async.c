@@ -38,9 +38,9 @@ enum { INFLIGHT = 3 };
 static void test_concurrent(Comm *c, size_t n, CommDtype dtype)
 {
     const int p = c->size;
-    for (int a = 0; a < COMM_ALG_COUNT; a++) {
-        CommAlg algs[INFLIGHT] = { (CommAlg)a, (CommAlg)((a + 1) % COMM_ALG_COUNT),
-                                   (CommAlg)((a + 3) % COMM_ALG_COUNT) };
+    for (int a = 0; a < COMM_ALG_HOST_COUNT; a++) {
+        CommAlg algs[INFLIGHT] = { (CommAlg)a, (CommAlg)((a + 1) % COMM_ALG_HOST_COUNT),
+                                   (CommAlg)((a + 3) % COMM_ALG_HOST_COUNT) };
         CommRequest *req[INFLIGHT];
         float *fbuf[INFLIGHT], *want = ddl_alloc(n * sizeof(float));
         uint16_t *hbuf[INFLIGHT], *hwant = ddl_alloc(n * sizeof(uint16_t));
@@ -92,7 +92,7 @@ static void test_reuse(Comm *c)
         float *x = ddl_alloc(n * sizeof(float)), *y = ddl_alloc(n * sizeof(float));
         fill(x, n, c->rank);
         fill(y, n, c->rank);
-        CommAlg alg = (CommAlg)(k % COMM_ALG_COUNT + 1) == COMM_ALG_COUNT ? COMM_ALG_RING : (CommAlg)(k + 1);
+        CommAlg alg = (CommAlg)(k % COMM_ALG_HOST_COUNT + 1) == COMM_ALG_HOST_COUNT ? COMM_ALG_RING : (CommAlg)(k + 1);
         comm_iallreduce(r, x, n, COMM_FP32, COMM_SUM, alg);
         comm_wait(r);
         comm_allreduce(c, y, n, COMM_FP32, COMM_SUM, alg);
@@ -113,7 +113,7 @@ static void test_split(Comm *world)
     int members = DDL_MIN(2, world->size - 2 * color);
     bool ok = group.size == members && group.rank == world->rank % 2;
     const size_t n = 999;
-    for (int a = 0; a < COMM_ALG_COUNT; a++) {
+    for (int a = 0; a < COMM_ALG_HOST_COUNT; a++) {
         float *x = ddl_alloc(n * sizeof(float));
         fill(x, n, world->rank);
         comm_allreduce(&group, x, n, COMM_FP32, COMM_AVG, (CommAlg)a);

@@ -119,7 +119,7 @@ int main(int argc, char **argv)
             bool seen = false;
             for (size_t e = 0; e < s; e++) seen = seen || sizes[e] == n;
             if (seen || (dtype == COMM_FP16 && n > 20000)) continue;
-            for (int a = COMM_ALG_LINEAR; a < COMM_ALG_COUNT; a++) {
+            for (int a = COMM_ALG_LINEAR; a < COMM_ALG_HOST_COUNT; a++) {
                 CommAlg alg = (CommAlg)a;
                 const char *name = comm_alg_name(alg);
                 comm_counters_reset(&c);
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
                             comm_dtype_name(dtype), n, size, sent, total);
                 /* Other algorithms' counters stay untouched. */
                 bool others_zero = true;
-                for (int b = 0; b < COMM_ALG_COUNT; b++)
+                for (int b = 0; b < COMM_ALG_HOST_COUNT; b++)
                     if (b != a && (c.count[b].calls || c.count[b].bytes_sent || c.count[b].msgs_recv))
                         others_zero = false;
                 t_check_all(others_zero, "%s %s n=%zu np%d: traffic charged to %s only", name,

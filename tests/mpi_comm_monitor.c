@@ -38,7 +38,7 @@ int main(int argc, char **argv)
         const size_t sizes[] = { 1, 1000, 100003 };
         float *buf = ddl_calloc(100003 * sizeof(float));
         for (int s = 0; s < 3; s++) {
-            for (int a = COMM_ALG_LINEAR; a < COMM_ALG_COUNT; a++) {
+            for (int a = COMM_ALG_LINEAR; a < COMM_ALG_HOST_COUNT; a++) {
                 uint64_t m0, b0, m1, b1;
                 comm_counters_reset(&c);
                 comm_monitor_read(&mon, &m0, &b0);

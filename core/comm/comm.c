@@ -20,6 +20,7 @@ static const struct {
     [COMM_ALG_RABENSEIFNER] = { "rabenseifner", "Rabenseifner: recursive halving + doubling" },
     [COMM_ALG_RING] = { "ring", "ring reduce-scatter + allgather (MPI_Sendrecv)" },
     [COMM_ALG_RING_ASYNC] = { "ring_async", "ring, pipelined segments (MPI_Isend/Irecv)" },
+    [COMM_ALG_NCCL] = { "nccl", "NCCL's allreduce on GPU memory (NCCL's choice)" },
 };
 
 const char *comm_alg_name(CommAlg alg) { return alg < COMM_ALG_COUNT ? ALGS[alg].name : "?"; }
@@ -64,12 +65,14 @@ int comm_split(const Comm *parent, int color, int key, Comm *out)
     MPI_Comm mine;
     MPI_Comm_split(parent->mpi, color < 0 ? MPI_UNDEFINED : color, key, &mine);
     init_from(out, mine);
+    out->be = parent->be;
     return 0;
 }
 
 void comm_free(Comm *c)
 {
     if (c->blocking) comm_request_free(c->blocking);
+    nccl_comm_free(c);
     if (c->half_sum != MPI_OP_NULL) MPI_Op_free(&c->half_sum);
     if (c->mpi != MPI_COMM_NULL) MPI_Comm_free(&c->mpi);
     memset(c, 0, sizeof *c);
@@ -91,6 +94,7 @@ void comm_request_free(CommRequest *r)
     if (r->active) ddl_die("comm_request_free on a request still in flight");
     payload_free(&r->pay);
     sched_free(&r->sched);
+    stage_free(r);
     free(r->recv_req);
     free(r->send_req);
     free(r);
@@ -113,6 +117,7 @@ static void build(CommRequest *r, size_t count)
         break;
     }
     case COMM_ALG_MPI:
+    case COMM_ALG_NCCL:
     case COMM_ALG_COUNT: ddl_die("no schedule for algorithm %d", (int)r->alg);
     }
 }
@@ -134,6 +139,11 @@ static bool start(CommRequest *r, void *buf, size_t count, CommDtype dtype, Comm
     r->nsend = 0;
     r->xchg_posted = false;
     r->pay.dtype = dtype; /* build() needs the element size */
+    if (alg == COMM_ALG_NCCL) {
+        nccl_start(r, buf, count, dtype, op);
+        return true;
+    }
+    buf = stage_to_host(r, buf, count * payload_elem_bytes(dtype));
     if (alg == COMM_ALG_MPI) {
         /* MPI reduces the caller's buffer itself; keep what AVG needs. */
         r->pay.user = buf;
@@ -149,10 +159,15 @@ static bool start(CommRequest *r, void *buf, size_t count, CommDtype dtype, Comm
 
 static void end(CommRequest *r)
 {
-    if (r->alg == COMM_ALG_MPI) {
-        if (r->pay.op == COMM_AVG) mpi_allreduce_average(r->pay.user, r->pay.count, r->pay.dtype, r->pay.ranks);
+    if (r->alg == COMM_ALG_NCCL) {
+        nccl_finish(r);
     } else {
-        payload_end(&r->pay);
+        if (r->alg == COMM_ALG_MPI) {
+            if (r->pay.op == COMM_AVG) mpi_allreduce_average(r->pay.user, r->pay.count, r->pay.dtype, r->pay.ranks);
+        } else {
+            payload_end(&r->pay);
+        }
+        stage_back(r);
     }
     r->active = false;
 }
@@ -167,19 +182,21 @@ void comm_allreduce(Comm *c, void *buf, size_t count, CommDtype dtype, CommReduc
         if (c->mpi == MPI_COMM_NULL) ddl_die("allreduce on a Comm this rank is not a member of");
         c->started++;
         c->count[COMM_ALG_MPI].calls++;
-        if (count > 0) mpi_allreduce_blocking(c, buf, count, dtype, op);
+        if (count == 0) return;
+        mpi_allreduce_blocking(c, stage_to_host(r, buf, count * payload_elem_bytes(dtype)), count, dtype, op);
+        stage_back(r);
         return;
     }
     if (!start(r, buf, count, dtype, op, alg)) return;
-    engine_run(r, true);
+    if (alg != COMM_ALG_NCCL) engine_run(r, true);
     end(r);
 }
 
 void comm_iallreduce(CommRequest *r, void *buf, size_t count, CommDtype dtype, CommReduceOp op, CommAlg alg)
 {
     if (!start(r, buf, count, dtype, op, alg)) return;
-    if (alg == COMM_ALG_MPI) mpi_iallreduce_start(r, buf, count, dtype);
-    else comm_test(r); /* post the first messages now */
+    if (alg == COMM_ALG_MPI) mpi_iallreduce_start(r, r->pay.user, count, dtype); /* the staged copy, if any */
+    else comm_test(r); /* post the first messages now (NCCL: already queued) */
 }
 
 bool comm_test(CommRequest *r)
@@ -190,6 +207,8 @@ bool comm_test(CommRequest *r)
         int flag = 0;
         MPI_Test(&r->mpi_req, &flag, MPI_STATUS_IGNORE);
         done = flag != 0;
+    } else if (r->alg == COMM_ALG_NCCL) {
+        done = nccl_test(r);
     } else {
         done = engine_run(r, false);
     }
@@ -201,7 +220,7 @@ void comm_wait(CommRequest *r)
 {
     if (!r->active) return;
     if (r->alg == COMM_ALG_MPI) MPI_Wait(&r->mpi_req, MPI_STATUS_IGNORE);
-    else engine_run(r, true);
+    else if (r->alg != COMM_ALG_NCCL) engine_run(r, true);
     end(r);
 }
 
@@ -237,6 +256,6 @@ CommCounters comm_counters_total(const Comm *c)
 {
     _Static_assert(COMM_ALG_MPI == 0, "the MPI baseline is the first algorithm");
     CommCounters t = { 0 };
-    for (int a = COMM_ALG_MPI + 1; a < COMM_ALG_COUNT; a++) comm_counters_add(&t, &c->count[a]);
+    for (int a = COMM_ALG_MPI + 1; a < COMM_ALG_HOST_COUNT; a++) comm_counters_add(&t, &c->count[a]);
     return t;
 }

@@ -57,6 +57,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct Backend;
+
 typedef enum CommAlg {
     COMM_ALG_MPI,
     COMM_ALG_LINEAR,
@@ -65,8 +67,15 @@ typedef enum CommAlg {
     COMM_ALG_RABENSEIFNER,
     COMM_ALG_RING,
     COMM_ALG_RING_ASYNC,
+    /* NCCL's allreduce on device memory (comm_use_device with a backend
+     * that has it: DEVICE=cuda, cuda-emu). The algorithms before it reduce
+     * on the host and run everywhere: loops over "every algorithm" of a
+     * host buffer stop at COMM_ALG_HOST_COUNT, or ask comm_alg_usable. */
+    COMM_ALG_NCCL,
     COMM_ALG_COUNT
 } CommAlg;
+
+#define COMM_ALG_HOST_COUNT COMM_ALG_NCCL
 
 typedef enum CommDtype { COMM_FP32, COMM_FP16 } CommDtype;
 typedef enum CommReduceOp { COMM_SUM, COMM_AVG } CommReduceOp;
@@ -95,6 +104,11 @@ typedef struct Comm {
     unsigned long started;
     MPI_Op half_sum;                     /* FP16 sum for the MPI baseline */
     CommRequest *blocking;               /* reused by comm_allreduce: warm scratch */
+    /* Device buffers (comm_use_device; NULL be: host memory only). */
+    const struct Backend *be;
+    void *coll;                          /* the backend's NCCL communicator, opened at first use */
+    void *coll_stream;                   /* NCCL runs on it, beside the kernels */
+    void *coll_ready;                    /* event: the kernels that wrote a buffer are done */
 } Comm;
 
 #define COMM_DEFAULT_SEGMENT_BYTES ((size_t)256 * 1024)
@@ -108,6 +122,21 @@ void comm_free(Comm *c);
  * ordered by key; ranks passing color < 0 get an empty Comm (size 0,
  * mpi = MPI_COMM_NULL) that they must still comm_free. */
 int comm_split(const Comm *parent, int color, int key, Comm *out);
+
+/* Buffers may be the backend's device memory from now on (not collective;
+ * a Comm split from this one inherits it; the CPU backend changes nothing).
+ * - Host algorithms (every one but nccl) given a device buffer copy it to
+ *   page-locked host memory, reduce there and copy the result back: always
+ *   correct, and what a GPU without CUDA-aware MPI needs.
+ * - COMM_ALG_NCCL reduces device buffers where they are, on a stream of
+ *   its own after the kernels queued so far; a host buffer is copied to
+ *   the device and back. Its communicator is made at its first use
+ *   (collective, as every allreduce is). */
+void comm_use_device(Comm *c, const struct Backend *be);
+/* Can alg run on this Comm? Only nccl may not: false, with the reason. */
+bool comm_alg_usable(const Comm *c, CommAlg alg, char why[256]);
+/* "NCCL 2.28.9", "emulated NCCL (...)"; NULL without one. */
+const char *comm_nccl_version(const Comm *c);
 
 /* In-place allreduce of `count` elements of `buf` (float* for FP32,
  * uint16_t* halves for FP16). Collective: every rank passes the same
@@ -139,7 +168,7 @@ CommCounters comm_counters_total(const Comm *c);
 void comm_counters_add(CommCounters *t, const CommCounters *a);
 CommCounters comm_counters_minus(CommCounters a, CommCounters b);
 
-/* "mpi", "linear", "tree", "recdoubling", "rabenseifner", "ring", "ring_async" */
+/* "mpi", "linear", "tree", "recdoubling", "rabenseifner", "ring", "ring_async", "nccl" */
 const char *comm_alg_name(CommAlg alg);
 /* One line for legends and READMEs. */
 const char *comm_alg_description(CommAlg alg);

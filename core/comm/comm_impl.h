@@ -141,11 +141,34 @@ struct CommRequest {
     MPI_Request *recv_req; int cap_recv;
     MPI_Request *send_req; int nsend, cap_send;
     MPI_Request mpi_req;  /* COMM_ALG_MPI: the MPI_Iallreduce */
+    /* A buffer on the wrong side for the algorithm (stage.c): the caller's
+     * buffer while its copy is reduced (NULL: not staged), and the copies. */
+    void *user;
+    size_t user_bytes;
+    void *host_stage, *dev_stage;       /* page-locked host / device, grown on demand */
+    size_t host_stage_bytes, dev_stage_bytes;
+    void *nccl_done;                    /* nccl: event after the allreduce */
 };
 
 /* Run the schedule from r->pc: to the end when `block`, else until a step
  * would wait. Returns true when the schedule is done. */
 bool engine_run(CommRequest *r, bool block);
+
+/* Staging between the backend's device memory and the host (stage.c).
+ * stage_to_host: a device buffer's copy in page-locked host memory (the
+ * buffer itself when it is host memory); stage_to_device: a host buffer's
+ * copy in device memory. stage_back copies the result to the caller's
+ * buffer, if one was staged. */
+void *stage_to_host(CommRequest *r, void *buf, size_t bytes);
+void *stage_to_device(CommRequest *r, void *buf, size_t bytes);
+void stage_back(CommRequest *r);
+void stage_free(CommRequest *r);
+
+/* NCCL (alg_nccl.c): queued on the Comm's stream, done at its event. */
+void nccl_start(CommRequest *r, void *buf, size_t count, CommDtype dtype, CommReduceOp op);
+bool nccl_test(CommRequest *r);
+void nccl_finish(CommRequest *r);
+void nccl_comm_free(Comm *c);
 
 /* The MPI baseline (alg_mpi.c). */
 void mpi_allreduce_blocking(Comm *c, void *buf, size_t count, CommDtype dtype, CommReduceOp op);

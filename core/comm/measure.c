@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend/backend.h"
 #include "../common.h"
 #include "../half.h"
 
@@ -13,10 +14,15 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A device buffer (comm_use_device): filled and read through copies. */
+static bool on_device(const Comm *c, const void *buf) { return c->be && c->be->owns(buf); }
+
 AllreduceTiming comm_time_allreduce(Comm *c, CommAlg alg, CommDtype dtype, size_t count, int warmup, int reps,
                                     void *buf)
 {
-    memset(buf, 0, count * comm_dtype_size(dtype)); /* half zero is all-zero bits too */
+    /* half zero is all-zero bits too */
+    if (on_device(c, buf)) c->be->zero(buf, count * comm_dtype_size(dtype));
+    else memset(buf, 0, count * comm_dtype_size(dtype));
     double t_warm = ddl_now();
     for (int i = 0; i < warmup; i++) comm_allreduce(c, buf, count, dtype, COMM_SUM, alg);
     t_warm = ddl_now() - t_warm;
@@ -53,14 +59,19 @@ static float check_value(int rank, size_t i) { return (float)((int)((i * 3 + (si
 
 long comm_check_allreduce(Comm *c, CommAlg alg, CommDtype dtype, size_t count, void *buf)
 {
-    float *f = buf;
-    uint16_t *h = buf;
+    size_t bytes = count * comm_dtype_size(dtype);
+    bool dev = on_device(c, buf);
+    void *host = dev ? ddl_alloc(bytes ? bytes : 1) : buf;
+    float *f = host;
+    uint16_t *h = host;
     for (size_t i = 0; i < count; i++) {
         float v = check_value(c->rank, i);
         if (dtype == COMM_FP32) f[i] = v;
         else h[i] = half_from_float(v);
     }
+    if (dev) c->be->to_device(buf, host, bytes);
     comm_allreduce(c, buf, count, dtype, COMM_SUM, alg);
+    if (dev) c->be->to_host(host, buf, bytes);
     /* check_value depends on i only through i mod 11, so the 11 exact sums
      * cover every element: O(count + 11 p) rather than O(count p), which
      * matters at 80 simulated ranks sharing one core. */
@@ -75,6 +86,7 @@ long comm_check_allreduce(Comm *c, CommAlg alg, CommDtype dtype, size_t count, v
         float got = dtype == COMM_FP32 ? f[i] : half_to_float(h[i]);
         if (got != want) wrong++;
     }
+    if (dev) ddl_free(host);
     long total = 0;
     MPI_Allreduce(&wrong, &total, 1, MPI_LONG, MPI_SUM, c->mpi);
     return total;
