@@ -34,6 +34,9 @@ void driver_meta(Driver *d, Meta *m)
         char why[200] = "";
         int aware = ddl_mpi_cuda_aware(why, sizeof why);
         meta_set(m, "mpi_cuda_aware", "%s%s%s", aware ? "yes" : "no", why[0] ? ": " : "", why);
+        char where[256];
+        if (d->has_sync && sync_gradients_where(d->sync, where, sizeof where))
+            meta_set(m, "gradients", "%s", where);
     }
     meta_set(m, "profile", "%s", o->profile);
     meta_set(m, "seed", "%llu", (unsigned long long)o->seed);

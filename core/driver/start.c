@@ -137,6 +137,7 @@ int driver_open(Driver *d)
     if (driver_first_failure(d, bad, err) >= 0) return 2;
     if ((d->spec->shared & DRV_OUT) && driver_check_dir(d, "out", o->out) != 0) return 2;
     comm_init(&d->comm, MPI_COMM_WORLD);
+    comm_use_device(&d->comm, d->be); /* device buffers may meet the Comm (staged, or NCCL) */
     d->opened = true;
     return 0;
 }

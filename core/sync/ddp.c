@@ -109,6 +109,7 @@ const SyncRow SYNC_ROW_DDP = {
     .description = "buckets in reverse layer order, allreduced during backward (fusion + overlap)",
     .state_bytes = sizeof(Ddp),
     .default_alg = COMM_ALG_MPI,
+    .grads_in_place = true,
     .broadcast_buffers = true,
     .setup = setup,
     .teardown = teardown,

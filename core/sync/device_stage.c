@@ -15,15 +15,27 @@
  *   after_step      weights and buffers to the host before, back after
  *   BN buffers      to the host, broadcast, back
  *
+ * With --alg nccl, rows whose gradients only go to the Comm as arena
+ * slices (SyncRow.grads_in_place: allreduce, allreduce_flat, ddp, horovod
+ * without FP16 compression) skip the gradient copies: the view's gradient
+ * arena is the device's, and NCCL reduces it where it is.
+ *
  * The parameter server stages its pushes and pulls itself, and runs its
  * update on the host view (ps.c). The cloud-and-users rows (C-SGD, D-SGD,
  * FedAvg) train on the device model (sync_device_model) and stage every
  * message in fed_link.c. On the CPU nothing here runs: s->m is the
  * trainer's model itself. */
+#include <stdio.h>
+
 #include "../common.h"
 #include "strategy.h"
 
 bool sync_staged(const Sync *s) { return s->dev != NULL; }
+
+static bool grads_stay(const Sync *s)
+{
+    return s->cfg.alg == COMM_ALG_NCCL && s->row->grads_in_place && !s->cfg.horovod.fp16;
+}
 
 void sync_stage_init(Sync *s)
 {
@@ -33,7 +45,8 @@ void sync_stage_init(Sync *s)
     s->dev = m;
     s->view = *m;
     s->view.params = m->be->host_alloc(sizeof(float) * (m->nparams ? m->nparams : 1));
-    s->view.grads = m->be->host_alloc(sizeof(float) * (m->nparams ? m->nparams : 1));
+    s->grads_on_device = grads_stay(s);
+    s->view.grads = s->grads_on_device ? m->grads : m->be->host_alloc(sizeof(float) * (m->nparams ? m->nparams : 1));
     s->view.state = m->be->host_alloc(sizeof(float) * (m->nstate ? m->nstate : 1));
     s->view.hook = NULL;
     s->view.hook_ctx = NULL;
@@ -58,7 +71,7 @@ void sync_stage_free(Sync *s)
     if (!s->dev) return;
     const Backend *be = s->dev->be;
     be->host_free(s->view.params);
-    be->host_free(s->view.grads);
+    if (!s->grads_on_device) be->host_free(s->view.grads);
     be->host_free(s->view.state);
     ddl_free(s->layer_lo);
     ddl_free(s->layer_hi);
@@ -67,6 +80,7 @@ void sync_stage_free(Sync *s)
 void sync_stage_in(Sync *s, unsigned what)
 {
     if (!s->dev) return;
+    if (s->grads_on_device) what &= ~(unsigned)STAGE_GRADS;
     if (what & STAGE_PARAMS) model_params_to_host(s->dev, s->view.params);
     if (what & STAGE_GRADS) model_grads_to_host(s->dev, s->view.grads);
     if (what & STAGE_STATE) model_state_to_host(s->dev, s->view.state);
@@ -75,6 +89,7 @@ void sync_stage_in(Sync *s, unsigned what)
 void sync_stage_out(Sync *s, unsigned what)
 {
     if (!s->dev) return;
+    if (s->grads_on_device) what &= ~(unsigned)STAGE_GRADS;
     if (what & STAGE_PARAMS) model_params_from_host(s->dev, s->view.params);
     if (what & STAGE_GRADS) model_grads_from_host(s->dev, s->view.grads);
     if (what & STAGE_STATE) model_state_from_host(s->dev, s->view.state);
@@ -82,9 +97,22 @@ void sync_stage_out(Sync *s, unsigned what)
 
 void sync_stage_layer_grads(Sync *s, int layer)
 {
-    if (!s->dev || layer < 0 || layer >= s->dev->nlayers) return;
+    if (!s->dev || s->grads_on_device || layer < 0 || layer >= s->dev->nlayers) return;
     size_t lo = s->layer_lo[layer], hi = s->layer_hi[layer];
     if (hi > lo) s->dev->be->to_host(s->view.grads + lo, s->dev->grads + lo, sizeof(float) * (hi - lo));
 }
 
 Model *sync_device_model(Sync *s) { return s->dev ? s->dev : s->m; }
+
+const char *sync_gradients_where(const Sync *s, char *buf, size_t cap)
+{
+    if (!s->dev) return NULL;
+    if (s->grads_on_device)
+        snprintf(buf, cap, "reduced in device memory by %s", comm_nccl_version(s->c));
+    else if (s->cfg.alg == COMM_ALG_NCCL && s->row->grads_in_place)
+        snprintf(buf, cap, "staged through page-locked host memory (FP16 compression runs on the host), then "
+                           "copied to the device for %s", comm_nccl_version(s->c));
+    else
+        snprintf(buf, cap, "staged through page-locked host memory (the %s row works on host copies)", s->row->name);
+    return buf;
+}

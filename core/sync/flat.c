@@ -15,6 +15,7 @@ const SyncRow SYNC_ROW_ALLREDUCE_FLAT = {
     .name = "allreduce_flat",
     .description = "one allreduce of the whole gradient after backward (fusion, no overlap)",
     .default_alg = COMM_ALG_MPI,
+    .grads_in_place = true,
     .broadcast_buffers = false,
     .finish = finish,
 };

@@ -165,6 +165,7 @@ const SyncRow SYNC_ROW_HOROVOD = {
     .description = "Horovod: tensor fusion per cycle, ring allreduce during backward",
     .state_bytes = sizeof(Horovod),
     .default_alg = COMM_ALG_RING,
+    .grads_in_place = true,
     .setup = setup,
     .teardown = teardown,
     .begin_step = begin_step,

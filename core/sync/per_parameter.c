@@ -21,5 +21,6 @@ const SyncRow SYNC_ROW_ALLREDUCE = {
     .name = "allreduce",
     .description = "per parameter: allreduce, then divide by the rank count (seed Listing 4)",
     .default_alg = COMM_ALG_MPI,
+    .grads_in_place = true,
     .finish = finish_alg,
 };

@@ -127,6 +127,7 @@ typedef struct Sync {
     Model *dev;
     Model view;
     size_t *layer_lo, *layer_hi; /* each layer's slice of the gradient arena */
+    bool grads_on_device;      /* the view's gradients are the device's (NCCL reduces them there) */
 } Sync;
 
 /* One round of a row that trains on its own schedule. */
@@ -143,6 +144,10 @@ struct SyncRow {
     bool broadcast_buffers;    /* default of SyncConfig.broadcast_buffers */
     bool one_process;          /* refuses more than one rank (none, csgd) */
     bool rank0_serves;         /* rank 0 computes no gradients (server, cloud) */
+    /* Its only use of the gradients: allreduces of arena slices through
+     * the Comm. On a device with --alg nccl they then stay in device
+     * memory (device_stage.c). */
+    bool grads_in_place;
     int (*setup)(Sync *s, char err[256]);      /* collective; 0, or -1 with a reason */
     void (*teardown)(Sync *s);
     void (*begin_step)(Sync *s);
@@ -183,6 +188,10 @@ bool sync_staged(const Sync *s);
 void sync_stage_in(Sync *s, unsigned what);  /* device -> host view (no-op on the CPU) */
 void sync_stage_out(Sync *s, unsigned what); /* host view -> device */
 void sync_stage_layer_grads(Sync *s, int layer);
+/* For outputs, on a device: where the gradients are reduced ("in device
+ * memory by NCCL 2.28.9", "staged through page-locked host memory (...)");
+ * NULL on the CPU. */
+const char *sync_gradients_where(const Sync *s, char *buf, size_t cap);
 /* The model the kernels run on: the trainer's (s->m is its host view on a device). */
 Model *sync_device_model(Sync *s);
 /* The parts of a step that rows with a step of their own reuse:

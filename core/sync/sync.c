@@ -70,6 +70,7 @@ static int refuse(const SyncConfig *cfg, const SyncRow *r, const Comm *c, char e
         snprintf(err, 256, "sync %s needs a communicator", r->name);
         return -1;
     }
+    if (c && !comm_alg_usable(c, cfg->alg, err)) return -1;
     if (r->one_process && c && c->size > 1) {
         snprintf(err, 256, "sync %s runs one process, not %d ranks: pick a strategy that synchronises ranks "
                            "(e.g. allreduce, ddp, horovod, ps)", r->name, c->size);

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
                       .timed = 40, .trace_iter = -1 };
     const CliOption own[] = {
         OPTION_STR("sync", &o.sync, "none | gather_scatter | allreduce | allreduce_flat | ddp"),
-        OPTION_STR("alg", &o.alg, "allreduce algorithm for allreduce, allreduce_flat, ddp (lab2's names)"),
+        OPTION_STR("alg", &o.alg, "allreduce algorithm for allreduce, allreduce_flat, ddp (lab2's names; nccl on a GPU)"),
         OPTION_FLOAT("bucket-cap-mb", &o.bucket_cap_mb, "ddp: bucket cap in MiB after the first (0: one per layer)", 0, 1e6),
         OPTION_FLOAT("first-bucket-mb", &o.first_bucket_mb, "ddp: the first bucket's cap in MiB", 0, 1e6),
         OPTION_INT("accumulate", &o.accumulate, "micro-batches per optimizer step (no_sync between)", 1, 1024),

@@ -54,7 +54,7 @@ int lab3_check(void *ctx, int ranks)
         (*o->task && driver_choice("task", o->task, "1|2a|2b|3") < 0))
         return 2;
     if (comm_alg_from_name(o->alg, &alg) != 0) {
-        ddl_error("unknown --alg '%s' (mpi, linear, tree, recdoubling, rabenseifner, ring, ring_async)", o->alg);
+        ddl_error("unknown --alg '%s' (mpi, linear, tree, recdoubling, rabenseifner, ring, ring_async, nccl)", o->alg);
         return 2;
     }
     return 0;

@@ -38,6 +38,7 @@ typedef struct Lab6Options {
     int epochs, iters;         /* iters > 0 overrides epochs */
     float fusion_mb, cycle_ms; /* horovod */
     bool fp16;
+    const char *alg;           /* horovod: the allreduce ("": ddlab's ring, as Horovod's MPI ring) */
     bool ps_async;             /* ps: apply each push on arrival */
     int accumulate;            /* backward_passes_per_step */
 } Lab6Options;

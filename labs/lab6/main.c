@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 {
     Lab6Options o = { .run = { .width = 0, .batch = 64, .lr = 0.05f, .momentum = 0.9f, .wd = 5e-4f, .seed = 1,
                                .out = "results/lab6", .tex = "report/tables/lab6.tex" },
-                      .workload = "sdss_dnn-sdss", .style = "horovod", .epochs = 1,
+                      .workload = "sdss_dnn-sdss", .style = "horovod", .alg = "ring", .epochs = 1,
                       .fusion_mb = 128.0f, /* Horovod 0.28: HOROVOD_FUSION_THRESHOLD 128 MiB */
                       .cycle_ms = 1.0f,    /* Horovod 0.28: HOROVOD_CYCLE_TIME 1 ms */
                       .accumulate = 1 };
@@ -46,6 +46,7 @@ int main(int argc, char **argv)
         OPTION_FLOAT("fusion-mb", &o.fusion_mb, "horovod: fusion threshold in MiB (0: no fusion)", 0, 1e6),
         OPTION_FLOAT("cycle-ms", &o.cycle_ms, "horovod: cycle time in ms (0: every layer its own cycle)", 0, 1e6),
         OPTION_FLAG("fp16", &o.fp16, "horovod: Compression.fp16 (gradients travel as halves)"),
+        OPTION_STR("alg", &o.alg, "horovod: the allreduce (default ring; lab2's names, nccl on a GPU)"),
         OPTION_FLAG("async", &o.ps_async, "ps: asynchronous server (each push applied on arrival; style ps_async)"),
         OPTION_INT("accumulate", &o.accumulate, "backward passes per step (local accumulation)", 1, 1024),
     };

@@ -43,9 +43,15 @@ int lab6_check(void *ctx, int ranks)
                                                 "(mpirun -np 2 for 1)"
                       : o->fp16 && style != 0 ? "--fp16 is Horovod's compression: --style horovod only"
                       : o->ps_async && style != 1 ? "--async is the parameter server's: --style ps only"
+                      : strcmp(o->alg, "ring") && style != 0 ? "--alg is Horovod's allreduce: --style horovod only"
                                                   : NULL;
     if (why) {
         ddl_error("%s", why);
+        return 2;
+    }
+    CommAlg alg;
+    if (comm_alg_from_name(o->alg, &alg) != 0) {
+        ddl_error("unknown --alg '%s' (mpi, linear, tree, recdoubling, rabenseifner, ring, ring_async, nccl)", o->alg);
         return 2;
     }
     o->run.model = o->w->model;
@@ -62,6 +68,7 @@ static SyncConfig strategy(const Lab6Options *o)
     sc.horovod.fusion_bytes = (size_t)((double)o->fusion_mb * 1048576.0);
     sc.horovod.cycle_ms = o->cycle_ms;
     sc.horovod.fp16 = o->fp16;
+    if (kind == SYNC_HOROVOD) comm_alg_from_name(o->alg, &sc.alg);
     return sc;
 }
 
@@ -154,8 +161,9 @@ static Table *summary(Run *r, double train_s, const double *means, const double 
                                "bytes_max_rank,fusion_mb,cycle_ms,fp16,groups");
     /* after training: the fusion plan of steps 1.. is known now */
     if (r->sc.kind == SYNC_HOROVOD)
-        meta_set(&r->meta, "horovod", "ring allreduce (ddlab), fusion %g MiB, cycle %g ms, %s, %d fusion groups per "
-                 "step after step 0 (mimics Horovod 0.28's defaults 128 MiB, 1 ms)", (double)o->fusion_mb,
+        meta_set(&r->meta, "horovod", "%s allreduce (%s), fusion %g MiB, cycle %g ms, %s, %d fusion groups per "
+                 "step after step 0 (mimics Horovod 0.28's defaults 128 MiB, 1 ms)", comm_alg_name(r->sc.alg),
+                 comm_alg_description(r->sc.alg), (double)o->fusion_mb,
                  (double)o->cycle_ms, o->fp16 ? "fp16 compression" : "fp32", sync_groups(d->sync));
     t->meta = r->meta;
     double mean_bytes = 0.0, max_bytes = 0.0;
