@@ -201,7 +201,11 @@ int lab2_bench(const Lab2Options *o, Driver *d)
         largest = DDL_MAX(largest, sizes[s]);
         if (sizes[s] < shared_from) largest_private = DDL_MAX(largest_private, sizes[s]);
     }
-    void *buf = ddl_alloc(largest_private + esize), *shared_buf = NULL;
+    /* On a device the buffer is device memory: nccl reduces it in place,
+     * the host algorithms copy it to page-locked host memory and back
+     * inside every call (comm_use_device), and their times include that. */
+    const Backend *be = d->be;
+    void *buf = be->alloc(largest_private + esize), *shared_buf = NULL;
     Point *pts = calloc((size_t)nsizes * nalgs, sizeof *pts);
     if (!pts) ddl_die("out of memory for %d x %d points", nsizes, nalgs);
     double t0 = ddl_now();
@@ -231,6 +235,10 @@ int lab2_bench(const Lab2Options *o, Driver *d)
     meta_set(&meta, "timing", "per call: slowest rank after a barrier; min/median/mean over calls; "
                               "busbw = bytes/median * 2(p-1)/p (nccl-tests)");
     meta_set(&meta, "mpi_traffic", "%s", mon.available ? "MPI_T pml monitoring" : mon.why);
+    if (!be->host_memory)
+        meta_set(&meta, "buffers", "%s memory; nccl reduces it in place (%s), every other algorithm copies it to "
+                 "page-locked host memory and back inside each timed call", be->what,
+                 comm_nccl_version(c) ? comm_nccl_version(c) : "no NCCL");
     if (shared_buf)
         meta_set(&meta, "sim_shared_bytes", "sizes from %zu bytes timed on SMPI shared buffers (no memory per rank, "
                  "no copies); their data are not checked (wrong = n/a)", shared_from);
@@ -257,7 +265,7 @@ int lab2_bench(const Lab2Options *o, Driver *d)
         status = 1;
     }
     free(pts);
-    ddl_free(buf);
+    be->release(buf);
     if (shared_buf) {
         ddl_free(shared_buf);
         ddl_sim_share_allocations(0);

@@ -10,20 +10,25 @@
 
 int lab2_parse_algs(const char *list, CommAlg *algs)
 {
-    if (!strcmp(list, "all")) {
-        for (int a = 0; a < COMM_ALG_COUNT; a++) algs[a] = (CommAlg)a;
-        return COMM_ALG_COUNT;
-    }
+    /* "all": every host algorithm; nccl (GPU memory) only when named. */
+    bool seen[COMM_ALG_COUNT] = { false };
     char buf[512];
     ddl_strlcpy(buf, list, sizeof buf);
     int n = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (n == COMM_ALG_COUNT || comm_alg_from_name(tok, &algs[n]) != 0) {
-            fprintf(stderr, "error: --algs: unknown or repeated algorithm '%s' (known: mpi, linear, tree, "
-                            "recdoubling, rabenseifner, ring, ring_async)\n", tok);
+        CommAlg a;
+        if (!strcmp(tok, "all")) {
+            for (int h = 0; h < COMM_ALG_HOST_COUNT; h++)
+                if (!seen[h]) seen[h] = true, algs[n++] = (CommAlg)h;
+            continue;
+        }
+        if (comm_alg_from_name(tok, &a) != 0 || seen[a]) {
+            fprintf(stderr, "error: --algs: unknown or repeated algorithm '%s' (known: all, mpi, linear, tree, "
+                            "recdoubling, rabenseifner, ring, ring_async, nccl)\n", tok);
             return -1;
         }
-        n++;
+        seen[a] = true;
+        algs[n++] = a;
     }
     return n;
 }

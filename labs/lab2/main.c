@@ -40,14 +40,13 @@ static int run(void *ctx, Driver *d)
 {
     const Lab2Options *o = ctx;
     if (driver_open(d) != 0) return 2;
-    /* train runs its MLP on the device; the microbenchmark times host
-     * buffers, so a device run of it would measure nothing it claims to */
-    if (!strcmp(d->mode, "bench") && !d->be->host_memory) {
-        if (d->rank == 0)
-            ddl_error("lab2 bench times allreduce on host buffers; on a %s it does not run yet (use DEVICE=cpu for "
-                      "bench; lab2 train runs on the %s)", d->be->what, d->be->what);
-        return 2;
-    }
+    CommAlg algs[COMM_ALG_COUNT];
+    char why[256];
+    for (int a = 0, n = lab2_parse_algs(o->algs, algs); a < n; a++)
+        if (!comm_alg_usable(&d->comm, algs[a], why)) {
+            if (d->rank == 0) ddl_error("%s", why);
+            return 2;
+        }
     d->comm.segment_bytes = (size_t)o->segment_kib * 1024;
     return !strcmp(d->mode, "bench") ? lab2_bench(o, d) : lab2_train(o, d);
 }
@@ -59,7 +58,8 @@ int main(int argc, char **argv)
                       .algs = "all", .sizes = "", .min_bytes = 4, .max_bytes = 64 << 20, .hidden = "16,64,256,1024",
                       .dtype = "fp32", .epochs = 1, .h1 = 128, .segment_kib = (int)(COMM_DEFAULT_SEGMENT_BYTES / 1024) };
     const CliOption own[] = {
-        OPTION_STR("algs", &o.algs, "all, or a comma list: mpi,linear,tree,recdoubling,rabenseifner,ring,ring_async"),
+        OPTION_STR("algs", &o.algs, "all (the host algorithms), or a comma list: all,mpi,linear,tree,recdoubling,"
+                                    "rabenseifner,ring,ring_async,nccl (nccl: GPU memory, DEVICE=cuda|cuda-emu)"),
         OPTION_STR("sizes", &o.sizes,
                    "bench: comma list of message sizes in bytes, k/M/G = x1024 (e.g. 4,64k,1M; default: the x2 sweep)"),
         OPTION_SIZE("min-bytes", &o.min_bytes, "bench: smallest message of the sweep (k/M/G = x1024)", 4, 1 << 30),
