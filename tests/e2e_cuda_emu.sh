@@ -10,8 +10,11 @@
 # 1e-4 relative (reductions may sum in another order on a GPU), and the
 # outputs must name the emulated GPU. lab4's weight averaging and lab6's
 # Horovod fusion and parameter server, and lab5's cloud and users (C-SGD,
-# D-SGD, FedAvg, FP16) and lab2's training run there too; lab2's allreduce
-# microbenchmark, which times host buffers, must refuse clearly.
+# D-SGD, FedAvg, FP16) and lab2's training run there too. With --alg nccl
+# (the emulator's NCCL, over MPI) lab3's ddp and allreduce keep their
+# gradients in device memory and must still train as the CPU does with
+# MPI_Allreduce, and lab6's Horovod too; lab2's microbenchmark times every
+# algorithm, nccl included, on device buffers.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -23,11 +26,12 @@ tiny=(--model cnn3 --dataset mnist --synthetic --width 0.25 --batch 16 --iters 6
 # The sanitizer pass (SANITIZE=1, 2-3x slower) runs one case of each
 # staging path: per-layer (ddp), after backward (allreduce), the parameter
 # server, the cloud and its users (fedavg FP16); the optimised pass all.
-LAB3_SPECS=("ddp" "allreduce" "allreduce_flat" "gather_scatter" "ddp --accumulate 2")
+LAB3_SPECS=("ddp" "allreduce" "allreduce_flat" "gather_scatter" "ddp --accumulate 2" "ddp --alg nccl"
+  "allreduce --alg nccl")
 LAB5_SPECS=("csgd fp32 1" "dsgd fp16 3" "fedavg fp16 3")
 FULL=1
 if [ "${SANITIZE:-0}" = 1 ]; then
-  LAB3_SPECS=("ddp" "allreduce") LAB5_SPECS=("fedavg fp16 3") FULL=0
+  LAB3_SPECS=("ddp" "allreduce" "ddp --alg nccl") LAB5_SPECS=("fedavg fp16 3") FULL=0
   echo "# sanitizer pass: lab3 ddp and allreduce, lab6 ps and lab5 fedavg only (the optimised pass runs every case)"
 fi
 losses() { grep -v '^#' "$1" | awk -F, 'NR > 1 && $2 == 0 { printf "%s ", $NF }'; }
@@ -36,8 +40,11 @@ testloss() { grep -v '^#' "$1" | tail -n 1 | awk -F, '{ print $35 }'; }
 for spec in "${LAB3_SPECS[@]}"; do
   name=${spec// /}
   for d in cpu cuda-emu; do
+    # NCCL is the GPU's: the CPU's run of the same spec uses MPI_Allreduce.
+    run=$spec
+    [ "$d" = cpu ] && run=${spec/--alg nccl/--alg mpi}
     # shellcheck disable=SC2086
-    timeout 600 "${MPIRUN[@]}" "$BIN/lab3" run --sync $spec "${tiny[@]}" --device "$d" --out "$tmp/$name-$d" \
+    timeout 600 "${MPIRUN[@]}" "$BIN/lab3" run --sync $run "${tiny[@]}" --device "$d" --out "$tmp/$name-$d" \
       --tag t >"$tmp/$name-$d.log" 2>&1 || { echo "not ok - lab3 --sync $spec --device $d runs: $(tail -c 300 "$tmp/$name-$d.log")"; continue 2; }
   done
   a=$(losses "$tmp/$name-cpu/t-iters.csv") b=$(losses "$tmp/$name-cuda-emu/t-iters.csv")
@@ -47,6 +54,12 @@ for spec in "${LAB3_SPECS[@]}"; do
     echo "ok - lab3 --sync $spec, 2 ranks on cuda-emu trains as on the cpu (losses $b, test loss $tb)"
   else
     echo "not ok - lab3 --sync $spec, 2 ranks on cuda-emu trains as on the cpu (cpu: $a/$ta; cuda-emu: $b/$tb)"
+  fi
+  if [[ "$spec" == *"--alg nccl"* ]]; then
+    where=$(sed -n 's/^# gradients: //p' "$tmp/$name-cuda-emu/t-summary.csv")
+    [[ "$where" == "reduced in device memory by emulated NCCL"* ]] &&
+      echo "ok - lab3 --sync $spec keeps the gradients in device memory ($where)" ||
+      echo "not ok - lab3 --sync $spec keeps the gradients in device memory (gradients: '$where')"
   fi
   detail=$(sed -n 's/^# device_detail: //p' "$tmp/$name-cuda-emu/t-summary.csv")
   [[ "$detail" == *"emulated GPU"* ]] && echo "ok - lab3 --sync $spec on cuda-emu names the emulated GPU" ||
@@ -80,6 +93,10 @@ if [ "$FULL" = 1 ]; then
     "$tmp/l4-cpu/runs-np3.csv" "$tmp/l4-cuda-emu/runs-np3.csv" "20 21 23"
   same_rows "lab6 3 ranks, horovod fusion (test accuracy, test loss)" "$tmp/l6-cpu/t-summary.csv" \
     "$tmp/l6-cuda-emu/t-summary.csv" "22 23"
+  timeout 600 "${MPIRUN3[@]}" "$BIN/lab6" run --workload sdss_dnn-sdss --style horovod --alg nccl --iters 5 --synthetic \
+    --device cuda-emu --out "$tmp/l6n" --tag t --quiet >"$tmp/l6n.log" 2>&1 || echo "not ok - lab6 --alg nccl runs: $(tail -c 300 "$tmp/l6n.log")"
+  same_rows "lab6 3 ranks, horovod fusion over nccl (test accuracy, test loss; the cpu's over ddlab's ring)" \
+    "$tmp/l6-cpu/t-summary.csv" "$tmp/l6n/t-summary.csv" "22 23"
 fi
 
 for d in cpu cuda-emu; do
@@ -118,10 +135,22 @@ done
 # every algorithm: test accuracy, test loss (11 12)
 same_rows "lab2 train, 2 ranks, weights averaged by each of the 7 algorithms (test accuracy, test loss)" \
   "$tmp/l2-cpu/train-np2.csv" "$tmp/l2-cuda-emu/train-np2.csv" "11 12"
-timeout 300 "$BIN/lab2" bench --device cuda-emu --out "$tmp/l2b" >"$tmp/l2b.log" 2>&1
+# lab2 bench on device buffers: NCCL (the emulator's, over MPI) in place,
+# the host algorithms staged through pinned memory; every result checked.
+timeout 300 "${MPIRUN[@]}" "$BIN/lab2" bench --device cuda-emu --algs all,nccl --sizes 4,4k,256k --no-calibrate \
+  --out "$tmp/l2b" --tag t --quiet >"$tmp/l2b.log" 2>&1
 rc=$?
-if [ $rc -ne 0 ] && grep -q "lab2 bench times allreduce on host buffers" "$tmp/l2b.log"; then
-  echo "ok - lab2 bench on cuda-emu refuses (rc $rc) and says why: it times host buffers"
+rows=$(grep -v '^#' "$tmp/l2b/bench-t.csv" 2>/dev/null | awk -F, 'NR > 1 { n++; if ($12 != 0) bad++; if ($1 == "nccl") nc++ }
+  END { printf "%d %d %d", n, bad, nc }')
+if [ $rc -eq 0 ] && [ "$rows" = "24 0 3" ] && grep -q "^# buffers: emulated GPU memory; nccl reduces it in place" "$tmp/l2b/bench-t.csv"; then
+  echo "ok - lab2 bench on cuda-emu times 8 algorithms on device buffers, nccl included, none wrong (rows, wrong, nccl: $rows)"
 else
-  echo "not ok - lab2 bench on cuda-emu refuses with a reason (rc $rc): $(tail -c 300 "$tmp/l2b.log")"
+  echo "not ok - lab2 bench on cuda-emu times device buffers (rc $rc; rows, wrong, nccl: $rows): $(tail -c 300 "$tmp/l2b.log")"
+fi
+timeout 300 "$BIN/lab2" bench --device cpu --algs nccl --out "$tmp/l2c" >"$tmp/l2c.log" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "nccl runs on GPU memory: use DEVICE=cuda" "$tmp/l2c.log"; then
+  echo "ok - --algs nccl on the cpu stops (rc 2) and says what to use"
+else
+  echo "not ok - --algs nccl on the cpu stops with a reason (rc $rc): $(tail -c 300 "$tmp/l2c.log")"
 fi
