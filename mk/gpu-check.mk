@@ -80,7 +80,7 @@ GC_OBJ      := $(CORE_SRC:%.c=$(GC_BUILD)/%.o) $(GC_STUB_SRC:%.c=$(GC_BUILD)/%.o
                $(CUDA_SRC:%.cu=$(GC_BUILD)/%.cu.o) $(CUDA_SRC:%.cu=$(GC_BUILD)/emu/%.cu.o) \
                $(EMU_SRC:%.cc=$(GC_BUILD)/emu/%.o)
 GC_LIB      := $(GC_BUILD)/libddl.a
-GC_TESTS    := test_cuda_kernels test_cuda_kernels_emu test_backend_kernels test_backend_models
+GC_TESTS    := test_cuda_kernels test_cuda_kernels_emu test_backend_kernels test_backend_models mpi_comm_device
 GC_PROGS    := $(GC_BIN)/lab1 $(GC_BIN)/bench/train_step $(GC_TESTS:%=$(GC_BIN)/tests/%)
 
 .PHONY: gpu-kit gpu-check gpu-check-build gpu-check-tools

@@ -127,7 +127,7 @@ else
 fi
 
 # lab2: the MLP whose weights every allreduce algorithm averages; its
-# microbenchmark times host buffers and refuses a device.
+# microbenchmark comes after.
 for d in cpu cuda-emu; do
   timeout 600 "${MPIRUN[@]}" "$BIN/lab2" train --hidden 16 --epochs 1 --synthetic --limit 512 --test-limit 128 \
     --device "$d" --out "$tmp/l2-$d" --quiet >"$tmp/l2-$d.log" 2>&1 || echo "not ok - lab2 train --device $d runs: $(tail -c 300 "$tmp/l2-$d.log")"

@@ -17,6 +17,9 @@
 #       here, FAILED, with "no usable GPU: why".
 #   2c  test_backend_kernels, 2d test_backend_models (every usable backend;
 #       each must have run checks on the GPU backend)
+#   2e  mpi_comm_device, one rank: NCCL's allreduce on device buffers (FP32,
+#       FP16, sum, average, in flight, split) and the host algorithms on
+#       device buffers, on the GPU backend (a build without NCCL fails it)
 #   3   lab1's cnn3, same small settings, on the CPU and on the GPU: test
 #       accuracy and loss must agree (GPU_CHECK_ACC_TOL, GPU_CHECK_LOSS_TOL)
 #   4a  ddlab's training step on the GPU: bin/gpucheck/bench/train_step
@@ -201,7 +204,7 @@ run_main() {
     step_build
     step_gpu_test
     if [ -n "$STOPPED" ]; then
-        for s in "2c|test_backend_kernels" "2d|test_backend_models" "3|lab1 cnn3: cpu vs $DEV" \
+        for s in "2c|test_backend_kernels" "2d|test_backend_models" "2e|mpi_comm_device" "3|lab1 cnn3: cpu vs $DEV" \
             "4a|ddlab training step on $DEV" "4b|PyTorch eager training step" "2b|compute-sanitizer memcheck"; do
             record "${s%%|*}" "${s#*|}" SKIP 0 "not run: no usable GPU"
         done
@@ -209,6 +212,7 @@ run_main() {
     fi
     step_backend 2c test_backend_kernels
     step_backend 2d test_backend_models
+    step_backend 2e mpi_comm_device
     step_lab1
     step_bench_ddlab
     step_bench_torch
@@ -347,7 +351,7 @@ step_build() {
     fi
     local p missing=""
     for p in lab1 bench/train_step tests/test_cuda_kernels tests/test_cuda_kernels_emu tests/test_backend_kernels \
-        tests/test_backend_models; do
+        tests/test_backend_models tests/mpi_comm_device; do
         [ -x "$BIN/$p" ] || missing="$missing $p"
     done
     [ -z "$missing" ] || { res=FAIL; detail="$detail; not built:$missing"; }
@@ -402,7 +406,7 @@ step_gpu_test() {
         "$p passed, $f failed, $k skipped (exit $rc$([ "$rc" -eq 124 ] && echo ': timed out')) on $GPU_NAME"
 }
 
-# ---- 2c, 2d: the backend tests ----
+# ---- 2c, 2d, 2e: the backend tests ----
 step_backend() {
     local id=$1 name=$2 t0 rc bin=$BIN/tests/$2 log=$RES/$2.log
     t0=$(now)

@@ -1,6 +1,8 @@
-/* mpi_comm_device.c - allreduce of device buffers (comm_use_device), on the
- * emulated GPU: NCCL (COMM_ALG_NCCL, the emulator's NCCL over MPI) and the
- * host algorithms staging device memory through the host.
+/* mpi_comm_device.c - allreduce of device buffers (comm_use_device) on every
+ * usable device backend (the emulated GPU everywhere, whose NCCL runs over
+ * MPI; a real GPU where one answers, e.g. in make gpu-check): NCCL
+ * (COMM_ALG_NCCL) and the host algorithms staging device memory through
+ * the host. Check names start with the backend's name.
  *
  * ddl-test-np: 1 2 3
  *
@@ -26,9 +28,9 @@
 #include "harness.h"
 
 #ifdef DDL_HAVE_CUDA_EMU
-#include "backend/backend.h"
+#include "backend/registry.h"
 
-static const Backend *be = &ddl_backend_cuda_emu;
+static const Backend *be; /* the backend under test */
 
 static float value(int rank, size_t i) { return (float)((int)((i * 7 + (size_t)rank * 3) % 13) - 6) * 0.25f; }
 
@@ -80,8 +82,8 @@ static void test_nccl_blocking(Comm *c)
         void *d = device_vector(n, dt, c->rank);
         comm_allreduce(c, d, n, dt, op, COMM_ALG_NCCL);
         long bad = wrong_elements(d, n, dt, c->size, 0, op == COMM_AVG);
-        t_check_all(bad == 0, "nccl %s %s on device memory equals the exact result (np%d, %ld wrong)",
-                    comm_dtype_name(dt), op == COMM_AVG ? "avg" : "sum", c->size, bad);
+        t_check_all(bad == 0, "%s nccl %s %s on device memory equals the exact result (np%d, %ld wrong)",
+                    be->name, comm_dtype_name(dt), op == COMM_AVG ? "avg" : "sum", c->size, bad);
         be->release(d);
     }
     /* A host buffer: copied to the device, reduced, copied back. */
@@ -90,7 +92,7 @@ static void test_nccl_blocking(Comm *c)
     comm_allreduce(c, h, n, COMM_FP32, COMM_SUM, COMM_ALG_NCCL);
     long bad = 0;
     for (size_t i = 0; i < n; i++) bad += h[i] != exact_sum(c->size, i, 0);
-    t_check_all(bad == 0, "nccl on a host buffer stages it through the device (np%d, %ld wrong)", c->size, bad);
+    t_check_all(bad == 0, "%s nccl on a host buffer stages it through the device (np%d, %ld wrong)", be->name, c->size, bad);
     ddl_free(h);
 }
 
@@ -115,7 +117,7 @@ static void test_host_algs_on_device(Comm *c)
         ddl_free(h);
         ddl_free(back);
     }
-    t_check_all(ok, "every host algorithm on a device buffer gives the host buffer's bits (np%d)", c->size);
+    t_check_all(ok, "%s: every host algorithm on a device buffer gives the host buffer's bits (np%d)", be->name, c->size);
 }
 
 static void test_nonblocking(Comm *c)
@@ -140,8 +142,8 @@ static void test_nonblocking(Comm *c)
         comm_request_free(r[k]);
         be->release(d[k]);
     }
-    t_check_all(bad == 0, "3 nccl and 1 ring requests in flight on device buffers, driven by comm_test (np%d)",
-                c->size);
+    t_check_all(bad == 0, "%s: 3 nccl and 1 ring requests in flight on device buffers, driven by comm_test (np%d)",
+                be->name, c->size);
 }
 
 static void test_split(Comm *world)
@@ -153,7 +155,7 @@ static void test_split(Comm *world)
     void *d = device_vector(n, COMM_FP32, world->rank);
     comm_allreduce(&g, d, n, COMM_FP32, COMM_AVG, COMM_ALG_NCCL);
     long bad = wrong_elements(d, n, COMM_FP32, g.size, 2 * color, true);
-    t_check_all(bad == 0, "nccl on a split Comm averages within the pair only (np%d)", world->size);
+    t_check_all(bad == 0, "%s nccl on a split Comm averages within the pair only (np%d)", be->name, world->size);
     be->release(d);
     comm_free(&g);
 }
@@ -164,13 +166,14 @@ static void test_usable(Comm *dev)
     comm_init(&host, MPI_COMM_WORLD);
     char why[256] = "";
     bool no = !comm_alg_usable(&host, COMM_ALG_NCCL, why) && strstr(why, "DEVICE=cuda");
-    t_check_all(no, "nccl on a Comm without a device is refused with a reason ('%s')", why);
+    t_check_all(no, "%s: nccl on a Comm without a device is refused with a reason ('%s')", be->name, why);
     t_check_all(comm_alg_usable(dev, COMM_ALG_NCCL, why) && comm_alg_usable(&host, COMM_ALG_RING, why),
-                "nccl is usable on the emulated GPU, host algorithms everywhere");
+                "%s: nccl is usable there (%s), host algorithms everywhere", be->name,
+                comm_nccl_version(dev));
     comm_free(&host);
     CommCounters t = comm_counters_total(dev);
     t_check_all(dev->count[COMM_ALG_NCCL].calls > 0 && t.bytes_sent == 0 && t.calls == 0,
-                "nccl calls are counted as nccl's, not as ddlab's own traffic");
+                "%s: nccl calls are counted as nccl's, not as ddlab's own traffic", be->name);
 }
 
 int main(int argc, char **argv)
@@ -180,17 +183,31 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     ddl_set_rank(rank, size);
-    Comm c;
-    comm_init(&c, MPI_COMM_WORLD);
-    comm_use_device(&c, be);
-    test_nccl_blocking(&c);
-    test_nonblocking(&c);
-    test_split(&c);
-    comm_counters_reset(&c);
-    test_nccl_blocking(&c);
-    test_usable(&c);
-    test_host_algs_on_device(&c);
-    comm_free(&c);
+    const Backend *all[4];
+    int n = backend_usable(all, 4), devices = 0;
+    for (int k = 0; k < n; k++) {
+        if (all[k]->host_memory) continue;
+        be = all[k];
+        devices++;
+        Comm c;
+        comm_init(&c, MPI_COMM_WORLD);
+        comm_use_device(&c, be);
+        char name[64];
+        snprintf(name, sizeof name, "%s nccl", be->name);
+        if (comm_nccl_version(&c)) {
+            test_nccl_blocking(&c);
+            test_nonblocking(&c);
+            test_split(&c);
+            comm_counters_reset(&c);
+            test_nccl_blocking(&c);
+            test_usable(&c);
+        } else { /* a real-CUDA build without NCCL; the emulated GPU always has its own */
+            t_skip(name, "this build has no NCCL (nccl.h or libnccl.so missing beside nvcc)");
+        }
+        test_host_algs_on_device(&c);
+        comm_free(&c);
+    }
+    t_check_all(devices > 0, "at least one device backend to test (the emulated GPU is in every build with it)");
     int rc = t_done();
     MPI_Finalize();
     return rc;
