@@ -8,6 +8,7 @@
 #include "gemm.h"
 #ifdef DDL_HAVE_CUDA
 #include "cuda/cuda_runtime_probe.h"
+#include "cuda/device_mem.h"
 #endif
 
 int device_parse(const char *s, Device *out, char err[DDL_ERRLEN])
@@ -40,7 +41,7 @@ static void cpu_model(char *out, size_t cap)
 }
 
 /* Whether d can be used here, and its description; no policy. */
-static int probe(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN])
+static int probe(Device d, int local_rank, int local_ranks, char *desc, size_t cap, char err[DDL_ERRLEN])
 {
     if (d == DEVICE_CPU) {
         char name[160];
@@ -66,10 +67,16 @@ static int probe(Device d, int local_rank, char *desc, size_t cap, char err[DDL_
         snprintf(err, DDL_ERRLEN, "DEVICE=cuda: no usable GPU: %s", why);
         return -1;
     }
-    snprintf(desc, cap, "cuda (%s)", gpu);
+    int count = ddl_cuda_device_count();
+    if (local_ranks > count)
+        snprintf(desc, cap, "cuda (%s; %d ranks of this node share %d GPU%s)", gpu, local_ranks, count,
+                 count == 1 ? "" : "s");
+    else
+        snprintf(desc, cap, "cuda (%s)", gpu);
     return 0;
 #else
     (void)local_rank;
+    (void)local_ranks;
     (void)desc;
     (void)cap;
     snprintf(err, DDL_ERRLEN, "DEVICE=cuda: this build has no CUDA support (nvcc was not found at build time; "
@@ -78,14 +85,18 @@ static int probe(Device d, int local_rank, char *desc, size_t cap, char err[DDL_
 #endif
 }
 
-int device_check_backend(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN])
+int device_check_backend(Device d, int local_rank, int local_ranks, char *desc, size_t cap, char err[DDL_ERRLEN])
 {
-    return probe(d, local_rank, desc, cap, err);
+    if (probe(d, local_rank, local_ranks, desc, cap, err) != 0) return -1;
+#ifdef DDL_HAVE_CUDA
+    if (d == DEVICE_CUDA) ddl_cuda_set_device(local_rank); /* before the first allocation */
+#endif
+    return 0;
 }
 
-int device_check(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN])
+int device_check(Device d, int local_rank, int local_ranks, char *desc, size_t cap, char err[DDL_ERRLEN])
 {
-    if (probe(d, local_rank, desc, cap, err) != 0) return -1;
+    if (probe(d, local_rank, local_ranks, desc, cap, err) != 0) return -1;
     if (d == DEVICE_CPU) return 0;
     /* The model runs on the GPU (core/backend) but this program's gradient
      * synchronisation still reads arenas on the host: the honest answer is

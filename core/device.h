@@ -18,13 +18,16 @@ typedef enum Device { DEVICE_CPU = 0, DEVICE_CUDA = 1, DEVICE_CUDA_EMU = 2 } Dev
 int device_parse(const char *s, Device *out, char err[DDL_ERRLEN]);
 /* 0 when d can run this program's models; desc gets e.g. "cpu (AMD EPYC
  * 9B14, 2 cores, OpenBLAS SkylakeX)" or "cuda (NVIDIA H200, sm_90)".
- * local_rank picks the GPU (one rank per GPU). */
-int device_check(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN]);
+ * local_rank, of the local_ranks ranks on this node, picks the GPU: GPU
+ * local_rank % count, one rank per GPU; with fewer GPUs than ranks the
+ * ranks share them, and desc says so. */
+int device_check(Device d, int local_rank, int local_ranks, char *desc, size_t cap, char err[DDL_ERRLEN]);
 /* The same checks for a program whose model, trainer and data all run on
  * the device's backend (core/backend; every lab, bench/train_step): cuda is
  * accepted where a GPU answers. device_check still refuses cuda after
  * finding the GPU, for programs that read gradients or weights on the host
- * between steps (bench/ddp_bar). */
-int device_check_backend(Device d, int local_rank, char *desc, size_t cap, char err[DDL_ERRLEN]);
+ * between steps (bench/ddp_bar). On success with cuda, that GPU is made
+ * current (ddl_cuda_set_device) before any memory is allocated. */
+int device_check_backend(Device d, int local_rank, int local_ranks, char *desc, size_t cap, char err[DDL_ERRLEN]);
 
 #endif

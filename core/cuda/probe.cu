@@ -27,3 +27,13 @@ extern "C" int ddl_cuda_probe(int index, char *desc, size_t cap, char *err, size
              (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), dev, count);
     return 0;
 }
+
+extern "C" int ddl_cuda_device_count(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count;
+}

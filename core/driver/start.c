@@ -63,13 +63,15 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
 }
 
 /* This rank's index among the ranks of its host: its GPU. */
-static int local_rank(void)
+/* This rank's place among the ranks of its node, and how many they are. */
+static int local_rank(int *ranks)
 {
     MPI_Comm node;
     int r = 0, me;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &r);
+    MPI_Comm_size(node, ranks);
     MPI_Comm_free(&node);
     return r;
 }
@@ -127,9 +129,10 @@ int driver_open(Driver *d)
     const DriverOptions *o = d->opt;
     Device dev;
     char err[DDL_ERRLEN] = "";
-    int (*check)(Device, int, char *, size_t, char *) = d->spec->on_backend ? device_check_backend : device_check;
+    int (*check)(Device, int, int, char *, size_t, char *) = d->spec->on_backend ? device_check_backend : device_check;
+    int node_ranks = 1, node_rank = local_rank(&node_ranks);
     bool bad = device_parse(o->device, &dev, err) != 0 ||
-               check(dev, local_rank(), d->device_desc, sizeof d->device_desc, err) != 0;
+               check(dev, node_rank, node_ranks, d->device_desc, sizeof d->device_desc, err) != 0;
     if (!bad && !(d->be = backend_named(o->device))) {
         snprintf(err, sizeof err, "--device %s: this build has no '%s' backend", o->device, o->device);
         bad = true;
