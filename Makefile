@@ -477,7 +477,7 @@ help:
 	@echo
 	@echo "Variables (current value):"
 	@echo "  NP=$(NP)           MPI ranks for multi-rank labs"
-	@echo "  DEVICE=$(DEVICE)       cpu | cuda (cuda fails clearly without a GPU)"
+	@echo "  DEVICE=$(DEVICE)       cpu | cuda (fails clearly without a GPU) | cuda-emu (the CUDA kernels on an emulated GPU)"
 	@echo "  PROFILE=$(PROFILE)    quick (minutes on a laptop) | paper (the seed's settings)"
 	@echo "  SEED=$(SEED)           seed for initialisation, shuffling, augmentation"
 	@echo "  DDL_DATA=$(DDL_DATA)   data root (mnist/, fashion-mnist/, cifar-10-batches-bin/, sdss/)"

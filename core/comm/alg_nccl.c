@@ -52,7 +52,9 @@ static void open_nccl(Comm *c)
     if (c->rank == 0 && be->coll_id(id) != 0) ddl_die("--alg nccl: no NCCL unique id (%s)", be->coll_version());
     MPI_Bcast(id, (int)sizeof id, MPI_BYTE, 0, c->mpi);
     c->coll = be->coll_open(c->size, id, c->rank, &c->mpi, why);
-    if (!c->coll) ddl_die("--alg nccl: %s", why);
+    if (!c->coll)
+        ddl_die("--alg nccl: %s (NCCL_DEBUG=WARN says more; NCCL refuses two ranks of one communicator on the same "
+                "GPU: run at most one rank per GPU)", why);
     c->coll_stream = be->stream_new();
     c->coll_ready = be->event_new();
 }
