@@ -3,7 +3,10 @@
  * Used by `make bench` next to the same step in PyTorch (bench/torch_step.py).
  *
  *   bin/bench/train_step --model vgg11 --batch 64 [--reps 10] [--warmup 3]
- *                        [--width 1] [--profile-layers]
+ *                        [--width 1] [--fp16] [--profile-layers]
+ * --fp16: a mixed-precision step (core/mixed: FP16 working weights, FP32
+ * master weights, loss scaling; on a GPU real FP16 GEMM operands), timed
+ * the same way, so that it can be compared with the FP32 step.
  * Prints: "train_step <model> w<width> b<batch>: median X ms, min Y ms,
  * Z GFLOP/s (G GFLOP/step, params N, layout H, input CxHxW, BLAS ...)".
  * params and layout (FNV-1a of the sorted "name count" lines of the
@@ -18,11 +21,13 @@
 #include "driver/driver.h"
 #include "gemm.h"
 #include "layers/layers.h"
+#include "mixed/mixed.h"
 #include "rng.h"
 
 typedef struct Bench {
     int reps, warmup;
     bool profile;              /* then time every layer once */
+    bool fp16;                 /* mixed precision (core/mixed) */
     float *x;                  /* one random batch, every step (host) */
     int32_t *y;
     const float *xd;           /* the same batch where the model runs: x, y on the CPU */
@@ -106,6 +111,28 @@ static void random_batch(Bench *b, const ModelConfig *cfg, int batch)
     for (int i = 0; i < batch; i++) b->y[i] = (int32_t)rng_below(&r, (uint32_t)cfg->classes);
 }
 
+/* The mixed-precision step (forward, backward, loss-scaled SGD on the
+ * master weights), each timed with the device drained before and after,
+ * as the driver times the FP32 step. Returns how FP16 ran. */
+static const char *time_mixed(Bench *b, Driver *d, int batch)
+{
+    static char kind[160];
+    Mixed mx;
+    mixed_init(&mx, &d->m, true, 65536.0f, 2000);
+    for (int i = 0; i < b->warmup + b->reps; i++) {
+        int correct = 0;
+        d->m.be->synchronize();
+        double t0 = ddl_now();
+        mixed_forward_backward(&mx, &d->t, b->xd, b->yd, batch, &correct);
+        mixed_step(&mx, &d->t.opt, d->m.grads);
+        d->m.be->synchronize();
+        if (i >= b->warmup) b->ms[i - b->warmup] = 1e3 * (ddl_now() - t0);
+    }
+    snprintf(kind, sizeof kind, "%s", mixed_kind(&mx));
+    mixed_free(&mx);
+    return kind;
+}
+
 static int run(void *ctx, Driver *d)
 {
     Bench *b = ctx;
@@ -132,9 +159,14 @@ static int run(void *ctx, Driver *d)
         b->yd = yd;
     }
     b->ms = ddl_alloc(sizeof(double) * (size_t)b->reps);
-    DriverLoop loop = { .batches = b->warmup + b->reps };
-    DriverHooks hooks = { .ctx = b, .after_batch = after_batch, .fetch = fetch };
-    if (driver_train(d, &loop, &hooks) != 0) ddl_die("training stopped");
+    const char *precision = "fp32";
+    if (b->fp16) {
+        precision = time_mixed(b, d, o->batch);
+    } else {
+        DriverLoop loop = { .batches = b->warmup + b->reps };
+        DriverHooks hooks = { .ctx = b, .after_batch = after_batch, .fetch = fetch };
+        if (driver_train(d, &loop, &hooks) != 0) ddl_die("training stopped");
+    }
     double med = stats_median(b->ms, b->reps), mn = b->ms[0];
     for (int i = 1; i < b->reps; i++) mn = b->ms[i] < mn ? b->ms[i] : mn;
     /* forward + backward ~ 3x forward FLOPs (2x for the weight and input
@@ -142,10 +174,10 @@ static int run(void *ctx, Driver *d)
      * slight over-count for tiny-input-channel models. */
     double gflop = 3.0 * model_forward_flops(&d->m) * o->batch * 1e-9;
     printf("train_step %s w%g b%d: median %.2f ms, min %.2f ms, %.1f GFLOP/s (%.2f GFLOP/step, params %zu, "
-           "layout %08x, input %dx%dx%d, BLAS %s x%d %s, device %s)\n",
+           "layout %08x, input %dx%dx%d, BLAS %s x%d %s, device %s, precision %s)\n",
            o->model, (double)o->width, o->batch, med, mn, gflop / (med * 1e-3), gflop, d->m.nparams,
            (unsigned)param_layout(&d->m), cfg.input.c, cfg.input.h, cfg.input.w, blas_core_name(), blas_threads(),
-           blas_threading(), d->device_desc);
+           blas_threading(), d->device_desc, precision);
     if (b->profile) profile_layers(&d->m, o->batch);
     if (!be->host_memory) {
         be->release((void *)b->xd);
@@ -164,6 +196,7 @@ int main(int argc, char **argv)
     const CliOption own[] = {
         OPTION_INT("reps", &b.reps, "timed steps (the median is reported)", 1, 100000),
         OPTION_INT("warmup", &b.warmup, "untimed steps first", 0, 100000),
+        OPTION_FLAG("fp16", &b.fp16, "mixed precision (FP16 working weights, FP32 master, loss scaling)"),
         OPTION_FLAG("profile-layers", &b.profile, "then time every layer's forward and backward once"),
     };
     const DriverSpec spec = { .program = "train_step", .usage = "train_step [--model NAME] [--batch N] [options]",

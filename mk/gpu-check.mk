@@ -81,7 +81,7 @@ GC_OBJ      := $(CORE_SRC:%.c=$(GC_BUILD)/%.o) $(GC_STUB_SRC:%.c=$(GC_BUILD)/%.o
                $(EMU_SRC:%.cc=$(GC_BUILD)/emu/%.o)
 GC_LIB      := $(GC_BUILD)/libddl.a
 GC_TESTS    := test_cuda_kernels test_cuda_kernels_emu test_backend_kernels test_backend_models mpi_comm_device
-GC_PROGS    := $(GC_BIN)/lab1 $(GC_BIN)/bench/train_step $(GC_TESTS:%=$(GC_BIN)/tests/%)
+GC_PROGS    := $(GC_BIN)/lab1 $(GC_BIN)/bench/train_step $(GC_BIN)/bench/gemm_peak $(GC_TESTS:%=$(GC_BIN)/tests/%)
 
 .PHONY: gpu-kit gpu-check gpu-check-build gpu-check-tools
 
@@ -138,6 +138,10 @@ $(GC_BIN)/lab1: $(patsubst %.c,$(GC_BUILD)/%.o,$(wildcard labs/lab1/*.c)) $(GC_L
 	$(GC_CC) $(filter %.o %.a,$^) -o $@ $(GC_LDLIBS)
 
 $(GC_BIN)/bench/train_step: $(GC_BUILD)/bench/train_step.o $(GC_LIB)
+	@mkdir -p $(@D)
+	$(GC_CC) $(filter %.o %.a,$^) -o $@ $(GC_LDLIBS)
+
+$(GC_BIN)/bench/gemm_peak: $(GC_BUILD)/bench/gemm_peak.o $(GC_LIB)
 	@mkdir -p $(@D)
 	$(GC_CC) $(filter %.o %.a,$^) -o $@ $(GC_LDLIBS)
 

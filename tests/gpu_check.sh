@@ -22,9 +22,13 @@
 #       device buffers, on the GPU backend (a build without NCCL fails it)
 #   3   lab1's cnn3, same small settings, on the CPU and on the GPU: test
 #       accuracy and loss must agree (GPU_CHECK_ACC_TOL, GPU_CHECK_LOSS_TOL)
+#   4c  the SGEMM peak on the GPU (bin/gpucheck/bench/gemm_peak: cublasSgemm
+#       and FP16 cublasGemmEx, square 4096 and 8192): the reference for 4a
 #   4a  ddlab's training step on the GPU: bin/gpucheck/bench/train_step
 #       --device (should it refuse the device, lab1 --iters timed per
-#       iteration instead, median after warm-up, and the summary says so)
+#       iteration instead, median after warm-up, and the summary says so);
+#       its GFLOP/s as a share of 4c's peak; for vgg11 and resnet18
+#       (GPU_CHECK_FP16) the mixed-precision step too, against FP32
 #   4b  the same steps in PyTorch eager on the GPU (bench/torch_step_gpu.py;
 #       skipped when torch is not importable or torch.cuda.is_available() is
 #       False); same parameter counts required
@@ -183,7 +187,7 @@ run_main() {
     LOSS_TOL=${GPU_CHECK_LOSS_TOL:-0.05}
     if [ "$DEV" = cuda ]; then
         DEADLINE_S=${GPU_CHECK_DEADLINE_S:-540}
-        BENCH=${GPU_CHECK_BENCH:-cnn3:1:64 vgg11:1:128 resnet18:1:128}
+        BENCH=${GPU_CHECK_BENCH:-cnn3:1:64 vgg11:1:256 resnet18:1:256}
         REPS=20 WARMUP=5
         GPU_TEST=test_cuda_kernels
     else
@@ -205,7 +209,8 @@ run_main() {
     step_gpu_test
     if [ -n "$STOPPED" ]; then
         for s in "2c|test_backend_kernels" "2d|test_backend_models" "2e|mpi_comm_device" "3|lab1 cnn3: cpu vs $DEV" \
-            "4a|ddlab training step on $DEV" "4b|PyTorch eager training step" "2b|compute-sanitizer memcheck"; do
+            "4c|SGEMM peak on $DEV" "4a|ddlab training step on $DEV" "4b|PyTorch eager training step" \
+            "2b|compute-sanitizer memcheck"; do
             record "${s%%|*}" "${s#*|}" SKIP 0 "not run: no usable GPU"
         done
         finish
@@ -214,6 +219,7 @@ run_main() {
     step_backend 2d test_backend_models
     step_backend 2e mpi_comm_device
     step_lab1
+    step_gemm_peak
     step_bench_ddlab
     step_bench_torch
     step_sanitizer
@@ -351,7 +357,7 @@ step_build() {
     fi
     local p missing=""
     for p in lab1 bench/train_step tests/test_cuda_kernels tests/test_cuda_kernels_emu tests/test_backend_kernels \
-        tests/test_backend_models tests/mpi_comm_device; do
+        tests/test_backend_models tests/mpi_comm_device bench/gemm_peak; do
         [ -x "$BIN/$p" ] || missing="$missing $p"
     done
     [ -z "$missing" ] || { res=FAIL; detail="$detail; not built:$missing"; }
@@ -490,7 +496,8 @@ norm_width() { awk -v w="$1" 'BEGIN { printf "%g", w }'; }
 # ---- 4a: ddlab's training step on the GPU ----
 # Per spec "model:width:batch": BENCH_MS[key], BENCH_PARAMS[key], BENCH_LAYOUT[key]
 # with key "model w<width> b<batch>".
-declare -A BENCH_MS=() BENCH_PARAMS=() BENCH_LAYOUT=() BENCH_HOW=()
+declare -A BENCH_MS=() BENCH_PARAMS=() BENCH_LAYOUT=() BENCH_HOW=() BENCH_GF=()
+PEAK_S="" PEAK_H=""
 step_bench_ddlab() {
     local t0 spec m w b key log=$RES/bench-ddlab.log res=PASS detail="" note=""
     t0=$(now)
@@ -511,6 +518,7 @@ step_bench_ddlab() {
         fi
         if [ "$rc" -eq 0 ] && grep -q 'median [0-9.]* ms' <<<"$out"; then
             BENCH_MS[$key]=$(sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' <<<"$out" | head -n 1)
+            BENCH_GF[$key]=$(sed -n 's/.*ms, \([0-9.]*\) GFLOP\/s.*/\1/p' <<<"$out" | head -n 1)
             BENCH_PARAMS[$key]=$(sed -n 's/.*params \([0-9]*\).*/\1/p' <<<"$out" | head -n 1)
             BENCH_LAYOUT[$key]=$(sed -n 's/.*layout \([0-9a-f]*\).*/\1/p' <<<"$out" | head -n 1)
             BENCH_HOW[$key]="train_step"
@@ -538,7 +546,8 @@ step_bench_ddlab() {
             fi
         fi
         if [ -n "${BENCH_MS[$key]:-}" ]; then
-            detail="$detail$key: median ${BENCH_MS[$key]} ms/step (${BENCH_HOW[$key]}, params ${BENCH_PARAMS[$key]:-?}); "
+            detail="$detail$key: median ${BENCH_MS[$key]} ms/step (${BENCH_HOW[$key]}, params ${BENCH_PARAMS[$key]:-?}$(of_peak "${BENCH_GF[$key]:-}")); "
+            [[ " ${GPU_CHECK_FP16:-vgg11 resnet18} " == *" $m "* ]] && detail="$detail$(fp16_step "$m" "$w" "$b" "$log")"
         else
             res=FAIL
             detail="$detail$key: FAILED (exit $rc$([ "$rc" -eq 124 ] && echo ', timed out'): $(tail -n 1 <<<"$out" | cut -c1-200)); "
@@ -546,6 +555,51 @@ step_bench_ddlab() {
     done
     [ -n "$note" ] && detail="$detail$note"
     record 4a "ddlab training step on $DEV" "$res" "$(since "$t0")" "$detail"
+}
+
+# " = G GFLOP/s, P% of the SGEMM peak" (4c), when both are known.
+of_peak() {
+    [ -n "$1" ] || return 0
+    if [ -n "$PEAK_S" ]; then
+        awk -v g="$1" -v p="$PEAK_S" 'BEGIN { printf ", %.1f GFLOP/s = %.0f%% of the SGEMM peak", g, 100 * g / p }'
+    else
+        printf ', %s GFLOP/s' "$1"
+    fi
+}
+
+# fp16_step MODEL WIDTH BATCH LOG: the same step in mixed precision
+# (train_step --fp16), and how it compares with FP32 (issue 16: FP16
+# should be faster than ddlab's own FP32).
+fp16_step() {
+    local key="$1 w$2 b$3" out rc ms how
+    out=$(limited "$(limit 180)" "$BIN/bench/train_step" --device "$DEV" --model "$1" --width "$2" --batch "$3" \
+        --reps "$REPS" --warmup "$WARMUP" --fp16 2>&1)
+    rc=$?
+    printf '$ train_step --device %s --model %s --width %s --batch %s --fp16\n%s\n' "$DEV" "$1" "$2" "$3" "$out" >>"$4"
+    ms=$(sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' <<<"$out" | head -n 1)
+    how=$(sed -n 's/.*precision \(.*\))$/\1/p' <<<"$out" | head -n 1)
+    if [ "$rc" -ne 0 ] || [ -z "$ms" ]; then
+        printf '%s fp16: FAILED (exit %s: %s); ' "$key" "$rc" "$(tail -n 1 <<<"$out" | cut -c1-160)"
+        return
+    fi
+    awk -v k="$key" -v h="$ms" -v f="${BENCH_MS[$key]}" -v how="$how" \
+        'BEGIN { r = f / h; printf "%s fp16: median %s ms, fp32/fp16 %.2f (%s, %s); ", k, h, r, (r > 1 ? "faster" : "NOT faster"), how }'
+}
+
+# ---- 4c: the SGEMM (and FP16 GemmEx) peak, the reference for 4a's GFLOP/s ----
+step_gemm_peak() {
+    local t0 out rc log=$RES/gemm-peak.log name="SGEMM peak on $DEV"
+    t0=$(now)
+    out=$(limited "$(limit 120)" "$BIN/bench/gemm_peak" --device "$DEV" 2>&1)
+    rc=$?
+    echo "$ gemm_peak --device $DEV"$'\n'"$out" >"$log"
+    PEAK_S=$(sed -n 's/^bench sgemm [0-9]*^3: \([0-9.]*\) GFLOP.*/\1/p' <<<"$out" | sort -g | tail -n 1)
+    PEAK_H=$(sed -n 's/^bench hgemm [0-9]*^3: \([0-9.]*\) GFLOP.*/\1/p' <<<"$out" | sort -g | tail -n 1)
+    if [ "$rc" -eq 0 ] && [ -n "$PEAK_S" ]; then
+        record 4c "$name" PASS "$(since "$t0")" "best of square GEMMs on $DEV: SGEMM $PEAK_S GFLOP/s, FP16 GemmEx ${PEAK_H:-n/a} GFLOP/s (gemm-peak.log)"
+    else
+        record 4c "$name" FAIL "$(since "$t0")" "exit $rc: $(tail -n 1 <<<"$out" | cut -c1-200)"
+    fi
 }
 
 # ---- 4b: PyTorch eager, the same steps ----

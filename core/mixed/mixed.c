@@ -45,8 +45,9 @@ void mixed_free(Mixed *mx)
 const char *mixed_kind(const Mixed *mx)
 {
     if (!mx->fp16) return "fp32";
-    return mx->fp16_gemm ? "fp16 (FP16 GEMMs, FP32 accumulation, on the GPU)"
-                         : "fp16 (emulated by rounding on the CPU)";
+    if (!mx->fp16_gemm) return "fp16 (emulated by rounding on the CPU)";
+    return strcmp(mx->m->be->what, "GPU") ? "fp16 (FP16 GEMMs, FP32 accumulation, on the emulated GPU)"
+                                          : "fp16 (FP16 GEMMs, FP32 accumulation, on the GPU)";
 }
 
 void mixed_load(Mixed *mx, const float *w)
