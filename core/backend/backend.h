@@ -68,6 +68,10 @@ typedef struct Backend {
     /* Is p this backend's memory (a device pointer)? The comm layer asks,
      * to stage device buffers for algorithms that reduce on the host. */
     bool (*owns)(const void *p);
+    /* A CUDA-aware MPI could read this memory (a GPU's: true; the emulated
+     * GPU's protected mapping: false). The comm layer then hands FP32
+     * device buffers to MPI_Allreduce when ddl_mpi_cuda_aware() says yes. */
+    bool mpi_reads_device;
 
     /* ---- collectives on backend memory: NCCL (NULL: the backend has none) ----
      * coll_id fills a unique id (at most DDL_COLL_ID_BYTES) on one rank,

@@ -9,13 +9,22 @@
 #include "comm_impl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../backend/backend.h"
 #include "../common.h"
+#include "../cuda/device_mem.h"
 
 void comm_use_device(Comm *c, const Backend *be)
 {
     c->be = be && !be->host_memory ? be : NULL;
+    c->mpi_device = false;
+    if (c->be && c->be->mpi_reads_device) {
+        char why[256];
+        const char *off = getenv("DDL_MPI_CUDA_AWARE");
+        c->mpi_device = ddl_mpi_cuda_aware(why, sizeof why) && !(off && !strcmp(off, "0"));
+    }
 }
 
 const char *comm_nccl_version(const Comm *c)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend/backend.h"
 #include "../common.h"
 
 /* Tags this library uses: one per operation in flight, cycling. Open MPI
@@ -66,6 +67,7 @@ int comm_split(const Comm *parent, int color, int key, Comm *out)
     MPI_Comm_split(parent->mpi, color < 0 ? MPI_UNDEFINED : color, key, &mine);
     init_from(out, mine);
     out->be = parent->be;
+    out->mpi_device = parent->mpi_device;
     return 0;
 }
 
@@ -143,7 +145,8 @@ static bool start(CommRequest *r, void *buf, size_t count, CommDtype dtype, Comm
         nccl_start(r, buf, count, dtype, op);
         return true;
     }
-    buf = stage_to_host(r, buf, count * payload_elem_bytes(dtype));
+    r->mpi_direct = alg == COMM_ALG_MPI && stage_mpi_direct(r, buf, dtype);
+    if (!r->mpi_direct) buf = stage_to_host(r, buf, count * payload_elem_bytes(dtype));
     if (alg == COMM_ALG_MPI) {
         /* MPI reduces the caller's buffer itself; keep what AVG needs. */
         r->pay.user = buf;
@@ -163,7 +166,10 @@ static void end(CommRequest *r)
         nccl_finish(r);
     } else {
         if (r->alg == COMM_ALG_MPI) {
-            if (r->pay.op == COMM_AVG) mpi_allreduce_average(r->pay.user, r->pay.count, r->pay.dtype, r->pay.ranks);
+            if (r->pay.op == COMM_AVG && r->mpi_direct)
+                r->comm->be->scale(r->pay.user, r->pay.count, 1.0f / (float)r->pay.ranks);
+            else if (r->pay.op == COMM_AVG)
+                mpi_allreduce_average(r->pay.user, r->pay.count, r->pay.dtype, r->pay.ranks);
         } else {
             payload_end(&r->pay);
         }
@@ -183,6 +189,11 @@ void comm_allreduce(Comm *c, void *buf, size_t count, CommDtype dtype, CommReduc
         c->started++;
         c->count[COMM_ALG_MPI].calls++;
         if (count == 0) return;
+        if (stage_mpi_direct(r, buf, dtype)) { /* CUDA-aware MPI: the device pointer itself */
+            mpi_allreduce_blocking(c, buf, count, dtype, COMM_SUM);
+            if (op == COMM_AVG) c->be->scale(buf, count, 1.0f / (float)c->size);
+            return;
+        }
         mpi_allreduce_blocking(c, stage_to_host(r, buf, count * payload_elem_bytes(dtype)), count, dtype, op);
         stage_back(r);
         return;

@@ -109,6 +109,7 @@ typedef struct Comm {
     void *coll;                          /* the backend's NCCL communicator, opened at first use */
     void *coll_stream;                   /* NCCL runs on it, beside the kernels */
     void *coll_ready;                    /* event: the kernels that wrote a buffer are done */
+    bool mpi_device;                     /* MPI takes FP32 device buffers (CUDA-aware MPI) */
 } Comm;
 
 #define COMM_DEFAULT_SEGMENT_BYTES ((size_t)256 * 1024)
@@ -128,6 +129,10 @@ int comm_split(const Comm *parent, int color, int key, Comm *out);
  * - Host algorithms (every one but nccl) given a device buffer copy it to
  *   page-locked host memory, reduce there and copy the result back: always
  *   correct, and what a GPU without CUDA-aware MPI needs.
+ * - Except mpi on FP32 device buffers when MPI is CUDA-aware
+ *   (ddl_mpi_cuda_aware(), on a GPU, unless DDL_MPI_CUDA_AWARE=0): the
+ *   device pointer goes to MPI_Allreduce after the kernels that wrote it
+ *   have finished, and AVG scales on the device.
  * - COMM_ALG_NCCL reduces device buffers where they are, on a stream of
  *   its own after the kernels queued so far; a host buffer is copied to
  *   the device and back. Its communicator is made at its first use

@@ -40,6 +40,15 @@ void *stage_to_device(CommRequest *r, void *buf, size_t bytes)
     return r->dev_stage;
 }
 
+bool stage_mpi_direct(CommRequest *r, const void *buf, CommDtype dtype)
+{
+    const Comm *c = r->comm;
+    bool direct = c->mpi_device && dtype == COMM_FP32 && c->be->owns(buf);
+    r->user = NULL;
+    if (direct) c->be->synchronize(); /* MPI does not follow CUDA streams */
+    return direct;
+}
+
 void stage_back(CommRequest *r)
 {
     if (!r->user) return;

@@ -15,7 +15,9 @@
 #ifdef DDL_CUDA_EMU
 #define DDL_CUDA_BACKEND_NAME "cuda-emu"
 #define DDL_CUDA_BACKEND_WHAT "emulated GPU"
+#define DDL_CUDA_MPI_READS false
 #else
+#define DDL_CUDA_MPI_READS true
 #define DDL_CUDA_BACKEND_NAME "cuda"
 #define DDL_CUDA_BACKEND_WHAT "GPU"
 #endif
@@ -58,6 +60,7 @@ extern "C" const Backend ddl_backend_cuda = {
     /* .to_device_async = */ ddl_cuda_memcpy_h2d_async,
     /* .event_done = */ ddl_cuda_event_done,
     /* .owns = */ ddl_cuda_is_device_pointer,
+    /* .mpi_reads_device = */ DDL_CUDA_MPI_READS,
     /* .coll_id = */ coll_id_cuda,
     /* .coll_open = */ coll_open_cuda,
     /* .coll_allreduce = */ coll_allreduce_cuda,

@@ -15,10 +15,11 @@
  *   after_step      weights and buffers to the host before, back after
  *   BN buffers      to the host, broadcast, back
  *
- * With --alg nccl, rows whose gradients only go to the Comm as arena
- * slices (SyncRow.grads_in_place: allreduce, allreduce_flat, ddp, horovod
- * without FP16 compression) skip the gradient copies: the view's gradient
- * arena is the device's, and NCCL reduces it where it is.
+ * With --alg nccl (or --alg mpi where MPI is CUDA-aware), rows whose
+ * gradients only go to the Comm as arena slices (SyncRow.grads_in_place:
+ * allreduce, allreduce_flat, ddp, horovod without FP16 compression) skip
+ * the gradient copies: the view's gradient arena is the device's, and NCCL
+ * (or MPI) reduces it where it is.
  *
  * The parameter server stages its pushes and pulls itself, and runs its
  * update on the host view (ps.c). The cloud-and-users rows (C-SGD, D-SGD,
@@ -34,7 +35,8 @@ bool sync_staged(const Sync *s) { return s->dev != NULL; }
 
 static bool grads_stay(const Sync *s)
 {
-    return s->cfg.alg == COMM_ALG_NCCL && s->row->grads_in_place && !s->cfg.horovod.fp16;
+    bool device_alg = s->cfg.alg == COMM_ALG_NCCL || (s->cfg.alg == COMM_ALG_MPI && s->c && s->c->mpi_device);
+    return device_alg && s->row->grads_in_place && !s->cfg.horovod.fp16;
 }
 
 void sync_stage_init(Sync *s)
@@ -107,8 +109,10 @@ Model *sync_device_model(Sync *s) { return s->dev ? s->dev : s->m; }
 const char *sync_gradients_where(const Sync *s, char *buf, size_t cap)
 {
     if (!s->dev) return NULL;
-    if (s->grads_on_device)
+    if (s->grads_on_device && s->cfg.alg == COMM_ALG_NCCL)
         snprintf(buf, cap, "reduced in device memory by %s", comm_nccl_version(s->c));
+    else if (s->grads_on_device)
+        snprintf(buf, cap, "reduced in device memory by CUDA-aware MPI (MPI_Allreduce on device pointers)");
     else if (s->cfg.alg == COMM_ALG_NCCL && s->row->grads_in_place)
         snprintf(buf, cap, "staged through page-locked host memory (FP16 compression runs on the host), then "
                            "copied to the device for %s", comm_nccl_version(s->c));
