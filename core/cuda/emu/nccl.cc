@@ -1,5 +1,5 @@
 // nccl.cc - the emulated GPU's NCCL: the calls of include/nccl.h over MPI
-// (core/comm/nccl_emu_wire.c), so `--alg nccl` runs in CI without a GPU.
+// (core/cuda/nccl_emu_wire.c), so `--alg nccl` runs in CI without a GPU.
 //
 // What it keeps of NCCL: buffers must be device memory (host memory is an
 // error, as it is for NCCL), the reduction is in place, FP16 values are
@@ -19,7 +19,7 @@
 #include <vector>
 
 extern "C" {
-#include "comm/nccl_emu_wire.h"
+#include "cuda/nccl_emu_wire.h"
 }
 
 namespace ddl_emu {

@@ -1,8 +1,8 @@
 /* nccl_emu_wire.h - MPI under the emulated GPU's NCCL (core/cuda/emu/nccl.cc).
  * In C because it needs mpi.h, which mpicc finds and the emulator's C++
  * compile does not. Nothing else uses it. */
-#ifndef DDL_COMM_NCCL_EMU_WIRE_H
-#define DDL_COMM_NCCL_EMU_WIRE_H
+#ifndef DDL_CUDA_NCCL_EMU_WIRE_H
+#define DDL_CUDA_NCCL_EMU_WIRE_H
 
 #include <stddef.h>
 
