@@ -41,6 +41,33 @@ void ddl_program_start(int *argc, char ***argv, int *rank, int *size)
     ddl_threads_init(MPI_COMM_WORLD);
 }
 
+/* A positive integer from the environment, or -1. */
+static int env_count(const char *name)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n = v && *v ? strtol(v, &end, 10) : -1;
+    return v && *v && !*end && n >= 0 && n < 1000000 ? (int)n : -1;
+}
+
+int ddl_node_rank(MPI_Comm comm, int *ranks)
+{
+    int r = env_count("OMPI_COMM_WORLD_LOCAL_RANK"), n = env_count("OMPI_COMM_WORLD_LOCAL_SIZE"), same = 0;
+    if (comm == MPI_COMM_WORLD || (MPI_Comm_compare(comm, MPI_COMM_WORLD, &same) == MPI_SUCCESS && same == MPI_IDENT))
+        if (r >= 0 && n > r) {
+            *ranks = n;
+            return r;
+        }
+    MPI_Comm node;
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_size(node, ranks);
+    MPI_Comm_free(&node);
+    return r;
+}
+
 int ddl_threads_init(MPI_Comm comm)
 {
 #ifdef DDL_SMPI
@@ -58,11 +85,8 @@ int ddl_threads_init(MPI_Comm comm)
 #endif
     const char *omp = getenv("OMP_NUM_THREADS"), *blas = getenv("OPENBLAS_NUM_THREADS");
     if ((omp && *omp) || (blas && *blas)) return openblas_get_num_threads();
-    MPI_Comm node;
     int local = 1;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
+    ddl_node_rank(comm, &local);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int t = (int)(cores / (local > 0 ? local : 1));
     if (t < 1) t = 1;

@@ -63,19 +63,6 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
 }
 
 /* This rank's index among the ranks of its host: its GPU. */
-/* This rank's place among the ranks of its node, and how many they are. */
-static int local_rank(int *ranks)
-{
-    MPI_Comm node;
-    int r = 0, me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &r);
-    MPI_Comm_size(node, ranks);
-    MPI_Comm_free(&node);
-    return r;
-}
-
 /* Rank 0 creates dir and writes a file into it once (then removes it). */
 static int probe_dir(const char *flag, const char *dir)
 {
@@ -130,7 +117,7 @@ int driver_open(Driver *d)
     Device dev;
     char err[DDL_ERRLEN] = "";
     int (*check)(Device, int, int, char *, size_t, char *) = d->spec->on_backend ? device_check_backend : device_check;
-    int node_ranks = 1, node_rank = local_rank(&node_ranks);
+    int node_ranks = 1, node_rank = ddl_node_rank(MPI_COMM_WORLD, &node_ranks);
     bool bad = device_parse(o->device, &dev, err) != 0 ||
                check(dev, node_rank, node_ranks, d->device_desc, sizeof d->device_desc, err) != 0;
     if (!bad && !(d->be = backend_named(o->device))) {
