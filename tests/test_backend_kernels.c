@@ -5,13 +5,15 @@
  * images_to_channels / channels_to_images, batchnorm_eval_stats,
  * labels_outside, scale, half_round_cpu, f32_to_f16_cpu, nonfinite_cpu.
  * Then, for each backend of backend_usable() (the CPU; a GPU or emulated
- * GPU where there is one), each of these and the depthwise convolution
- * through the backend's table against the CPU reference, on fresh seeded
- * inputs, with backend outputs poisoned (NaN) first. Limits:
+ * GPU where there is one), each of these, the depthwise convolution and
+ * the Winograd transforms through the backend's table against the CPU
+ * reference, on fresh seeded inputs, with backend outputs poisoned (NaN)
+ * first. Limits:
  *   bit-exact   layout changes, BN eval statistics, labels, scale,
  *               half_round, f32_to_f16, nonfinite, depthwise forward and
- *               input gradient (the same operations in the same order,
- *               every product and sum rounded on its own)
+ *               input gradient, Winograd transforms (the same operations
+ *               in the same order, every product and sum rounded on its
+ *               own)
  *   TOL_RED     depthwise weight gradient (a sum over n*OH*OW products,
  *               accumulated in a different order)
  * DeviceBatch: batches put, got and read back equal what was written; on
@@ -216,6 +218,58 @@ static void backend_layout(const Backend *be)
     be->release(yd);
 }
 
+/* The Winograd transforms through the table (wired to the right kernels,
+ * flip and acc passed on): bit-exact, as they only add, subtract and
+ * halve, each in the CPU's order. */
+static void backend_winograd(const Backend *be)
+{
+    int nb = 2, C = 3, K = 4, H = 7, W = 6;
+    size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), nx = (size_t)nb * C * H * W, nv = 16 * C * T * nb;
+    size_t nu = 16 * (size_t)K * C, nm = 16 * K * T * nb, ny = (size_t)nb * K * H * W;
+    float *x = rand_floats(nx, -1, 1), *w = rand_floats((size_t)K * C * 9, -1, 1), *m = rand_floats(nm, -1, 1);
+    float *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny + nm));
+    float *xd = up(be, x, 4 * nx), *wd = up(be, w, 4 * (size_t)K * C * 9), *md = up(be, m, 4 * nm);
+    winograd_input_cpu(x, nb, C, H, W, want);
+    float *vd = poisoned(be, nv);
+    be->winograd_input(xd, nb, C, H, W, vd);
+    float *got = down(be, vd, nv);
+    check_same(be->name, "winograd_input", got, want, nv);
+    ddl_free(got);
+    for (int flip = 0; flip < 2; flip++) {
+        winograd_filter_cpu(w, K, C, flip, want);
+        float *ud = poisoned(be, nu);
+        be->winograd_filter(wd, K, C, flip, ud);
+        got = down(be, ud, nu);
+        check_same(be->name, flip ? "winograd_filter flip" : "winograd_filter", got, want, nu);
+        ddl_free(got);
+        be->release(ud);
+    }
+    for (int acc = 0; acc < 2; acc++) {
+        memcpy(want, y0, sizeof(float) * ny);
+        winograd_output_cpu(m, nb, K, H, W, want, acc);
+        float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
+        be->winograd_output(md, nb, K, H, W, yd, acc);
+        got = down(be, yd, ny);
+        check_same(be->name, acc ? "winograd_output acc" : "winograd_output", got, want, ny);
+        ddl_free(got);
+        be->release(yd);
+    }
+    float *yd = up(be, y0, 4 * ny), *dmd = poisoned(be, nm); /* y0 as dy, m as du */
+    winograd_output_grad_cpu(y0, nb, K, H, W, want);
+    be->winograd_output_grad(yd, nb, K, H, W, dmd);
+    got = down(be, dmd, nm);
+    check_same(be->name, "winograd_output_grad", got, want, nm);
+    ddl_free(got);
+    memcpy(want, w, sizeof(float) * K * C * 9);
+    winograd_filter_grad_cpu(m, K, C, want);
+    be->winograd_filter_grad(md, K, C, wd);
+    got = down(be, wd, (size_t)K * C * 9);
+    check_same(be->name, "winograd_filter_grad", got, want, (size_t)K * C * 9);
+    ddl_free(got);
+    ddl_free(x), ddl_free(w), ddl_free(m), ddl_free(y0), ddl_free(want);
+    be->release(xd), be->release(wd), be->release(md), be->release(vd), be->release(yd), be->release(dmd);
+}
+
 static void backend_small_kernels(const Backend *be)
 {
     enum { C = 37 };
@@ -321,6 +375,7 @@ int main(void)
     for (int b = 0; b < nb; b++) {
         backend_depthwise(bes[b]);
         backend_layout(bes[b]);
+        backend_winograd(bes[b]);
         backend_small_kernels(bes[b]);
         backend_device_batch(bes[b]);
     }

@@ -34,7 +34,7 @@
 #include "harness.h"
 
 static const char *const GROUPS[] = {
-    "device memory",   "im2col/col2im", "conv2d groups (im2col row blocks + gemm)",
+    "device memory",   "im2col/col2im", "conv2d groups (im2col row blocks + gemm)", "winograd transforms",
     "bias add/grad",   "relu/relu6",    "maxpool",
     "avgpool",         "global avgpool", "batchnorm",
     "dropout mask",    "mul/add/copy_grad", "softmax cross-entropy",
@@ -267,6 +267,56 @@ static void test_conv_groups(void)
         check_buf(&dx, TOL_RED, DEV " conv2d input gradient %s", tag);
         buf_free(&x), buf_free(&w), buf_free(&col), buf_free(&out);
         buf_free(&dy), buf_free(&dw), buf_free(&dcol), buf_free(&dx);
+    }
+}
+
+/* ---- Winograd F(2x2,3x3) transforms --------------------------------------- */
+
+/* Each transform on its own (the 16 GEMMs between them are gemm_f32's):
+ * odd and even planes (partial last tiles), one-tile planes, several
+ * images, the flipped filter of the input gradient, output with acc, and
+ * the weight gradient's two. */
+static void test_winograd(void)
+{
+    static const int CASES[][5] = { /* nb, C, K, H, W */
+        { 1, 1, 1, 2, 2 }, { 2, 3, 5, 7, 9 }, { 3, 8, 4, 4, 4 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
+    };
+    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
+        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
+        size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), cols = (size_t)nb * T;
+        char tag[96];
+        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", nb, C, K, H, W);
+        Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), v = buf_poison(16 * C * cols);
+        winograd_input_cpu(x.h, nb, C, H, W, v.h);
+        winograd_input_cuda(x.d, nb, C, H, W, v.d);
+        check_buf(&v, TOL_ELEM, DEV " winograd_input %s", tag);
+        Buf w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
+        for (int flip = 0; flip < 2; flip++) {
+            Buf u = buf_poison(16 * (size_t)K * C);
+            winograd_filter_cpu(w.h, K, C, flip, u.h);
+            winograd_filter_cuda(w.d, K, C, flip, u.d);
+            check_buf(&u, TOL_ELEM, DEV " winograd_filter %s flip=%d", tag, flip);
+            buf_free(&u);
+        }
+        Buf m = buf_rand(16 * K * cols, -1.0f, 1.0f);
+        for (int acc = 0; acc < 2; acc++) {
+            Buf y = buf_out((size_t)nb * K * H * W, acc);
+            winograd_output_cpu(m.h, nb, K, H, W, y.h, acc);
+            winograd_output_cuda(m.d, nb, K, H, W, y.d, acc);
+            check_buf(&y, TOL_ELEM, DEV " winograd_output %s acc=%d", tag, acc);
+            buf_free(&y);
+        }
+        /* the weight gradient's: dy's tiles, then dw += G^T du G */
+        Buf dy = buf_rand((size_t)nb * K * H * W, -1.0f, 1.0f), dm = buf_poison(16 * K * cols);
+        winograd_output_grad_cpu(dy.h, nb, K, H, W, dm.h);
+        winograd_output_grad_cuda(dy.d, nb, K, H, W, dm.d);
+        check_buf(&dm, TOL_ELEM, DEV " winograd_output_grad %s", tag);
+        Buf du = buf_rand(16 * (size_t)K * C, -1.0f, 1.0f), dw = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
+        winograd_filter_grad_cpu(du.h, K, C, dw.h);
+        winograd_filter_grad_cuda(du.d, K, C, dw.d);
+        check_buf(&dw, TOL_ELEM, DEV " winograd_filter_grad %s (accumulates)", tag);
+        buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
+        buf_free(&dy), buf_free(&dm), buf_free(&du), buf_free(&dw);
     }
 }
 
@@ -872,6 +922,7 @@ int main(void)
     test_memory();
     test_im2col();
     test_conv_groups();
+    test_winograd();
     test_bias();
     test_relu();
     test_pool(true);

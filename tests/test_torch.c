@@ -66,6 +66,7 @@ enum { MAXP = 256 };
 
 typedef struct Case {
     const char *name;
+    const char *label; /* in the checks' names: the fixture, and how convolutions ran */
     Fixture fx;
     Model m;
     int n;           /* batch */
@@ -91,7 +92,7 @@ static bool compare(Case *c, const char *what, const float *got, const float *wa
     double rel = nan ? INFINITY : maxd / maxw;
     if (rel > c->max_err) c->max_err = rel;
     char name[256];
-    snprintf(name, sizeof name, "torch %s: %s rel err %.1e (tol %.0e)", c->name, what, rel, tol);
+    snprintf(name, sizeof name, "torch %s: %s rel err %.1e (tol %.0e)", c->label, what, rel, tol);
     return t_checkf(rel <= tol, name, "at [%zu] of %zu: ddlab %.9g, torch %.9g (max |torch| %.3g)", at, n,
                     n ? (double)got[at] : 0.0, n ? (double)want[at] : 0.0, maxw);
 }
@@ -101,7 +102,7 @@ static const FixRec *need(Case *c, const char *rec)
     const FixRec *r = fix_get(&c->fx, rec);
     if (!r) {
         char name[256];
-        snprintf(name, sizeof name, "torch %s: record %s", c->name, rec);
+        snprintf(name, sizeof name, "torch %s: record %s", c->label, rec);
         t_checkf(false, name, "missing from %s (regenerate with tests/gen_fixtures.py)", c->fx.path);
     }
     return r;
@@ -223,7 +224,7 @@ static bool load_params(Case *c, bool report)
     if (!why[0] && nbuf != nbn) snprintf(why, sizeof why, "fixture has %d running-stat records, ddlab %d", nbuf, nbn);
     if (report || why[0]) {
         char name[256];
-        snprintf(name, sizeof name, "torch %s: %d parameter names and sizes match the fixture", c->name, c->np);
+        snprintf(name, sizeof name, "torch %s: %d parameter names and sizes match the fixture", c->label, c->np);
         t_checkf(!why[0], name, "%s", why);
     }
     return !why[0];
@@ -274,7 +275,7 @@ static void run_case(Case *c)
     char path[1024], name[300], file[160];
     snprintf(file, sizeof file, "%s.fix", c->name);
     snprintf(path, sizeof path, "%s", t_fixture(file));
-    snprintf(name, sizeof name, "torch %s: load %s.fix", c->name, c->name);
+    snprintf(name, sizeof name, "torch %s: load %s.fix", c->label, c->name);
     if (!t_checkf(fix_load(&c->fx, path) == 0, name, "%s", c->fx.err)) return;
     const FixRec *x = need(c, "x"), *y = need(c, "y"), *logits = need(c, "logits"), *loss = need(c, "loss");
     const FixRec *mode = need(c, "meta:mode");
@@ -308,10 +309,10 @@ static void run_case(Case *c)
     } else {
         snprintf(err, sizeof err, "no meta:kind, meta:model or known meta:graph record");
     }
-    snprintf(name, sizeof name, "torch %s: build", c->name);
+    snprintf(name, sizeof name, "torch %s: build", c->label);
     if (!t_checkf(rc == 0, name, "%s", err)) goto out;
     Model *m = &c->m;
-    snprintf(name, sizeof name, "torch %s: %d outputs per example, as PyTorch", c->name, model_classes(m));
+    snprintf(name, sizeof name, "torch %s: %d outputs per example, as PyTorch", c->label, model_classes(m));
     if (!t_checkf(model_classes(m) == classes && (size_t)c->n * classes == logits->count && y->count == (size_t)c->n,
                   name, "ddlab %d outputs, fixture %d (batch %d, %zu labels)", model_classes(m), classes, c->n,
                   y->count))
@@ -439,15 +440,25 @@ int main(void)
 {
     int nf = (int)(sizeof FIXTURES / sizeof FIXTURES[0]);
     check_listed(nf);
-    double worst = 0.0;
-    const char *worst_name = "";
-    for (int i = 0; i < nf; i++) {
-        static Case c;
-        memset(&c, 0, sizeof c);
-        c.name = FIXTURES[i];
-        run_case(&c);
-        if (c.max_err > worst) { worst = c.max_err; worst_name = FIXTURES[i]; }
+    /* Twice: convolutions as model_begin picks them (DDL_CONV, default
+     * auto), then with Winograd forced on every 3x3 stride-1 convolution
+     * (conv2d_winograd.c): the same tolerances hold for both. */
+    static const char *const PASSES[2][2] = { { NULL, "" }, { "winograd", " [winograd]" } };
+    for (int p = 0; p < 2; p++) {
+        if (PASSES[p][0]) setenv("DDL_CONV", PASSES[p][0], 1);
+        double worst = 0.0;
+        const char *worst_name = "";
+        for (int i = 0; i < nf; i++) {
+            static Case c;
+            static char label[160];
+            memset(&c, 0, sizeof c);
+            c.name = FIXTURES[i];
+            snprintf(label, sizeof label, "%s%s", FIXTURES[i], PASSES[p][1]);
+            c.label = label;
+            run_case(&c);
+            if (c.max_err > worst) { worst = c.max_err; worst_name = FIXTURES[i]; }
+        }
+        printf("# worst relative error over all comparisons%s: %.2e (%s)\n", PASSES[p][1], worst, worst_name);
     }
-    printf("# worst relative error over all comparisons: %.2e (%s)\n", worst, worst_name);
     return t_done();
 }

@@ -100,6 +100,11 @@ typedef struct Backend {
                    float *col);
     void (*col2im)(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW,
                    float *dx, bool acc);
+    void (*winograd_input)(const float *x, int nb, int C, int H, int W, float *v);
+    void (*winograd_filter)(const float *w, int K, int C, bool flip, float *u);
+    void (*winograd_output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
+    void (*winograd_output_grad)(const float *dy, int nb, int K, int H, int W, float *dm);
+    void (*winograd_filter_grad)(const float *du, int K, int C, float *dw);
     void (*images_to_channels)(const float *x, int nb, int c, int p, float *t);
     void (*channels_to_images)(const float *t, int nb, int c, int p, float *y);
     void (*depthwise_forward)(const float *x, const float *w, const float *bias, float *y, int n, int C, int H,

@@ -20,6 +20,27 @@ void im2col_cpu(const float *x, int nb, int C, int H, int W, int k, int stride, 
 void col2im_cpu(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *dx,
                 bool acc);
 
+/* Winograd F(2x2,3x3) for 3x3 convolutions with stride 1 and padding 1
+ * (winograd.c says why and how): the transforms around 16 GEMMs, which
+ * replace im2col + one GEMM with fewer multiplications. An H x W plane has
+ * T = ceil(H/2) * ceil(W/2) tiles of 2x2 outputs; "16" indexes the tile
+ * positions of the 4x4 Winograd domain.
+ * input:  v[16][C][nb*T] = B^T d B of x[nb][C][H][W]'s 4x4 tiles (zero
+ *         padding outside the plane);
+ * filter: u[16][K][C] = G g G^T of w[K][C][3][3]; with flip, the filter of
+ *         the input gradient instead, u[16][C][K] from w rotated 180
+ *         degrees (dx = this convolution of dy);
+ * output: y[nb][K][H][W] (+)= A^T m A of m[16][K][nb*T], cropped to H x W. */
+void winograd_input_cpu(const float *x, int nb, int C, int H, int W, float *v);
+void winograd_filter_cpu(const float *w, int K, int C, bool flip, float *u);
+void winograd_output_cpu(const float *m, int nb, int K, int H, int W, float *y, bool acc);
+/* The weight gradient (winograd_grad.c): output_grad: dm[16][K][nb*T] =
+ * A dy A^T of dy[nb][K][H][W]'s 2x2 tiles (0 past the plane); GEMMs give
+ * du[16][K][C] = sum over tiles of dm (.) v; filter_grad: dw[K][C][3][3]
+ * += G^T du G. */
+void winograd_output_grad_cpu(const float *dy, int nb, int K, int H, int W, float *dm);
+void winograd_filter_grad_cpu(const float *du, int K, int C, float *dw);
+
 /* The layout change around a GEMM over several images: x[nb][c][p]
  * (NCHW, p = H*W) <-> t[c][nb*p] (channel-major, image i's pixels at
  * columns [i*p, (i+1)*p)), which is what the GEMM reads and writes. */

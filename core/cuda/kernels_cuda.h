@@ -32,6 +32,14 @@ void im2col_cuda(const float *x, int nb, int C, int H, int W, int k, int stride,
 void col2im_cuda(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *dx,
                  bool acc);
 
+/* winograd.cu: Winograd F(2x2,3x3) transforms (layouts in kernels.h). */
+void winograd_input_cuda(const float *x, int nb, int C, int H, int W, float *v);
+void winograd_filter_cuda(const float *w, int K, int C, bool flip, float *u);
+void winograd_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc);
+/* winograd_grad.cu: the weight gradient's transforms. */
+void winograd_output_grad_cuda(const float *dy, int nb, int K, int H, int W, float *dm);
+void winograd_filter_grad_cuda(const float *du, int K, int C, float *dw);
+
 /* layout.cu: x[nb][c][p] <-> t[c][nb*p] around multi-image conv GEMMs. */
 void images_to_channels_cuda(const float *x, int nb, int c, int p, float *t);
 void channels_to_images_cuda(const float *t, int nb, int c, int p, float *y);

@@ -23,6 +23,13 @@ typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
  * activation and gradient storage on the CPU. */
 typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx);
 
+/* How ungrouped 3x3 convolutions with stride 1 and padding 1 run (forward
+ * and both gradients): AUTO: Winograd F(2x2,3x3) where measurement found
+ * it faster (see conv2d_winograd.c), im2col + GEMM elsewhere; IM2COL:
+ * never Winograd; WINOGRAD: every such convolution (tests compare the
+ * two). */
+typedef enum ConvAlgo { CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD } ConvAlgo;
+
 typedef struct Model {
     char name[32];
     const Backend *be;   /* where the arenas live and the kernels run (default: the CPU) */
@@ -55,6 +62,9 @@ typedef struct Model {
      * (saves re-lowering the input) when all of them together fit in this
      * many floats; 0 disables. Default 128M floats (512 MiB). */
     size_t col_cache_floats;
+    /* Set before model_finalize (scratch is sized for it); model_begin
+     * takes it from DDL_CONV=auto|im2col|winograd, default auto. */
+    ConvAlgo conv_algo;
 } Model;
 
 /* Tensor `id` (its gradient) in the activation arenas. */

@@ -48,6 +48,7 @@ typedef struct Layer {
     int cout, k, stride, pad, groups; /* conv / pool (k = kernel, stride, pad) */
     bool bias;
     bool cache_cols;     /* conv: im2col columns kept in aux from forward for backward */
+    bool winograd;       /* conv: forward and backward by Winograd (conv2d_winograd.c) */
     float eps, momentum;              /* batch norm */
     float p;                          /* dropout probability */
 } Layer;

@@ -12,7 +12,14 @@
  * run far below peak: they go to the direct kernels of core/cpu/depthwise.c
  * and need no columns or scratch. Every step runs on the model's backend:
  * the reshuffles too (images_to_channels / channels_to_images), so data
- * never leaves the device. */
+ * never leaves the device.
+ *
+ * Ungrouped 3x3 convolutions with stride 1 and padding 1 may run forward
+ * and backward by Winograd F(2x2,3x3) instead (conv2d_winograd.c;
+ * l->winograd, chosen when the model is sized, from m->conv_algo). Not
+ * with FP16 GEMM operands (model_use_fp16_gemm): the transformed values
+ * are no binary16 values, so casting them would round where the CPU's
+ * emulation does not; such layers run im2col then. */
 #include "layers.h"
 
 #include "../common.h"
@@ -49,24 +56,32 @@ static int chunk_images(const Geometry *g, int batch)
     return nb;
 }
 
+/* Winograd layers keep no columns: they never lower their input. */
 size_t conv2d_columns(const Model *m, const Layer *l, int batch)
 {
     Geometry g = geometry(m, l);
-    return is_depthwise(&g) ? 0 : (size_t)g.ckk * (size_t)g.p * (size_t)batch;
+    if (is_depthwise(&g) || conv2d_winograd_pick(m, l)) return 0;
+    return (size_t)g.ckk * (size_t)g.p * (size_t)batch;
 }
 
 /* Scratch: one chunk's columns, and its [cout][nb*p] GEMM result when the
- * chunk has several images. Aux: the whole batch's columns when cached. */
+ * chunk has several images; for Winograd layers at least Winograd's (and
+ * still the columns: with FP16 GEMM operands they run im2col). Aux: the
+ * whole batch's columns when cached. */
 size_t conv2d_size(const Model *m, Layer *l, int max_batch, bool cache_cols)
 {
     Geometry g = geometry(m, l);
-    l->cache_cols = cache_cols;
-    l->aux_count = cache_cols ? conv2d_columns(m, l, max_batch) : 0;
+    l->winograd = !is_depthwise(&g) && conv2d_winograd_pick(m, l);
+    l->cache_cols = cache_cols && !l->winograd;
+    l->aux_count = l->cache_cols ? conv2d_columns(m, l, max_batch) : 0;
     if (is_depthwise(&g)) return 0;
     int nb = chunk_images(&g, max_batch);
     size_t cols = (size_t)nb * g.p;
-    return (size_t)g.ckk * cols + (nb > 1 ? (size_t)g.cout * cols : 0);
+    size_t need = (size_t)g.ckk * cols + (nb > 1 ? (size_t)g.cout * cols : 0);
+    return l->winograd ? DDL_MAX(need, conv2d_winograd_size(m, l, max_batch)) : need;
 }
+
+static bool use_winograd(const Model *m, const Layer *l) { return l->winograd && !m->params16; }
 
 void conv2d_init(const Model *m, const Layer *l, float *params, float *state, uint64_t seed, uint64_t *stream)
 {
@@ -94,6 +109,11 @@ void conv2d_forward(Model *m, const Layer *l)
         return;
     }
     size_t in_img = (size_t)g.cin * g.h * g.w, out_img = (size_t)g.cout * g.p;
+    if (use_winograd(m, l)) {
+        conv2d_winograd_forward(m, l);
+        if (l->bias) be->bias_add(y, w + l->weight_count, n, g.cout, g.p);
+        return;
+    }
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
         size_t ld = (size_t)nb * g.p;
@@ -123,6 +143,11 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     if (l->bias) be->bias_grad(dy, dw + l->weight_count, n, g.cout, g.p);
     if (is_depthwise(&g)) {
         be->depthwise_backward(x, dy, w, dw, dx, n, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, acc_dx);
+        return;
+    }
+    if (use_winograd(m, l)) { /* one after the other: they share the scratch */
+        conv2d_winograd_dw(m, l, dw);
+        if (dx) conv2d_winograd_dx(m, l, dx, acc_dx);
         return;
     }
     for (int i0 = 0; i0 < n; i0 += chunk) {

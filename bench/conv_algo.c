@@ -1,0 +1,120 @@
+/* conv_algo.c - one 3x3 convolution (stride 1, padding 1) timed both
+ * ways: im2col + GEMM and Winograd F(2x2,3x3) (core/layers/
+ * conv2d_winograd.c), forward and backward (weight and input gradients),
+ * interleaved so that a noisy machine slows both alike. This is how the
+ * CONV_ALGO_AUTO thresholds were chosen.
+ *
+ *   bin/bench/conv_algo [--batch 64] [--reps 5] [--cpu] [C K HW ...]
+ * Without shapes: every stride-1 3x3 shape of resnet18 and vgg11 at
+ * width 1 on CIFAR. Prints per shape the median forward and backward ms of
+ * each way and the ratio winograd / im2col of the step (fwd + bwd). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common.h"
+#include "layers/layers.h"
+#include "model/model.h"
+#include "rng.h"
+
+/* --cpu: time this process's CPU time instead of the wall clock: with one
+ * thread (OMP_NUM_THREADS=1) it counts the work alone, which other jobs on
+ * a shared machine disturb much less than they disturb wall time. */
+static bool cpu_clock;
+
+static double clock_now(void)
+{
+    if (!cpu_clock) return ddl_now();
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct Side {
+    Model m;
+    double *fwd, *bwd;
+} Side;
+
+static void side_init(Side *s, ConvAlgo algo, int C, int K, int hw, int batch, int reps)
+{
+    model_begin(&s->m, "conv_algo", (Shape){ C, hw, hw });
+    s->m.conv_algo = algo;
+    mb_conv2d(&s->m, "conv", s->m.input, K, 3, 1, 1, 1, false);
+    model_finalize(&s->m, batch, 1);
+    Layer *l = &s->m.layers[0];
+    s->m.batch = batch;
+    Rng r = rng_make(3, "conv_algo");
+    size_t nx = (size_t)batch * C * hw * hw, ny = (size_t)batch * K * hw * hw;
+    float *x = model_tensor(&s->m, l->in), *dy = model_tensor_grad(&s->m, l->out);
+    for (size_t i = 0; i < nx; i++) x[i] = rng_uniform_range(&r, -1.0f, 1.0f);
+    for (size_t i = 0; i < ny; i++) dy[i] = rng_uniform_range(&r, -1.0f, 1.0f);
+    s->fwd = ddl_calloc(sizeof(double) * reps);
+    s->bwd = ddl_calloc(sizeof(double) * reps);
+}
+
+static void side_step(Side *s, int rep)
+{
+    Layer *l = &s->m.layers[0];
+    double t0 = clock_now();
+    layer_forward(&s->m, l);
+    double t1 = clock_now();
+    layer_backward(&s->m, l, true, false);
+    double t2 = clock_now();
+    if (rep >= 0) s->fwd[rep] = 1e3 * (t1 - t0), s->bwd[rep] = 1e3 * (t2 - t1);
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void shape(int C, int K, int hw, int batch, int reps)
+{
+    Side a, b;
+    side_init(&a, CONV_ALGO_IM2COL, C, K, hw, batch, reps);
+    side_init(&b, CONV_ALGO_WINOGRAD, C, K, hw, batch, reps);
+    side_step(&a, -1), side_step(&b, -1); /* warm-up */
+    for (int r = 0; r < reps; r++) side_step(&a, r), side_step(&b, r);
+    double af = median(a.fwd, reps), ab = median(a.bwd, reps), bf = median(b.fwd, reps), bb = median(b.bwd, reps);
+    printf("conv_algo C%-4d K%-4d %2dx%-2d b%d: im2col fwd %8.2f bwd %8.2f ms | winograd fwd %8.2f bwd %8.2f ms | "
+           "ratio %.2f\n",
+           C, K, hw, hw, batch, af, ab, bf, bb, (bf + bb) / (af + ab));
+    fflush(stdout);
+    model_free(&a.m), model_free(&b.m);
+    ddl_free(a.fwd), ddl_free(a.bwd), ddl_free(b.fwd), ddl_free(b.bwd);
+}
+
+int main(int argc, char **argv)
+{
+    int batch = 64, reps = 5, i = 1;
+    for (; i < argc && argv[i][0] == '-'; i += 2) {
+        if (!strcmp(argv[i], "--cpu")) {
+            cpu_clock = true;
+            i--;
+        } else if (i + 1 >= argc) ddl_die("conv_algo: %s needs a value", argv[i]);
+        else if (!strcmp(argv[i], "--batch")) batch = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+        else ddl_die("usage: conv_algo [--batch N] [--reps N] [C K HW ...]");
+    }
+    if (batch < 1 || reps < 1) ddl_die("conv_algo: --batch and --reps must be >= 1");
+    if (i < argc) {
+        for (; i + 2 < argc; i += 3) shape(atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), batch, reps);
+        return 0;
+    }
+    /* resnet18 (C K HW), then vgg11's other shapes */
+    static const int SHAPES[][3] = {
+        { 3, 64, 32 },   { 64, 64, 32 },   { 128, 128, 16 }, { 256, 256, 8 }, { 512, 512, 4 },
+        { 64, 128, 16 }, { 128, 256, 8 }, { 256, 512, 4 },  { 512, 512, 2 },
+    };
+    for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++)
+        shape(SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], batch, reps);
+    return 0;
+}

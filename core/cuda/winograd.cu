@@ -1,0 +1,147 @@
+// winograd.cu - the Winograd F(2x2,3x3) transforms, twins of
+// core/cpu/winograd.c (the maths and layouts are explained there and in
+// kernels.h). One thread per tile (input and output transforms) or per
+// filter (filter transform); consecutive threads take consecutive tiles, so
+// the 16 rows of v and m are written and read in runs. Each value is
+// computed with the CPU's operations in the CPU's order: no sum is split,
+// so results match the CPU's up to FMA contraction.
+#include "cuda_check.h"
+#include "kernels_cuda.h"
+#include "launch.h"
+
+namespace {
+
+__device__ inline void bt4(const float d[4], float t[4])
+{
+    t[0] = d[0] - d[2];
+    t[1] = d[1] + d[2];
+    t[2] = d[2] - d[1];
+    t[3] = d[1] - d[3];
+}
+
+__device__ inline void g3(const float g[3], float t[4])
+{
+    t[0] = g[0];
+    t[1] = 0.5f * (g[0] + g[1] + g[2]);
+    t[2] = 0.5f * (g[0] - g[1] + g[2]);
+    t[3] = g[2];
+}
+
+__device__ inline void at4(const float m[4], float o[2])
+{
+    o[0] = m[0] + m[1] + m[2];
+    o[1] = m[1] - m[2] - m[3];
+}
+
+struct TileGeom {
+    unsigned nb, C, H, W, tw, T, ld; // T tiles per image, ld = nb * T
+};
+
+// Thread e = (channel c, column q = image * T + tile) of v's rows.
+__global__ void input_kernel(const float *__restrict__ x, TileGeom g, size_t total, float *__restrict__ v)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned c = (unsigned)e / g.ld, q = (unsigned)e % g.ld, i = q / g.T, j = q % g.T;
+        int y0 = 2 * (int)(j / g.tw) - 1, x0 = 2 * (int)(j % g.tw) - 1;
+        const float *plane = x + ((size_t)i * g.C + c) * g.H * g.W;
+        float d[4][4], t[4][4], col[4], out[4];
+        for (int r = 0; r < 4; r++)
+            for (int s = 0; s < 4; s++) {
+                int yy = y0 + r, xx = x0 + s;
+                bool in = yy >= 0 && yy < (int)g.H && xx >= 0 && xx < (int)g.W;
+                d[r][s] = in ? plane[(size_t)yy * g.W + xx] : 0.0f;
+            }
+        for (int r = 0; r < 4; r++) bt4(d[r], t[r]);
+        size_t stride = total; // C * ld: between the 16 positions
+        for (int s = 0; s < 4; s++) {
+            for (int r = 0; r < 4; r++) col[r] = t[r][s];
+            bt4(col, out);
+            for (int r = 0; r < 4; r++) v[(size_t)(r * 4 + s) * stride + e] = out[r];
+        }
+    }
+}
+
+// Thread e = (output channel k, input channel c) of w.
+__global__ void filter_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool flip, size_t total,
+                              float *__restrict__ u)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned k = (unsigned)e / C, c = (unsigned)e % C;
+        const float *f = w + e * 9;
+        float g[3][3], t[3][4], col[3], out[4];
+        for (int r = 0; r < 9; r++) g[r / 3][r % 3] = flip ? f[8 - r] : f[r];
+        for (int r = 0; r < 3; r++) g3(g[r], t[r]);
+        size_t at = flip ? (size_t)c * K + k : e;
+        for (int q = 0; q < 4; q++) {
+            for (int r = 0; r < 3; r++) col[r] = t[r][q];
+            g3(col, out);
+            for (int r = 0; r < 4; r++) u[(size_t)(r * 4 + q) * total + at] = out[r];
+        }
+    }
+}
+
+// Thread e = (output channel k, column q = image * T + tile) of m's rows.
+__global__ void output_kernel(const float *__restrict__ m, TileGeom g, size_t total, bool acc, float *__restrict__ y)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned k = (unsigned)e / g.ld, q = (unsigned)e % g.ld, i = q / g.T, j = q % g.T;
+        unsigned y0 = 2 * (j / g.tw), x0 = 2 * (j % g.tw);
+        float *plane = y + ((size_t)i * g.C + k) * g.H * g.W;
+        float t[4][2], row[4], o[2];
+        for (int r = 0; r < 4; r++) {
+            for (int s = 0; s < 4; s++) row[s] = m[(size_t)(r * 4 + s) * total + e];
+            at4(row, t[r]);
+        }
+        for (int s = 0; s < 2; s++) {
+            float col[4] = { t[0][s], t[1][s], t[2][s], t[3][s] };
+            at4(col, o);
+            for (int r = 0; r < 2; r++) {
+                unsigned py = y0 + r, px = x0 + s;
+                if (py >= g.H || px >= g.W) continue;
+                float *p = plane + (size_t)py * g.W + px;
+                *p = acc ? *p + o[r] : o[r];
+            }
+        }
+    }
+}
+
+TileGeom tile_geom(int nb, int C, int H, int W)
+{
+    unsigned tw = (unsigned)(W + 1) / 2, T = (unsigned)((H + 1) / 2) * tw;
+    return TileGeom{ (unsigned)nb, (unsigned)C, (unsigned)H, (unsigned)W, tw, T, (unsigned)nb * T };
+}
+
+} // namespace
+
+extern "C" void winograd_input_cuda(const float *x, int nb, int C, int H, int W, float *v)
+{
+    TileGeom g = tile_geom(nb, C, H, W);
+    size_t total = (size_t)C * g.ld;
+    if (total == 0) return;
+    ddl_check_u32(16 * total, "winograd_input_cuda");
+    DDL_LAUNCH(input_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, g, total, v);
+    DDL_CUDA_LAUNCHED();
+}
+
+extern "C" void winograd_filter_cuda(const float *w, int K, int C, bool flip, float *u)
+{
+    size_t total = (size_t)K * C;
+    if (total == 0) return;
+    ddl_check_u32(16 * total, "winograd_filter_cuda");
+    DDL_LAUNCH(filter_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(w, (unsigned)K, (unsigned)C, flip, total,
+                                                                           u);
+    DDL_CUDA_LAUNCHED();
+}
+
+extern "C" void winograd_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc)
+{
+    TileGeom g = tile_geom(nb, K, H, W);
+    size_t total = (size_t)K * g.ld;
+    if (total == 0) return;
+    ddl_check_u32(16 * total, "winograd_output_cuda");
+    DDL_LAUNCH(output_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);
+    DDL_CUDA_LAUNCHED();
+}

@@ -1,0 +1,227 @@
+/* test_winograd.c - Winograd F(2x2,3x3) convolutions (core/layers/
+ * conv2d_winograd.c) against im2col + GEMM (core/layers/conv2d.c).
+ *
+ * For each shape (batch 1..8, channels 1..128, planes 2x2..48x48, odd
+ * sizes, and batches that take several chunks) two one-layer models from
+ * one seed (the same weights), one forced to Winograd and one to im2col,
+ * get the same random input and output gradient. Checked: the layer really
+ * took the path asked for; the outputs, the input gradients (overwritten,
+ * and added to a random one: acc) and the weight gradients agree, the bias
+ * gradients (the same code on both sides) bit for bit. Error is measured
+ * as max|wino - im2col| / max|im2col| over the tensor (TOL_WINO); the
+ * worst values seen are printed. A double precision direct convolution
+ * tells how far each path's output is from the exact result (printed,
+ * bounded by TOL_WINO too). And Winograd results do not depend on the
+ * thread count: 1 and 2 threads for ddlab's kernels (BLAS on one, as
+ * tests/test_threads.c does) give identical bits.
+ *
+ * TOL_WINO 1e-5: Winograd adds and subtracts up to 9 values in its input
+ * and output transforms before and after the products, so its error grows
+ * like a few ulps of the largest term. Measured on these shapes, relative
+ * to the largest value: output 7e-7, input gradient 5.7e-7, weight
+ * gradient 9.5e-7 against im2col; output 4.4e-7 against the exact result
+ * (im2col's own error against it: up to 6.4e-7, as its sums over C*9
+ * terms are longer). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "cpu/parallel.h"
+#include "harness.h"
+#include "layers/layers.h"
+#include "model/model.h"
+#include "rng.h"
+
+#define TOL_WINO 1e-5
+
+typedef struct ConvShape {
+    int n, C, K, H, W;
+} ConvShape;
+
+static const ConvShape SHAPES[] = {
+    { 1, 3, 8, 4, 4 },     { 2, 3, 16, 32, 32 },   { 8, 16, 16, 8, 8 },   { 4, 32, 64, 16, 16 },
+    { 2, 64, 64, 32, 32 }, { 8, 128, 128, 4, 4 },  { 3, 5, 7, 7, 9 },     { 1, 128, 64, 2, 2 },
+    { 2, 1, 4, 5, 5 },     { 5, 24, 12, 3, 11 },   { 2, 128, 128, 32, 32 },
+    /* several chunks of images (conv2d_winograd.c's WINO_TARGET_TILES), the last one partial */
+    { 5, 8, 8, 32, 32 },   { 3, 16, 24, 48, 48 },
+};
+
+/* One conv layer's results: y, dx (overwritten), dx added to dx0, dw+db. */
+typedef struct Result {
+    float *y, *dx, *dxacc, *grads;
+    size_t ny, nx, np;
+    bool winograd; /* the path the layer took */
+} Result;
+
+static float *random_array(Rng *r, size_t n)
+{
+    float *a = ddl_alloc(sizeof(float) * n);
+    for (size_t i = 0; i < n; i++) a[i] = rng_uniform_range(r, -1.0f, 1.0f);
+    return a;
+}
+
+static float *copy_of(const float *src, size_t n)
+{
+    float *a = ddl_alloc(sizeof(float) * n);
+    memcpy(a, src, sizeof(float) * n);
+    return a;
+}
+
+/* Forward and backward of one conv layer on inputs drawn from `seed`. */
+static Result run(const ConvShape *s, ConvAlgo algo, uint64_t seed)
+{
+    Model m;
+    model_begin(&m, "winograd", (Shape){ s->C, s->H, s->W });
+    m.conv_algo = algo;
+    if (seed % 2) m.col_cache_floats = 0; /* half the shapes: im2col lowers its input again in backward */
+    mb_conv2d(&m, "conv", m.input, s->K, 3, 1, 1, 1, true);
+    model_finalize(&m, s->n, 5);
+    Layer *l = &m.layers[0];
+    Result r = { 0 };
+    r.nx = (size_t)s->n * s->C * s->H * s->W;
+    r.ny = (size_t)s->n * s->K * s->H * s->W;
+    r.np = m.nparams;
+    r.winograd = l->winograd;
+    Rng g = rng_make(seed, "test_winograd");
+    float *x = random_array(&g, r.nx), *dy = random_array(&g, r.ny), *dx0 = random_array(&g, r.nx);
+    m.batch = s->n;
+    memcpy(model_tensor(&m, l->in), x, sizeof(float) * r.nx);
+    layer_forward(&m, l);
+    r.y = copy_of(model_tensor(&m, l->out), r.ny);
+    memcpy(model_tensor_grad(&m, l->out), dy, sizeof(float) * r.ny);
+    layer_backward(&m, l, true, false);
+    r.dx = copy_of(model_tensor_grad(&m, l->in), r.nx);
+    r.grads = copy_of(m.grads, r.np);
+    memcpy(model_tensor_grad(&m, l->in), dx0, sizeof(float) * r.nx);
+    layer_backward(&m, l, true, true);
+    r.dxacc = copy_of(model_tensor_grad(&m, l->in), r.nx);
+    ddl_free(x), ddl_free(dy), ddl_free(dx0);
+    model_free(&m);
+    return r;
+}
+
+static void result_free(Result *r) { ddl_free(r->y), ddl_free(r->dx), ddl_free(r->dxacc), ddl_free(r->grads); }
+
+/* The exact output in double: direct 3x3 convolution, padding 1. */
+static double exact_err(const ConvShape *s, uint64_t seed, const float *y)
+{
+    Model m;
+    model_begin(&m, "winograd exact", (Shape){ s->C, s->H, s->W });
+    mb_conv2d(&m, "conv", m.input, s->K, 3, 1, 1, 1, true);
+    model_finalize(&m, s->n, 5); /* the same weights as run's */
+    Rng g = rng_make(seed, "test_winograd");
+    size_t nx = (size_t)s->n * s->C * s->H * s->W, ny = (size_t)s->n * s->K * s->H * s->W;
+    float *x = random_array(&g, nx);
+    const float *w = m.params, *b = m.params + (size_t)s->K * s->C * 9;
+    double worst = 0.0, big = 0.0;
+    for (size_t o = 0; o < ny; o++) {
+        int px = (int)(o % s->W), py = (int)(o / s->W % s->H), k = (int)(o / ((size_t)s->W * s->H) % s->K);
+        int i = (int)(o / ((size_t)s->W * s->H * s->K));
+        double acc = b[k];
+        for (int c = 0; c < s->C; c++)
+            for (int a = 0; a < 3; a++)
+                for (int d = 0; d < 3; d++) {
+                    int yy = py + a - 1, xx = px + d - 1;
+                    if (yy < 0 || yy >= s->H || xx < 0 || xx >= s->W) continue;
+                    acc += (double)w[((size_t)k * s->C + c) * 9 + a * 3 + d] *
+                           x[(((size_t)i * s->C + c) * s->H + yy) * s->W + xx];
+                }
+        worst = fmax(worst, fabs(acc - y[o]));
+        big = fmax(big, fabs(acc));
+    }
+    ddl_free(x);
+    model_free(&m);
+    return worst / fmax(big, 1e-30);
+}
+
+static void check_shape(const ConvShape *s, double *worst)
+{
+    char name[200];
+    snprintf(name, sizeof name, "winograd n%d C%d K%d %dx%d", s->n, s->C, s->K, s->H, s->W);
+    uint64_t seed = 100 + (uint64_t)(s - SHAPES);
+    Result w = run(s, CONV_ALGO_WINOGRAD, seed), c = run(s, CONV_ALGO_IM2COL, seed);
+    char what[512];
+    snprintf(what, sizeof what, "%s: Winograd and im2col models take their paths", name);
+    t_checkf(w.winograd && !c.winograd, what, "paths taken: %d and %d (want Winograd, then im2col)", w.winograd,
+             c.winograd);
+    double ey = t_rel_err(w.y, c.y, w.ny, 1e-30), edx = t_rel_err(w.dx, c.dx, w.nx, 1e-30);
+    double eacc = t_rel_err(w.dxacc, c.dxacc, w.nx, 1e-30);
+    double exw = exact_err(s, seed, w.y), exc = exact_err(s, seed, c.y);
+    printf("# %s: vs im2col y %.2e (max abs %.2e), dx %.2e (max abs %.2e), dx acc %.2e; vs exact: winograd %.2e, "
+           "im2col %.2e\n",
+           name, ey, t_max_abs_diff(w.y, c.y, w.ny), edx, t_max_abs_diff(w.dx, c.dx, w.nx), eacc, exw, exc);
+    snprintf(what, sizeof what, "%s: output within %.0e of im2col's and the exact one", name, TOL_WINO);
+    t_checkf(ey < TOL_WINO && exw < TOL_WINO, what, "error %.3g vs im2col, %.3g vs exact", ey, exw);
+    snprintf(what, sizeof what, "%s: input gradient within %.0e of im2col's (overwritten and acc)", name, TOL_WINO);
+    t_checkf(edx < TOL_WINO && eacc < TOL_WINO, what, "error %.3g, with acc %.3g", edx, eacc);
+    size_t nw = (size_t)s->K * s->C * 9; /* weight, then bias */
+    double edw = t_rel_err(w.grads, c.grads, nw, 1e-30);
+    printf("# %s: weight gradient vs im2col %.2e (max abs %.2e)\n", name, edw, t_max_abs_diff(w.grads, c.grads, nw));
+    snprintf(what, sizeof what, "%s: weight gradient within %.0e of im2col's, bias gradient identical", name,
+             TOL_WINO);
+    t_checkf(w.np == c.np && edw < TOL_WINO && !memcmp(w.grads + nw, c.grads + nw, sizeof(float) * (w.np - nw)), what,
+             "weight gradient error %.3g, or the bias gradients differ", edw);
+    worst[0] = fmax(worst[0], ey);
+    worst[1] = fmax(worst[1], fmax(edx, eacc));
+    worst[2] = fmax(worst[2], exw);
+    worst[3] = fmax(worst[3], edw);
+    result_free(&w), result_free(&c);
+}
+
+static void check_threads(const ConvShape *s)
+{
+    ddl_set_kernel_threads(1);
+    Result one = run(s, CONV_ALGO_WINOGRAD, 77);
+    ddl_set_kernel_threads(2);
+    Result two = run(s, CONV_ALGO_WINOGRAD, 77);
+    ddl_set_kernel_threads(0);
+    bool same = !memcmp(one.y, two.y, sizeof(float) * one.ny) && !memcmp(one.dx, two.dx, sizeof(float) * one.nx) &&
+                !memcmp(one.dxacc, two.dxacc, sizeof(float) * one.nx) &&
+                !memcmp(one.grads, two.grads, sizeof(float) * one.np);
+    t_checkf(same, "winograd: 1 and 2 threads give identical y, dx and dw", "n%d C%d K%d %dx%d: they differ", s->n,
+             s->C, s->K, s->H, s->W);
+    result_free(&one), result_free(&two);
+}
+
+/* What CONV_ALGO_AUTO picks, by shape (the measured thresholds). */
+static void check_auto(void)
+{
+    Model m;
+    model_begin(&m, "winograd auto", (Shape){ 3, 32, 32 });
+    m.conv_algo = CONV_ALGO_AUTO;
+    int a = mb_conv2d(&m, "first", m.input, 64, 3, 1, 1, 1, false);    /* 3 input channels: im2col */
+    int b = mb_conv2d(&m, "wide", a, 64, 3, 1, 1, 1, false);           /* Winograd */
+    int c = mb_conv2d(&m, "strided", b, 64, 3, 2, 1, 1, false);        /* stride 2: im2col */
+    mb_conv2d(&m, "grouped", c, 64, 3, 1, 1, 2, false);                /* groups: im2col */
+    model_finalize(&m, 2, 1);
+    bool want[4] = { false, true, false, false }, ok = true;
+    for (int i = 0; i < 4; i++) ok = ok && m.layers[i].winograd == want[i];
+    t_check(ok, "winograd: auto picks wide stride-1 ungrouped 3x3 convs only");
+    model_free(&m);
+}
+
+int main(int argc, char **argv)
+{
+    /* OpenBLAS reads its thread cap when it loads: start again with one,
+     * so only ddlab's kernels change their thread count below. */
+    const char *omp = getenv("OMP_NUM_THREADS");
+    if (!omp || strcmp(omp, "1")) {
+        setenv("OMP_NUM_THREADS", "1", 1);
+        setenv("OPENBLAS_NUM_THREADS", "1", 1);
+        execv("/proc/self/exe", argv);
+        perror("test_winograd: re-exec");
+        return 1;
+    }
+    (void)argc;
+    double worst[4] = { 0, 0, 0, 0 };
+    for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) check_shape(&SHAPES[i], worst);
+    printf("# worst over shapes: y %.2e, dx %.2e, dw %.2e (vs im2col), y %.2e (vs exact); limit %.0e\n", worst[0],
+           worst[1], worst[3], worst[2], TOL_WINO);
+    check_threads(&(ConvShape){ 4, 32, 48, 16, 16 });
+    check_threads(&(ConvShape){ 2, 64, 64, 9, 7 });
+    check_auto();
+    return t_done();
+}
