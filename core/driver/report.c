@@ -8,6 +8,7 @@
 #include "../common.h"
 #include "../cuda/device_mem.h"
 #include "../gemm.h"
+#include "../layers/layers.h"
 
 void driver_meta(Driver *d, Meta *m)
 {
@@ -18,6 +19,9 @@ void driver_meta(Driver *d, Meta *m)
         meta_set(m, "model", "%s", d->m.name);
         meta_set(m, "width", "%g", (double)o->width);
         meta_set(m, "params", "%zu", d->m.nparams);
+        char conv[160];
+        conv2d_algo_summary(&d->m, conv, sizeof conv);
+        meta_set(m, "conv", "%s", conv);
     }
     if (d->has_train) {
         meta_set(m, "dataset", "%s", d->train.name);
