@@ -28,12 +28,9 @@
 
 #include <string.h>
 #include "parallel.h"
+#include "winograd_tiles.h"
 
-/* Tiles of one tile row handled at once: their input rows are split into
- * even and odd columns first, so the loop over tiles reads and writes only
- * contiguous runs and vectorizes (the straightforward tile-at-a-time loop
- * gathered 16 scattered values per tile and cost as much as the GEMMs). */
-enum { SEG = 128 };
+enum { SEG = WINOGRAD_SEG };
 
 /* Row y of the plane (zeros outside), columns x0 - 1 .. x0 + 2*SEG + 1
  * split: e[k] = column x0 - 1 + 2k, o[k] = column x0 + 2k, k <= n. */
@@ -74,7 +71,7 @@ static void input_segment(const float *plane, int H, int W, int ty, int t0, int 
     for (int q = 0; q < 16; q++) memcpy(v + (size_t)q * stride, out[q], sizeof(float) * n);
 }
 
-void winograd_input_cpu(const float *x, int nb, int C, int H, int W, float *v)
+void winograd_for_segments(const float *x, int nb, int C, int H, int W, float *v, WinogradSegment seg)
 {
     int th = (H + 1) / 2, tw = (W + 1) / 2;
     size_t T = (size_t)th * tw, ld = (size_t)nb * T, plane = (size_t)H * W;
@@ -86,9 +83,13 @@ void winograd_input_cpu(const float *x, int nb, int C, int H, int W, float *v)
             float *vc = v + (size_t)c * ld + (size_t)i * T;
             for (int ty = 0; ty < th; ty++)
                 for (int t0 = 0; t0 < tw; t0 += SEG)
-                    input_segment(xc, H, W, ty, t0, tw - t0 < SEG ? tw - t0 : SEG, vc + (size_t)ty * tw + t0,
-                                  stride);
+                    seg(xc, H, W, ty, t0, tw - t0 < SEG ? tw - t0 : SEG, vc + (size_t)ty * tw + t0, stride);
         }
+}
+
+void winograd_input_cpu(const float *x, int nb, int C, int H, int W, float *v)
+{
+    winograd_for_segments(x, nb, C, H, W, v, input_segment);
 }
 
 /* One row (or column) of G g G^T: 3 values in, 4 out. */

@@ -22,8 +22,9 @@
 
 #include <string.h>
 #include "parallel.h"
+#include "winograd_tiles.h"
 
-enum { SEG = 128 };
+enum { SEG = WINOGRAD_SEG };
 
 /* Tiles [t0, t0 + n) of tile row ty of one plane of dy: dM = A dY A^T,
  * rows first (dY's rows through A), then columns, for all tiles in one
@@ -60,18 +61,7 @@ static void grad_segment(const float *plane, int H, int W, int ty, int t0, int n
 
 void winograd_output_grad_cpu(const float *dy, int nb, int K, int H, int W, float *dm)
 {
-    int th = (H + 1) / 2, tw = (W + 1) / 2;
-    size_t T = (size_t)th * tw, ld = (size_t)nb * T, plane = (size_t)H * W;
-    size_t stride = (size_t)K * ld;
-    PARALLEL_FOR(16 * (size_t)K * ld)
-    for (int k = 0; k < K; k++)
-        for (int i = 0; i < nb; i++) {
-            const float *dk = dy + ((size_t)i * K + k) * plane;
-            float *mk = dm + (size_t)k * ld + (size_t)i * T;
-            for (int ty = 0; ty < th; ty++)
-                for (int t0 = 0; t0 < tw; t0 += SEG)
-                    grad_segment(dk, H, W, ty, t0, tw - t0 < SEG ? tw - t0 : SEG, mk + (size_t)ty * tw + t0, stride);
-        }
+    winograd_for_segments(dy, nb, K, H, W, dm, grad_segment);
 }
 
 /* One row (or column) of G^T u G: 4 values in, 3 out. */
