@@ -3,6 +3,7 @@
 #include "common.h"
 #include "rng.h"
 
+#include <errno.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int n_fail;
 
@@ -73,6 +75,16 @@ bool t_check_all(bool cond, const char *fmt, ...)
 }
 
 int t_done(void) { return n_fail ? 1 : 0; }
+
+void t_reexec_one_blas_thread(char **argv, const char *name)
+{
+    const char *omp = getenv("OMP_NUM_THREADS");
+    if (omp && !strcmp(omp, "1")) return;
+    setenv("OMP_NUM_THREADS", "1", 1);
+    setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "%s: re-exec: %s\n", name, strerror(errno));
+}
 
 double t_rel_err(const float *a, const float *b, size_t n, double floor)
 {

@@ -22,6 +22,11 @@ void t_skip(const char *name, const char *why);
 bool t_check_all(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit status: 0 if nothing failed. */
 int t_done(void);
+/* Tests that vary ddlab's own thread count: OpenBLAS reads its thread cap
+ * when it loads, so unless OMP_NUM_THREADS is 1 already, set it (and
+ * OPENBLAS_NUM_THREADS) to 1 and run this program again (execv; returns
+ * only if that failed, after saying so). */
+void t_reexec_one_blas_thread(char **argv, const char *name);
 
 /* Relative error max|a-b| / max(max|b|, floor). */
 double t_rel_err(const float *a, const float *b, size_t n, double floor);

@@ -26,6 +26,7 @@
 #include "common.h"
 #include "half.h"
 #include "harness.h"
+#include "threads.h"
 
 #ifdef DDL_HAVE_CUDA_EMU
 #include "backend/registry.h"
@@ -178,11 +179,8 @@ static void test_usable(Comm *dev)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ddl_set_rank(rank, size);
+    ddl_program_start(&argc, &argv, &rank, &size); /* MPI_Init, rank-prefixed messages, threads per rank */
     const Backend *all[4];
     int n = backend_usable(all, 4), devices = 0;
     for (int k = 0; k < n; k++) {

@@ -205,16 +205,10 @@ static void check_auto(void)
 
 int main(int argc, char **argv)
 {
-    /* OpenBLAS reads its thread cap when it loads: start again with one,
-     * so only ddlab's kernels change their thread count below. */
+    /* One BLAS thread, so only ddlab's kernels change their thread count below. */
+    t_reexec_one_blas_thread(argv, "test_winograd");
     const char *omp = getenv("OMP_NUM_THREADS");
-    if (!omp || strcmp(omp, "1")) {
-        setenv("OMP_NUM_THREADS", "1", 1);
-        setenv("OPENBLAS_NUM_THREADS", "1", 1);
-        execv("/proc/self/exe", argv);
-        perror("test_winograd: re-exec");
-        return 1;
-    }
+    if (!omp || strcmp(omp, "1")) return 1; /* the re-exec failed (said why) */
     (void)argc;
     double worst[4] = { 0, 0, 0, 0 };
     for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) check_shape(&SHAPES[i], worst);
