@@ -112,11 +112,23 @@ mpirun_cmd() {
   # message takes the core from what would deliver it. Measured here, ring
   # allreduce of 64 MiB at 2 ranks, 1 Gbit/s, 2 shared cores: median
   # 1.0-1.15 s polling, 0.57 s yielding (the wire time is 0.56 s).
-  # Socket buffers fixed at max(256 KiB, 4 x bandwidth-delay product): with
-  # the kernel's autotuned megabytes, Open MPI's control messages (the
-  # rendezvous replies of a large send) queue behind megabytes of data, and
-  # the two directions of a ring step took turns (1.13 s, twice 0.56 s).
+  # Socket buffers fixed at max(256 KiB, 4 x bandwidth-delay product): this
+  # bounds how much data can queue ahead of Open MPI's control messages (the
+  # rendezvous replies of a large send). Measured with put off (below), ring
+  # allreduce of 64 MiB, 2 hosts at 1 Gbit/s, median of 5: 577 ms with these
+  # buffers, 588 ms with the kernel's autotuned ones. (An earlier note here
+  # blamed autotuned buffers for the two directions taking turns; that was
+  # the put, below.)
   cmd+=(--mca mpi_yield_when_idle 1 --mca btl_tcp_sndbuf "$NET_SOCKBUF" --mca btl_tcp_rcvbuf "$NET_SOCKBUF")
+  # A large message without the TCP transport's emulated RDMA put: Open MPI
+  # 4.1 sends all of a large message past its first 192 KiB as one "put"
+  # fragment, and two such puts crossing on a connection (both halves of a
+  # ring step's MPI_Sendrecv) went one after the other. Measured here, 2
+  # hosts at 1 Gbit/s, 32 MiB each way in one MPI_Isend/MPI_Irecv pair:
+  # 562 ms with put (477 Mbit/s each way), 282 ms without (950 each way,
+  # the same as one direction alone). Without put, ob1 pipelines the
+  # message as 128 KiB send fragments. (Upstream: open-mpi/ompi#8983/#8984.)
+  cmd+=(--mca btl_tcp_flags "${DDL_NET_BTL_FLAGS:-send,inplace,need-ack,need-csum}")
   # Open MPI's TCP transport moves bytes only when the program calls into
   # MPI, unless its progress thread does it: DDP's bucket allreduces,
   # started during backward, then progress while backward computes, as
