@@ -57,9 +57,17 @@ int main(void)
     t_checkf(fabs(alpha - 2e-6) < 1e-15 && fabs(beta - 1e-10) < 1e-19 && resid < 1e-9,
              "fit recovers alpha = 2 us, beta = 0.1 ns/B from exact points", "alpha %g beta %g resid %g", alpha,
              beta, resid);
-    y[2] *= 1.5;
+    y[1] *= 1.5; /* a middle size that pays a protocol switch */
     resid = cost_fit_alpha_beta(x, y, 5, &alpha, &beta);
+    t_checkf(fabs(alpha - 2e-6) < 1e-15 && fabs(beta - 1e-10) < 1e-19,
+             "a slow middle size moves neither alpha (smallest size) nor beta (largest sizes)", "alpha %g beta %g",
+             alpha, beta);
     t_checkf(resid > 0.1, "fit reports a bad point through its residual", "resid %g", resid);
+    y[1] /= 1.5;
+    y[3] = 2e-6 + 1.1e-10 * x[3];
+    y[4] = 2e-6 + 1.1e-10 * x[4];
+    cost_fit_alpha_beta(x, y, 5, &alpha, &beta);
+    t_checkf(beta > 1.05e-10, "beta follows the largest sizes' slope", "beta %g", beta);
 
     double gamma = cost_measure_gamma(1 << 20, 2);
     t_checkf(isfinite(gamma) && gamma > 0, "gamma measurement gives a positive number", "gamma %g", gamma);

@@ -45,9 +45,13 @@ CostTerms cost_terms(CommAlg alg, int p, double bytes, double segment_bytes);
 /* Predicted seconds; NAN for COMM_ALG_MPI or unknown parameters. */
 double cost_allreduce(CommAlg alg, int p, double bytes, double segment_bytes, const CostParams *cp);
 
-/* Weighted least squares t = alpha + beta*bytes with weights 1/t^2, i.e.
- * relative errors, so 8-byte and 8-MiB points count alike. Returns the
- * largest relative residual (how well a straight line fits). */
+/* The alpha-beta line t = alpha + beta*bytes, fitted as Hockney's model
+ * is: beta is the least-squares slope of the COST_FIT_LARGEST largest
+ * sizes (bytes ascending), alpha the smallest size's time less its bytes
+ * x beta. Returns the largest relative residual over all points (how well
+ * one straight line fits; the middle sizes, where the protocols change,
+ * miss most). */
+enum { COST_FIT_LARGEST = 3 };
 double cost_fit_alpha_beta(const double *bytes, const double *seconds, int n, double *alpha, double *beta);
 
 /* Ping-pong between rank 0 and rank `peer` (1 <= peer < c->size; the
