@@ -111,7 +111,8 @@ mpirun_cmd() {
   # work (veth, bridge, TBF, TCP) and nfq_delay: a rank that polls for its
   # message takes the core from what would deliver it. Measured here, ring
   # allreduce of 64 MiB at 2 ranks, 1 Gbit/s, 2 shared cores: median
-  # 1.0-1.15 s polling, 0.57 s yielding (the wire time is 0.56 s).
+  # 1.0-1.15 s polling, 0.57 s yielding (the wire time is 0.56 s; measured
+  # before the put fix below, not measured again since).
   # Socket buffers fixed at max(256 KiB, 4 x bandwidth-delay product): this
   # bounds how much data can queue ahead of Open MPI's control messages (the
   # rendezvous replies of a large send). Measured with put off (below), ring
