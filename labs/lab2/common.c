@@ -61,9 +61,9 @@ CostParams lab2_calibrate(const Lab2Options *o, Driver *d, double *fit_error)
     meta_set(&tb->meta, "alpha_us", "%.4g", cal.p.alpha * 1e6);
     meta_set(&tb->meta, "beta_ns_per_byte", "%.4g", cal.p.beta * 1e9);
     meta_set(&tb->meta, "gamma_ns_per_byte", "%.4g", cal.p.gamma * 1e9);
-    meta_set(&tb->meta, "fit", "one-way time = alpha + bytes*beta; beta: least-squares slope of the 3 largest sizes, "
+    meta_set(&tb->meta, "fit", "one-way time = alpha + bytes*beta; beta: least-squares slope of the %d largest sizes, "
                                "alpha: the smallest size's time less its bytes*beta; "
-                               "largest relative residual %.3g", cal.fit_error);
+                               "largest relative residual %.3g", COST_FIT_LARGEST, cal.fit_error);
     if (c->size >= 2)
         for (int i = 0; i < COST_CALIBRATION_SIZES; i++) {
             double fitted = cal.p.alpha + cal.p.beta * cal.bytes[i], t = cal.one_way_s[i];
