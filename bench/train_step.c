@@ -26,7 +26,7 @@
 
 typedef struct Bench {
     int reps, warmup;
-    bool profile;              /* then time every layer once */
+    bool profile;              /* then time every layer, --reps passes */
     bool fp16;                 /* mixed precision (core/mixed) */
     float *x;                  /* one random batch, every step (host) */
     int32_t *y;
@@ -49,30 +49,63 @@ static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
     if (b->index >= bench->warmup) bench->ms[b->index - bench->warmup] = d->sync->last.total;
 }
 
-/* Per-layer forward/backward time of one more step (on a device, each
- * layer's kernels are waited for, so a layer's time is its own). */
-static void profile_layers(Model *m, int batch)
+/* Per-layer forward/backward time: `passes` more passes over the layers
+ * (on a device, each layer's kernels are waited for, so a layer's time is
+ * its own), each layer's median printed, then the medians summed per layer
+ * kind, so that where a step's time goes reads off one table. A single
+ * pass is noisy on a VM (the same layer measured 2x apart), hence the
+ * median. */
+static void profile_kinds(const Model *m, const double *fw, const double *bw)
+{
+    double kf[LAYER_KIND_COUNT] = { 0 }, kb[LAYER_KIND_COUNT] = { 0 }, total = 0;
+    for (int i = 0; i < m->nlayers; i++) {
+        kf[m->layers[i].kind] += fw[i];
+        kb[m->layers[i].kind] += bw[i];
+        total += fw[i] + bw[i];
+    }
+    printf("%-21s %10s %10s %7s\n", "kind (sum of medians)", "fwd ms", "bwd ms", "share");
+    for (int k = 0; k < LAYER_KIND_COUNT; k++)
+        if (kf[k] + kb[k] > 0)
+            printf("%-21s %10.3f %10.3f %6.1f%%\n", layer_kind_name((LayerKind)k), 1e3 * kf[k], 1e3 * kb[k],
+                   100.0 * (kf[k] + kb[k]) / total);
+    printf("%-21s %10s %10s %7s  (%.3f ms)\n", "all layers", "", "", "100%", 1e3 * total);
+}
+
+static void profile_layers(Model *m, int batch, int passes)
 {
     model_zero_grad(m);
     m->batch = batch;
+    size_t n = (size_t)m->nlayers;
+    double *tf = ddl_alloc(sizeof(double) * n * (size_t)passes), *tb = ddl_alloc(sizeof(double) * n * (size_t)passes);
+    double *fw = ddl_alloc(sizeof(double) * n), *bw = ddl_alloc(sizeof(double) * n);
+    for (int p = 0; p < passes; p++) {
+        for (int i = 0; i < m->nlayers; i++) {
+            double t0 = ddl_now();
+            layer_forward(m, &m->layers[i]);
+            m->be->synchronize();
+            tf[(size_t)i * (size_t)passes + (size_t)p] = ddl_now() - t0;
+        }
+        for (int i = m->nlayers - 1; i >= 0; i--) {
+            const Layer *l = &m->layers[i];
+            double t0 = ddl_now();
+            layer_backward(m, l, l->in != m->input, m->tensors[l->in].consumers > 1);
+            m->be->synchronize();
+            tb[(size_t)i * (size_t)passes + (size_t)p] = ddl_now() - t0;
+        }
+    }
+    printf("# per layer: median of %d passes\n", passes);
     printf("%-4s %-16s %-22s %10s %10s\n", "idx", "kind", "name", "fwd ms", "bwd ms");
-    double *fw = calloc((size_t)m->nlayers, sizeof(double));
-    if (!fw) ddl_die("out of memory");
-    for (int i = 0; i < m->nlayers; i++) {
-        double t0 = ddl_now();
-        layer_forward(m, &m->layers[i]);
-        m->be->synchronize();
-        fw[i] = ddl_now() - t0;
-    }
     for (int i = m->nlayers - 1; i >= 0; i--) {
+        fw[i] = stats_median(tf + (size_t)i * (size_t)passes, passes);
+        bw[i] = stats_median(tb + (size_t)i * (size_t)passes, passes);
         const Layer *l = &m->layers[i];
-        double t0 = ddl_now();
-        layer_backward(m, l, l->in != m->input, m->tensors[l->in].consumers > 1);
-        m->be->synchronize();
-        double bw = ddl_now() - t0;
-        printf("%-4d %-16s %-22s %10.3f %10.3f\n", i, layer_kind_name(l->kind), l->name, 1e3 * fw[i], 1e3 * bw);
+        printf("%-4d %-16s %-22s %10.3f %10.3f\n", i, layer_kind_name(l->kind), l->name, 1e3 * fw[i], 1e3 * bw[i]);
     }
-    free(fw);
+    profile_kinds(m, fw, bw);
+    ddl_free(tf);
+    ddl_free(tb);
+    ddl_free(fw);
+    ddl_free(bw);
 }
 
 /* FNV-1a (32 bit) of the parameter tensors' "name count\n" lines in name
@@ -178,7 +211,7 @@ static int run(void *ctx, Driver *d)
            o->model, (double)o->width, o->batch, med, mn, gflop / (med * 1e-3), gflop, d->m.nparams,
            (unsigned)param_layout(&d->m), cfg.input.c, cfg.input.h, cfg.input.w, blas_core_name(), blas_threads(),
            blas_threading(), d->device_desc, precision);
-    if (b->profile) profile_layers(&d->m, o->batch);
+    if (b->profile) profile_layers(&d->m, o->batch, b->reps);
     if (!be->host_memory) {
         be->release((void *)b->xd);
         be->release((void *)b->yd);
@@ -197,7 +230,7 @@ int main(int argc, char **argv)
         OPTION_INT("reps", &b.reps, "timed steps (the median is reported)", 1, 100000),
         OPTION_INT("warmup", &b.warmup, "untimed steps first", 0, 100000),
         OPTION_FLAG("fp16", &b.fp16, "mixed precision (FP16 working weights, FP32 master, loss scaling)"),
-        OPTION_FLAG("profile-layers", &b.profile, "then time every layer's forward and backward once"),
+        OPTION_FLAG("profile-layers", &b.profile, "then time every layer's forward and backward (--reps passes, medians; sums per layer kind)"),
     };
     const DriverSpec spec = { .program = "train_step", .usage = "train_step [--model NAME] [--batch N] [options]",
                               .description = "Time one training step (forward + backward + SGD) on random inputs.",
