@@ -1,13 +1,15 @@
-/* conv_algo.c - one 3x3 convolution (stride 1, padding 1) timed both
- * ways: im2col + GEMM and Winograd F(2x2,3x3) (core/layers/
- * conv2d_winograd.c), forward and backward (weight and input gradients),
- * interleaved so that a noisy machine slows both alike. This is how the
- * CONV_ALGO_AUTO thresholds were chosen.
+/* conv_algo.c - one 3x3 convolution (stride 1, padding 1) timed every
+ * way: im2col + GEMM, Winograd F(2x2,3x3) (core/layers/conv2d_winograd.c)
+ * and the direct kernels (conv2d_direct.c), forward and backward (weight
+ * and input gradients), interleaved so that a noisy machine slows all
+ * alike. This is how the CONV_ALGO_AUTO thresholds (conv2d_pick.c) were
+ * chosen.
  *
  *   bin/bench/conv_algo [--batch 64] [--reps 5] [--cpu] [C K HW ...]
- * Without shapes: every stride-1 3x3 shape of resnet18 and vgg11 at
- * width 1 on CIFAR. Prints per shape the median forward and backward ms of
- * each way and the ratio winograd / im2col of the step (fwd + bwd). */
+ * Without shapes: every stride-1 3x3 shape of resnet18 and vgg11 on CIFAR,
+ * at width 1 and at the quick profile's widths. Prints per shape the
+ * median forward and backward ms of each way and the ratios winograd /
+ * im2col and direct / im2col of the step (fwd + bwd). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,20 +78,29 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The paths timed, im2col first (the others' ratios are against it). */
+static const struct {
+    const char *name;
+    ConvAlgo algo;
+} ALGOS[] = { { "im2col", CONV_ALGO_IM2COL }, { "winograd", CONV_ALGO_WINOGRAD }, { "direct", CONV_ALGO_DIRECT } };
+enum { NALGO = sizeof ALGOS / sizeof ALGOS[0] };
+
 static void shape(int C, int K, int hw, int batch, int reps)
 {
-    Side a, b;
-    side_init(&a, CONV_ALGO_IM2COL, C, K, hw, batch, reps);
-    side_init(&b, CONV_ALGO_WINOGRAD, C, K, hw, batch, reps);
-    side_step(&a, -1), side_step(&b, -1); /* warm-up */
-    for (int r = 0; r < reps; r++) side_step(&a, r), side_step(&b, r);
-    double af = median(a.fwd, reps), ab = median(a.bwd, reps), bf = median(b.fwd, reps), bb = median(b.bwd, reps);
-    printf("conv_algo C%-4d K%-4d %2dx%-2d b%d: im2col fwd %8.2f bwd %8.2f ms | winograd fwd %8.2f bwd %8.2f ms | "
-           "ratio %.2f\n",
-           C, K, hw, hw, batch, af, ab, bf, bb, (bf + bb) / (af + ab));
+    Side side[NALGO];
+    for (int a = 0; a < NALGO; a++) side_init(&side[a], ALGOS[a].algo, C, K, hw, batch, reps);
+    for (int a = 0; a < NALGO; a++) side_step(&side[a], -1); /* warm-up */
+    for (int r = 0; r < reps; r++)
+        for (int a = 0; a < NALGO; a++) side_step(&side[a], r);
+    double f[NALGO], b[NALGO];
+    for (int a = 0; a < NALGO; a++) f[a] = median(side[a].fwd, reps), b[a] = median(side[a].bwd, reps);
+    printf("conv_algo C%-4d K%-4d %2dx%-2d b%d:", C, K, hw, hw, batch);
+    for (int a = 0; a < NALGO; a++) printf(" | %s fwd %7.2f bwd %7.2f ms", ALGOS[a].name, f[a], b[a]);
+    printf(" | ratio");
+    for (int a = 1; a < NALGO; a++) printf(" %s %.2f", ALGOS[a].name, (f[a] + b[a]) / (f[0] + b[0]));
+    printf("\n");
     fflush(stdout);
-    model_free(&a.m), model_free(&b.m);
-    ddl_free(a.fwd), ddl_free(a.bwd), ddl_free(b.fwd), ddl_free(b.bwd);
+    for (int a = 0; a < NALGO; a++) model_free(&side[a].m), ddl_free(side[a].fwd), ddl_free(side[a].bwd);
 }
 
 int main(int argc, char **argv)
@@ -109,10 +120,15 @@ int main(int argc, char **argv)
         for (; i + 2 < argc; i += 3) shape(atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), batch, reps);
         return 0;
     }
-    /* resnet18 (C K HW), then vgg11's other shapes */
+    /* resnet18 (C K HW), then vgg11's other shapes, at width 1 then at the
+     * quick profile's widths (0.5: lab3's vgg11; 0.25: lab1's vgg11 and
+     * lab5's resnet18) */
     static const int SHAPES[][3] = {
         { 3, 64, 32 },   { 64, 64, 32 },   { 128, 128, 16 }, { 256, 256, 8 }, { 512, 512, 4 },
-        { 64, 128, 16 }, { 128, 256, 8 }, { 256, 512, 4 },  { 512, 512, 2 },
+        { 64, 128, 16 }, { 128, 256, 8 },  { 256, 512, 4 },  { 512, 512, 2 },
+        { 3, 32, 32 },   { 32, 64, 16 },   { 64, 128, 8 },   { 128, 128, 8 }, { 128, 256, 4 }, { 256, 256, 4 },
+        { 256, 256, 2 }, { 3, 16, 32 },    { 16, 16, 32 },   { 32, 32, 16 },  { 64, 64, 8 },   { 128, 128, 4 },
+        { 16, 32, 16 },  { 32, 64, 8 },    { 64, 128, 4 },   { 128, 128, 2 },
     };
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++)
         shape(SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], batch, reps);

@@ -5,17 +5,18 @@
  * images_to_channels / channels_to_images, batchnorm_eval_stats,
  * labels_outside, scale, half_round_cpu, f32_to_f16_cpu, nonfinite_cpu.
  * Then, for each backend of backend_usable() (the CPU; a GPU or emulated
- * GPU where there is one), each of these, the depthwise convolution and
- * the Winograd transforms through the backend's table against the CPU
+ * GPU where there is one), each of these, the depthwise convolution, the
+ * direct 3x3 convolution and the Winograd transforms through the backend's table against the CPU
  * reference, on fresh seeded inputs, with backend outputs poisoned (NaN)
  * first. Limits:
  *   bit-exact   layout changes, BN eval statistics, labels, scale,
  *               half_round, f32_to_f16, nonfinite, depthwise forward and
  *               input gradient, Winograd transforms (the same operations
  *               in the same order, every product and sum rounded on its
- *               own)
- *   TOL_RED     depthwise weight gradient (a sum over n*OH*OW products,
- *               accumulated in a different order)
+ *               own), the direct 3x3 convolution's padding, packing and
+ *               outputs (one chain of FMAs per output, in the same order)
+ *   TOL_RED     depthwise and direct weight gradients (a sum over n*OH*OW
+ *               products, accumulated in a different order)
  * DeviceBatch: batches put, got and read back equal what was written; on
  * a host-memory backend get() hands over the very buffers (no copy). */
 #include <math.h>
@@ -26,6 +27,7 @@
 #include "backend/device_batch.h"
 #include "backend/registry.h"
 #include "common.h"
+#include "cpu/conv_direct_layout.h"
 #include "cpu/kernels.h"
 #include "half.h"
 #include "harness.h"
@@ -270,6 +272,67 @@ static void backend_winograd(const Backend *be)
     be->release(xd), be->release(wd), be->release(md), be->release(vd), be->release(yd), be->release(dmd);
 }
 
+/* The direct 3x3 convolution through the table: padding and packing
+ * bit-exact; every output of direct_conv is one chain of FMAs in the
+ * CPU's order, so bit-exact too, both ways (forward: C -> K; input
+ * gradient: the flipped filters, K -> C), overwriting and adding; the
+ * weight gradient, a sum over positions in another order, within TOL_RED.
+ * K = 11 is not a multiple of the packing's 8, and the plane is odd. */
+static void backend_direct(const Backend *be)
+{
+    int nb = 3, C = 5, K = 11, H = 7, W = 6;
+    size_t nx = (size_t)nb * C * H * W, ny = (size_t)nb * K * H * W, nw = (size_t)K * C * 9;
+    size_t nxq = direct_padded_floats(nb, C, H, W), nyq = direct_padded_floats(nb, K, H, W);
+    size_t nwp = DDL_MAX(direct_filter_floats(K, C), direct_filter_floats(C, K));
+    float *x = rand_floats(nx, -1, 1), *dy = rand_floats(ny, -1, 1), *w = rand_floats(nw, -1, 1);
+    float *y0 = rand_floats(ny, -1, 1), *dx0 = rand_floats(nx, -1, 1), *dw0 = rand_floats(nw, -1, 1);
+    float *xq = ddl_alloc(4 * nxq), *dyq = ddl_alloc(4 * nyq), *wp = ddl_alloc(4 * nwp), *want = ddl_alloc(4 * ny);
+    float *xd = up(be, x, 4 * nx), *dyd = up(be, dy, 4 * ny), *wd = up(be, w, 4 * nw);
+    float *xqd = poisoned(be, nxq), *dyqd = poisoned(be, nyq), *wpd = poisoned(be, nwp);
+    direct_pad_cpu(x, nb, C, H, W, xq);
+    direct_pad_cpu(dy, nb, K, H, W, dyq);
+    be->direct_pad(xd, nb, C, H, W, xqd);
+    be->direct_pad(dyd, nb, K, H, W, dyqd);
+    float *got = down(be, xqd, nxq);
+    check_same(be->name, "direct_pad (with the slack)", got, xq, nxq);
+    ddl_free(got);
+    for (int flip = 0; flip < 2; flip++) {
+        int outs = flip ? C : K, ins = flip ? K : C, nout = flip ? (int)nx : (int)ny;
+        size_t nf = direct_filter_floats(outs, ins);
+        direct_filter_cpu(w, K, C, flip, wp);
+        be->direct_filter(wd, K, C, flip, wpd);
+        got = down(be, wpd, nf);
+        check_same(be->name, flip ? "direct_filter flip" : "direct_filter", got, wp, nf);
+        ddl_free(got);
+        const float *in = flip ? dyq : xq, *ind = flip ? dyqd : xqd, *start = flip ? dx0 : y0;
+        for (int acc = 0; acc < 2; acc++) {
+            memcpy(want, start, sizeof(float) * (size_t)nout);
+            direct_conv_cpu(in, wp, nb, ins, outs, H, W, want, acc);
+            float *outd = acc ? up(be, start, 4 * (size_t)nout) : poisoned(be, (size_t)nout);
+            be->direct_conv(ind, wpd, nb, ins, outs, H, W, outd, acc);
+            got = down(be, outd, (size_t)nout);
+            char what[80];
+            snprintf(what, sizeof what, "direct_conv %s%s", flip ? "input gradient" : "forward", acc ? " acc" : "");
+            check_same(be->name, what, got, want, (size_t)nout);
+            ddl_free(got);
+            be->release(outd);
+        }
+    }
+    memcpy(want, dw0, sizeof(float) * nw);
+    direct_filter_grad_cpu(xq, dyq, nb, C, K, H, W, want);
+    float *dwd = up(be, dw0, 4 * nw);
+    be->direct_filter_grad(xqd, dyqd, nb, C, K, H, W, dwd);
+    got = down(be, dwd, nw);
+    double e = t_rel_err(got, want, nw, REL_FLOOR);
+    if (!t_check(e <= TOL_RED, "%s direct_filter_grad (accumulates) within %.0e of cpu", be->name, TOL_RED))
+        printf("# relative error %.3g\n", e);
+    ddl_free(got);
+    float *all[] = { x, dy, w, y0, dx0, dw0, xq, dyq, wp, want };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ddl_free(all[i]);
+    float *dev[] = { xd, dyd, wd, xqd, dyqd, wpd, dwd };
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) be->release(dev[i]);
+}
+
 static void backend_small_kernels(const Backend *be)
 {
     enum { C = 37 };
@@ -376,6 +439,7 @@ int main(void)
         backend_depthwise(bes[b]);
         backend_layout(bes[b]);
         backend_winograd(bes[b]);
+        backend_direct(bes[b]);
         backend_small_kernels(bes[b]);
         backend_device_batch(bes[b]);
     }

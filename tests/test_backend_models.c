@@ -1,8 +1,9 @@
 /* test_backend_models.c - whole models on every usable backend against the
  * CPU backend: cnn3 (with dropout), vgg11, resnet18 and mobilenetv2 at
  * narrow widths, one training step in FP32 and in FP16 mixed precision,
- * and an eval-mode forward; then the FP32 step again with Winograd forced
- * on every eligible convolution (DDL_CONV=winograd, on both sides).
+ * and an eval-mode forward; then the FP32 step again with Winograd, and
+ * again with the direct 3x3 kernels, forced on every eligible convolution
+ * (DDL_CONV=winograd, DDL_CONV=direct, on both sides).
  *
  * For each backend of backend_usable() (the CPU always; a GPU or an
  * emulated GPU where the build and the machine have one), the model is
@@ -176,7 +177,7 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     side_init(&ref, sp, &ddl_backend_cpu, x, y);
     side_init(&dev, sp, be, x, y);
     char label[160], who[64];
-    const char *algo = getenv("DDL_CONV"); /* the Winograd pass (main) says so in every label */
+    const char *algo = getenv("DDL_CONV"); /* the forced passes (main) say so in every label */
     snprintf(who, sizeof who, "%s%s%s", be->name, algo ? " conv=" : "", algo ? algo : "");
     snprintf(label, sizeof label, "%s %s w%g: initial parameters equal the cpu's", who, sp->name, (double)sp->width);
     compare_arena("params", &ref, &dev, false, 0.0, label);
@@ -258,12 +259,13 @@ int main(void)
 {
     const Backend *bes[8];
     int nb = backend_usable(bes, 8);
-    /* Then the FP32 step once more with Winograd forced on every 3x3
-     * stride-1 convolution (these narrow widths are below the default's
-     * thresholds): the CUDA twins of its transforms inside whole models. */
+    /* Then the FP32 step once more with Winograd, and once with the direct
+     * kernels, forced on every 3x3 stride-1 convolution (the default picks
+     * by shape): the CUDA twins of their kernels inside whole models. */
+    static const char *const FORCED[3] = { NULL, "winograd", "direct" };
     unsetenv("DDL_CONV");
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass) setenv("DDL_CONV", "winograd", 1);
+    for (int pass = 0; pass < 3; pass++) {
+        if (FORCED[pass]) setenv("DDL_CONV", FORCED[pass], 1);
         for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
             const Spec *sp = &SPECS[s];
             ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);

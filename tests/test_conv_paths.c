@@ -1,27 +1,30 @@
-/* test_winograd.c - Winograd F(2x2,3x3) convolutions (core/layers/
- * conv2d_winograd.c) against im2col + GEMM (core/layers/conv2d.c).
+/* test_conv_paths.c - the fast paths of 3x3 convolutions, Winograd
+ * F(2x2,3x3) (core/layers/conv2d_winograd.c) and the direct kernels
+ * (conv2d_direct.c), against the reference im2col + GEMM (conv2d.c).
  *
- * For each shape (batch 1..8, channels 1..128, planes 2x2..48x48, odd
- * sizes, and batches that take several chunks) two one-layer models from
- * one seed (the same weights), one forced to Winograd and one to im2col,
- * get the same random input and output gradient. Checked: the layer really
- * took the path asked for; the outputs, the input gradients (overwritten,
- * and added to a random one: acc) and the weight gradients agree, the bias
- * gradients (the same code on both sides) bit for bit. Error is measured
- * as max|wino - im2col| / max|im2col| over the tensor (TOL_WINO); the
- * worst values seen are printed. A double precision direct convolution
- * tells how far each path's output is from the exact result (printed,
- * bounded by TOL_WINO too). And Winograd results do not depend on the
+ * For each path and shape (batch 1..8, channels 1..128, planes 2x2..48x48,
+ * odd sizes, and batches that take several chunks) two one-layer models
+ * from one seed (the same weights), one forced to the path and one to
+ * im2col, get the same random input and output gradient. Checked: the
+ * layer really took the path asked for; the outputs, the input gradients
+ * (overwritten, and added to a random one: acc) and the weight gradients
+ * agree, the bias gradients (the same code on both sides) bit for bit.
+ * Error is measured as max|path - im2col| / max|im2col| over the tensor
+ * (TOL_PATH); the worst values seen are printed. A double precision direct
+ * convolution tells how far each path's output is from the exact result
+ * (printed, bounded by TOL_PATH too). And the results do not depend on the
  * thread count: 1 and 2 threads for ddlab's kernels (BLAS on one, as
  * tests/test_threads.c does) give identical bits.
  *
- * TOL_WINO 1e-5: Winograd adds and subtracts up to 9 values in its input
+ * TOL_PATH 1e-5. Winograd adds and subtracts up to 9 values in its input
  * and output transforms before and after the products, so its error grows
  * like a few ulps of the largest term. Measured on these shapes, relative
  * to the largest value: output 7e-7, input gradient 5.7e-7, weight
  * gradient 9.5e-7 against im2col; output 4.4e-7 against the exact result
  * (im2col's own error against it: up to 6.4e-7, as its sums over C*9
- * terms are longer). */
+ * terms are longer). The direct kernels sum the same C*9 products as
+ * im2col's GEMM, in another order and with FMAs; the worst values are
+ * printed by this test. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +38,7 @@
 #include "model/model.h"
 #include "rng.h"
 
-#define TOL_WINO 1e-5
+#define TOL_PATH 1e-5
 
 typedef struct ConvShape {
     int n, C, K, H, W;
@@ -53,7 +56,7 @@ static const ConvShape SHAPES[] = {
 typedef struct Result {
     float *y, *dx, *dxacc, *grads;
     size_t ny, nx, np;
-    bool winograd; /* the path the layer took */
+    ConvPath path; /* the path the layer took */
 } Result;
 
 static float *random_array(Rng *r, size_t n)
@@ -74,7 +77,7 @@ static float *copy_of(const float *src, size_t n)
 static Result run(const ConvShape *s, ConvAlgo algo, uint64_t seed)
 {
     Model m;
-    model_begin(&m, "winograd", (Shape){ s->C, s->H, s->W });
+    model_begin(&m, "conv_paths", (Shape){ s->C, s->H, s->W });
     m.conv_algo = algo;
     if (seed % 2) m.col_cache_floats = 0; /* half the shapes: im2col lowers its input again in backward */
     mb_conv2d(&m, "conv", m.input, s->K, 3, 1, 1, 1, true);
@@ -84,8 +87,8 @@ static Result run(const ConvShape *s, ConvAlgo algo, uint64_t seed)
     r.nx = (size_t)s->n * s->C * s->H * s->W;
     r.ny = (size_t)s->n * s->K * s->H * s->W;
     r.np = m.nparams;
-    r.winograd = l->winograd;
-    Rng g = rng_make(seed, "test_winograd");
+    r.path = l->conv_path;
+    Rng g = rng_make(seed, "test_conv_paths");
     float *x = random_array(&g, r.nx), *dy = random_array(&g, r.ny), *dx0 = random_array(&g, r.nx);
     m.batch = s->n;
     memcpy(model_tensor(&m, l->in), x, sizeof(float) * r.nx);
@@ -109,10 +112,10 @@ static void result_free(Result *r) { ddl_free(r->y), ddl_free(r->dx), ddl_free(r
 static double exact_err(const ConvShape *s, uint64_t seed, const float *y)
 {
     Model m;
-    model_begin(&m, "winograd exact", (Shape){ s->C, s->H, s->W });
+    model_begin(&m, "conv_paths exact", (Shape){ s->C, s->H, s->W });
     mb_conv2d(&m, "conv", m.input, s->K, 3, 1, 1, 1, true);
     model_finalize(&m, s->n, 5); /* the same weights as run's */
-    Rng g = rng_make(seed, "test_winograd");
+    Rng g = rng_make(seed, "test_conv_paths");
     size_t nx = (size_t)s->n * s->C * s->H * s->W, ny = (size_t)s->n * s->K * s->H * s->W;
     float *x = random_array(&g, nx);
     const float *w = m.params, *b = m.params + (size_t)s->K * s->C * 9;
@@ -137,32 +140,43 @@ static double exact_err(const ConvShape *s, uint64_t seed, const float *y)
     return worst / fmax(big, 1e-30);
 }
 
-static void check_shape(const ConvShape *s, double *worst)
+typedef struct PathCase {
+    const char *name;
+    ConvAlgo algo;
+    ConvPath path;
+} PathCase;
+
+static const PathCase PATH_CASES[] = {
+    { "winograd", CONV_ALGO_WINOGRAD, CONV_PATH_WINOGRAD },
+    { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT },
+};
+
+static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
 {
     char name[200];
-    snprintf(name, sizeof name, "winograd n%d C%d K%d %dx%d", s->n, s->C, s->K, s->H, s->W);
+    snprintf(name, sizeof name, "%s n%d C%d K%d %dx%d", pc->name, s->n, s->C, s->K, s->H, s->W);
     uint64_t seed = 100 + (uint64_t)(s - SHAPES);
-    Result w = run(s, CONV_ALGO_WINOGRAD, seed), c = run(s, CONV_ALGO_IM2COL, seed);
+    Result w = run(s, pc->algo, seed), c = run(s, CONV_ALGO_IM2COL, seed);
     char what[512];
-    snprintf(what, sizeof what, "%s: Winograd and im2col models take their paths", name);
-    t_checkf(w.winograd && !c.winograd, what, "paths taken: %d and %d (want Winograd, then im2col)", w.winograd,
-             c.winograd);
+    snprintf(what, sizeof what, "%s: %s and im2col models take their paths", name, pc->name);
+    t_checkf(w.path == pc->path && c.path == CONV_PATH_IM2COL, what, "paths taken: %d and %d (want %d, then %d)",
+             (int)w.path, (int)c.path, (int)pc->path, (int)CONV_PATH_IM2COL);
     double ey = t_rel_err(w.y, c.y, w.ny, 1e-30), edx = t_rel_err(w.dx, c.dx, w.nx, 1e-30);
     double eacc = t_rel_err(w.dxacc, c.dxacc, w.nx, 1e-30);
     double exw = exact_err(s, seed, w.y), exc = exact_err(s, seed, c.y);
-    printf("# %s: vs im2col y %.2e (max abs %.2e), dx %.2e (max abs %.2e), dx acc %.2e; vs exact: winograd %.2e, "
+    printf("# %s: vs im2col y %.2e (max abs %.2e), dx %.2e (max abs %.2e), dx acc %.2e; vs exact: %s %.2e, "
            "im2col %.2e\n",
-           name, ey, t_max_abs_diff(w.y, c.y, w.ny), edx, t_max_abs_diff(w.dx, c.dx, w.nx), eacc, exw, exc);
-    snprintf(what, sizeof what, "%s: output within %.0e of im2col's and the exact one", name, TOL_WINO);
-    t_checkf(ey < TOL_WINO && exw < TOL_WINO, what, "error %.3g vs im2col, %.3g vs exact", ey, exw);
-    snprintf(what, sizeof what, "%s: input gradient within %.0e of im2col's (overwritten and acc)", name, TOL_WINO);
-    t_checkf(edx < TOL_WINO && eacc < TOL_WINO, what, "error %.3g, with acc %.3g", edx, eacc);
+           name, ey, t_max_abs_diff(w.y, c.y, w.ny), edx, t_max_abs_diff(w.dx, c.dx, w.nx), eacc, pc->name, exw, exc);
+    snprintf(what, sizeof what, "%s: output within %.0e of im2col's and the exact one", name, TOL_PATH);
+    t_checkf(ey < TOL_PATH && exw < TOL_PATH, what, "error %.3g vs im2col, %.3g vs exact", ey, exw);
+    snprintf(what, sizeof what, "%s: input gradient within %.0e of im2col's (overwritten and acc)", name, TOL_PATH);
+    t_checkf(edx < TOL_PATH && eacc < TOL_PATH, what, "error %.3g, with acc %.3g", edx, eacc);
     size_t nw = (size_t)s->K * s->C * 9; /* weight, then bias */
     double edw = t_rel_err(w.grads, c.grads, nw, 1e-30);
     printf("# %s: weight gradient vs im2col %.2e (max abs %.2e)\n", name, edw, t_max_abs_diff(w.grads, c.grads, nw));
     snprintf(what, sizeof what, "%s: weight gradient within %.0e of im2col's, bias gradient identical", name,
-             TOL_WINO);
-    t_checkf(w.np == c.np && edw < TOL_WINO && !memcmp(w.grads + nw, c.grads + nw, sizeof(float) * (w.np - nw)), what,
+             TOL_PATH);
+    t_checkf(w.np == c.np && edw < TOL_PATH && !memcmp(w.grads + nw, c.grads + nw, sizeof(float) * (w.np - nw)), what,
              "weight gradient error %.3g, or the bias gradients differ", edw);
     worst[0] = fmax(worst[0], ey);
     worst[1] = fmax(worst[1], fmax(edx, eacc));
@@ -171,51 +185,67 @@ static void check_shape(const ConvShape *s, double *worst)
     result_free(&w), result_free(&c);
 }
 
-static void check_threads(const ConvShape *s)
+static void check_threads(const PathCase *pc, const ConvShape *s)
 {
     ddl_set_kernel_threads(1);
-    Result one = run(s, CONV_ALGO_WINOGRAD, 77);
+    Result one = run(s, pc->algo, 77);
     ddl_set_kernel_threads(2);
-    Result two = run(s, CONV_ALGO_WINOGRAD, 77);
+    Result two = run(s, pc->algo, 77);
     ddl_set_kernel_threads(0);
     bool same = !memcmp(one.y, two.y, sizeof(float) * one.ny) && !memcmp(one.dx, two.dx, sizeof(float) * one.nx) &&
                 !memcmp(one.dxacc, two.dxacc, sizeof(float) * one.nx) &&
                 !memcmp(one.grads, two.grads, sizeof(float) * one.np);
-    t_checkf(same, "winograd: 1 and 2 threads give identical y, dx and dw", "n%d C%d K%d %dx%d: they differ", s->n,
-             s->C, s->K, s->H, s->W);
+    char what[160];
+    snprintf(what, sizeof what, "%s: 1 and 2 threads give identical y, dx and dw", pc->name);
+    t_checkf(same, what, "n%d C%d K%d %dx%d: they differ", s->n, s->C, s->K, s->H, s->W);
     result_free(&one), result_free(&two);
 }
 
-/* What CONV_ALGO_AUTO picks, by shape (the measured thresholds). */
+/* What CONV_ALGO_AUTO picks, by shape (the measured thresholds of
+ * conv2d_pick.c). */
 static void check_auto(void)
 {
     Model m;
-    model_begin(&m, "winograd auto", (Shape){ 3, 32, 32 });
+    model_begin(&m, "conv_paths auto", (Shape){ 3, 32, 32 });
     m.conv_algo = CONV_ALGO_AUTO;
-    int a = mb_conv2d(&m, "first", m.input, 64, 3, 1, 1, 1, false);    /* 3 input channels: im2col */
-    int b = mb_conv2d(&m, "wide", a, 64, 3, 1, 1, 1, false);           /* Winograd */
-    int c = mb_conv2d(&m, "strided", b, 64, 3, 2, 1, 1, false);        /* stride 2: im2col */
-    mb_conv2d(&m, "grouped", c, 64, 3, 1, 1, 2, false);                /* groups: im2col */
+    int t = mb_conv2d(&m, "first", m.input, 16, 3, 1, 1, 1, false); /* 3 channels, 32x32: direct */
+    t = mb_conv2d(&m, "narrow", t, 128, 3, 1, 1, 1, false);         /* 16 channels: direct */
+    t = mb_conv2d(&m, "strided", t, 128, 3, 2, 1, 1, false);        /* stride 2: im2col */
+    t = mb_conv2d(&m, "wide", t, 128, 3, 1, 1, 1, false);           /* 128 channels, 16x16: Winograd */
+    t = mb_conv2d(&m, "grouped", t, 128, 3, 1, 1, 2, false);        /* groups: im2col */
+    t = mb_conv2d(&m, "depthwise", t, 128, 3, 2, 1, 128, false);    /* depthwise kernels, to 8x8 */
+    t = mb_conv2d(&m, "wide small", t, 128, 3, 1, 1, 1, false);     /* 128 channels, 8x8: im2col */
+    mb_conv2d(&m, "narrow small", t, 32, 1, 1, 0, 1, false);         /* 1x1: im2col */
     model_finalize(&m, 2, 1);
-    bool want[4] = { false, true, false, false }, ok = true;
-    for (int i = 0; i < 4; i++) ok = ok && m.layers[i].winograd == want[i];
-    t_check(ok, "winograd: auto picks wide stride-1 ungrouped 3x3 convs only");
+    ConvPath want[8] = { CONV_PATH_DIRECT, CONV_PATH_DIRECT, CONV_PATH_IM2COL,    CONV_PATH_WINOGRAD,
+                         CONV_PATH_IM2COL, CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL, CONV_PATH_IM2COL };
+    bool ok = true;
+    for (int i = 0; i < 8; i++) ok = ok && m.layers[i].conv_path == want[i];
+    t_check(ok, "conv paths: auto picks direct for few channels, Winograd for wide layers, im2col for the rest");
+    char line[256];
+    conv2d_algo_summary(&m, line, sizeof line);
+    t_checkf(strcmp(line, "1 of 8 convolutions by Winograd F(2x2,3x3), 2 direct 3x3, 1 depthwise, the rest im2col + "
+                          "GEMM (DDL_CONV=auto)") == 0,
+             "conv paths: the summary line counts each path", "got '%s'", line);
     model_free(&m);
 }
 
 int main(int argc, char **argv)
 {
     /* One BLAS thread, so only ddlab's kernels change their thread count below. */
-    t_reexec_one_blas_thread(argv, "test_winograd");
+    t_reexec_one_blas_thread(argv, "test_conv_paths");
     const char *omp = getenv("OMP_NUM_THREADS");
     if (!omp || strcmp(omp, "1")) return 1; /* the re-exec failed (said why) */
     (void)argc;
-    double worst[4] = { 0, 0, 0, 0 };
-    for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) check_shape(&SHAPES[i], worst);
-    printf("# worst over shapes: y %.2e, dx %.2e, dw %.2e (vs im2col), y %.2e (vs exact); limit %.0e\n", worst[0],
-           worst[1], worst[3], worst[2], TOL_WINO);
-    check_threads(&(ConvShape){ 4, 32, 48, 16, 16 });
-    check_threads(&(ConvShape){ 2, 64, 64, 9, 7 });
+    for (size_t p = 0; p < sizeof PATH_CASES / sizeof PATH_CASES[0]; p++) {
+        const PathCase *pc = &PATH_CASES[p];
+        double worst[4] = { 0, 0, 0, 0 };
+        for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) check_shape(pc, &SHAPES[i], worst);
+        printf("# %s, worst over shapes: y %.2e, dx %.2e, dw %.2e (vs im2col), y %.2e (vs exact); limit %.0e\n",
+               pc->name, worst[0], worst[1], worst[3], worst[2], TOL_PATH);
+        check_threads(pc, &(ConvShape){ 4, 32, 48, 16, 16 });
+        check_threads(pc, &(ConvShape){ 2, 64, 64, 9, 7 });
+    }
     check_auto();
     return t_done();
 }

@@ -35,6 +35,7 @@
 
 static const char *const GROUPS[] = {
     "device memory",   "im2col/col2im", "conv2d groups (im2col row blocks + gemm)", "winograd transforms",
+    "direct 3x3 convolution",
     "bias add/grad",   "relu/relu6",    "maxpool",
     "avgpool",         "global avgpool", "batchnorm",
     "dropout mask",    "mul/add/copy_grad", "softmax cross-entropy",
@@ -57,6 +58,7 @@ static void no_gpu(const char *why)
 
 #if defined(DDL_HAVE_CUDA) || defined(DDL_CUDA_EMU)
 #include "common.h"
+#include "cpu/conv_direct_layout.h"
 #include "cpu/kernels.h"
 #include "cuda/cuda_runtime_probe.h"
 #include "cuda/device_mem.h"
@@ -317,6 +319,54 @@ static void test_winograd(void)
         check_buf(&dw, TOL_ELEM, DEV " winograd_filter_grad %s (accumulates)", tag);
         buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
         buf_free(&dy), buf_free(&dm), buf_free(&du), buf_free(&dw);
+    }
+}
+
+/* ---- direct 3x3 convolution ---------------------------------------------- */
+
+/* Padding, packing (both ways), the convolution forward and as the input
+ * gradient (overwriting and adding) and the weight gradient (accumulating):
+ * odd planes, channel counts off the packing's 8, a 1x1 plane, several
+ * images. The convolution is one FMA chain per output on both sides, so
+ * within TOL_ELEM (bit-exact on the emulated GPU, tests/
+ * test_backend_kernels.c); the weight gradient sums in another order. */
+static void test_direct(void)
+{
+    static const int CASES[][5] = { /* nb, C, K, H, W */
+        { 1, 1, 1, 1, 1 }, { 2, 3, 5, 7, 9 }, { 3, 8, 16, 4, 4 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
+    };
+    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
+        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
+        char tag[96];
+        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", nb, C, K, H, W);
+        Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), dy = buf_rand((size_t)nb * K * H * W, -1.0f, 1.0f);
+        Buf xq = buf_poison(direct_padded_floats(nb, C, H, W)), dyq = buf_poison(direct_padded_floats(nb, K, H, W));
+        direct_pad_cpu(x.h, nb, C, H, W, xq.h);
+        direct_pad_cuda(x.d, nb, C, H, W, xq.d);
+        check_buf(&xq, TOL_ELEM, DEV " direct_pad %s", tag);
+        direct_pad_cpu(dy.h, nb, K, H, W, dyq.h);
+        direct_pad_cuda(dy.d, nb, K, H, W, dyq.d);
+        Buf w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
+        for (int flip = 0; flip < 2; flip++) {
+            int outs = flip ? C : K, ins = flip ? K : C;
+            Buf wp = buf_poison(direct_filter_floats(outs, ins));
+            direct_filter_cpu(w.h, K, C, flip, wp.h);
+            direct_filter_cuda(w.d, K, C, flip, wp.d);
+            check_buf(&wp, TOL_ELEM, DEV " direct_filter %s flip=%d", tag, flip);
+            for (int acc = 0; acc < 2; acc++) {
+                Buf y = buf_out((size_t)nb * outs * H * W, acc);
+                direct_conv_cpu(flip ? dyq.h : xq.h, wp.h, nb, ins, outs, H, W, y.h, acc);
+                direct_conv_cuda(flip ? dyq.d : xq.d, wp.d, nb, ins, outs, H, W, y.d, acc);
+                check_buf(&y, TOL_ELEM, DEV " direct_conv %s flip=%d acc=%d", tag, flip, acc);
+                buf_free(&y);
+            }
+            buf_free(&wp);
+        }
+        Buf dw = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
+        direct_filter_grad_cpu(xq.h, dyq.h, nb, C, K, H, W, dw.h);
+        direct_filter_grad_cuda(xq.d, dyq.d, nb, C, K, H, W, dw.d);
+        check_buf(&dw, TOL_RED, DEV " direct_filter_grad %s (accumulates)", tag);
+        buf_free(&x), buf_free(&dy), buf_free(&xq), buf_free(&dyq), buf_free(&w), buf_free(&dw);
     }
 }
 
@@ -923,6 +973,7 @@ int main(void)
     test_im2col();
     test_conv_groups();
     test_winograd();
+    test_direct();
     test_bias();
     test_relu();
     test_pool(true);

@@ -909,26 +909,28 @@ static void check_init(void)
     }
 }
 
-/* The same checks with Winograd F(2x2,3x3) forced on every 3x3 stride-1
- * padding-1 ungrouped convolution (core/layers/conv2d_winograd.c; the
- * default picks it only for wide layers, which these small shapes are
- * not): its forward pass and input gradient against finite differences. */
-static void check_winograd(void)
+/* The same checks with a fast path forced on every 3x3 stride-1
+ * padding-1 ungrouped convolution (core/layers/conv2d_pick.c; the
+ * default picks by shape): Winograd F(2x2,3x3) (conv2d_winograd.c), then
+ * the direct kernels (conv2d_direct.c). Their forward passes and input
+ * gradients against finite differences. */
+static void check_forced(const char *algo)
 {
-    setenv("DDL_CONV", "winograd", 1);
+    setenv("DDL_CONV", algo, 1);
+    char name[160];
     for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++) {
         const Spec *s = &SPECS[i];
         if (s->kind != LAYER_CONV2D || s->k != 3 || s->stride != 1 || s->pad != 1 || s->groups != 1) continue;
         Spec w = *s;
-        char name[160];
-        snprintf(name, sizeof name, "%s [winograd]", s->name);
+        snprintf(name, sizeof name, "%s [%s]", s->name, algo);
         w.name = name;
         check_layer(&w, false);
         check_layer(&w, true);
     }
-    check_zoo("resnet18 x0.125 3x16x16 [winograd]", "resnet18", (Shape){ 3, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, false,
-              16);
-    check_zoo("vgg11 x0.0625 3x32x32 [winograd]", "vgg11", (Shape){ 3, 32, 32 }, 4, 0.0625f, 0, 0, -1.0f, false, 16);
+    snprintf(name, sizeof name, "resnet18 x0.125 3x16x16 [%s]", algo);
+    check_zoo(name, "resnet18", (Shape){ 3, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, false, 16);
+    snprintf(name, sizeof name, "vgg11 x0.0625 3x32x32 [%s]", algo);
+    check_zoo(name, "vgg11", (Shape){ 3, 32, 32 }, 4, 0.0625f, 0, 0, -1.0f, false, 16);
     unsetenv("DDL_CONV");
 }
 
@@ -956,7 +958,8 @@ int main(void)
     check_zoo("resnet50 x0.0625 1x16x16 eval", "resnet50", (Shape){ 1, 16, 16 }, 2, 0.0625f, 0, 0, -1.0f, true, 4);
     check_zoo("mobilenetv2 x0.125 1x16x16 eval", "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
     check_zoo("sdss_dnn 10 (12, 8)", "sdss_dnn", (Shape){ 10, 1, 1 }, 4, 1.0f, 12, 8, 0.25f, false, 24);
-    check_winograd();
+    check_forced("winograd");
+    check_forced("direct");
     check_kinks_and_ties();
     check_dropout_masks();
     check_depthwise_threads();

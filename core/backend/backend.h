@@ -105,6 +105,10 @@ typedef struct Backend {
     void (*winograd_output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
     void (*winograd_output_grad)(const float *dy, int nb, int K, int H, int W, float *dm);
     void (*winograd_filter_grad)(const float *du, int K, int C, float *dw);
+    void (*direct_pad)(const float *x, int nb, int C, int H, int W, float *xq);
+    void (*direct_filter)(const float *w, int K, int C, bool flip, float *wp);
+    void (*direct_conv)(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc);
+    void (*direct_filter_grad)(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw);
     void (*images_to_channels)(const float *x, int nb, int c, int p, float *t);
     void (*channels_to_images)(const float *t, int nb, int c, int p, float *y);
     void (*depthwise_forward)(const float *x, const float *w, const float *bias, float *y, int n, int C, int H,

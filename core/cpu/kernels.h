@@ -41,6 +41,21 @@ void winograd_output_cpu(const float *m, int nb, int K, int H, int W, float *y, 
 void winograd_output_grad_cpu(const float *dy, int nb, int K, int H, int W, float *dm);
 void winograd_filter_grad_cpu(const float *du, int K, int C, float *dw);
 
+/* Direct 3x3 convolution, stride 1, padding 1 (conv_direct.c says why and
+ * how; buffer layouts in conv_direct_layout.h):
+ * pad:         xq = x[nb][C][H][W] on zero-bordered planes [C][nb][H+2][W+2]
+ *              (+ DIRECT_SLACK zeros);
+ * filter:      wp = w[K][C][3][3] packed in blocks of 8 output channels; with
+ *              flip, the filter of the input gradient instead (C outputs from
+ *              K inputs, rotated 180 degrees: dx = this convolution of dy);
+ * conv:        y[nb][K][H][W] (+)= the convolution of xq (C channels) by wp;
+ * filter_grad: dw[K][C][3][3] += sum over the nb images of dy (x) x, from
+ *              the padded xq (C channels) and dyq (K channels). */
+void direct_pad_cpu(const float *x, int nb, int C, int H, int W, float *xq);
+void direct_filter_cpu(const float *w, int K, int C, bool flip, float *wp);
+void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc);
+void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw);
+
 /* The layout change around a GEMM over several images: x[nb][c][p]
  * (NCHW, p = H*W) <-> t[c][nb*p] (channel-major, image i's pixels at
  * columns [i*p, (i+1)*p)), which is what the GEMM reads and writes. */

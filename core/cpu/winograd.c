@@ -12,7 +12,7 @@
  * core/layers/conv2d_winograd.c) between these memory-bound transforms.
  * The price is rounding: the transforms add and subtract values before
  * the products, so results differ from im2col's in the last few bits
- * (tests/test_winograd.c measures how much).
+ * (tests/test_conv_paths.c measures how much).
  *
  *   B^T = | 1  0 -1  0 |   G = | 1    0    0  |   A^T = | 1  1  1  0 |
  *         | 0  1  1  0 |       | 1/2  1/2  1/2|         | 0  1 -1 -1 |

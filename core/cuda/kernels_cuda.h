@@ -40,6 +40,12 @@ void winograd_output_cuda(const float *m, int nb, int K, int H, int W, float *y,
 void winograd_output_grad_cuda(const float *dy, int nb, int K, int H, int W, float *dm);
 void winograd_filter_grad_cuda(const float *du, int K, int C, float *dw);
 
+/* conv_direct.cu: direct 3x3 convolution (layouts in conv_direct_layout.h). */
+void direct_pad_cuda(const float *x, int nb, int C, int H, int W, float *xq);
+void direct_filter_cuda(const float *w, int K, int C, bool flip, float *wp);
+void direct_conv_cuda(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc);
+void direct_filter_grad_cuda(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw);
+
 /* layout.cu: x[nb][c][p] <-> t[c][nb*p] around multi-image conv GEMMs. */
 void images_to_channels_cuda(const float *x, int nb, int c, int p, float *t);
 void channels_to_images_cuda(const float *t, int nb, int c, int p, float *y);

@@ -24,11 +24,12 @@ typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
 typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx);
 
 /* How ungrouped 3x3 convolutions with stride 1 and padding 1 run (forward
- * and both gradients): AUTO: Winograd F(2x2,3x3) where measurement found
- * it faster (see conv2d_winograd.c), im2col + GEMM elsewhere; IM2COL:
- * never Winograd; WINOGRAD: every such convolution (tests compare the
- * two). */
-typedef enum ConvAlgo { CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD } ConvAlgo;
+ * and both gradients): AUTO: per layer, the path measurement found fastest
+ * for its shape (core/layers/conv2d_pick.c): direct 3x3 kernels for few
+ * channels, Winograd F(2x2,3x3) for wide layers, im2col + GEMM elsewhere;
+ * IM2COL, WINOGRAD, DIRECT: that path for every such convolution (tests
+ * compare them). */
+typedef enum ConvAlgo { CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD, CONV_ALGO_DIRECT } ConvAlgo;
 
 typedef struct Model {
     char name[32];
@@ -63,7 +64,7 @@ typedef struct Model {
      * many floats; 0 disables. Default 128M floats (512 MiB). */
     size_t col_cache_floats;
     /* Set before model_finalize (scratch is sized for it); model_begin
-     * takes it from DDL_CONV=auto|im2col|winograd, default auto. */
+     * takes it from DDL_CONV=auto|im2col|winograd|direct, default auto. */
     ConvAlgo conv_algo;
 } Model;
 

@@ -23,6 +23,12 @@ typedef enum LayerKind {
 
 const char *layer_kind_name(LayerKind k);
 
+/* How a convolution runs (core/layers/conv2d.c's table of paths, chosen
+ * when the model is sized). */
+typedef enum ConvPath {
+    CONV_PATH_IM2COL, CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_DEPTHWISE, CONV_PATH_COUNT
+} ConvPath;
+
 /* Per-example shape of a tensor (NCHW without N; vectors use c only). */
 typedef struct Shape { int c, h, w; } Shape;
 static inline size_t shape_numel(Shape s) { return (size_t)s.c * (size_t)s.h * (size_t)s.w; }
@@ -48,7 +54,7 @@ typedef struct Layer {
     int cout, k, stride, pad, groups; /* conv / pool (k = kernel, stride, pad) */
     bool bias;
     bool cache_cols;     /* conv: im2col columns kept in aux from forward for backward */
-    bool winograd;       /* conv: forward and backward by Winograd (conv2d_winograd.c) */
+    ConvPath conv_path;  /* conv: im2col + GEMM, Winograd, direct or depthwise (conv2d.c) */
     float eps, momentum;              /* batch norm */
     float p;                          /* dropout probability */
 } Layer;

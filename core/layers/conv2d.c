@@ -1,26 +1,34 @@
-/* conv2d.c - convolution as im2col + GEMM, several images per GEMM.
+/* conv2d.c - the convolution layer: its table of paths, and the
+ * reference path, im2col + GEMM over several images per GEMM.
  *
- * Why batch images into one GEMM: deep CIFAR layers have tiny planes (VGG's
- * last convs see 2x2 pixels), and a per-image GEMM with N = 4 columns runs
- * BLAS far below peak. Putting `nb` images side by side gives N = nb*P
- * columns (target >= CONV_TARGET_COLS); the price is a reshuffle of the
- * [Cout][nb*P] result into NCHW, a memory pass that is small next to the
- * GEMM. When one image already fills the target, nb = 1 and the GEMM writes
- * straight into the output tensor. Groups are separate GEMMs over row
- * blocks of the same column matrix, except depthwise convolutions (groups =
- * in = out channels, MobileNetV2's), which one GEMM row per channel would
- * run far below peak: they go to the direct kernels of core/cpu/depthwise.c
- * and need no columns or scratch. Every step runs on the model's backend:
- * the reshuffles too (images_to_channels / channels_to_images), so data
- * never leaves the device.
+ * Paths (conv2d_paths.h; which one a layer takes is chosen when the model
+ * is sized, by conv2d_pick.c):
+ *   im2col     every convolution; the reference the others are tested
+ *              against, and what students read;
+ *   winograd   3x3, stride 1, padding 1, ungrouped: Winograd F(2x2,3x3)
+ *              (conv2d_winograd.c), for wide layers;
+ *   direct     the same shapes: direct 3x3 kernels (conv2d_direct.c), for
+ *              layers with few channels;
+ *   depthwise  groups = in = out channels (MobileNetV2's): the direct
+ *              kernels of core/cpu/depthwise.c, which need no columns or
+ *              scratch (one GEMM row per channel would run far below peak).
+ * With FP16 GEMM operands (model_use_fp16_gemm) winograd and direct layers
+ * run im2col: their kernels are FP32 and the transformed values of
+ * Winograd are no binary16 values, so casting them would round where the
+ * CPU's emulation does not. Every step of every path runs on the model's
+ * backend, so data never leaves the device. The bias is added (and its
+ * gradient taken) here, the same for every path, except that the
+ * depthwise kernel starts its sums from the bias.
  *
- * Ungrouped 3x3 convolutions with stride 1 and padding 1 may run forward
- * and backward by Winograd F(2x2,3x3) instead (conv2d_winograd.c;
- * l->winograd, chosen when the model is sized, from m->conv_algo). Not
- * with FP16 GEMM operands (model_use_fp16_gemm): the transformed values
- * are no binary16 values, so casting them would round where the CPU's
- * emulation does not; such layers run im2col then. */
-#include "layers.h"
+ * Why im2col batches images into one GEMM: deep CIFAR layers have tiny
+ * planes (VGG's last convs see 2x2 pixels), and a per-image GEMM with N = 4
+ * columns runs BLAS far below peak. Putting `nb` images side by side gives
+ * N = nb*P columns (target >= CONV_TARGET_COLS); the price is a reshuffle
+ * of the [Cout][nb*P] result into NCHW, a memory pass that is small next
+ * to the GEMM. When one image already fills the target, nb = 1 and the
+ * GEMM writes straight into the output tensor. Groups are separate GEMMs
+ * over row blocks of the same column matrix. */
+#include "conv2d_paths.h"
 
 #include "../common.h"
 
@@ -44,8 +52,6 @@ static Geometry geometry(const Model *m, const Layer *l)
     return g;
 }
 
-static bool is_depthwise(const Geometry *g) { return g->groups == g->cin && g->cout == g->cin; }
-
 /* How many images one im2col + GEMM covers (shared by forward and backward). */
 static int chunk_images(const Geometry *g, int batch)
 {
@@ -56,39 +62,17 @@ static int chunk_images(const Geometry *g, int batch)
     return nb;
 }
 
-/* Winograd layers keep no columns: they never lower their input. */
-size_t conv2d_columns(const Model *m, const Layer *l, int batch)
-{
-    Geometry g = geometry(m, l);
-    if (is_depthwise(&g) || conv2d_winograd_pick(m, l)) return 0;
-    return (size_t)g.ckk * (size_t)g.p * (size_t)batch;
-}
+/* ---- im2col + GEMM ---- */
 
-/* Scratch: one chunk's columns, and its [cout][nb*p] GEMM result when the
- * chunk has several images; for Winograd layers at least Winograd's (and
- * still the columns: with FP16 GEMM operands they run im2col). Aux: the
- * whole batch's columns when cached. */
-size_t conv2d_size(const Model *m, Layer *l, int max_batch, bool cache_cols)
+/* One chunk's columns, and its [cout][nb*p] GEMM result when the chunk has
+ * several images. Aux (the whole batch's columns, when cached) is set by
+ * conv2d_size. */
+static size_t im2col_size(const Model *m, const Layer *l, int max_batch)
 {
     Geometry g = geometry(m, l);
-    l->winograd = !is_depthwise(&g) && conv2d_winograd_pick(m, l);
-    l->cache_cols = cache_cols && !l->winograd;
-    l->aux_count = l->cache_cols ? conv2d_columns(m, l, max_batch) : 0;
-    if (is_depthwise(&g)) return 0;
     int nb = chunk_images(&g, max_batch);
     size_t cols = (size_t)nb * g.p;
-    size_t need = (size_t)g.ckk * cols + (nb > 1 ? (size_t)g.cout * cols : 0);
-    return l->winograd ? DDL_MAX(need, conv2d_winograd_size(m, l, max_batch)) : need;
-}
-
-static bool use_winograd(const Model *m, const Layer *l) { return l->winograd && !m->params16; }
-
-void conv2d_init(const Model *m, const Layer *l, float *params, float *state, uint64_t seed, uint64_t *stream)
-{
-    (void)state;
-    init_weights(params + l->param_off, l->weight_count, l->param_count - l->weight_count, l->cout,
-                 l->cout * l->k * l->k, m->conv_init == INIT_KAIMING_OUT ? INIT_KAIMING_OUT : INIT_TORCH_DEFAULT,
-                 seed, stream);
+    return (size_t)g.ckk * cols + (nb > 1 ? (size_t)g.cout * cols : 0);
 }
 
 static void lower_chunk(const Model *m, const Geometry *g, const float *x, int nb, float *col)
@@ -96,24 +80,13 @@ static void lower_chunk(const Model *m, const Geometry *g, const float *x, int n
     m->be->im2col(x, nb, g->cin, g->h, g->w, g->k, g->stride, g->pad, g->oh, g->ow, col);
 }
 
-void conv2d_forward(Model *m, const Layer *l)
+static void im2col_forward(Model *m, const Layer *l)
 {
-    const Backend *be = m->be;
     Geometry g = geometry(m, l);
     int n = m->batch, chunk = chunk_images(&g, m->max_batch);
     const float *x = model_tensor(m, l->in), *w = m->params + l->param_off;
     float *y = model_tensor(m, l->out);
-    if (is_depthwise(&g)) {
-        be->depthwise_forward(x, w, l->bias ? w + l->weight_count : NULL, y, n, g.cin, g.h, g.w, g.k, g.stride, g.pad,
-                              g.oh, g.ow);
-        return;
-    }
     size_t in_img = (size_t)g.cin * g.h * g.w, out_img = (size_t)g.cout * g.p;
-    if (use_winograd(m, l)) {
-        conv2d_winograd_forward(m, l);
-        if (l->bias) be->bias_add(y, w + l->weight_count, n, g.cout, g.p);
-        return;
-    }
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
         size_t ld = (size_t)nb * g.p;
@@ -125,31 +98,18 @@ void conv2d_forward(Model *m, const Layer *l)
         for (int gr = 0; gr < g.groups; gr++)
             layer_gemm(m, false, false, g.coutg, (int)ld, g.ckkg, 1.0f, w + (size_t)gr * g.coutg * g.ckkg, g.ckkg,
                        col + (size_t)gr * g.ckkg * ld, (int)ld, 0.0f, out + (size_t)gr * g.coutg * ld, (int)ld);
-        if (nb > 1) be->channels_to_images(out, nb, g.cout, g.p, y + i0 * out_img);
+        if (nb > 1) m->be->channels_to_images(out, nb, g.cout, g.p, y + i0 * out_img);
     }
-    if (l->bias) be->bias_add(y, w + l->weight_count, n, g.cout, g.p);
 }
 
-void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
+static void im2col_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc_dx)
 {
     const Backend *be = m->be;
     Geometry g = geometry(m, l);
     int n = m->batch, chunk = chunk_images(&g, m->max_batch);
     const float *x = model_tensor(m, l->in), *w = m->params + l->param_off;
     const float *dy = model_tensor_grad(m, l->out);
-    float *dw = m->grads + l->param_off;
-    float *dx = need_dx ? model_tensor_grad(m, l->in) : NULL;
     size_t in_img = (size_t)g.cin * g.h * g.w, out_img = (size_t)g.cout * g.p;
-    if (l->bias) be->bias_grad(dy, dw + l->weight_count, n, g.cout, g.p);
-    if (is_depthwise(&g)) {
-        be->depthwise_backward(x, dy, w, dw, dx, n, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, acc_dx);
-        return;
-    }
-    if (use_winograd(m, l)) { /* one after the other: they share the scratch */
-        conv2d_winograd_dw(m, l, dw);
-        if (dx) conv2d_winograd_dx(m, l, dx, acc_dx);
-        return;
-    }
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
         size_t ld = (size_t)nb * g.p;
@@ -177,4 +137,100 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
         }
         if (dx) be->col2im(dcol, nb, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, dx + i0 * in_img, acc_dx);
     }
+}
+
+/* ---- depthwise: core/cpu/depthwise.c, no scratch ---- */
+
+static size_t depthwise_size(const Model *m, const Layer *l, int max_batch)
+{
+    (void)m, (void)l, (void)max_batch;
+    return 0;
+}
+
+static void depthwise_forward(Model *m, const Layer *l)
+{
+    Geometry g = geometry(m, l);
+    const float *w = m->params + l->param_off;
+    m->be->depthwise_forward(model_tensor(m, l->in), w, l->bias ? w + l->weight_count : NULL, model_tensor(m, l->out),
+                             m->batch, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow);
+}
+
+static void depthwise_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc_dx)
+{
+    Geometry g = geometry(m, l);
+    m->be->depthwise_backward(model_tensor(m, l->in), model_tensor_grad(m, l->out), m->params + l->param_off, dw,
+                              dx, m->batch, g.cin, g.h, g.w, g.k, g.stride, g.pad, g.oh, g.ow, acc_dx);
+}
+
+/* ---- the table ---- */
+
+static const ConvPathOps PATHS[CONV_PATH_COUNT] = {
+    [CONV_PATH_IM2COL] = { "im2col + GEMM", false, im2col_size, im2col_forward, im2col_backward },
+    [CONV_PATH_WINOGRAD] = { "Winograd F(2x2,3x3)", false, conv2d_winograd_size, conv2d_winograd_forward,
+                             conv2d_winograd_backward },
+    [CONV_PATH_DIRECT] = { "direct 3x3", false, conv2d_direct_size, conv2d_direct_forward, conv2d_direct_backward },
+    /* the kernel starts each sum from the bias */
+    [CONV_PATH_DEPTHWISE] = { "depthwise", true, depthwise_size, depthwise_forward, depthwise_backward },
+};
+
+const char *conv2d_path_name(ConvPath p) { return p >= 0 && p < CONV_PATH_COUNT ? PATHS[p].name : "?"; }
+
+/* The path a layer runs now: its own, unless FP16 GEMM operands send it to
+ * im2col (see the top). */
+static const ConvPathOps *path_now(const Model *m, const Layer *l)
+{
+    ConvPath p = l->conv_path;
+    if (m->params16 && (p == CONV_PATH_WINOGRAD || p == CONV_PATH_DIRECT)) p = CONV_PATH_IM2COL;
+    return &PATHS[p];
+}
+
+/* Only im2col layers keep columns. */
+size_t conv2d_columns(const Model *m, const Layer *l, int batch)
+{
+    if (conv2d_pick_path(m, l) != CONV_PATH_IM2COL) return 0;
+    Geometry g = geometry(m, l);
+    return (size_t)g.ckk * (size_t)g.p * (size_t)batch;
+}
+
+/* Scratch: the path's; winograd and direct layers also fit im2col's, which
+ * they run with FP16 GEMM operands. Aux: the whole batch's columns when
+ * cached. */
+size_t conv2d_size(const Model *m, Layer *l, int max_batch, bool cache_cols)
+{
+    l->conv_path = conv2d_pick_path(m, l);
+    bool lowers = l->conv_path == CONV_PATH_IM2COL;
+    l->cache_cols = cache_cols && lowers;
+    l->aux_count = l->cache_cols ? conv2d_columns(m, l, max_batch) : 0;
+    size_t need = PATHS[l->conv_path].size(m, l, max_batch);
+    if (l->conv_path == CONV_PATH_WINOGRAD || l->conv_path == CONV_PATH_DIRECT)
+        need = DDL_MAX(need, im2col_size(m, l, max_batch));
+    return need;
+}
+
+void conv2d_init(const Model *m, const Layer *l, float *params, float *state, uint64_t seed, uint64_t *stream)
+{
+    (void)state;
+    init_weights(params + l->param_off, l->weight_count, l->param_count - l->weight_count, l->cout,
+                 l->cout * l->k * l->k, m->conv_init == INIT_KAIMING_OUT ? INIT_KAIMING_OUT : INIT_TORCH_DEFAULT,
+                 seed, stream);
+}
+
+void conv2d_forward(Model *m, const Layer *l)
+{
+    const ConvPathOps *p = path_now(m, l);
+    p->forward(m, l);
+    if (l->bias && !p->adds_bias) {
+        Geometry g = geometry(m, l);
+        m->be->bias_add(model_tensor(m, l->out), m->params + l->param_off + l->weight_count, m->batch, g.cout, g.p);
+    }
+}
+
+void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
+{
+    float *dw = m->grads + l->param_off;
+    if (l->bias) {
+        Geometry g = geometry(m, l);
+        m->be->bias_grad(model_tensor_grad(m, l->out), dw + l->weight_count, m->batch, g.cout, g.p);
+    }
+    path_now(m, l)->backward(m, l, dw, need_dx ? model_tensor_grad(m, l->in) : NULL, acc_dx);
 }

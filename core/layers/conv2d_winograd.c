@@ -14,20 +14,14 @@
  * [tiles][C] between the input and output-gradient transforms and the
  * filter gradient's. Such layers keep no im2col columns for backward.
  *
- * Where it pays is measured (bench/conv_algo.c: the layers' shapes at
- * batch 64 on the 2-core dev VM; the numbers are at WINO_MIN_IMAGE below).
- * The savings shrink for three reasons: the transforms are memory passes;
- * the forward and input-gradient GEMMs have only C (or K) as their inner
- * dimension where im2col's has 9C, and OpenBLAS runs short inner
- * dimensions well below its peak (measured 64 x 2048 x 64 at about a
- * quarter of the rate of im2col's 64 x 4096 x 576); and small planes waste
- * tiles (a 2x2 plane is one tile: 16 products for 4 outputs). So
- * CONV_ALGO_AUTO takes layers with enough channels and pixels only; the
- * first layer (3 input channels) never. The thresholds were measured on
- * the CPU; a GPU backend applies the same ones (not measured there). CONV_ALGO_WINOGRAD takes every
- * eligible layer regardless, so tests can run Winograd on small shapes;
- * CONV_ALGO_IM2COL none (DDL_CONV=im2col|winograd|auto sets it from the
- * environment).
+ * Where it pays is measured (bench/conv_algo.c; the rule and its numbers
+ * are in conv2d_pick.c). The savings shrink for three reasons: the
+ * transforms are memory passes; the forward and input-gradient GEMMs have
+ * only C (or K) as their inner dimension where im2col's has 9C, and
+ * OpenBLAS runs short inner dimensions well below its peak (measured
+ * 64 x 2048 x 64 at about a quarter of the rate of im2col's
+ * 64 x 4096 x 576); and small planes waste tiles (a 2x2 plane is one tile:
+ * 16 products for 4 outputs).
  *
  * Why F(2x2,3x3) and not F(4x4,3x3) (36 positions, 4x4 output tiles, 4x
  * fewer multiplications instead of 2.25x): a prototype (forward and input
@@ -39,65 +33,15 @@
  * a second set of kernels.
  *
  * Rounding: results differ from im2col's by a few ulps of the largest
- * terms (tests/test_winograd.c measures and bounds it). */
-#include "layers.h"
+ * terms (tests/test_conv_paths.c measures and bounds it). */
+#include "conv2d_paths.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include "../common.h"
 
-/* CONV_ALGO_AUTO's rule (see above and bench/conv_algo.c): at least
- * WINO_MIN_CHANNELS input channels, WINO_MIN_IMAGE values per input image
- * (C x H x W) and planes of at least WINO_MIN_SIDE. Measured per layer
- * step (forward and both gradients, batch 64, 2 threads), Winograd /
- * im2col: 0.66-0.74 for resnet18's 64x32x32, 128x16x16 and 256x8x8 inputs,
- * 0.82-0.87 for vgg11's 64x16x16 and 128x8x8 and for 512x4x4; but
- * 0.93-1.09 for 16 and 32 channels on 32x32 and 16x16 (and whole
- * resnet18 steps at width 0.25, whose layers those are, were no faster),
- * 0.94-1.03 for 4096 values (256x4x4, 64x8x8), 1.02-1.25 for 2048
- * (128x4x4, 32x8x8), 1.6 for 512x2x2 (one tile per plane) and 2.4 for the
- * first layer's 3 channels (the GEMMs' inner dimension is 3). Winograd
- * also suffers more than im2col when other jobs take a core: it runs more,
- * smaller parallel regions (transforms and 16 GEMMs per chunk), each
- * waiting for its slowest thread. */
-enum { WINO_MIN_CHANNELS = 64, WINO_MIN_IMAGE = 8192, WINO_MIN_SIDE = 4 };
 /* Tiles per chunk (the GEMMs' columns): 256 to 1024 measured alike, 4096
  * slower (the transformed chunk no longer stays in cache). */
 enum { WINO_TARGET_TILES = 1024 };
 #define WINO_SCRATCH_CAP ((size_t)32 << 20) /* floats: 128 MiB */
-
-ConvAlgo conv_algo_from_env(void)
-{
-    const char *v = getenv("DDL_CONV");
-    if (!v || !*v || strcmp(v, "auto") == 0) return CONV_ALGO_AUTO;
-    if (strcmp(v, "im2col") == 0) return CONV_ALGO_IM2COL;
-    if (strcmp(v, "winograd") == 0) return CONV_ALGO_WINOGRAD;
-    ddl_die("DDL_CONV=%s: use auto, im2col or winograd", v);
-}
-
-void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
-{
-    static const char *const NAMES[] = { "auto", "im2col", "winograd" };
-    int convs = 0, wino = 0;
-    for (int i = 0; i < m->nlayers; i++) {
-        const Layer *l = &m->layers[i];
-        if (l->kind != LAYER_CONV2D) continue;
-        convs++;
-        wino += l->winograd && !m->params16;
-    }
-    snprintf(buf, cap, "%d of %d convolutions by Winograd F(2x2,3x3), the rest im2col + GEMM (DDL_CONV=%s)", wino,
-             convs, NAMES[m->conv_algo]);
-}
-
-bool conv2d_winograd_pick(const Model *m, const Layer *l)
-{
-    Shape in = m->tensors[l->in].shape;
-    bool fits = l->k == 3 && l->stride == 1 && l->pad == 1 && l->groups == 1;
-    if (m->conv_algo == CONV_ALGO_IM2COL || !fits) return false;
-    if (m->conv_algo == CONV_ALGO_WINOGRAD) return true;
-    return in.c >= WINO_MIN_CHANNELS && shape_numel(in) >= WINO_MIN_IMAGE && DDL_MIN(in.h, in.w) >= WINO_MIN_SIDE;
-}
 
 static int tiles(int H, int W) { return ((H + 1) / 2) * ((W + 1) / 2); }
 
@@ -157,7 +101,7 @@ void conv2d_winograd_forward(Model *m, const Layer *l)
 /* dw += the weight gradient (winograd_grad.c): per chunk, the input's and
  * dy's transforms, then 16 GEMMs du[e] (+)= dm[e] v[e]^T summing over the
  * chunk's tiles (the first chunk overwrites du); G^T du G at the end. */
-void conv2d_winograd_dw(Model *m, const Layer *l, float *dw)
+static void winograd_dw(Model *m, const Layer *l, float *dw)
 {
     const Backend *be = m->be;
     Shape in = m->tensors[l->in].shape;
@@ -178,8 +122,11 @@ void conv2d_winograd_dw(Model *m, const Layer *l, float *dw)
     be->winograd_filter_grad(du, K, C, dw);
 }
 
-void conv2d_winograd_dx(Model *m, const Layer *l, float *dx, bool acc)
+/* One after the other: they share the scratch. */
+void conv2d_winograd_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc)
 {
+    winograd_dw(m, l, dw);
+    if (!dx) return;
     Shape in = m->tensors[l->in].shape;
     winograd_conv(m, model_tensor_grad(m, l->out), m->params + l->param_off, true, l->cout, in.c, in.h, in.w, dx,
                   acc);

@@ -52,20 +52,11 @@ void batchnorm_init(const Model *m, const Layer *l, float *params, float *state,
 /* FLOPs per example of one forward pass (multiply-add = 2). */
 double weights_flops(const Model *m, const Layer *l);
 
-/* Winograd F(2x2,3x3) convolution (conv2d_winograd.c), which conv2d.c
- * calls for layers with l->winograd. conv2d_winograd_pick says whether a
- * layer gets it under m->conv_algo; _size is its scratch for max_batch
- * examples; _forward writes the output without bias; _dw adds the weight
- * gradient (no bias) to dw; _dx writes (acc: adds) the input gradient.
- * conv_algo_from_env reads DDL_CONV. */
-bool conv2d_winograd_pick(const Model *m, const Layer *l);
-size_t conv2d_winograd_size(const Model *m, const Layer *l, int max_batch);
-void conv2d_winograd_forward(Model *m, const Layer *l);
-void conv2d_winograd_dw(Model *m, const Layer *l, float *dw);
-void conv2d_winograd_dx(Model *m, const Layer *l, float *dx, bool acc);
+/* How convolutions run (conv2d_pick.c; the paths: conv2d_paths.h):
+ * conv_algo_from_env reads DDL_CONV; conv2d_algo_summary says, for
+ * outputs, "3 of 8 convolutions by Winograd F(2x2,3x3), 2 direct 3x3,
+ * 0 depthwise, the rest im2col + GEMM (DDL_CONV=auto)". */
 ConvAlgo conv_algo_from_env(void);
-/* For outputs: "3 of 8 convolutions by Winograd F(2x2,3x3), the rest
- * im2col + GEMM (DDL_CONV=auto)". */
 void conv2d_algo_summary(const Model *m, char *buf, size_t cap);
 
 void layer_forward(Model *m, const Layer *l);

@@ -57,6 +57,10 @@
 #define ddl_cuda_synchronize ddl_cuda_synchronize_emu
 #define depthwise_backward_cuda depthwise_backward_cuda_emu
 #define depthwise_forward_cuda depthwise_forward_cuda_emu
+#define direct_conv_cuda direct_conv_cuda_emu
+#define direct_filter_cuda direct_filter_cuda_emu
+#define direct_filter_grad_cuda direct_filter_grad_cuda_emu
+#define direct_pad_cuda direct_pad_cuda_emu
 #define dropout_mask_cuda dropout_mask_cuda_emu
 #define f16_to_f32_cuda f16_to_f32_cuda_emu
 #define f32_to_f16_cuda f32_to_f16_cuda_emu

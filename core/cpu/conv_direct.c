@@ -1,0 +1,240 @@
+/* conv_direct.c - 3x3 convolutions with stride 1 and padding 1, computed
+ * directly in registers: the forward pass, the input gradient (the same
+ * convolution of dy with the filters rotated and transposed) and the
+ * weight gradient.
+ *
+ * Why: im2col + GEMM writes every input value 9 times into a column
+ * matrix, which OpenBLAS then packs again before it multiplies. With few
+ * channels (16-32: the narrow models of the quick profile) that traffic,
+ * not the arithmetic, is the cost: a 16-channel layer on 32x32 planes ran
+ * at a quarter of the GEMM's peak. Here the input is read in place (after
+ * one padding pass) and the arithmetic runs from registers.
+ *
+ * How (layouts: conv_direct_layout.h). On the padded planes, output pixel
+ * (oh, ow) of image i sits at "grid" position j = i*plane + oh*(W+2) + ow,
+ * and tap (ki, kj) of input channel c reads xq[c][j + ki*(W+2) + kj]: a
+ * fixed offset per tap, so one run of j covers whole rows and whole images
+ * with no bounds tests. Positions between rows and images are computed
+ * and thrown away (2 columns of W+2; 2 rows per image).
+ *  - forward: a register block is 8 output channels x VF_ROWS vectors of
+ *    positions; per input channel and tap it loads VF_ROWS vectors of x
+ *    and multiplies them by 8 broadcast weights (24 FMAs from 11 loads
+ *    with AVX-512). Each output is one chain of FMAs over (c, ki, kj) in
+ *    that order, starting from 0: the same bits whatever the vector width
+ *    or thread count, and the GPU twin runs the same chain.
+ *  - weight gradient: dw[k][c][tap] = sum over positions of dy[k][j] *
+ *    xq[c][j + tap]; dy read on the padded grid is 0 at the discarded
+ *    positions, so they add nothing. A block is VF_DW_K output channels x
+ *    9 taps of one input channel, accumulated over the positions in
+ *    vector lanes, then summed lane by lane in a fixed order.
+ * Threads own whole outputs (forward: position ranges x channel blocks;
+ * weight gradient: (channel block, input channel) pairs), so results do
+ * not depend on the thread count. */
+#include "kernels.h"
+
+#include <string.h>
+#include "../common.h"
+#include "conv_direct_layout.h"
+#include "parallel.h"
+#include "simd.h"
+
+enum { BLK = VF_ROWS * VF_LANES };  /* positions per register block */
+/* x floats (all C channels) of the positions one forward item covers, and
+ * of one weight-gradient span: measured on the dev VM (AMD EPYC, 1 MiB L2
+ * per core), 8K to 128K floats per forward segment ran alike; spans of
+ * 32K floats ran the weight gradient of a 64-channel 32x32 layer 20%
+ * slower than 128K and 512K, which ran alike (each span ends in 27 lane
+ * sums per item). */
+enum { SEG_FLOATS = 32768, SPAN_FLOATS = 262144 };
+
+typedef struct Grid {
+    int H, W, Wp;
+    size_t plane, cs; /* floats per padded plane; per channel (nb planes) */
+    int L;            /* positions up to the last output: (nb-1)*plane + (H-1)*Wp + W */
+    int off[9];       /* tap (ki, kj) -> ki*Wp + kj */
+} Grid;
+
+static Grid grid(int nb, int H, int W)
+{
+    Grid g = { H, W, W + 2, direct_plane(H, W), 0, 0, { 0 } };
+    g.cs = (size_t)nb * g.plane;
+    g.L = (int)((size_t)(nb - 1) * g.plane) + (H - 1) * g.Wp + W;
+    for (int t = 0; t < 9; t++) g.off[t] = (t / 3) * g.Wp + t % 3;
+    return g;
+}
+
+void direct_pad_cpu(const float *x, int nb, int C, int H, int W, float *xq)
+{
+    Grid g = grid(nb, H, W);
+    PARALLEL_FOR((size_t)C * nb * g.plane)
+    for (int c = 0; c < C; c++)
+        for (int i = 0; i < nb; i++) {
+            float *q = xq + (size_t)c * g.cs + (size_t)i * g.plane;
+            const float *plane = x + ((size_t)i * C + c) * H * W;
+            memset(q, 0, sizeof(float) * (size_t)(g.Wp + 1));
+            for (int h = 0; h < H; h++) {
+                float *row = q + (size_t)(h + 1) * g.Wp + 1;
+                memcpy(row, plane + (size_t)h * W, sizeof(float) * (size_t)W);
+                row[W] = row[W + 1] = 0.0f; /* right border, next row's left border */
+            }
+            memset(q + (size_t)(H + 1) * g.Wp + 1, 0, sizeof(float) * (size_t)(g.Wp - 1));
+        }
+    memset(xq + (size_t)C * g.cs, 0, sizeof(float) * DIRECT_SLACK);
+}
+
+void direct_filter_cpu(const float *w, int K, int C, bool flip, float *wp)
+{
+    int outs = flip ? C : K, ins = flip ? K : C; /* the convolution this packs for */
+    size_t total = direct_filter_floats(outs, ins);
+    PARALLEL_FOR(total)
+    for (size_t e = 0; e < total; e++) {
+        int a = (int)(e % DIRECT_KB), t = (int)(e / DIRECT_KB % 9);
+        int in = (int)(e / ((size_t)DIRECT_KB * 9) % (size_t)ins), out = (int)(e / ((size_t)DIRECT_KB * 9 * ins)) * DIRECT_KB + a;
+        float v = 0.0f;
+        if (out < outs)
+            v = flip ? w[((size_t)in * C + out) * 9 + (8 - t)] : w[((size_t)out * C + in) * 9 + t];
+        wp[e] = v;
+    }
+}
+
+/* tile[a][q] = output channel a of the block at position j0 + q. */
+static void forward_block(const float *xq, const Grid *g, const float *wpb, int C, int j0, float tile[DIRECT_KB][BLK])
+{
+    vf acc[DIRECT_KB][VF_ROWS];
+    for (int a = 0; a < DIRECT_KB; a++)
+        for (int r = 0; r < VF_ROWS; r++) acc[a][r] = vf_zero();
+    for (int c = 0; c < C; c++) {
+        const float *xc = xq + (size_t)c * g->cs + j0, *wc = wpb + (size_t)c * 9 * DIRECT_KB;
+        for (int t = 0; t < 9; t++) {
+            vf xv[VF_ROWS];
+            for (int r = 0; r < VF_ROWS; r++) xv[r] = vf_load(xc + g->off[t] + r * VF_LANES);
+            const float *wt = wc + t * DIRECT_KB;
+            for (int a = 0; a < DIRECT_KB; a++) {
+                vf wa = vf_set1(wt[a]);
+                for (int r = 0; r < VF_ROWS; r++) acc[a][r] = vf_fma(wa, xv[r], acc[a][r]);
+            }
+        }
+    }
+    for (int a = 0; a < DIRECT_KB; a++)
+        for (int r = 0; r < VF_ROWS; r++) vf_store(&tile[a][r * VF_LANES], acc[a][r]);
+}
+
+/* The outputs among positions [j0, j0 + len) into y[nb][K][H][W]
+ * (channels k0 .. k0 + kn - 1), row run by row run. */
+static void scatter_block(const float tile[DIRECT_KB][BLK], const Grid *g, int j0, int len, int K, int k0, int kn,
+                          float *y, bool acc)
+{
+    int i = (int)((size_t)j0 / g->plane), r = (int)((size_t)j0 % g->plane), oh = r / g->Wp, ow = r % g->Wp;
+    for (int q = 0; q < len;) {
+        int run = DDL_MIN(len - q, g->Wp - ow);
+        if (oh < g->H && ow < g->W) {
+            int n = DDL_MIN(run, g->W - ow);
+            for (int a = 0; a < kn; a++) {
+                float *out = y + (((size_t)i * K + k0 + a) * g->H + oh) * g->W + ow;
+                const float *src = &tile[a][q];
+                if (acc)
+                    for (int e = 0; e < n; e++) out[e] += src[e];
+                else
+                    memcpy(out, src, sizeof(float) * (size_t)n);
+            }
+        }
+        q += run;
+        ow += run;
+        if (ow == g->Wp) {
+            ow = 0;
+            if (++oh == g->H + 2) oh = 0, i++;
+        }
+    }
+}
+
+void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc)
+{
+    Grid g = grid(nb, H, W);
+    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB;
+    int seg = SEG_FLOATS / (C > 0 ? C : 1) / BLK * BLK;
+    if (seg < BLK) seg = BLK;
+    int segs = (g.L + seg - 1) / seg, items = segs * kblocks;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g.L * K * C > 32768)
+#endif
+    for (int it = 0; it < items; it++) {
+        int s = it / kblocks, kb = it % kblocks, k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
+        float tile[DIRECT_KB][BLK];
+        int end = DDL_MIN(g.L, (s + 1) * seg);
+        for (int j0 = s * seg; j0 < end; j0 += BLK) {
+            forward_block(xq, &g, wp + (size_t)kb * C * 9 * DIRECT_KB, C, j0, tile);
+            scatter_block(tile, &g, j0, DDL_MIN(BLK, end - j0), K, k0, kn, y, acc);
+        }
+    }
+}
+
+/* acc[a][t] += d[a] * the 9 taps' x at position j (xc + j + off[t]). */
+static inline void filter_grad_step(vf acc[VF_DW_K][9], const vf d[VF_DW_K], const float *xj, const int off[9])
+{
+    for (int t = 0; t < 9; t++) {
+        vf xv = vf_load(xj + off[t]);
+        VF_PIN(xv);
+        for (int a = 0; a < VF_DW_K; a++) acc[a][t] = vf_fma(d[a], xv, acc[a][t]);
+    }
+}
+
+/* sums[a][t] = sum over positions [j0, j1) of dy_a[j] * xc[j + off[t]]
+ * (j0 a multiple of VF_LANES; j1 <= L). */
+static void filter_grad_block(const float *xc, const float *const dya[VF_DW_K], const int off[9], int j0, int j1,
+                              float sums[VF_DW_K][9])
+{
+    vf acc[VF_DW_K][9], d[VF_DW_K];
+    for (int a = 0; a < VF_DW_K; a++)
+        for (int t = 0; t < 9; t++) acc[a][t] = vf_zero();
+    int full = j0 + (j1 - j0) / VF_LANES * VF_LANES;
+    for (int j = j0; j < full; j += VF_LANES) {
+        for (int a = 0; a < VF_DW_K; a++) d[a] = vf_load(dya[a] + j);
+        filter_grad_step(acc, d, xc + j, off);
+    }
+    if (full < j1) { /* a last partial vector: zeros past j1 (past L, dy is not on the grid) */
+        float tail[VF_DW_K][VF_LANES];
+        for (int a = 0; a < VF_DW_K; a++) {
+            memset(tail[a], 0, sizeof tail[a]);
+            memcpy(tail[a], dya[a] + full, sizeof(float) * (size_t)(j1 - full));
+            d[a] = vf_load(tail[a]);
+        }
+        filter_grad_step(acc, d, xc + full, off);
+    }
+    for (int a = 0; a < VF_DW_K; a++)
+        for (int t = 0; t < 9; t++) sums[a][t] = vf_hsum(acc[a][t]);
+}
+
+/* dw[k0 .. k0+kn)[c][*] += the sums over positions [j0, j1). */
+static void filter_grad_item(const float *xq, const float *dyq, const Grid *g, int C, int K, int it, int j0, int j1,
+                             float *dw)
+{
+    int kb = it / C, c = it % C, k0 = kb * VF_DW_K, kn = DDL_MIN(VF_DW_K, K - k0);
+    const float *dya[VF_DW_K];
+    for (int a = 0; a < VF_DW_K; a++) /* a block past K repeats its last channel; those sums are dropped */
+        dya[a] = dyq + (size_t)(k0 + DDL_MIN(a, kn - 1)) * g->cs + g->Wp + 1;
+    float sums[VF_DW_K][9];
+    filter_grad_block(xq + (size_t)c * g->cs, dya, g->off, j0, j1, sums);
+    for (int a = 0; a < kn; a++)
+        for (int t = 0; t < 9; t++) dw[((size_t)(k0 + a) * C + c) * 9 + t] += sums[a][t];
+}
+
+/* Positions run in spans whose x (all C channels) stays in L2 while every
+ * block of output channels passes over it. Each thread keeps the same
+ * items in every span (a static schedule over the same count), so a dw
+ * entry is only ever added to by one thread, span after span, in order:
+ * no barrier between spans, and the same sums for any thread count. */
+void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw)
+{
+    Grid g = grid(nb, H, W);
+    int items = (K + VF_DW_K - 1) / VF_DW_K * C;
+    int span = DDL_MAX(SPAN_FLOATS / DDL_MAX(C, 1) / VF_LANES, 16) * VF_LANES;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(ddl_kernel_threads()) if ((size_t)g.L * K * C > 32768)
+#endif
+    for (int j0 = 0; j0 < g.L; j0 += span) {
+#ifdef _OPENMP
+#pragma omp for schedule(static) nowait
+#endif
+        for (int it = 0; it < items; it++) filter_grad_item(xq, dyq, &g, C, K, it, j0, DDL_MIN(g.L, j0 + span), dw);
+    }
+}

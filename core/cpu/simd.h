@@ -1,0 +1,78 @@
+/* simd.h - a few float-vector operations for the register-blocked kernels
+ * (conv_direct.c), with one definition per instruction set.
+ *
+ * Why intrinsics and not plain loops: the direct convolution keeps 24
+ * accumulators in registers for a whole sum over C*9 taps; the compiler
+ * does not find that blocking on its own, and C11 forbids it to contract
+ * a*b + c into one FMA (-ffp-contract=off under -std=c11), which the
+ * kernels need for speed. So each lane computes fmaf(a, b, c), once
+ * rounded, on every instruction set: AVX-512 (16 lanes), AVX2 + FMA (8),
+ * and a portable fallback (4 lanes of fmaf). The lane count changes how
+ * many outputs a kernel computes at once, never a lane's own arithmetic,
+ * so outputs that are one lane's chain of FMAs are the same bits on every
+ * instruction set (and on the GPU twin, which runs the same chain).
+ *
+ * VF_ROWS: vectors per register block along the pixels, so that the
+ * accumulators (8 x VF_ROWS) and the operands fit the register file (32
+ * registers with AVX-512, 16 with AVX2); VF_DW_K: output channels per
+ * weight-gradient block (9 accumulators each). */
+#ifndef DDL_CPU_SIMD_H
+#define DDL_CPU_SIMD_H
+
+#include <math.h>
+#include <string.h>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+typedef __m512 vf;
+enum { VF_LANES = 16, VF_ROWS = 3, VF_DW_K = 3 };
+static inline vf vf_zero(void) { return _mm512_setzero_ps(); }
+static inline vf vf_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void vf_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+static inline vf vf_set1(float a) { return _mm512_set1_ps(a); }
+static inline vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
+/* The lanes' sum by a fixed tree (halves, then quarters, ...). */
+static inline float vf_hsum(vf v) { return _mm512_reduce_add_ps(v); }
+/* Keeps a loaded vector in a register: without it GCC folds the load into
+ * each FMA that uses it, tripling the loads of the weight-gradient loop. */
+#define VF_PIN(v) __asm__("" : "+v"(v))
+#elif defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+typedef __m256 vf;
+enum { VF_LANES = 8, VF_ROWS = 1, VF_DW_K = 1 };
+static inline vf vf_zero(void) { return _mm256_setzero_ps(); }
+static inline vf vf_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void vf_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
+static inline vf vf_set1(float a) { return _mm256_set1_ps(a); }
+static inline vf vf_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+static inline float vf_hsum(vf v)
+{
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    return _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
+}
+#define VF_PIN(v) __asm__("" : "+x"(v))
+#else
+typedef struct vf {
+    float v[4];
+} vf;
+enum { VF_LANES = 4, VF_ROWS = 1, VF_DW_K = 1 };
+static inline vf vf_zero(void) { return (vf){ { 0.0f, 0.0f, 0.0f, 0.0f } }; }
+static inline vf vf_load(const float *p)
+{
+    vf r;
+    memcpy(r.v, p, sizeof r.v);
+    return r;
+}
+static inline void vf_store(float *p, vf v) { memcpy(p, v.v, sizeof v.v); }
+static inline vf vf_set1(float a) { return (vf){ { a, a, a, a } }; }
+static inline vf vf_fma(vf a, vf b, vf c)
+{
+    for (int i = 0; i < 4; i++) c.v[i] = fmaf(a.v[i], b.v[i], c.v[i]);
+    return c;
+}
+static inline float vf_hsum(vf v) { return (v.v[0] + v.v[2]) + (v.v[1] + v.v[3]); }
+#define VF_PIN(v) ((void)0)
+#endif
+
+#endif

@@ -1,0 +1,37 @@
+/* conv2d_paths.h - the ways a convolution layer runs (conv2d.c's table),
+ * private to core/layers.
+ *
+ * Each path has: size, the scratch floats it needs for max_batch examples;
+ * forward, which writes the layer's output (without the bias unless
+ * adds_bias); backward, which adds the weight gradient (no bias) to dw
+ * and, when dx is not NULL, writes (acc: adds) the input gradient. */
+#ifndef DDL_LAYERS_CONV2D_PATHS_H
+#define DDL_LAYERS_CONV2D_PATHS_H
+
+#include "layers.h"
+
+typedef struct ConvPathOps {
+    const char *name; /* for outputs */
+    bool adds_bias;   /* forward adds the bias itself */
+    size_t (*size)(const Model *m, const Layer *l, int max_batch);
+    void (*forward)(Model *m, const Layer *l);
+    void (*backward)(Model *m, const Layer *l, float *dw, float *dx, bool acc);
+} ConvPathOps;
+
+/* conv2d_winograd.c: Winograd F(2x2,3x3). */
+size_t conv2d_winograd_size(const Model *m, const Layer *l, int max_batch);
+void conv2d_winograd_forward(Model *m, const Layer *l);
+void conv2d_winograd_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
+
+/* conv2d_direct.c: direct 3x3 kernels. */
+size_t conv2d_direct_size(const Model *m, const Layer *l, int max_batch);
+void conv2d_direct_forward(Model *m, const Layer *l);
+void conv2d_direct_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
+
+/* conv2d_pick.c: the path a layer takes under m->conv_algo. */
+ConvPath conv2d_pick_path(const Model *m, const Layer *l);
+
+/* conv2d.c: "im2col + GEMM", "Winograd F(2x2,3x3)", ... */
+const char *conv2d_path_name(ConvPath p);
+
+#endif
