@@ -104,14 +104,15 @@ mpirun_cmd() {
   local cmd=(ip netns exec "$NET_NAME-h0" mpirun -np "$np" --hostfile "$NET_STATE/hostfile" --map-by node)
   [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
   [ "$np" -gt "$NET_HOSTS" ] && cmd+=(--oversubscribe)
-  # No rtc/hwloc in the daemons: the orted that rsh.sh starts on each other
-  # host shares its hardware topology through a shared-memory file mapped
-  # at a hole it picks in its address space, and with several daemons on
-  # this one machine that write crashed now and then (SIGSEGV in
-  # hwloc_shmem_topology_write, "ORTE was unable to reliably start one or
-  # more daemons"): 8 of 60 launches of a 3-host cluster, 0 of 48 without
-  # the component. Nothing here binds processes (--bind-to none), which is
-  # what the component serves.
+  # No rtc/hwloc in the daemons. Stop 24 saw the orted of another host
+  # crash now and then (SIGSEGV in hwloc_shmem_topology_write, "ORTE was
+  # unable to reliably start one or more daemons": 8 of 60 launches of a
+  # 3-host cluster, 0 of 48 without the component). The cause was the
+  # session directory all emulated hosts shared, where that topology file
+  # is written (labs/net/rsh.sh now gives each host its own): with it
+  # fixed, 100 of 100 launches started with the component too. It stays
+  # off: nothing here binds processes (--bind-to none), which is what it
+  # serves.
   cmd+=(--mca rtc ^hwloc)
   cmd+=(--mca plm rsh --mca plm_rsh_agent "$PWD/$NET_DIR/rsh.sh"
         --mca pml ob1 --mca btl tcp,self
