@@ -1,11 +1,102 @@
 /* batchnorm.c - batch normalisation over (n, p) per channel.
- * Statistics are accumulated in double: a channel of a VGG layer at batch
- * 256 sums 262144 values, where float accumulation loses digits that the
- * PyTorch comparison (and the finite-difference check) would notice. */
+ *
+ * Statistics are sums over a channel's n*p values, each value converted
+ * to double and added in double: a channel of a VGG layer at batch 256
+ * sums 262144 values, where float accumulation loses digits that the
+ * PyTorch comparison (and the finite-difference check) would notice. The
+ * GPU twin (core/cuda/batchnorm.cu) adds the same double terms in another
+ * order; in double the order moves the sum by ~1e-16 relative, so the two
+ * round to the same float mean and 1/std almost always.
+ *
+ * Why 8 lanes: a single running sum is one long chain of dependent adds,
+ * 4 cycles each. 8 independent double sums (element q of a row goes to
+ * lane q mod 8; the lanes are added in a fixed order at the end) run as
+ * one vector (simd.h's d8); the order is fixed by the code, not by the
+ * instruction set or the thread count. */
 #include "kernels.h"
 
 #include <math.h>
+#include <string.h>
 #include "parallel.h"
+#include "simd.h"
+
+/* The 8 lanes' total, in a fixed order. */
+static double total(d8 acc)
+{
+    double a[8];
+    d8_store(a, acc);
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+/* A row's last p % 8 values as one more vector, zeros after them (they
+ * add nothing). */
+static f8 tail8(const float *v, int n)
+{
+    float t[8] = { 0 };
+    memcpy(t, v, sizeof(float) * (size_t)n);
+    return f8_load(t);
+}
+
+/* Row i of channel j in an [n][c][p] tensor. */
+static const float *chan_row(const float *x, int c, int j, int p, int i) { return x + ((size_t)i * c + j) * p; }
+
+static double channel_sum(const float *x, int n, int c, int j, int p)
+{
+    d8 acc = d8_zero();
+    for (int i = 0; i < n; i++) {
+        const float *row = chan_row(x, c, j, p, i);
+        int q = 0;
+        for (; q + 8 <= p; q += 8) acc = d8_add(acc, f8_load(row + q));
+        if (q < p) acc = d8_add(acc, tail8(row + q, p - q));
+    }
+    return total(acc);
+}
+
+/* Sum of (x - mean)^2, each square rounded to float (as the GPU twin). */
+static double channel_sq_dev(const float *x, int n, int c, int j, int p, float mean)
+{
+    d8 acc = d8_zero();
+    f8 m = f8_set1(mean);
+    for (int i = 0; i < n; i++) {
+        const float *row = chan_row(x, c, j, p, i);
+        int q = 0;
+        for (; q + 8 <= p; q += 8) {
+            f8 d = f8_sub(f8_load(row + q), m);
+            acc = d8_add(acc, f8_mul(d, d));
+        }
+        if (q < p) {
+            float sq[8];
+            for (int e = 0; e < p - q; e++) sq[e] = (row[q + e] - mean) * (row[q + e] - mean);
+            acc = d8_add(acc, tail8(sq, p - q));
+        }
+    }
+    return total(acc);
+}
+
+/* Sums of dy and of dy * (x - mean) (products rounded to float). */
+static void channel_grad_sums(const float *x, const float *dy, int n, int c, int j, int p, float mean, double *sdy,
+                              double *sdyx)
+{
+    d8 a1 = d8_zero(), a2 = d8_zero();
+    f8 m = f8_set1(mean);
+    for (int i = 0; i < n; i++) {
+        const float *xr = chan_row(x, c, j, p, i), *gr = chan_row(dy, c, j, p, i);
+        int q = 0;
+        for (; q + 8 <= p; q += 8) {
+            f8 g = f8_load(gr + q);
+            a1 = d8_add(a1, g);
+            a2 = d8_add(a2, f8_mul(g, f8_sub(f8_load(xr + q), m)));
+        }
+        if (q < p) {
+            float pr[8];
+            for (int e = 0; e < p - q; e++) pr[e] = gr[q + e] * (xr[q + e] - mean);
+            a1 = d8_add(a1, tail8(gr + q, p - q));
+            a2 = d8_add(a2, tail8(pr, p - q));
+        }
+    }
+    *sdy = total(a1);
+    *sdyx = total(a2);
+}
 
 void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
                                  int p, float eps, float momentum, float *running_mean, float *running_var,
@@ -14,33 +105,22 @@ void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, c
     size_t m = (size_t)n * p;
     PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
-        double s = 0.0;
-        for (int i = 0; i < n; i++) {
-            const float *row = x + ((size_t)i * c + j) * p;
-            float t = 0.0f;
-            for (int q = 0; q < p; q++) t += row[q];
-            s += t;
-        }
-        double mean = s / (double)m;
-        double ss = 0.0;
-        for (int i = 0; i < n; i++) {
-            const float *row = x + ((size_t)i * c + j) * p;
-            float t = 0.0f, mf = (float)mean;
-            for (int q = 0; q < p; q++) { float d = row[q] - mf; t += d * d; }
-            ss += t;
-        }
+        double mean = channel_sum(x, n, c, j, p) / (double)m;
+        float mf = (float)mean;
+        /* second pass around the mean: no cancellation when |mean| >> std */
+        double ss = channel_sq_dev(x, n, c, j, p, mf);
         double var = ss / (double)m; /* biased, used to normalise */
         float invstd = (float)(1.0 / sqrt(var + (double)eps));
-        save_mean[j] = (float)mean;
+        save_mean[j] = mf;
         save_invstd[j] = invstd;
         if (running_mean) {
             double unbiased = m > 1 ? ss / (double)(m - 1) : var;
-            running_mean[j] = (1.0f - momentum) * running_mean[j] + momentum * (float)mean;
+            running_mean[j] = (1.0f - momentum) * running_mean[j] + momentum * mf;
             running_var[j] = (1.0f - momentum) * running_var[j] + momentum * (float)unbiased;
         }
-        float a = gamma[j] * invstd, b = beta[j] - (float)mean * a;
+        float a = gamma[j] * invstd, b = beta[j] - mf * a;
         for (int i = 0; i < n; i++) {
-            const float *row = x + ((size_t)i * c + j) * p;
+            const float *row = chan_row(x, c, j, p, i);
             float *out = y + ((size_t)i * c + j) * p;
             for (int q = 0; q < p; q++) out[q] = row[q] * a + b;
         }
@@ -82,18 +162,8 @@ void batchnorm_backward_cpu(const float *x, const float *dy, float *dx, const fl
     PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
         float mean = save_mean[j], invstd = save_invstd[j];
-        double sdy = 0.0, sdyx = 0.0;
-        for (int i = 0; i < n; i++) {
-            const float *xr = x + ((size_t)i * c + j) * p;
-            const float *gr = dy + ((size_t)i * c + j) * p;
-            float t1 = 0.0f, t2 = 0.0f;
-            for (int q = 0; q < p; q++) {
-                t1 += gr[q];
-                t2 += gr[q] * (xr[q] - mean);
-            }
-            sdy += t1;
-            sdyx += t2;
-        }
+        double sdy, sdyx;
+        channel_grad_sums(x, dy, n, c, j, p, mean, &sdy, &sdyx);
         double sdyxhat = sdyx * invstd;
         dgamma[j] += (float)sdyxhat;
         dbeta[j] += (float)sdy;

@@ -75,4 +75,72 @@ static inline float vf_hsum(vf v) { return (v.v[0] + v.v[2]) + (v.v[1] + v.v[3])
 #define VF_PIN(v) ((void)0)
 #endif
 
+/* Eight float lanes, and eight double lanes to sum them in (batch norm's
+ * statistics): the same 8 lanes on every instruction set (one AVX-512
+ * vector of doubles, two AVX2 ones, or eight scalars), so a lane's sum is
+ * the same bits everywhere. */
+#if defined(__AVX512F__)
+typedef __m256 f8;
+typedef __m512d d8;
+static inline f8 f8_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline f8 f8_set1(float a) { return _mm256_set1_ps(a); }
+static inline f8 f8_sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
+static inline f8 f8_mul(f8 a, f8 b) { return _mm256_mul_ps(a, b); }
+static inline d8 d8_zero(void) { return _mm512_setzero_pd(); }
+static inline d8 d8_add(d8 acc, f8 v) { return _mm512_add_pd(acc, _mm512_cvtps_pd(v)); }
+static inline void d8_store(double *p, d8 v) { _mm512_storeu_pd(p, v); }
+#elif defined(__AVX2__)
+typedef __m256 f8;
+typedef struct d8 {
+    __m256d lo, hi;
+} d8;
+static inline f8 f8_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline f8 f8_set1(float a) { return _mm256_set1_ps(a); }
+static inline f8 f8_sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
+static inline f8 f8_mul(f8 a, f8 b) { return _mm256_mul_ps(a, b); }
+static inline d8 d8_zero(void) { return (d8){ _mm256_setzero_pd(), _mm256_setzero_pd() }; }
+static inline d8 d8_add(d8 acc, f8 v)
+{
+    acc.lo = _mm256_add_pd(acc.lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    acc.hi = _mm256_add_pd(acc.hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    return acc;
+}
+static inline void d8_store(double *p, d8 v)
+{
+    _mm256_storeu_pd(p, v.lo);
+    _mm256_storeu_pd(p + 4, v.hi);
+}
+#else
+typedef struct f8 {
+    float v[8];
+} f8;
+typedef struct d8 {
+    double v[8];
+} d8;
+static inline f8 f8_load(const float *p)
+{
+    f8 r;
+    memcpy(r.v, p, sizeof r.v);
+    return r;
+}
+static inline f8 f8_set1(float a) { return (f8){ { a, a, a, a, a, a, a, a } }; }
+static inline f8 f8_sub(f8 a, f8 b)
+{
+    for (int i = 0; i < 8; i++) a.v[i] -= b.v[i];
+    return a;
+}
+static inline f8 f8_mul(f8 a, f8 b)
+{
+    for (int i = 0; i < 8; i++) a.v[i] *= b.v[i];
+    return a;
+}
+static inline d8 d8_zero(void) { return (d8){ { 0 } }; }
+static inline d8 d8_add(d8 acc, f8 v)
+{
+    for (int i = 0; i < 8; i++) acc.v[i] += v.v[i];
+    return acc;
+}
+static inline void d8_store(double *p, d8 v) { memcpy(p, v.v, sizeof v.v); }
+#endif
+
 #endif

@@ -3,8 +3,8 @@
 // Training forward and backward reduce each channel over n*p values: one
 // block per channel, every thread summing a strided share in double, then
 // ddl_block_sum's fixed tree, so results are deterministic run to run.
-// They differ from the CPU (per-row float partial sums, then double) only
-// by summation order. The elementwise outputs use the same formulas.
+// They differ from the CPU (each value widened to double too, in 8 lanes)
+// only by summation order, which in double rarely moves the float result. The elementwise outputs use the same formulas.
 #include <cmath>
 
 #include "block_reduce.h"
