@@ -89,7 +89,8 @@ void direct_filter_cpu(const float *w, int K, int C, bool flip, float *wp)
     PARALLEL_FOR(total)
     for (size_t e = 0; e < total; e++) {
         int a = (int)(e % DIRECT_KB), t = (int)(e / DIRECT_KB % 9);
-        int in = (int)(e / ((size_t)DIRECT_KB * 9) % (size_t)ins), out = (int)(e / ((size_t)DIRECT_KB * 9 * ins)) * DIRECT_KB + a;
+        int in = (int)(e / ((size_t)DIRECT_KB * 9) % (size_t)ins);
+        int out = (int)(e / ((size_t)DIRECT_KB * 9 * ins)) * DIRECT_KB + a;
         float v = 0.0f;
         if (out < outs)
             v = flip ? w[((size_t)in * C + out) * 9 + (8 - t)] : w[((size_t)out * C + in) * 9 + t];

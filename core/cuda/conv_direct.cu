@@ -56,7 +56,8 @@ __global__ void filter_kernel(const float *__restrict__ w, unsigned K, unsigned 
     DDL_GRID_STRIDE(e, total)
     {
         unsigned a = (unsigned)e % DIRECT_KB, t = (unsigned)e / DIRECT_KB % 9;
-        unsigned in = (unsigned)(e / (DIRECT_KB * 9) % ins), out = (unsigned)(e / (DIRECT_KB * 9 * (size_t)ins)) * DIRECT_KB + a;
+        unsigned in = (unsigned)(e / (DIRECT_KB * 9) % ins);
+        unsigned out = (unsigned)(e / (DIRECT_KB * 9 * (size_t)ins)) * DIRECT_KB + a;
         float v = 0.0f;
         if (out < outs) v = flip ? w[((size_t)in * C + out) * 9 + (8 - t)] : w[((size_t)out * C + in) * 9 + t];
         wp[e] = v;

@@ -59,8 +59,8 @@ static bool is_depthwise(const Model *m, const Layer *l)
 static ConvPath auto_path(Shape in)
 {
     int side = DDL_MIN(in.h, in.w);
-    if ((in.c <= DIRECT_MAX_CHANNELS && side >= DIRECT_WIDE_SIDE) || (in.c < DIRECT_MAX_CHANNELS && side >= DIRECT_MIN_SIDE))
-        return CONV_PATH_DIRECT;
+    bool direct_wide = in.c <= DIRECT_MAX_CHANNELS && side >= DIRECT_WIDE_SIDE;
+    if (direct_wide || (in.c < DIRECT_MAX_CHANNELS && side >= DIRECT_MIN_SIDE)) return CONV_PATH_DIRECT;
     if (in.c >= WINO_MIN_CHANNELS && shape_numel(in) >= WINO_MIN_IMAGE && side >= WINO_MIN_SIDE)
         return CONV_PATH_WINOGRAD;
     return CONV_PATH_IM2COL;
