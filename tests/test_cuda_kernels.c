@@ -58,6 +58,7 @@ static void no_gpu(const char *why)
 
 #if defined(DDL_HAVE_CUDA) || defined(DDL_CUDA_EMU)
 #include "common.h"
+#include "cpu/bn_act.h"
 #include "cpu/conv_direct_layout.h"
 #include "cpu/kernels.h"
 #include "cuda/cuda_runtime_probe.h"
@@ -546,82 +547,94 @@ static void test_global_avgpool(void)
 
 /* ---- batch norm ---------------------------------------------------------- */
 
+static const char *const ACT_NAMES[] = { "", " +relu", " +relu6" };
+
+/* One shape, with the activation act fused in (bn_act.h): forward (train,
+ * with and without running statistics; eval), then backward (train and
+ * eval; dx written, added, or not wanted), the backward masked by the CPU
+ * forward's output. gamma is larger with ReLU6 so that outputs reach its
+ * upper clamp. */
+static void batchnorm_case(int n, int c, int p, int act)
+{
+    const float eps = 1e-5f, momentum = 0.1f;
+    size_t total = (size_t)n * c * p;
+    char tag[80];
+    snprintf(tag, sizeof tag, "n=%d c=%d p=%d%s", n, c, p, ACT_NAMES[act]);
+    /* Channels offset from zero so the two-pass variance matters. */
+    float *xv = ddl_alloc(sizeof(float) * total);
+    for (size_t i = 0; i < total; i++) {
+        int j = (int)((i / (size_t)p) % (size_t)c);
+        xv[i] = 3.0f + 0.5f * (float)j + rng_uniform_range(&R, -1.0f, 1.0f) * (1.0f + 0.25f * (float)j);
+    }
+    Buf x = buf_from(xv, total);
+    ddl_free(xv);
+    float gmax = act == BN_ACT_RELU6 ? 8.0f : 1.5f;
+    Buf gamma = buf_rand((size_t)c, 0.5f, gmax), beta = buf_rand((size_t)c, -0.5f, 0.5f);
+    Buf rm = buf_rand((size_t)c, -1.0f, 1.0f), rv = buf_rand((size_t)c, 0.5f, 2.0f);
+    Buf y = buf_poison(total), sm = buf_poison((size_t)c), si = buf_poison((size_t)c);
+    batchnorm_forward_train_cpu(x.h, y.h, gamma.h, beta.h, n, c, p, eps, momentum, rm.h, rv.h, sm.h, si.h, act);
+    batchnorm_forward_train_cuda(x.d, y.d, gamma.d, beta.d, n, c, p, eps, momentum, rm.d, rv.d, sm.d, si.d, act);
+    check_buf(&y, TOL_RED, DEV " batchnorm_forward_train y %s", tag);
+    check_buf(&sm, TOL_RED, DEV " batchnorm_forward_train save_mean %s", tag);
+    check_buf(&si, TOL_RED, DEV " batchnorm_forward_train save_invstd %s", tag);
+    check_buf(&rm, TOL_RED, DEV " batchnorm_forward_train running_mean %s", tag);
+    check_buf(&rv, TOL_RED, DEV " batchnorm_forward_train running_var (unbiased) %s", tag);
+    Buf yfwd = buf_from(y.h, total); /* the output the backward's mask reads */
+    buf_free(&y);
+    /* Running statistics off (running_mean == NULL). */
+    Buf sm2 = buf_poison((size_t)c), si2 = buf_poison((size_t)c);
+    y = buf_poison(total);
+    batchnorm_forward_train_cpu(x.h, y.h, gamma.h, beta.h, n, c, p, eps, momentum, NULL, NULL, sm2.h, si2.h, act);
+    batchnorm_forward_train_cuda(x.d, y.d, gamma.d, beta.d, n, c, p, eps, momentum, NULL, NULL, sm2.d, si2.d, act);
+    check_buf(&y, TOL_RED, DEV " batchnorm_forward_train without running stats %s", tag);
+    buf_free(&y), buf_free(&sm2), buf_free(&si2);
+    /* Inference with the (updated) running statistics. */
+    y = buf_poison(total);
+    batchnorm_forward_eval_cpu(x.h, y.h, gamma.h, beta.h, n, c, p, eps, rm.h, rv.h, act);
+    batchnorm_forward_eval_cuda(x.d, y.d, gamma.d, beta.d, n, c, p, eps, rm.d, rv.d, act);
+    check_buf(&y, TOL_ELEM, DEV " batchnorm_forward_eval %s", tag);
+    buf_free(&y);
+    /* Backward, batch statistics (train) and fixed ones (eval: mean and
+     * invstd from the running stats). Both sides get the CPU's saved
+     * statistics so that only the backward kernel is compared. */
+    float *ev_mean = ddl_alloc(sizeof(float) * c), *ev_inv = ddl_alloc(sizeof(float) * c);
+    for (int j = 0; j < c; j++) {
+        ev_mean[j] = rm.h[j];
+        ev_inv[j] = 1.0f / sqrtf(rv.h[j] + eps);
+    }
+    Buf dy = buf_rand(total, -1.0f, 1.0f);
+    const float *yh = act ? yfwd.h : NULL, *yd = act ? yfwd.d : NULL;
+    for (int batch_stats = 1; batch_stats >= 0; batch_stats--) {
+        Buf mean = buf_from(batch_stats ? sm.h : ev_mean, (size_t)c);
+        Buf inv = buf_from(batch_stats ? si.h : ev_inv, (size_t)c);
+        for (int acc = 0; acc < 3; acc++) { /* acc = 2: dx == NULL, parameter gradients only */
+            Buf dx = buf_out(total, acc == 1);
+            Buf dg = buf_rand((size_t)c, -1.0f, 1.0f), dbt = buf_rand((size_t)c, -1.0f, 1.0f);
+            batchnorm_backward_cpu(x.h, dy.h, acc == 2 ? NULL : dx.h, gamma.h, dg.h, dbt.h, n, c, p, mean.h, inv.h,
+                                   batch_stats, acc == 1, yh, act);
+            batchnorm_backward_cuda(x.d, dy.d, acc == 2 ? NULL : dx.d, gamma.d, dg.d, dbt.d, n, c, p, mean.d, inv.d,
+                                    batch_stats, acc == 1, yd, act);
+            const char *mode = batch_stats ? "train" : "eval";
+            if (acc < 2) check_buf(&dx, TOL_RED, DEV " batchnorm_backward %s dx %s acc=%d", mode, tag, acc);
+            check_buf(&dg, TOL_RED, DEV " batchnorm_backward %s dgamma %s%s", mode, tag, acc == 2 ? " (no dx)" : "");
+            check_buf(&dbt, TOL_RED, DEV " batchnorm_backward %s dbeta %s%s", mode, tag, acc == 2 ? " (no dx)" : "");
+            buf_free(&dx), buf_free(&dg), buf_free(&dbt);
+        }
+        buf_free(&mean), buf_free(&inv);
+    }
+    ddl_free(ev_mean), ddl_free(ev_inv);
+    buf_free(&x), buf_free(&gamma), buf_free(&beta), buf_free(&rm), buf_free(&rv);
+    buf_free(&sm), buf_free(&si), buf_free(&dy), buf_free(&yfwd);
+}
+
 static void test_batchnorm(void)
 {
-    /* n = 1 and > 1, p = 1 (after a linear layer), m = n*p = 1. */
+    /* n = 1 and > 1, p = 1 (after a linear layer), m = n*p = 1, p not a
+     * multiple of 8 (the CPU's lanes). */
     static const int SH[][3] = { { 1, 3, 16 }, { 2, 5, 7 }, { 8, 16, 64 }, { 4, 7, 1 },
                                  { 1, 4, 1 },  { 3, 2, 1000 }, { 16, 3, 1 }, { 32, 8, 256 } };
-    const float eps = 1e-5f, momentum = 0.1f;
-    for (size_t t = 0; t < sizeof SH / sizeof SH[0]; t++) {
-        int n = SH[t][0], c = SH[t][1], p = SH[t][2];
-        size_t total = (size_t)n * c * p;
-        char tag[64];
-        snprintf(tag, sizeof tag, "n=%d c=%d p=%d", n, c, p);
-        /* Channels offset from zero so the two-pass variance matters. */
-        float *xv = ddl_alloc(sizeof(float) * total);
-        for (size_t i = 0; i < total; i++) {
-            int j = (int)((i / (size_t)p) % (size_t)c);
-            xv[i] = 3.0f + 0.5f * (float)j + rng_uniform_range(&R, -1.0f, 1.0f) * (1.0f + 0.25f * (float)j);
-        }
-        Buf x = buf_from(xv, total);
-        ddl_free(xv);
-        Buf gamma = buf_rand((size_t)c, 0.5f, 1.5f), beta = buf_rand((size_t)c, -0.5f, 0.5f);
-        Buf rm = buf_rand((size_t)c, -1.0f, 1.0f), rv = buf_rand((size_t)c, 0.5f, 2.0f);
-        Buf y = buf_poison(total), sm = buf_poison((size_t)c), si = buf_poison((size_t)c);
-        batchnorm_forward_train_cpu(x.h, y.h, gamma.h, beta.h, n, c, p, eps, momentum, rm.h, rv.h, sm.h, si.h);
-        batchnorm_forward_train_cuda(x.d, y.d, gamma.d, beta.d, n, c, p, eps, momentum, rm.d, rv.d, sm.d, si.d);
-        check_buf(&y, TOL_RED, DEV " batchnorm_forward_train y %s", tag);
-        check_buf(&sm, TOL_RED, DEV " batchnorm_forward_train save_mean %s", tag);
-        check_buf(&si, TOL_RED, DEV " batchnorm_forward_train save_invstd %s", tag);
-        check_buf(&rm, TOL_RED, DEV " batchnorm_forward_train running_mean %s", tag);
-        check_buf(&rv, TOL_RED, DEV " batchnorm_forward_train running_var (unbiased) %s", tag);
-        buf_free(&y);
-        /* Running statistics off (running_mean == NULL). */
-        Buf sm2 = buf_poison((size_t)c), si2 = buf_poison((size_t)c);
-        y = buf_poison(total);
-        batchnorm_forward_train_cpu(x.h, y.h, gamma.h, beta.h, n, c, p, eps, momentum, NULL, NULL, sm2.h, si2.h);
-        batchnorm_forward_train_cuda(x.d, y.d, gamma.d, beta.d, n, c, p, eps, momentum, NULL, NULL, sm2.d, si2.d);
-        check_buf(&y, TOL_RED, DEV " batchnorm_forward_train without running stats %s", tag);
-        buf_free(&y), buf_free(&sm2), buf_free(&si2);
-        /* Inference with the (updated) running statistics. */
-        y = buf_poison(total);
-        batchnorm_forward_eval_cpu(x.h, y.h, gamma.h, beta.h, n, c, p, eps, rm.h, rv.h);
-        batchnorm_forward_eval_cuda(x.d, y.d, gamma.d, beta.d, n, c, p, eps, rm.d, rv.d);
-        check_buf(&y, TOL_ELEM, DEV " batchnorm_forward_eval %s", tag);
-        buf_free(&y);
-        /* Backward, batch statistics (train) and fixed ones (eval: mean and
-         * invstd from the running stats). Both sides get the CPU's saved
-         * statistics so that only the backward kernel is compared. */
-        float *ev_mean = ddl_alloc(sizeof(float) * c), *ev_inv = ddl_alloc(sizeof(float) * c);
-        for (int j = 0; j < c; j++) {
-            ev_mean[j] = rm.h[j];
-            ev_inv[j] = 1.0f / sqrtf(rv.h[j] + eps);
-        }
-        Buf dy = buf_rand(total, -1.0f, 1.0f);
-        for (int batch_stats = 1; batch_stats >= 0; batch_stats--) {
-            Buf mean = buf_from(batch_stats ? sm.h : ev_mean, (size_t)c);
-            Buf inv = buf_from(batch_stats ? si.h : ev_inv, (size_t)c);
-            for (int acc = 0; acc < 3; acc++) { /* acc = 2: dx == NULL, parameter gradients only */
-                Buf dx = buf_out(total, acc == 1);
-                Buf dg = buf_rand((size_t)c, -1.0f, 1.0f), dbt = buf_rand((size_t)c, -1.0f, 1.0f);
-                batchnorm_backward_cpu(x.h, dy.h, acc == 2 ? NULL : dx.h, gamma.h, dg.h, dbt.h, n, c, p, mean.h,
-                                       inv.h, batch_stats, acc == 1);
-                batchnorm_backward_cuda(x.d, dy.d, acc == 2 ? NULL : dx.d, gamma.d, dg.d, dbt.d, n, c, p, mean.d,
-                                        inv.d, batch_stats, acc == 1);
-                const char *mode = batch_stats ? "train" : "eval";
-                if (acc < 2) check_buf(&dx, TOL_RED, DEV " batchnorm_backward %s dx %s acc=%d", mode, tag, acc);
-                check_buf(&dg, TOL_RED, DEV " batchnorm_backward %s dgamma %s%s", mode, tag,
-                          acc == 2 ? " (no dx)" : "");
-                check_buf(&dbt, TOL_RED, DEV " batchnorm_backward %s dbeta %s%s", mode, tag,
-                          acc == 2 ? " (no dx)" : "");
-                buf_free(&dx), buf_free(&dg), buf_free(&dbt);
-            }
-            buf_free(&mean), buf_free(&inv);
-        }
-        ddl_free(ev_mean), ddl_free(ev_inv);
-        buf_free(&x), buf_free(&gamma), buf_free(&beta), buf_free(&rm), buf_free(&rv);
-        buf_free(&sm), buf_free(&si), buf_free(&dy);
-    }
+    for (int act = BN_ACT_NONE; act <= BN_ACT_RELU6; act++)
+        for (size_t t = 0; t < sizeof SH / sizeof SH[0]; t++) batchnorm_case(SH[t][0], SH[t][1], SH[t][2], act);
 }
 
 /* ---- dropout ------------------------------------------------------------- */

@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "bn_act.h"
 #include "parallel.h"
 #include "simd.h"
 
@@ -73,24 +74,50 @@ static double channel_sq_dev(const float *x, int n, int c, int j, int p, float m
     return total(acc);
 }
 
-/* Sums of dy and of dy * (x - mean) (products rounded to float). */
-static void channel_grad_sums(const float *x, const float *dy, int n, int c, int j, int p, float mean, double *sdy,
-                              double *sdyx)
+/* dy as the batch norm's own output gradient: with a fused activation,
+ * zero where the activation passed none (bn_act.h: masked by its output y,
+ * as relu_backward_cpu and relu6_backward_cpu mask by their input). */
+static inline float act_grad(float g, float y, int act)
+{
+    switch (act) {
+    case BN_ACT_RELU: return y > 0.0f ? g : 0.0f;
+    case BN_ACT_RELU6: return (y > 0.0f && y < 6.0f) ? g : 0.0f;
+    default: return g;
+    }
+}
+
+static inline f8 act_grad8(f8 g, const float *y, int act)
+{
+    switch (act) {
+    case BN_ACT_RELU: return f8_keep_above(g, f8_load(y), 0.0f);
+    case BN_ACT_RELU6: return f8_keep_inside(g, f8_load(y), 0.0f, 6.0f);
+    default: return g;
+    }
+}
+
+/* Sums of dy and of dy * (x - mean) (products rounded to float); dy
+ * masked by the fused activation (act, y: see act_grad). */
+static void channel_grad_sums(const float *x, const float *dy, const float *y, int act, int n, int c, int j, int p,
+                              float mean, double *sdy, double *sdyx)
 {
     d8 a1 = d8_zero(), a2 = d8_zero();
     f8 m = f8_set1(mean);
     for (int i = 0; i < n; i++) {
         const float *xr = chan_row(x, c, j, p, i), *gr = chan_row(dy, c, j, p, i);
+        const float *yr = act ? chan_row(y, c, j, p, i) : NULL;
         int q = 0;
         for (; q + 8 <= p; q += 8) {
-            f8 g = f8_load(gr + q);
+            f8 g = act_grad8(f8_load(gr + q), act ? yr + q : NULL, act);
             a1 = d8_add(a1, g);
             a2 = d8_add(a2, f8_mul(g, f8_sub(f8_load(xr + q), m)));
         }
         if (q < p) {
-            float pr[8];
-            for (int e = 0; e < p - q; e++) pr[e] = gr[q + e] * (xr[q + e] - mean);
-            a1 = d8_add(a1, tail8(gr + q, p - q));
+            float gt[8], pr[8];
+            for (int e = 0; e < p - q; e++) {
+                gt[e] = act_grad(gr[q + e], act ? yr[q + e] : 0.0f, act);
+                pr[e] = gt[e] * (xr[q + e] - mean);
+            }
+            a1 = d8_add(a1, tail8(gt, p - q));
             a2 = d8_add(a2, tail8(pr, p - q));
         }
     }
@@ -98,9 +125,32 @@ static void channel_grad_sums(const float *x, const float *dy, int n, int c, int
     *sdyx = total(a2);
 }
 
+/* out = act(row * a + b), with relu_forward_cpu's and relu6_forward_cpu's
+ * expressions. */
+static void normalize_row(const float *row, float *out, int p, float a, float b, int act)
+{
+    switch (act) {
+    case BN_ACT_RELU:
+        for (int q = 0; q < p; q++) {
+            float v = row[q] * a + b;
+            out[q] = v > 0.0f ? v : 0.0f;
+        }
+        break;
+    case BN_ACT_RELU6:
+        for (int q = 0; q < p; q++) {
+            float v = row[q] * a + b;
+            v = v > 0.0f ? v : 0.0f;
+            out[q] = v < 6.0f ? v : 6.0f;
+        }
+        break;
+    default:
+        for (int q = 0; q < p; q++) out[q] = row[q] * a + b;
+    }
+}
+
 void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
                                  int p, float eps, float momentum, float *running_mean, float *running_var,
-                                 float *save_mean, float *save_invstd)
+                                 float *save_mean, float *save_invstd, int act)
 {
     size_t m = (size_t)n * p;
     PARALLEL_FOR((size_t)n * c * p)
@@ -119,26 +169,18 @@ void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, c
             running_var[j] = (1.0f - momentum) * running_var[j] + momentum * (float)unbiased;
         }
         float a = gamma[j] * invstd, b = beta[j] - mf * a;
-        for (int i = 0; i < n; i++) {
-            const float *row = chan_row(x, c, j, p, i);
-            float *out = y + ((size_t)i * c + j) * p;
-            for (int q = 0; q < p; q++) out[q] = row[q] * a + b;
-        }
+        for (int i = 0; i < n; i++) normalize_row(chan_row(x, c, j, p, i), y + ((size_t)i * c + j) * p, p, a, b, act);
     }
 }
 
 void batchnorm_forward_eval_cpu(const float *x, float *y, const float *gamma, const float *beta, int n, int c, int p,
-                                float eps, const float *mean, const float *var)
+                                float eps, const float *mean, const float *var, int act)
 {
     PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
         float invstd = 1.0f / sqrtf(var[j] + eps);
         float a = gamma[j] * invstd, b = beta[j] - mean[j] * a;
-        for (int i = 0; i < n; i++) {
-            const float *row = x + ((size_t)i * c + j) * p;
-            float *out = y + ((size_t)i * c + j) * p;
-            for (int q = 0; q < p; q++) out[q] = row[q] * a + b;
-        }
+        for (int i = 0; i < n; i++) normalize_row(chan_row(x, c, j, p, i), y + ((size_t)i * c + j) * p, p, a, b, act);
     }
 }
 
@@ -151,19 +193,39 @@ void batchnorm_eval_stats_cpu(const float *mean, const float *var, int c, float 
     }
 }
 
+/* dx (+)= scale * (g - ca - (x - mean) * cb) over one row, g = dy masked
+ * by the fused activation: 8 at a time (the mask is a compare, which the
+ * compiler would not vectorise through act's switch), then the rest, each
+ * operation rounded in the same order either way. */
+static void dx_row(const float *xr, const float *gr, const float *yr, int act, float *out, int p, float scale,
+                   float ca, float cb, float mean, bool acc)
+{
+    f8 vs = f8_set1(scale), vca = f8_set1(ca), vcb = f8_set1(cb), vm = f8_set1(mean);
+    int q = 0;
+    for (; q + 8 <= p; q += 8) {
+        f8 g = act_grad8(f8_load(gr + q), act ? yr + q : NULL, act);
+        f8 v = f8_mul(vs, f8_sub(f8_sub(g, vca), f8_mul(f8_sub(f8_load(xr + q), vm), vcb)));
+        f8_store(out + q, acc ? f8_add(f8_load(out + q), v) : v);
+    }
+    for (; q < p; q++) {
+        float v = scale * (act_grad(gr[q], act ? yr[q] : 0.0f, act) - ca - (xr[q] - mean) * cb);
+        out[q] = acc ? out[q] + v : v;
+    }
+}
+
 /* With batch statistics the mean and variance depend on x, which adds the
  * two correction terms: dx = g*invstd/M * (M*dy - sum(dy) - xhat*sum(dy*xhat)).
  * With fixed statistics dx = g*invstd*dy. */
 void batchnorm_backward_cpu(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
                             float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
-                            bool use_batch_stats, bool acc)
+                            bool use_batch_stats, bool acc, const float *y, int act)
 {
     double m = (double)n * p;
     PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
         float mean = save_mean[j], invstd = save_invstd[j];
         double sdy, sdyx;
-        channel_grad_sums(x, dy, n, c, j, p, mean, &sdy, &sdyx);
+        channel_grad_sums(x, dy, y, act, n, c, j, p, mean, &sdy, &sdyx);
         double sdyxhat = sdyx * invstd;
         dgamma[j] += (float)sdyxhat;
         dbeta[j] += (float)sdy;
@@ -174,14 +236,8 @@ void batchnorm_backward_cpu(const float *x, const float *dy, float *dx, const fl
             ca = (float)(sdy / m);
             cb = (float)(sdyxhat / m) * invstd; /* multiplies (x - mean) */
         }
-        for (int i = 0; i < n; i++) {
-            const float *xr = x + ((size_t)i * c + j) * p;
-            const float *gr = dy + ((size_t)i * c + j) * p;
-            float *out = dx + ((size_t)i * c + j) * p;
-            if (acc)
-                for (int q = 0; q < p; q++) out[q] += scale * (gr[q] - ca - (xr[q] - mean) * cb);
-            else
-                for (int q = 0; q < p; q++) out[q] = scale * (gr[q] - ca - (xr[q] - mean) * cb);
-        }
+        for (int i = 0; i < n; i++)
+            dx_row(chan_row(x, c, j, p, i), chan_row(dy, c, j, p, i), act ? chan_row(y, c, j, p, i) : NULL, act,
+                   dx + ((size_t)i * c + j) * p, p, scale, ca, cb, mean, acc);
     }
 }

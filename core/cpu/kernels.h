@@ -97,22 +97,26 @@ void global_avgpool_backward_cpu(const float *dy, float *dx, int planes, int p, 
 /* Batch norm over n x c x p (p = H*W). Training: batch statistics, saved
  * mean/invstd per channel for backward; running stats updated when
  * running_mean != NULL (momentum as PyTorch: r = (1-m) r + m batch, with the
- * unbiased variance). Inference: y from the given mean/var. */
+ * unbiased variance). Inference: y from the given mean/var. act (bn_act.h):
+ * y = act(the normalised value), the ReLU or ReLU6 that follows fused in. */
 void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
                                  int p, float eps, float momentum, float *running_mean, float *running_var,
-                                 float *save_mean, float *save_invstd);
+                                 float *save_mean, float *save_invstd, int act);
 void batchnorm_forward_eval_cpu(const float *x, float *y, const float *gamma, const float *beta, int n, int c, int p,
-                                float eps, const float *mean, const float *var);
+                                float eps, const float *mean, const float *var, int act);
 /* Inference statistics in the form backward reads: save_mean = mean,
  * save_invstd = 1/sqrt(var + eps), per channel. */
 void batchnorm_eval_stats_cpu(const float *mean, const float *var, int c, float eps, float *save_mean,
                               float *save_invstd);
 /* Backward with batch statistics (train) or fixed statistics (eval:
  * pass use_batch_stats = false and save_mean/save_invstd computed from the
- * running stats). dgamma/dbeta accumulate. */
+ * running stats). dgamma/dbeta accumulate. act (bn_act.h): the activation
+ * the forward applied to y (BN_ACT_NONE: none); dy is then the gradient of
+ * act(y), and y the forward's output, read for the activation's mask
+ * (NULL when act is BN_ACT_NONE). */
 void batchnorm_backward_cpu(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
                             float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
-                            bool use_batch_stats, bool acc);
+                            bool use_batch_stats, bool acc, const float *y, int act);
 
 /* Inverted dropout: mask holds 0 or 1/(1-p); y = x * mask. */
 void dropout_mask_cpu(float *mask, size_t count, float p, uint64_t seed, uint64_t stream);

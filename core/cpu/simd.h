@@ -86,6 +86,19 @@ static inline f8 f8_load(const float *p) { return _mm256_loadu_ps(p); }
 static inline f8 f8_set1(float a) { return _mm256_set1_ps(a); }
 static inline f8 f8_sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
 static inline f8 f8_mul(f8 a, f8 b) { return _mm256_mul_ps(a, b); }
+static inline f8 f8_add(f8 a, f8 b) { return _mm256_add_ps(a, b); }
+static inline void f8_store(float *p, f8 v) { _mm256_storeu_ps(p, v); }
+/* g where lo < y (and y < hi), else +0: what `lo < y ? g : 0.0f` gives */
+static inline f8 f8_keep_above(f8 g, f8 y, float lo)
+{
+    return _mm256_and_ps(_mm256_cmp_ps(y, _mm256_set1_ps(lo), _CMP_GT_OQ), g);
+}
+static inline f8 f8_keep_inside(f8 g, f8 y, float lo, float hi)
+{
+    __m256 in = _mm256_and_ps(_mm256_cmp_ps(y, _mm256_set1_ps(lo), _CMP_GT_OQ),
+                              _mm256_cmp_ps(y, _mm256_set1_ps(hi), _CMP_LT_OQ));
+    return _mm256_and_ps(in, g);
+}
 static inline d8 d8_zero(void) { return _mm512_setzero_pd(); }
 static inline d8 d8_add(d8 acc, f8 v) { return _mm512_add_pd(acc, _mm512_cvtps_pd(v)); }
 static inline void d8_store(double *p, d8 v) { _mm512_storeu_pd(p, v); }
@@ -98,6 +111,18 @@ static inline f8 f8_load(const float *p) { return _mm256_loadu_ps(p); }
 static inline f8 f8_set1(float a) { return _mm256_set1_ps(a); }
 static inline f8 f8_sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
 static inline f8 f8_mul(f8 a, f8 b) { return _mm256_mul_ps(a, b); }
+static inline f8 f8_add(f8 a, f8 b) { return _mm256_add_ps(a, b); }
+static inline void f8_store(float *p, f8 v) { _mm256_storeu_ps(p, v); }
+static inline f8 f8_keep_above(f8 g, f8 y, float lo)
+{
+    return _mm256_and_ps(_mm256_cmp_ps(y, _mm256_set1_ps(lo), _CMP_GT_OQ), g);
+}
+static inline f8 f8_keep_inside(f8 g, f8 y, float lo, float hi)
+{
+    __m256 in = _mm256_and_ps(_mm256_cmp_ps(y, _mm256_set1_ps(lo), _CMP_GT_OQ),
+                              _mm256_cmp_ps(y, _mm256_set1_ps(hi), _CMP_LT_OQ));
+    return _mm256_and_ps(in, g);
+}
 static inline d8 d8_zero(void) { return (d8){ _mm256_setzero_pd(), _mm256_setzero_pd() }; }
 static inline d8 d8_add(d8 acc, f8 v)
 {
@@ -133,6 +158,22 @@ static inline f8 f8_mul(f8 a, f8 b)
 {
     for (int i = 0; i < 8; i++) a.v[i] *= b.v[i];
     return a;
+}
+static inline f8 f8_add(f8 a, f8 b)
+{
+    for (int i = 0; i < 8; i++) a.v[i] += b.v[i];
+    return a;
+}
+static inline void f8_store(float *p, f8 v) { memcpy(p, v.v, sizeof v.v); }
+static inline f8 f8_keep_above(f8 g, f8 y, float lo)
+{
+    for (int i = 0; i < 8; i++) g.v[i] = lo < y.v[i] ? g.v[i] : 0.0f;
+    return g;
+}
+static inline f8 f8_keep_inside(f8 g, f8 y, float lo, float hi)
+{
+    for (int i = 0; i < 8; i++) g.v[i] = lo < y.v[i] && y.v[i] < hi ? g.v[i] : 0.0f;
+    return g;
 }
 static inline d8 d8_zero(void) { return (d8){ { 0 } }; }
 static inline d8 d8_add(d8 acc, f8 v)

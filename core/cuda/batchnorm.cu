@@ -4,17 +4,35 @@
 // block per channel, every thread summing a strided share in double, then
 // ddl_block_sum's fixed tree, so results are deterministic run to run.
 // They differ from the CPU (each value widened to double too, in 8 lanes)
-// only by summation order, which in double rarely moves the float result. The elementwise outputs use the same formulas.
+// only by summation order, which in double rarely moves the float result.
+// The elementwise outputs use the same formulas.
 #include <cmath>
 
+#include "../cpu/bn_act.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
 
 namespace {
 
+// The fused activation (bn_act.h), as the CPU applies it: act(v) forward,
+// and dy masked by the forward's output y backward.
+__device__ inline float bn_act(float v, int act)
+{
+    if (act == BN_ACT_NONE) return v;
+    v = v > 0.0f ? v : 0.0f;
+    return act == BN_ACT_RELU6 ? (v < 6.0f ? v : 6.0f) : v;
+}
+
+__device__ inline float bn_act_grad(float g, const float *y, size_t o, int act)
+{
+    if (act == BN_ACT_RELU) return y[o] > 0.0f ? g : 0.0f;
+    if (act == BN_ACT_RELU6) return (y[o] > 0.0f && y[o] < 6.0f) ? g : 0.0f;
+    return g;
+}
+
 __global__ void bn_train_kernel(const float *x, float *y, const float *gamma, const float *beta, int n, int c, int p,
                                 float eps, float momentum, float *running_mean, float *running_var,
-                                float *save_mean, float *save_invstd)
+                                float *save_mean, float *save_invstd, int act)
 {
     __shared__ double sh[DDL_BLOCK];
     int j = blockIdx.x;
@@ -45,28 +63,29 @@ __global__ void bn_train_kernel(const float *x, float *y, const float *gamma, co
     float a = gamma[j] * invstd, b = beta[j] - mf * a;
     for (unsigned t = threadIdx.x; t < m; t += DDL_BLOCK) {
         size_t o = ddl_chan_off(t, j, c, p);
-        y[o] = x[o] * a + b;
+        y[o] = bn_act(__fadd_rn(__fmul_rn(x[o], a), b), act);
     }
 }
 
 __global__ void bn_eval_kernel(const float *x, float *y, const float *gamma, const float *beta, int c, int p,
-                               float eps, const float *mean, const float *var, size_t total)
+                               float eps, const float *mean, const float *var, size_t total, int act)
 {
     DDL_GRID_STRIDE(e, total)
     {
         int j = (int)(((unsigned)e / (unsigned)p) % (unsigned)c);
         float invstd = 1.0f / sqrtf(var[j] + eps);
         float a = gamma[j] * invstd, b = beta[j] - mean[j] * a;
-        y[e] = x[e] * a + b;
+        y[e] = bn_act(__fadd_rn(__fmul_rn(x[e], a), b), act);
     }
 }
 
 // dgamma += sum(dy * xhat), dbeta += sum(dy); with batch statistics
 // dx = g*invstd/M * (M*dy - sum(dy) - xhat*sum(dy*xhat)), with fixed ones
-// dx = g*invstd*dy. dx == NULL: parameter gradients only.
+// dx = g*invstd*dy. dx == NULL: parameter gradients only. With a fused
+// activation, dy is first masked by the forward's output y.
 __global__ void bn_bwd_kernel(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
                               float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
-                              bool use_batch_stats, bool acc)
+                              bool use_batch_stats, bool acc, const float *y, int act)
 {
     __shared__ double sh[DDL_BLOCK];
     int j = blockIdx.x;
@@ -75,7 +94,7 @@ __global__ void bn_bwd_kernel(const float *x, const float *dy, float *dx, const 
     double sdy = 0.0, sdyx = 0.0;
     for (unsigned t = threadIdx.x; t < m; t += DDL_BLOCK) {
         size_t o = ddl_chan_off(t, j, c, p);
-        float g = dy[o];
+        float g = bn_act_grad(dy[o], y, o, act);
         sdy += g;
         sdyx += (double)__fmul_rn(g, x[o] - mean);
     }
@@ -94,7 +113,7 @@ __global__ void bn_bwd_kernel(const float *x, const float *dy, float *dx, const 
     }
     for (unsigned t = threadIdx.x; t < m; t += DDL_BLOCK) {
         size_t o = ddl_chan_off(t, j, c, p);
-        float v = scale * (dy[o] - ca - (x[o] - mean) * cb);
+        float v = scale * (bn_act_grad(dy[o], y, o, act) - ca - (x[o] - mean) * cb);
         dx[o] = acc ? dx[o] + v : v;
     }
 }
@@ -103,32 +122,34 @@ __global__ void bn_bwd_kernel(const float *x, const float *dy, float *dx, const 
 
 extern "C" void batchnorm_forward_train_cuda(const float *x, float *y, const float *gamma, const float *beta, int n,
                                              int c, int p, float eps, float momentum, float *running_mean,
-                                             float *running_var, float *save_mean, float *save_invstd)
+                                             float *running_var, float *save_mean, float *save_invstd, int act)
 {
     if (c <= 0) return;
     ddl_check_u32((size_t)n * p, "batchnorm_forward_train_cuda");
     DDL_LAUNCH(bn_train_kernel, c, DDL_BLOCK, 0, ddl_stream())(x, y, gamma, beta, n, c, p, eps, momentum, running_mean,
-                                                       running_var, save_mean, save_invstd);
+                                                       running_var, save_mean, save_invstd, act);
     DDL_CUDA_LAUNCHED();
 }
 
 extern "C" void batchnorm_forward_eval_cuda(const float *x, float *y, const float *gamma, const float *beta, int n,
-                                            int c, int p, float eps, const float *mean, const float *var)
+                                            int c, int p, float eps, const float *mean, const float *var, int act)
 {
     size_t total = (size_t)n * c * p;
     if (total == 0) return;
     ddl_check_u32(total, "batchnorm_forward_eval_cuda");
-    DDL_LAUNCH(bn_eval_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, y, gamma, beta, c, p, eps, mean, var, total);
+    DDL_LAUNCH(bn_eval_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, y, gamma, beta, c, p, eps, mean, var,
+                                                                               total, act);
     DDL_CUDA_LAUNCHED();
 }
 
 extern "C" void batchnorm_backward_cuda(const float *x, const float *dy, float *dx, const float *gamma,
                                         float *dgamma, float *dbeta, int n, int c, int p, const float *save_mean,
-                                        const float *save_invstd, bool use_batch_stats, bool acc)
+                                        const float *save_invstd, bool use_batch_stats, bool acc, const float *y,
+                                        int act)
 {
     if (c <= 0) return;
     ddl_check_u32((size_t)n * p, "batchnorm_backward_cuda");
     DDL_LAUNCH(bn_bwd_kernel, c, DDL_BLOCK, 0, ddl_stream())(x, dy, dx, gamma, dgamma, dbeta, n, c, p, save_mean,
-                                                     save_invstd, use_batch_stats, acc);
+                                                     save_invstd, use_batch_stats, acc, y, act);
     DDL_CUDA_LAUNCHED();
 }

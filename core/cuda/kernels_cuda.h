@@ -86,12 +86,12 @@ void global_avgpool_backward_cuda(const float *dy, float *dx, int planes, int p,
 /* batchnorm.cu */
 void batchnorm_forward_train_cuda(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
                                   int p, float eps, float momentum, float *running_mean, float *running_var,
-                                  float *save_mean, float *save_invstd);
+                                  float *save_mean, float *save_invstd, int act);
 void batchnorm_forward_eval_cuda(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
-                                 int p, float eps, const float *mean, const float *var);
+                                 int p, float eps, const float *mean, const float *var, int act);
 void batchnorm_backward_cuda(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
                              float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
-                             bool use_batch_stats, bool acc);
+                             bool use_batch_stats, bool acc, const float *y, int act);
 
 /* batchnorm_eval_stats.cu */
 void batchnorm_eval_stats_cuda(const float *mean, const float *var, int c, float eps, float *save_mean,

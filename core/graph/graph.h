@@ -66,6 +66,12 @@ typedef struct Model {
     /* Set before model_finalize (scratch is sized for it); model_begin
      * takes it from DDL_CONV=auto|im2col|winograd|direct, default auto. */
     ConvAlgo conv_algo;
+    /* Run each ReLU/ReLU6 that alone reads a batch norm's output inside the
+     * batch norm (core/model/fuse.c; the same values, two passes fewer).
+     * model_begin sets it; false (between steps, never between a forward
+     * and its backward): every layer runs on its own, as tests that replace
+     * activations need. */
+    bool fuse_bn_act;
 } Model;
 
 /* Tensor `id` (its gradient) in the activation arenas. */

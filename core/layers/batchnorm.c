@@ -4,8 +4,12 @@
  * updates the running ones; eval uses the running statistics. With
  * tracking off (seed 001's "BN running stats off") batch statistics are
  * used in both modes and no running statistics exist. The per-channel mean
- * and 1/std used in forward are kept in the aux arena for backward. */
+ * and 1/std used in forward are kept in the aux arena for backward. A
+ * ReLU/ReLU6 fused in (core/model/fuse.c): the output is the activation's
+ * tensor, and its gradient is what backward starts from. */
 #include "layers.h"
+
+#include "../cpu/bn_act.h"
 
 static bool uses_batch_stats(const Model *m) { return m->training || !m->bn_track_stats; }
 
@@ -33,14 +37,16 @@ void batchnorm_forward(Model *m, const Layer *l)
     float *run_mean = m->bn_track_stats ? m->state + l->state_off : NULL;
     float *run_var = run_mean ? run_mean + c : NULL;
     const float *x = model_tensor(m, l->in);
-    float *y = model_tensor(m, l->out);
+    bool fused = m->fuse_bn_act && l->fused_out >= 0;
+    int act = fused ? l->fused_act : BN_ACT_NONE;
+    float *y = model_tensor(m, fused ? l->fused_out : l->out);
     if (uses_batch_stats(m)) {
         m->be->batchnorm_forward_train(x, y, gamma, beta, m->batch, c, p, l->eps, l->momentum,
                                        m->training ? run_mean : NULL, m->training ? run_var : NULL, save_mean,
-                                       save_invstd);
+                                       save_invstd, act);
     } else {
         m->be->batchnorm_eval_stats(run_mean, run_var, c, l->eps, save_mean, save_invstd);
-        m->be->batchnorm_forward_eval(x, y, gamma, beta, m->batch, c, p, l->eps, run_mean, run_var);
+        m->be->batchnorm_forward_eval(x, y, gamma, beta, m->batch, c, p, l->eps, run_mean, run_var, act);
     }
 }
 
@@ -51,7 +57,9 @@ void batchnorm_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     const float *gamma = m->params + l->param_off;
     float *dgamma = m->grads + l->param_off, *dbeta = dgamma + c;
     const float *save_mean = m->aux + l->aux_off, *save_invstd = save_mean + c;
-    m->be->batchnorm_backward(model_tensor(m, l->in), model_tensor_grad(m, l->out),
+    bool fused = m->fuse_bn_act && l->fused_out >= 0;
+    m->be->batchnorm_backward(model_tensor(m, l->in), model_tensor_grad(m, fused ? l->fused_out : l->out),
                               need_dx ? model_tensor_grad(m, l->in) : NULL, gamma, dgamma, dbeta, m->batch, c, p,
-                              save_mean, save_invstd, uses_batch_stats(m), acc_dx);
+                              save_mean, save_invstd, uses_batch_stats(m), acc_dx,
+                              fused ? model_tensor(m, l->fused_out) : NULL, fused ? l->fused_act : BN_ACT_NONE);
 }

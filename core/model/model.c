@@ -36,6 +36,7 @@ static Layer *new_layer(Model *m, LayerKind kind, const char *name, int in, Shap
     l->in = in;
     l->in2 = -1;
     l->groups = 1;
+    l->fused_out = -1;
     l->out = new_tensor(m, out);
     return l;
 }
@@ -54,6 +55,7 @@ void model_begin(Model *m, const char *name, Shape input)
     m->linear_init = INIT_TORCH_DEFAULT;
     m->col_cache_floats = (size_t)128 << 20;
     m->conv_algo = conv_algo_from_env();
+    m->fuse_bn_act = true;
 }
 
 int mb_linear(Model *m, const char *name, int in, int out_features, bool bias)
@@ -205,6 +207,7 @@ void model_finalize(Model *m, int max_batch, uint64_t seed)
     m->output = m->ntensors - 1;
     for (int i = 0; i < m->ntensors; i++) m->tensors[i].consumers = 0;
     m->nscratch = lay_out(m, max_batch);
+    model_fuse_bn_act(m);
     const Backend *be = m->be;
     m->params = be->alloc(sizeof(float) * m->nparams);
     m->grads = be->alloc(sizeof(float) * m->nparams);

@@ -1,0 +1,183 @@
+/* test_fuse.c - batch norm + ReLU/ReLU6 fused (core/model/fuse.c) gives
+ * the same bits as the two layers run apart.
+ *
+ * For each model (vgg11, resnet18 and mobilenetv2 at narrow widths, and
+ * cnn3, which has no batch norm) and each usable backend (the CPU; the
+ * emulated GPU or a GPU where there is one), two copies are built from one
+ * seed, one with m->fuse_bn_act on (the default) and one off, and given
+ * the same batch. Checked, bit for bit (memcmp): the logits and the loss
+ * of a training forward, every weight gradient, the running statistics,
+ * the parameters after two SGD steps, and the logits of an eval-mode
+ * forward. And the marks: which activations were fused (every ReLU/ReLU6
+ * that alone reads a batch norm's output; none in cnn3), and that a batch
+ * norm whose output two layers read keeps its activation apart. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/registry.h"
+#include "common.h"
+#include "cpu/bn_act.h"
+#include "harness.h"
+#include "layers/layers.h"
+#include "model/model.h"
+#include "train/train.h"
+
+typedef struct Spec {
+    const char *name;
+    float width;
+    int batch;
+    int fused; /* activations the rule must fuse */
+} Spec;
+
+/* vgg11: 8 conv+BN+ReLU; resnet18: the ReLU after bn1 of the stem and of
+ * each block's first conv (9; the ones after the adds read no batch norm);
+ * mobilenetv2: each conv+BN+ReLU6 (35); cnn3: none. */
+static const Spec SPECS[] = {
+    { "vgg11", 0.0625f, 3, 8 },
+    { "resnet18", 0.0625f, 3, 9 },
+    { "mobilenetv2", 0.125f, 3, 35 },
+    { "cnn3", 0.25f, 4, 0 },
+};
+
+typedef struct Side {
+    Model m;
+    Trainer t;
+    float *x;
+    int32_t *y;
+} Side;
+
+static void side_init(Side *s, const Spec *sp, const Backend *be, bool fuse, const float *x, const int32_t *y)
+{
+    ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);
+    char err[256];
+    cfg.width = sp->width;
+    cfg.dropout = 0.0f; /* dropout masks are drawn per step: equal anyway, but kept out */
+    cfg.backend = be;
+    if (model_build(&s->m, sp->name, &cfg, sp->batch, 11, err) != 0) ddl_die("%s", err);
+    s->m.fuse_bn_act = fuse;
+    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
+    trainer_init(&s->t, &s->m, &sc);
+    size_t nx = shape_numel(s->m.tensors[s->m.input].shape) * (size_t)sp->batch;
+    s->x = be->alloc(sizeof(float) * nx);
+    s->y = be->alloc(sizeof(int32_t) * (size_t)sp->batch);
+    be->to_device(s->x, x, sizeof(float) * nx);
+    be->to_device(s->y, y, sizeof(int32_t) * (size_t)sp->batch);
+}
+
+static void side_free(Side *s)
+{
+    s->m.be->release(s->x);
+    s->m.be->release(s->y);
+    trainer_free(&s->t);
+    model_free(&s->m);
+}
+
+/* n floats of both sides' host copies equal, bit for bit. */
+static void same(const char *label, const char *what, const float *a, const float *b, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    t_checkf(bad == 0, label, "%s: %zu of %zu values differ", what, bad, n);
+}
+
+static void same_tensor(const char *label, const char *what, const Side *a, const Side *b, int id, size_t n)
+{
+    float *ha = ddl_alloc(sizeof(float) * n), *hb = ddl_alloc(sizeof(float) * n);
+    model_tensor_to_host(&a->m, id, false, ha);
+    model_tensor_to_host(&b->m, id, false, hb);
+    same(label, what, ha, hb, n);
+    ddl_free(ha), ddl_free(hb);
+}
+
+static void same_arena(const char *label, const char *what, const Side *a, const Side *b, int which)
+{
+    size_t n = which == 2 ? a->m.nstate : a->m.nparams;
+    float *ha = ddl_alloc(sizeof(float) * (n ? n : 1)), *hb = ddl_alloc(sizeof(float) * (n ? n : 1));
+    if (which == 0) model_params_to_host(&a->m, ha), model_params_to_host(&b->m, hb);
+    if (which == 1) model_grads_to_host(&a->m, ha), model_grads_to_host(&b->m, hb);
+    if (which == 2) model_state_to_host(&a->m, ha), model_state_to_host(&b->m, hb);
+    same(label, what, ha, hb, n);
+    ddl_free(ha), ddl_free(hb);
+}
+
+static int count_fused(const Model *m)
+{
+    int n = 0, marks = 0;
+    for (int i = 0; i < m->nlayers; i++) {
+        n += m->layers[i].fused;
+        marks += m->layers[i].fused_out >= 0;
+    }
+    return n == marks ? n : -1;
+}
+
+static void check_model(const Spec *sp, const Backend *be, const float *x, const int32_t *y)
+{
+    Side on, off;
+    side_init(&on, sp, be, true, x, y);
+    side_init(&off, sp, be, false, x, y);
+    char label[160];
+    snprintf(label, sizeof label, "fuse %s %s: %d activations fused into their batch norms", be->name, sp->name,
+             sp->fused);
+    t_checkf(count_fused(&on.m) == sp->fused, label, "%d fused (-1: marks disagree)", count_fused(&on.m));
+    size_t nlog = (size_t)sp->batch * (size_t)model_classes(&on.m);
+    for (int step = 0; step < 2; step++) {
+        int ca = 0, cb = 0;
+        double la = trainer_forward_backward(&on.t, on.x, on.y, sp->batch, &ca);
+        double lb = trainer_forward_backward(&off.t, off.x, off.y, sp->batch, &cb);
+        snprintf(label, sizeof label, "fuse %s %s step %d: fused and apart give the same bits", be->name, sp->name,
+                 step);
+        t_checkf(la == lb && ca == cb, label, "loss %.9g vs %.9g, correct %d vs %d", la, lb, ca, cb);
+        same_tensor(label, "logits", &on, &off, on.m.output, nlog);
+        same_arena(label, "weight gradients", &on, &off, 1);
+        same_arena(label, "running statistics", &on, &off, 2);
+        trainer_step(&on.t);
+        trainer_step(&off.t);
+        same_arena(label, "parameters after SGD", &on, &off, 0);
+    }
+    model_set_training(&on.m, false);
+    model_set_training(&off.m, false);
+    model_forward(&on.m, on.x, sp->batch);
+    model_forward(&off.m, off.x, sp->batch);
+    snprintf(label, sizeof label, "fuse %s %s eval: fused and apart give the same bits", be->name, sp->name);
+    same_tensor(label, "logits", &on, &off, on.m.output, nlog);
+    side_free(&on);
+    side_free(&off);
+}
+
+/* A batch norm read by its ReLU and by a second layer keeps the ReLU
+ * apart (the batch norm's own output is needed). */
+static void check_rule(void)
+{
+    Model m;
+    model_begin(&m, "fuse rule", (Shape){ 4, 6, 6 });
+    int a = mb_batchnorm(&m, "bn_shared", m.input);
+    int r = mb_relu(&m, a);
+    int s = mb_add(&m, r, a); /* a read twice */
+    int b = mb_batchnorm(&m, "bn_alone", s);
+    mb_relu6(&m, b);
+    model_finalize(&m, 2, 1);
+    bool ok = m.layers[0].fused_out < 0 && !m.layers[1].fused && m.layers[3].fused_out == m.layers[4].out &&
+              m.layers[3].fused_act == BN_ACT_RELU6 && m.layers[4].fused;
+    t_check(ok, "fuse: a batch norm read twice keeps its relu apart; one read once by a relu6 runs it");
+    model_free(&m);
+}
+
+int main(void)
+{
+    check_rule();
+    const Backend *bes[8];
+    int nb = backend_usable(bes, 8);
+    for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
+        const Spec *sp = &SPECS[s];
+        ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);
+        size_t nx = shape_numel(cfg.input) * (size_t)sp->batch;
+        float *x = ddl_alloc(sizeof(float) * nx);
+        int32_t *y = ddl_alloc(sizeof(int32_t) * (size_t)sp->batch);
+        t_random_batch(7, "fuse", (int)s, cfg.input, cfg.classes, sp->batch, x, y);
+        for (int b = 0; b < nb; b++) check_model(sp, bes[b], x, y);
+        ddl_free(x);
+        ddl_free(y);
+    }
+    return t_done();
+}
