@@ -215,16 +215,19 @@ static void check_auto(void)
     t = mb_conv2d(&m, "grouped", t, 128, 3, 1, 1, 2, false);        /* groups: im2col */
     t = mb_conv2d(&m, "depthwise", t, 128, 3, 2, 1, 128, false);    /* depthwise kernels, to 8x8 */
     t = mb_conv2d(&m, "wide small", t, 128, 3, 1, 1, 1, false);     /* 128 channels, 8x8: im2col */
-    mb_conv2d(&m, "narrow small", t, 32, 1, 1, 0, 1, false);         /* 1x1: im2col */
+    t = mb_conv2d(&m, "pointwise", t, 32, 1, 1, 0, 1, false);        /* 1x1: im2col */
+    t = mb_conv2d(&m, "narrow small", t, 64, 3, 1, 1, 1, false);     /* 32 -> 64 on 8x8: direct */
+    mb_conv2d(&m, "widening small", t, 128, 3, 1, 1, 1, false);      /* 64 -> 128 on 8x8: im2col */
     model_finalize(&m, 2, 1);
-    ConvPath want[8] = { CONV_PATH_DIRECT, CONV_PATH_DIRECT, CONV_PATH_IM2COL,    CONV_PATH_WINOGRAD,
-                         CONV_PATH_IM2COL, CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL, CONV_PATH_IM2COL };
+    ConvPath want[10] = { CONV_PATH_DIRECT, CONV_PATH_DIRECT,    CONV_PATH_IM2COL, CONV_PATH_WINOGRAD,
+                          CONV_PATH_IM2COL, CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL, CONV_PATH_IM2COL,
+                          CONV_PATH_DIRECT, CONV_PATH_IM2COL };
     bool ok = true;
-    for (int i = 0; i < 8; i++) ok = ok && m.layers[i].conv_path == want[i];
+    for (int i = 0; i < 10; i++) ok = ok && m.layers[i].conv_path == want[i];
     t_check(ok, "conv paths: auto picks direct for few channels, Winograd for wide layers, im2col for the rest");
     char line[256];
     conv2d_algo_summary(&m, line, sizeof line);
-    t_checkf(strcmp(line, "1 of 8 convolutions by Winograd F(2x2,3x3), 2 direct 3x3, 1 depthwise, the rest im2col + "
+    t_checkf(strcmp(line, "1 of 10 convolutions by Winograd F(2x2,3x3), 3 direct 3x3, 1 depthwise, the rest im2col + "
                           "GEMM (DDL_CONV=auto)") == 0,
              "conv paths: the summary line counts each path", "got '%s'", line);
     model_free(&m);

@@ -23,10 +23,11 @@
  *  - direct: 0.32 for 3 or 16 channels on 32x32, 0.47-0.83 for the first
  *    layers (3 channels in), 0.49 for 16-32 channels on 16x16, 0.74-0.78
  *    for 32-64 channels on 16x16 and 64 on 32x32, 0.87-0.94 for 32-64
- *    channels on 8x8; but 0.97 for 128 channels on 16x16, 1.14 for 64 to
- *    128 on 8x8, and 1.4-4 on 4x4 and 2x2 planes, where the padded plane
- *    computes (H+2)(W+2) positions for H*W outputs. So: up to 64 channels
- *    on planes of 16x16 or more, fewer than 64 on 8x8 or more.
+ *    channels into 64 on 8x8; but 0.97 for 128 channels on 16x16, 1.14
+ *    for 64 or 128 into 128 on 8x8, and 1.4-4 on 4x4 and 2x2 planes, where
+ *    the padded plane computes (H+2)(W+2) positions for H*W outputs. So:
+ *    up to 64 channels in on planes of 16x16 or more; up to 64 in and out
+ *    on 8x8.
  *  - Winograd: 0.95-0.98 for 128 channels on 16x16 and 256 on 8x8, 1.1-2.7
  *    elsewhere. On the machine of stop 23 (SGEMM at 210 GFLOP/s) it was
  *    0.66-0.74 for 64-256 channels on 32x32 to 8x8 and 0.82-0.87 for 512
@@ -56,11 +57,12 @@ static bool is_depthwise(const Model *m, const Layer *l)
     return l->groups == cin && l->cout == cin;
 }
 
-static ConvPath auto_path(Shape in)
+static ConvPath auto_path(Shape in, int K)
 {
     int side = DDL_MIN(in.h, in.w);
     bool direct_wide = in.c <= DIRECT_MAX_CHANNELS && side >= DIRECT_WIDE_SIDE;
-    if (direct_wide || (in.c < DIRECT_MAX_CHANNELS && side >= DIRECT_MIN_SIDE)) return CONV_PATH_DIRECT;
+    if (direct_wide || (in.c <= DIRECT_MAX_CHANNELS && K <= DIRECT_MAX_CHANNELS && side >= DIRECT_MIN_SIDE))
+        return CONV_PATH_DIRECT;
     if (in.c >= WINO_MIN_CHANNELS && shape_numel(in) >= WINO_MIN_IMAGE && side >= WINO_MIN_SIDE)
         return CONV_PATH_WINOGRAD;
     return CONV_PATH_IM2COL;
@@ -75,7 +77,7 @@ ConvPath conv2d_pick_path(const Model *m, const Layer *l)
     case CONV_ALGO_IM2COL: return CONV_PATH_IM2COL;
     case CONV_ALGO_WINOGRAD: return CONV_PATH_WINOGRAD;
     case CONV_ALGO_DIRECT: return CONV_PATH_DIRECT;
-    default: return auto_path(m->tensors[l->in].shape);
+    default: return auto_path(m->tensors[l->in].shape, l->cout);
     }
 }
 
