@@ -2,7 +2,8 @@
  * reference path, im2col + GEMM over several images per GEMM.
  *
  * Paths (conv2d_paths.h; which one a layer takes is chosen when the model
- * is sized, by conv2d_pick.c):
+ * is sized, by conv2d_pick.c; conv2d_algo_summary says, for outputs, how
+ * they ran):
  *   im2col     every convolution; the reference the others are tested
  *              against, and what students read;
  *   winograd   3x3, stride 1, padding 1, ungrouped: Winograd F(2x2,3x3)
@@ -29,6 +30,8 @@
  * GEMM writes straight into the output tensor. Groups are separate GEMMs
  * over row blocks of the same column matrix. */
 #include "conv2d_paths.h"
+
+#include <stdio.h>
 
 #include "../common.h"
 
@@ -173,8 +176,6 @@ static const ConvPathOps PATHS[CONV_PATH_COUNT] = {
     [CONV_PATH_DEPTHWISE] = { "depthwise", true, depthwise_size, depthwise_forward, depthwise_backward },
 };
 
-const char *conv2d_path_name(ConvPath p) { return p >= 0 && p < CONV_PATH_COUNT ? PATHS[p].name : "?"; }
-
 /* The path a layer runs now: its own, unless FP16 GEMM operands send it to
  * im2col (see the top). */
 static const ConvPathOps *path_now(const Model *m, const Layer *l)
@@ -233,4 +234,23 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
         m->be->bias_grad(model_tensor_grad(m, l->out), dw + l->weight_count, m->batch, g.cout, g.p);
     }
     path_now(m, l)->backward(m, l, dw, need_dx ? model_tensor_grad(m, l->in) : NULL, acc_dx);
+}
+
+/* For outputs: "13 of 20 convolutions by Winograd F(2x2,3x3), 4 direct
+ * 3x3, 0 depthwise, the rest im2col + GEMM (DDL_CONV=auto)", counting the
+ * paths the layers run now (with FP16 GEMM operands, im2col). */
+void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
+{
+    static const char *const NAMES[] = { "auto", "im2col", "winograd", "direct" };
+    int convs = 0, count[CONV_PATH_COUNT] = { 0 };
+    for (int i = 0; i < m->nlayers; i++) {
+        const Layer *l = &m->layers[i];
+        if (l->kind != LAYER_CONV2D) continue;
+        convs++;
+        count[path_now(m, l) - PATHS]++;
+    }
+    snprintf(buf, cap, "%d of %d convolutions by %s, %d %s, %d %s, the rest %s (DDL_CONV=%s)",
+             count[CONV_PATH_WINOGRAD], convs, PATHS[CONV_PATH_WINOGRAD].name, count[CONV_PATH_DIRECT],
+             PATHS[CONV_PATH_DIRECT].name, count[CONV_PATH_DEPTHWISE], PATHS[CONV_PATH_DEPTHWISE].name,
+             PATHS[CONV_PATH_IM2COL].name, NAMES[m->conv_algo]);
 }

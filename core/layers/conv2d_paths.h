@@ -31,7 +31,5 @@ void conv2d_direct_backward(Model *m, const Layer *l, float *dw, float *dx, bool
 /* conv2d_pick.c: the path a layer takes under m->conv_algo. */
 ConvPath conv2d_pick_path(const Model *m, const Layer *l);
 
-/* conv2d.c: "im2col + GEMM", "Winograd F(2x2,3x3)", ... */
-const char *conv2d_path_name(ConvPath p);
 
 #endif

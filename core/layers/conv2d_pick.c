@@ -1,5 +1,4 @@
-/* conv2d_pick.c - which path each convolution takes (conv2d.c's table),
- * and how outputs say so.
+/* conv2d_pick.c - which path each convolution takes (conv2d.c's table).
  *
  * Depthwise convolutions take the depthwise kernels. 3x3 convolutions
  * with stride 1, padding 1 and no groups may take Winograd F(2x2,3x3) or
@@ -12,7 +11,6 @@
  * ones (not measured there). */
 #include "conv2d_paths.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../common.h"
@@ -79,24 +77,4 @@ ConvPath conv2d_pick_path(const Model *m, const Layer *l)
     case CONV_ALGO_DIRECT: return CONV_PATH_DIRECT;
     default: return auto_path(m->tensors[l->in].shape, l->cout);
     }
-}
-
-/* "13 of 20 convolutions by Winograd F(2x2,3x3), 4 direct 3x3, the rest
- * im2col + GEMM (DDL_CONV=auto)", counting the paths the layers run now
- * (with FP16 GEMM operands, im2col). */
-void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
-{
-    static const char *const NAMES[] = { "auto", "im2col", "winograd", "direct" };
-    int convs = 0, count[CONV_PATH_COUNT] = { 0 };
-    for (int i = 0; i < m->nlayers; i++) {
-        const Layer *l = &m->layers[i];
-        if (l->kind != LAYER_CONV2D) continue;
-        convs++;
-        bool fast = l->conv_path == CONV_PATH_WINOGRAD || l->conv_path == CONV_PATH_DIRECT;
-        count[fast && m->params16 ? CONV_PATH_IM2COL : l->conv_path]++;
-    }
-    snprintf(buf, cap, "%d of %d convolutions by %s, %d %s, %d %s, the rest %s (DDL_CONV=%s)",
-             count[CONV_PATH_WINOGRAD], convs, conv2d_path_name(CONV_PATH_WINOGRAD), count[CONV_PATH_DIRECT],
-             conv2d_path_name(CONV_PATH_DIRECT), count[CONV_PATH_DEPTHWISE], conv2d_path_name(CONV_PATH_DEPTHWISE),
-             conv2d_path_name(CONV_PATH_IM2COL), NAMES[m->conv_algo]);
 }

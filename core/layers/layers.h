@@ -52,7 +52,8 @@ void batchnorm_init(const Model *m, const Layer *l, float *params, float *state,
 /* FLOPs per example of one forward pass (multiply-add = 2). */
 double weights_flops(const Model *m, const Layer *l);
 
-/* How convolutions run (conv2d_pick.c; the paths: conv2d_paths.h):
+/* How convolutions run (conv2d_pick.c; the paths: conv2d_paths.h and
+ * conv2d.c):
  * conv_algo_from_env reads DDL_CONV; conv2d_algo_summary says, for
  * outputs, "3 of 8 convolutions by Winograd F(2x2,3x3), 2 direct 3x3,
  * 0 depthwise, the rest im2col + GEMM (DDL_CONV=auto)". */
