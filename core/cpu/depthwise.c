@@ -122,6 +122,18 @@ static void from_phases(const Geo *g, const float *q, int nb, float *dx, size_t 
  * large planes (nb = 1) consecutive units read consecutive memory. */
 static int blocks(const Geo *g, int n) { return (n + g->nb - 1) / g->nb; }
 
+/* The units of one call run in one parallel region, each thread with its
+ * own phase buffer for all its units (allocating one per unit cost a
+ * memalign and a free per channel of every block: ~60k a MobileNetV2
+ * step). */
+#ifdef _OPENMP
+#define DW_PARALLEL(work) DDL_PRAGMA(omp parallel num_threads(ddl_kernel_threads()) if ((work) > 32768))
+#define DW_FOR DDL_PRAGMA(omp for schedule(static))
+#else
+#define DW_PARALLEL(work)
+#define DW_FOR
+#endif
+
 void depthwise_forward_cpu(const float *x, const float *w, const float *bias, float *y, int n, int C, int H, int W,
                            int k, int stride, int pad, int OH, int OW)
 {
@@ -129,25 +141,28 @@ void depthwise_forward_cpu(const float *x, const float *w, const float *bias, fl
     size_t xq_floats = (size_t)stride * stride * g.nb * g.plane, in_img = (size_t)C * H * W;
     size_t out_img = (size_t)C * OH * OW;
     long units = (long)blocks(&g, n) * C;
-    PARALLEL_FOR((size_t)n * C * OH * OW * k * k)
-    for (long u = 0; u < units; u++) {
-        int c = (int)(u % C), i0 = (int)(u / C) * g.nb, nb = DDL_MIN(g.nb, n - i0), len = run_len(&g, nb);
+    DW_PARALLEL((size_t)n * C * OH * OW * k * k)
+    {
         float *xq = ddl_alloc(sizeof(float) * (xq_floats + g.nb * g.plane)), *run = xq + xq_floats;
-        const float *wc = w + (size_t)c * k * k;
-        float b = bias ? bias[c] : 0.0f;
-        to_phases(&g, x + i0 * in_img + (size_t)c * H * W, in_img, nb, xq);
-        for (int j = 0; j < len; j++) run[j] = b;
-        for (int ki = 0; ki < k; ki++)
-            for (int kj = 0; kj < k; kj++) {
-                const float *restrict src = xq + tap_off(&g, nb, ki, kj);
-                float *restrict dst = run;
-                float wv = wc[ki * k + kj];
-                for (int j = 0; j < len; j++) dst[j] += wv * src[j];
-            }
-        for (int i = 0; i < nb; i++)
-            for (int oh = 0; oh < OH; oh++)
-                memcpy(y + (i0 + i) * out_img + ((size_t)c * OH + oh) * OW,
-                       run + (size_t)i * g.plane + (size_t)oh * g.Wq, sizeof(float) * OW);
+        DW_FOR
+        for (long u = 0; u < units; u++) {
+            int c = (int)(u % C), i0 = (int)(u / C) * g.nb, nb = DDL_MIN(g.nb, n - i0), len = run_len(&g, nb);
+            const float *wc = w + (size_t)c * k * k;
+            float b = bias ? bias[c] : 0.0f;
+            to_phases(&g, x + i0 * in_img + (size_t)c * H * W, in_img, nb, xq);
+            for (int j = 0; j < len; j++) run[j] = b;
+            for (int ki = 0; ki < k; ki++)
+                for (int kj = 0; kj < k; kj++) {
+                    const float *restrict src = xq + tap_off(&g, nb, ki, kj);
+                    float *restrict dst = run;
+                    float wv = wc[ki * k + kj];
+                    for (int j = 0; j < len; j++) dst[j] += wv * src[j];
+                }
+            for (int i = 0; i < nb; i++)
+                for (int oh = 0; oh < OH; oh++)
+                    memcpy(y + (i0 + i) * out_img + ((size_t)c * OH + oh) * OW,
+                           run + (size_t)i * g.plane + (size_t)oh * g.Wq, sizeof(float) * OW);
+        }
         ddl_free(xq);
     }
 }
@@ -155,7 +170,9 @@ void depthwise_forward_cpu(const float *x, const float *w, const float *bias, fl
 /* sum of a[j] * b[j] over n floats, in double at the end: LANES running
  * float sums (independent chains the compiler turns into several vector
  * accumulators; one scalar accumulator would neither vectorise without
- * -ffast-math nor hide the add latency), then a fixed-order reduction. */
+ * -ffast-math nor hide the add latency), then the lanes added pairwise in
+ * double, halves first (a fixed tree: the 63 additions one after the
+ * other were a third of the backward pass, 9 dots per channel and block). */
 enum { LANES = 64 };
 static double dot(const float *a, const float *b, int n)
 {
@@ -164,9 +181,11 @@ static double dot(const float *a, const float *b, int n)
     for (; j + LANES <= n; j += LANES)
         for (int u = 0; u < LANES; u++) lane[u] += a[j + u] * b[j + u];
     for (int u = 0; j < n; j++, u++) lane[u] += a[j] * b[j];
-    double s = 0.0;
-    for (int u = 0; u < LANES; u++) s += lane[u];
-    return s;
+    double t[LANES / 2];
+    for (int u = 0; u < LANES / 2; u++) t[u] = (double)lane[u] + (double)lane[u + LANES / 2];
+    for (int half = LANES / 4; half >= 1; half /= 2)
+        for (int u = 0; u < half; u++) t[u] += t[u + half];
+    return t[0];
 }
 
 void depthwise_backward_cpu(const float *x, const float *dy, const float *w, float *dw, float *dx, int n, int C,
@@ -180,23 +199,27 @@ void depthwise_backward_cpu(const float *x, const float *dy, const float *w, flo
      * (fixed order: the result does not depend on the thread count) */
     double *dwu = ddl_alloc(sizeof(double) * (size_t)nblk * C * kk);
     long units = (long)nblk * C;
-    PARALLEL_FOR((size_t)n * C * OH * OW * kk)
-    for (long u = 0; u < units; u++) {
-        int c = (int)(u % C), i0 = (int)(u / C) * g.nb, nb = DDL_MIN(g.nb, n - i0), len = run_len(&g, nb);
+    DW_PARALLEL((size_t)n * C * OH * OW * kk)
+    {
         /* xq, dxq: phase planes of x and of dx; e: dy on the run grid
          * (0 at non-output positions) */
         float *xq = ddl_alloc(sizeof(float) * (2 * q_floats + g.nb * g.plane));
         float *dxq = xq + q_floats, *e = dxq + q_floats;
-        const float *wc = w + (size_t)c * kk;
-        memset(e, 0, sizeof(float) * g.nb * g.plane);
-        for (int i = 0; i < nb; i++)
-            for (int oh = 0; oh < OH; oh++)
-                memcpy(e + (size_t)i * g.plane + (size_t)oh * g.Wq, dy + (i0 + i) * out_img + ((size_t)c * OH + oh) * OW,
-                       sizeof(float) * OW);
-        to_phases(&g, x + i0 * in_img + (size_t)c * H * W, in_img, nb, xq);
-        for (int ki = 0; ki < k; ki++)
-            for (int kj = 0; kj < k; kj++) dwu[(size_t)u * kk + ki * k + kj] = dot(e, xq + tap_off(&g, nb, ki, kj), len);
-        if (dx) { /* dx_phase[j + tap] += w_tap * e[j], then back to the image */
+        DW_FOR
+        for (long u = 0; u < units; u++) {
+            int c = (int)(u % C), i0 = (int)(u / C) * g.nb, nb = DDL_MIN(g.nb, n - i0), len = run_len(&g, nb);
+            const float *wc = w + (size_t)c * kk;
+            memset(e, 0, sizeof(float) * g.nb * g.plane);
+            for (int i = 0; i < nb; i++)
+                for (int oh = 0; oh < OH; oh++)
+                    memcpy(e + (size_t)i * g.plane + (size_t)oh * g.Wq,
+                           dy + (i0 + i) * out_img + ((size_t)c * OH + oh) * OW, sizeof(float) * OW);
+            to_phases(&g, x + i0 * in_img + (size_t)c * H * W, in_img, nb, xq);
+            for (int ki = 0; ki < k; ki++)
+                for (int kj = 0; kj < k; kj++)
+                    dwu[(size_t)u * kk + ki * k + kj] = dot(e, xq + tap_off(&g, nb, ki, kj), len);
+            if (!dx) continue;
+            /* dx_phase[j + tap] += w_tap * e[j], then back to the image */
             memset(dxq, 0, sizeof(float) * (size_t)stride * stride * nb * g.plane);
             for (int ki = 0; ki < k; ki++)
                 for (int kj = 0; kj < k; kj++) {
