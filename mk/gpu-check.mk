@@ -83,9 +83,19 @@ GC_LIB      := $(GC_BUILD)/libddl.a
 GC_TESTS    := test_cuda_kernels test_cuda_kernels_emu test_backend_kernels test_backend_models mpi_comm_device
 GC_PROGS    := $(GC_BIN)/lab1 $(GC_BIN)/bench/train_step $(GC_BIN)/bench/gemm_peak $(GC_TESTS:%=$(GC_BIN)/tests/%)
 
-.PHONY: gpu-kit gpu-check gpu-check-build gpu-check-tools
+.PHONY: gpu-kit gpu-check gpu-check-build gpu-check-tools gpu-check-syntax
 
 gpu-check-build: $(GC_PROGS)
+
+# Every C source of the gpu-check tree compiled (syntax only, no nvcc)
+# against the MPI stub as make gpu-check compiles it on a GPU machine.
+# tests/e2e_mpistub.sh runs it in make test, so that a call the stub lacks
+# fails here and not on the GPU machine: stop 23's MPI_Comm_compare broke
+# that build for two stops unseen.
+GC_C_SRC := $(CORE_SRC) $(GC_STUB_SRC) $(wildcard labs/lab1/*.c) bench/train_step.c bench/gemm_peak.c \
+            tests/harness.c $(patsubst %,tests/%.c,$(filter-out test_cuda_kernels_emu,$(GC_TESTS)))
+gpu-check-syntax:
+	@printf '%s\n' $(GC_C_SRC) | xargs -P $(JOBS) -n 8 $(GC_CC) $(filter-out -MMD -MP,$(GC_CFLAGS)) -fsyntax-only
 
 # Say what is missing before the compilers do.
 gpu-check-tools:

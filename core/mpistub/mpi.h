@@ -49,6 +49,11 @@ typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Dataty
 #define MPI_COMM_WORLD ((MPI_Comm)1)
 #define MPI_COMM_SELF ((MPI_Comm)2)
 #define MPI_COMM_TYPE_SHARED 1
+/* MPI_Comm_compare's results */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
 #define MPI_INFO_NULL ((MPI_Info)0)
 #define MPI_UNDEFINED (-32766)
 #define MPI_PROC_NULL (-2)
@@ -112,6 +117,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result);
 int MPI_Type_size(MPI_Datatype datatype, int *size);
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);

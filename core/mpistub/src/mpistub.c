@@ -216,6 +216,16 @@ int MPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
+/* Every communicator is the same world of one process: the same handle
+ * is identical, two handles congruent (same group, same order). */
+int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result)
+{
+    need_comm(a, "MPI_Comm_compare");
+    need_comm(b, "MPI_Comm_compare");
+    *result = a == b ? MPI_IDENT : MPI_CONGRUENT;
+    return MPI_SUCCESS;
+}
+
 int MPI_Type_size(MPI_Datatype datatype, int *size)
 {
     *size = (int)type_bytes(datatype, "MPI_Type_size");
