@@ -79,9 +79,9 @@ static inline float vf_hsum(vf v) { return (v.v[0] + v.v[2]) + (v.v[1] + v.v[3])
  * statistics): the same 8 lanes on every instruction set (one AVX-512
  * vector of doubles, two AVX2 ones, or eight scalars), so a lane's sum is
  * the same bits everywhere. */
-#if defined(__AVX512F__)
+#if defined(__AVX2__) /* also under AVX-512, which implies it */
+#include <immintrin.h>
 typedef __m256 f8;
-typedef __m512d d8;
 static inline f8 f8_load(const float *p) { return _mm256_loadu_ps(p); }
 static inline f8 f8_set1(float a) { return _mm256_set1_ps(a); }
 static inline f8 f8_sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
@@ -95,34 +95,17 @@ static inline f8 f8_keep_above(f8 g, f8 y, float lo)
 }
 static inline f8 f8_keep_inside(f8 g, f8 y, float lo, float hi)
 {
-    __m256 in = _mm256_and_ps(_mm256_cmp_ps(y, _mm256_set1_ps(lo), _CMP_GT_OQ),
-                              _mm256_cmp_ps(y, _mm256_set1_ps(hi), _CMP_LT_OQ));
-    return _mm256_and_ps(in, g);
+    return _mm256_and_ps(_mm256_cmp_ps(y, _mm256_set1_ps(hi), _CMP_LT_OQ), f8_keep_above(g, y, lo));
 }
+#if defined(__AVX512F__)
+typedef __m512d d8;
 static inline d8 d8_zero(void) { return _mm512_setzero_pd(); }
 static inline d8 d8_add(d8 acc, f8 v) { return _mm512_add_pd(acc, _mm512_cvtps_pd(v)); }
 static inline void d8_store(double *p, d8 v) { _mm512_storeu_pd(p, v); }
-#elif defined(__AVX2__)
-typedef __m256 f8;
+#else
 typedef struct d8 {
     __m256d lo, hi;
 } d8;
-static inline f8 f8_load(const float *p) { return _mm256_loadu_ps(p); }
-static inline f8 f8_set1(float a) { return _mm256_set1_ps(a); }
-static inline f8 f8_sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
-static inline f8 f8_mul(f8 a, f8 b) { return _mm256_mul_ps(a, b); }
-static inline f8 f8_add(f8 a, f8 b) { return _mm256_add_ps(a, b); }
-static inline void f8_store(float *p, f8 v) { _mm256_storeu_ps(p, v); }
-static inline f8 f8_keep_above(f8 g, f8 y, float lo)
-{
-    return _mm256_and_ps(_mm256_cmp_ps(y, _mm256_set1_ps(lo), _CMP_GT_OQ), g);
-}
-static inline f8 f8_keep_inside(f8 g, f8 y, float lo, float hi)
-{
-    __m256 in = _mm256_and_ps(_mm256_cmp_ps(y, _mm256_set1_ps(lo), _CMP_GT_OQ),
-                              _mm256_cmp_ps(y, _mm256_set1_ps(hi), _CMP_LT_OQ));
-    return _mm256_and_ps(in, g);
-}
 static inline d8 d8_zero(void) { return (d8){ _mm256_setzero_pd(), _mm256_setzero_pd() }; }
 static inline d8 d8_add(d8 acc, f8 v)
 {
@@ -135,6 +118,7 @@ static inline void d8_store(double *p, d8 v)
     _mm256_storeu_pd(p, v.lo);
     _mm256_storeu_pd(p + 4, v.hi);
 }
+#endif
 #else
 typedef struct f8 {
     float v[8];
@@ -172,7 +156,8 @@ static inline f8 f8_keep_above(f8 g, f8 y, float lo)
 }
 static inline f8 f8_keep_inside(f8 g, f8 y, float lo, float hi)
 {
-    for (int i = 0; i < 8; i++) g.v[i] = lo < y.v[i] && y.v[i] < hi ? g.v[i] : 0.0f;
+    g = f8_keep_above(g, y, lo);
+    for (int i = 0; i < 8; i++) g.v[i] = y.v[i] < hi ? g.v[i] : 0.0f;
     return g;
 }
 static inline d8 d8_zero(void) { return (d8){ { 0 } }; }
