@@ -168,21 +168,21 @@ static void depthwise_backward(Model *m, const Layer *l, float *dw, float *dx, b
 /* ---- the table ---- */
 
 static const ConvPathOps PATHS[CONV_PATH_COUNT] = {
-    [CONV_PATH_IM2COL] = { "im2col + GEMM", false, im2col_size, im2col_forward, im2col_backward },
-    [CONV_PATH_WINOGRAD] = { "Winograd F(2x2,3x3)", false, conv2d_winograd_size, conv2d_winograd_forward,
+    [CONV_PATH_IM2COL] = { "im2col + GEMM", false, false, im2col_size, im2col_forward, im2col_backward },
+    [CONV_PATH_WINOGRAD] = { "Winograd F(2x2,3x3)", false, true, conv2d_winograd_size, conv2d_winograd_forward,
                              conv2d_winograd_backward },
-    [CONV_PATH_DIRECT] = { "direct 3x3", false, conv2d_direct_size, conv2d_direct_forward, conv2d_direct_backward },
+    [CONV_PATH_DIRECT] = { "direct 3x3", false, true, conv2d_direct_size, conv2d_direct_forward,
+                           conv2d_direct_backward },
     /* the kernel starts each sum from the bias */
-    [CONV_PATH_DEPTHWISE] = { "depthwise", true, depthwise_size, depthwise_forward, depthwise_backward },
+    [CONV_PATH_DEPTHWISE] = { "depthwise", true, false, depthwise_size, depthwise_forward, depthwise_backward },
 };
 
 /* The path a layer runs now: its own, unless FP16 GEMM operands send it to
  * im2col (see the top). */
 static const ConvPathOps *path_now(const Model *m, const Layer *l)
 {
-    ConvPath p = l->conv_path;
-    if (m->params16 && (p == CONV_PATH_WINOGRAD || p == CONV_PATH_DIRECT)) p = CONV_PATH_IM2COL;
-    return &PATHS[p];
+    const ConvPathOps *p = &PATHS[l->conv_path];
+    return m->params16 && p->fp32_only ? &PATHS[CONV_PATH_IM2COL] : p;
 }
 
 /* Only im2col layers keep columns. */
@@ -193,8 +193,8 @@ size_t conv2d_columns(const Model *m, const Layer *l, int batch)
     return (size_t)g.ckk * (size_t)g.p * (size_t)batch;
 }
 
-/* Scratch: the path's; winograd and direct layers also fit im2col's, which
- * they run with FP16 GEMM operands. Aux: the whole batch's columns when
+/* Scratch: the path's; an FP32-only path also fits im2col's, which it
+ * runs with FP16 GEMM operands. Aux: the whole batch's columns when
  * cached. */
 size_t conv2d_size(const Model *m, Layer *l, int max_batch, bool cache_cols)
 {
@@ -203,8 +203,7 @@ size_t conv2d_size(const Model *m, Layer *l, int max_batch, bool cache_cols)
     l->cache_cols = cache_cols && lowers;
     l->aux_count = l->cache_cols ? conv2d_columns(m, l, max_batch) : 0;
     size_t need = PATHS[l->conv_path].size(m, l, max_batch);
-    if (l->conv_path == CONV_PATH_WINOGRAD || l->conv_path == CONV_PATH_DIRECT)
-        need = DDL_MAX(need, im2col_size(m, l, max_batch));
+    if (PATHS[l->conv_path].fp32_only) need = DDL_MAX(need, im2col_size(m, l, max_batch));
     return need;
 }
 

@@ -13,6 +13,7 @@
 typedef struct ConvPathOps {
     const char *name; /* for outputs */
     bool adds_bias;   /* forward adds the bias itself */
+    bool fp32_only;   /* FP32 kernels: with FP16 GEMM operands the layer runs im2col instead */
     size_t (*size)(const Model *m, const Layer *l, int max_batch);
     void (*forward)(Model *m, const Layer *l);
     void (*backward)(Model *m, const Layer *l, float *dw, float *dx, bool acc);
