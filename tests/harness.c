@@ -141,6 +141,41 @@ void t_random_batch(uint64_t seed, const char *name, int step, Shape in, int cla
     for (int i = 0; i < n; i++) y[i] = (int32_t)rng_below(&r, (uint32_t)classes);
 }
 
+void t_side_init(TSide *s, const char *model, float width, float dropout, int batch, const Backend *be,
+                 const float *x, const int32_t *y)
+{
+    ModelConfig cfg = model_config_default(model, (Shape){ 0, 0, 0 }, 0);
+    char err[256];
+    cfg.width = width;
+    cfg.dropout = dropout;
+    cfg.backend = be;
+    if (model_build(&s->m, model, &cfg, batch, 11, err) != 0) ddl_die("%s", err);
+    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
+    trainer_init(&s->t, &s->m, &sc);
+    size_t nx = shape_numel(s->m.tensors[s->m.input].shape) * (size_t)batch;
+    s->x = be->alloc(sizeof(float) * nx);
+    s->y = be->alloc(sizeof(int32_t) * (size_t)batch);
+    be->to_device(s->x, x, sizeof(float) * nx);
+    be->to_device(s->y, y, sizeof(int32_t) * (size_t)batch);
+}
+
+void t_side_free(TSide *s)
+{
+    const Backend *be = s->m.be;
+    be->release(s->x);
+    be->release(s->y);
+    trainer_free(&s->t);
+    model_free(&s->m);
+}
+
+void t_zoo_batch(const char *model, int batch, uint64_t seed, const char *name, int step, float **x, int32_t **y)
+{
+    ModelConfig cfg = model_config_default(model, (Shape){ 0, 0, 0 }, 0);
+    *x = ddl_alloc(sizeof(float) * shape_numel(cfg.input) * (size_t)batch);
+    *y = ddl_alloc(sizeof(int32_t) * (size_t)batch);
+    t_random_batch(seed, name, step, cfg.input, cfg.classes, batch, *x, *y);
+}
+
 void t_build_eval(Model *m, const char *name, Shape in, int classes, float width, int batch, uint64_t seed)
 {
     char err[256];

@@ -49,6 +49,25 @@ void t_random_batch(uint64_t seed, const char *name, int step, Shape in, int cla
  * Dies with the model's message on failure. */
 void t_build_eval(Model *m, const char *name, Shape in, int classes, float width, int batch, uint64_t seed);
 
+/* Tests that build one model twice and compare the two (on two backends,
+ * or two settings): a zoo model on its home input at `width` (dropout < 0:
+ * the model's default) on backend `be`, from seed 11, with an SGD trainer
+ * (lr 0.05, momentum 0.9, weight decay 5e-4), and one batch (host x, y of
+ * `batch` examples) uploaded there. */
+#include "train/train.h"
+typedef struct TSide {
+    Model m;
+    Trainer t;
+    float *x;
+    int32_t *y;
+} TSide;
+void t_side_init(TSide *s, const char *model, float width, float dropout, int batch, const Backend *be,
+                 const float *x, const int32_t *y);
+void t_side_free(TSide *s);
+/* A t_random_batch of `batch` examples for `model`'s home input and
+ * classes, in new host arrays (ddl_free both). */
+void t_zoo_batch(const char *model, int batch, uint64_t seed, const char *name, int step, float **x, int32_t **y);
+
 /* Path of a fixture: tests/fixtures/<name> relative to the repo root
  * (DDL_TEST_ROOT overrides the root). */
 const char *t_fixture(const char *name);

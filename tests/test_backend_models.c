@@ -72,37 +72,11 @@ static const Spec SPECS[] = {
 };
 
 /* One model on one backend, with its trainer and its batch there. */
-typedef struct Side {
-    Model m;
-    Trainer t;
-    float *x;
-    int32_t *y;
-} Side;
+typedef TSide Side;
 
 static void side_init(Side *s, const Spec *sp, const Backend *be, const float *x, const int32_t *y)
 {
-    ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);
-    char err[256];
-    cfg.width = sp->width;
-    cfg.dropout = sp->dropout;
-    cfg.backend = be;
-    if (model_build(&s->m, sp->name, &cfg, sp->batch, 11, err) != 0) ddl_die("%s", err);
-    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
-    trainer_init(&s->t, &s->m, &sc);
-    size_t nx = shape_numel(s->m.tensors[s->m.input].shape) * (size_t)sp->batch;
-    s->x = be->alloc(sizeof(float) * nx);
-    s->y = be->alloc(sizeof(int32_t) * (size_t)sp->batch);
-    be->to_device(s->x, x, sizeof(float) * nx);
-    be->to_device(s->y, y, sizeof(int32_t) * (size_t)sp->batch);
-}
-
-static void side_free(Side *s)
-{
-    const Backend *be = s->m.be;
-    be->release(s->x);
-    be->release(s->y);
-    trainer_free(&s->t);
-    model_free(&s->m);
+    t_side_init(s, sp->name, sp->width, sp->dropout, sp->batch, be, x, y);
 }
 
 /* Worst relative error over the parameter tensors of two host copies of
@@ -206,8 +180,8 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     model_forward(&dev.m, dev.x, sp->batch);
     snprintf(label, sizeof label, "%s %s: eval-mode logits vs cpu", who, sp->name);
     compare_output(&ref, &dev, tol(be, TOL_FWD), label);
-    side_free(&ref);
-    side_free(&dev);
+    t_side_free(&ref);
+    t_side_free(&dev);
 }
 
 static double cosine(const float *a, const float *b, size_t n)
@@ -251,8 +225,8 @@ static void fp16_step(const Spec *sp, const Backend *be, const float *x, const i
     ddl_free(b);
     mixed_free(&mr);
     mixed_free(&md);
-    side_free(&ref);
-    side_free(&dev);
+    t_side_free(&ref);
+    t_side_free(&dev);
 }
 
 int main(void)
@@ -268,11 +242,9 @@ int main(void)
         if (FORCED[pass]) setenv("DDL_CONV", FORCED[pass], 1);
         for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
             const Spec *sp = &SPECS[s];
-            ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);
-            size_t nx = shape_numel(cfg.input) * (size_t)sp->batch;
-            float *x = ddl_alloc(sizeof(float) * nx);
-            int32_t *y = ddl_alloc(sizeof(int32_t) * (size_t)sp->batch);
-            t_random_batch(5, "backend_models", (int)s, cfg.input, cfg.classes, sp->batch, x, y);
+            float *x;
+            int32_t *y;
+            t_zoo_batch(sp->name, sp->batch, 5, "backend_models", (int)s, &x, &y);
             for (int b = 0; b < nb; b++) {
                 fp32_step(sp, bes[b], x, y);
                 if (sp->fp16 && !pass) fp16_step(sp, bes[b], x, y);

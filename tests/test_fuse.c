@@ -40,37 +40,13 @@ static const Spec SPECS[] = {
     { "cnn3", 0.25f, 4, 0 },
 };
 
-typedef struct Side {
-    Model m;
-    Trainer t;
-    float *x;
-    int32_t *y;
-} Side;
+typedef TSide Side;
 
+/* dropout 0: its masks are drawn per step (equal on both sides anyway). */
 static void side_init(Side *s, const Spec *sp, const Backend *be, bool fuse, const float *x, const int32_t *y)
 {
-    ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);
-    char err[256];
-    cfg.width = sp->width;
-    cfg.dropout = 0.0f; /* dropout masks are drawn per step: equal anyway, but kept out */
-    cfg.backend = be;
-    if (model_build(&s->m, sp->name, &cfg, sp->batch, 11, err) != 0) ddl_die("%s", err);
+    t_side_init(s, sp->name, sp->width, 0.0f, sp->batch, be, x, y);
     s->m.fuse_bn_act = fuse;
-    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
-    trainer_init(&s->t, &s->m, &sc);
-    size_t nx = shape_numel(s->m.tensors[s->m.input].shape) * (size_t)sp->batch;
-    s->x = be->alloc(sizeof(float) * nx);
-    s->y = be->alloc(sizeof(int32_t) * (size_t)sp->batch);
-    be->to_device(s->x, x, sizeof(float) * nx);
-    be->to_device(s->y, y, sizeof(int32_t) * (size_t)sp->batch);
-}
-
-static void side_free(Side *s)
-{
-    s->m.be->release(s->x);
-    s->m.be->release(s->y);
-    trainer_free(&s->t);
-    model_free(&s->m);
 }
 
 /* n floats of both sides' host copies equal, bit for bit. */
@@ -141,8 +117,8 @@ static void check_model(const Spec *sp, const Backend *be, const float *x, const
     model_forward(&off.m, off.x, sp->batch);
     snprintf(label, sizeof label, "fuse %s %s eval: fused and apart give the same bits", be->name, sp->name);
     same_tensor(label, "logits", &on, &off, on.m.output, nlog);
-    side_free(&on);
-    side_free(&off);
+    t_side_free(&on);
+    t_side_free(&off);
 }
 
 /* A batch norm read by its ReLU and by a second layer keeps the ReLU
@@ -170,11 +146,9 @@ int main(void)
     int nb = backend_usable(bes, 8);
     for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
         const Spec *sp = &SPECS[s];
-        ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);
-        size_t nx = shape_numel(cfg.input) * (size_t)sp->batch;
-        float *x = ddl_alloc(sizeof(float) * nx);
-        int32_t *y = ddl_alloc(sizeof(int32_t) * (size_t)sp->batch);
-        t_random_batch(7, "fuse", (int)s, cfg.input, cfg.classes, sp->batch, x, y);
+        float *x;
+        int32_t *y;
+        t_zoo_batch(sp->name, sp->batch, 7, "fuse", (int)s, &x, &y);
         for (int b = 0; b < nb; b++) check_model(sp, bes[b], x, y);
         ddl_free(x);
         ddl_free(y);
