@@ -81,6 +81,7 @@ __global__ void softmax_sum_kernel(const double *row_loss, const int *row_right,
     if (threadIdx.x == 0) {
         out->loss = s;
         out->correct = (int)r;
+        out->pad = 0; // copied to the host with the rest (compute-sanitizer initcheck)
     }
 }
 
