@@ -123,8 +123,21 @@ NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -Icore -Xcompiler -Wall,-Wextra,-Werror
 # NCCL (--alg nccl) when the toolkit ships it (CUDA 13 does: nccl.h and
 # libnccl.so beside libcudart); without it the CUDA build still links and
 # --alg nccl says why it cannot run (core/cuda/nccl_coll.cu).
+# NCCL_HOME=DIR takes it from DIR/include and DIR/lib instead (an NCCL
+# install of its own, or PyTorch's nvidia-nccl wheel, which ships only
+# libnccl.so.2: the CUDA image of the GPU machines has no NCCL beside nvcc;
+# tests/gpu_check.sh finds the wheel there).
 ifdef WITH_CUDA
-  NCCL_LIB  := $(if $(and $(wildcard $(CUDA_HOME)/include/nccl.h),$(wildcard $(CUDA_LIBDIR)/libnccl.so)),-lnccl)
+  ifdef NCCL_HOME
+    NCCL_SO := $(firstword $(wildcard $(NCCL_HOME)/lib/libnccl.so $(NCCL_HOME)/lib/libnccl.so.2))
+    ifeq ($(and $(wildcard $(NCCL_HOME)/include/nccl.h),$(NCCL_SO)),)
+      $(error NCCL_HOME=$(NCCL_HOME) has no include/nccl.h and lib/libnccl.so (or .so.2))
+    endif
+    NCCL_LIB := -L$(NCCL_HOME)/lib -Wl,-rpath,$(NCCL_HOME)/lib -l:$(notdir $(NCCL_SO))
+    NVFLAGS  += -I$(NCCL_HOME)/include
+  else
+    NCCL_LIB := $(if $(and $(wildcard $(CUDA_HOME)/include/nccl.h),$(wildcard $(CUDA_LIBDIR)/libnccl.so)),-lnccl)
+  endif
   NVFLAGS   += $(if $(NCCL_LIB),-DDDL_HAVE_NCCL)
   CFLAGS  += -DDDL_HAVE_CUDA
   LDLIBS  += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas $(NCCL_LIB) -lstdc++

@@ -325,10 +325,34 @@ finish() {
     exit 0
 }
 
+# NCCL for --alg nccl (step 2e): beside nvcc, else NCCL_HOME, else the
+# nvidia-nccl wheel of a python that has one (the GPU machines' CUDA image
+# ships NCCL only that way); exported as NCCL_HOME for the Makefile.
+find_nccl() {
+    local top c dir
+    top=$(dirname "$(dirname "$(readlink -f "$(command -v "${NVCC:-nvcc}" || echo nvcc)")")")
+    if [ -n "${NCCL_HOME:-}" ]; then
+        NCCL_FROM="NCCL from NCCL_HOME=$NCCL_HOME"
+    elif [ -f "$top/include/nccl.h" ]; then
+        NCCL_FROM="NCCL beside nvcc ($top)"
+    else
+        for c in ${GPU_CHECK_PYTHON:-} python3 /usr/bin/python3; do
+            dir=$("$c" -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null) || continue
+            if [ -f "$dir/include/nccl.h" ]; then
+                export NCCL_HOME=$dir
+                NCCL_FROM="NCCL from $c's nvidia-nccl wheel ($dir)"
+                return
+            fi
+        done
+        NCCL_FROM="no NCCL (none beside nvcc in $top, no NCCL_HOME, no nvidia-nccl wheel): 2e cannot run --alg nccl"
+    fi
+}
+
 # ---- 1: build ----
 step_build() {
     local t0 rc detail res=PASS
     t0=$(now)
+    find_nccl
     if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ]; then
         rc=0 detail="skipped by GPU_CHECK_SKIP_BUILD=1: the tree as it is"
         res=SKIP
@@ -376,6 +400,7 @@ step_build() {
             detail="$detail; libraries not found: $(ldd "$BIN/lab1" 2>&1 | awk '/not found/ { print $1 }' | tr '\n' ' ')"
         fi
         detail="$detail; OpenBLAS/libpng/zlib from $([ -f "$KIT/lib/libopenblas.so.0" ] && echo "the kit $KIT" || echo "the system (no $KIT)")"
+        detail="$detail; $NCCL_FROM"
     fi
     TOOLS="gcc $(gcc -dumpfullversion 2>/dev/null || echo '?'), nvcc $("${NVCC:-nvcc}" --version 2>/dev/null |
         sed -n 's/.*release \([^,]*\),.*/\1/p' | head -n 1)"
@@ -424,7 +449,7 @@ step_backend() {
     rc=$?
     local p f k dp df res=FAIL
     p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log") k=$(count '^skip - ' "$log")
-    dp=$(count "^ok - $DEV " "$log") df=$(count "^not ok - $DEV " "$log")
+    dp=$(count "^ok - $DEV[ :]" "$log") df=$(count "^not ok - $DEV[ :]" "$log")
     [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] && [ "$dp" -gt 0 ] && res=PASS
     local detail
     detail="$p passed, $f failed, $k skipped (exit $rc$([ "$rc" -eq 124 ] && echo ': timed out')); on $DEV: $dp passed, $df failed"
