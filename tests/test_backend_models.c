@@ -32,6 +32,10 @@
  *                           norm and ReLU masks (MobileNetV2 at this size
  *                           moves more between FP16 and FP32 on the CPU
  *                           than between backends, so it is left out).
+ * Up to MAX_CLAMP_FLIPS clamp flips allow looser limits for the gradients
+ * and the step (TOL_GRAD_FLIP, TOL_STEP_FLIP: why, where they are defined).
+ * On a device backend the FP32 step runs twice: both runs must agree bit
+ * for bit (determinism).
  * Against the CPU backend itself every tolerance is 0: two builds of one
  * model must agree bit for bit. Shapes are small: the emulated GPU runs
  * every CUDA thread on the CPU. */
@@ -50,6 +54,18 @@
 #define TOL_FWD 1e-4
 #define TOL_GRAD 1e-3
 #define TOL_STEP 1e-4
+/* Up to MAX_CLAMP_FLIPS clamp flips (clamp_flips) allow TOL_GRAD_FLIP and
+ * TOL_STEP_FLIP instead. Seen on an NVIDIA H200: mobilenetv2 with its
+ * first convolution by Winograd, whose GEMMs cuBLAS sums in another order
+ * than OpenBLAS, had 1 of 61440 ReLU6 outputs clamped on one side only;
+ * that one value moved the gradients by 1.7e-3 and the stepped parameters
+ * by 3.4e-4, while the logits agreed within TOL_FWD. The same model with
+ * 1-ulp noise on its input (30 draws, on the CPU) moves them by 2e-5 at
+ * most, flipping nothing. More flips than MAX_CLAMP_FLIPS keep the strict
+ * limits: a wrong kernel flips many. */
+#define MAX_CLAMP_FLIPS 2
+#define TOL_GRAD_FLIP 1e-2
+#define TOL_STEP_FLIP 1e-3
 #define TOL_F16_LOSS 1e-2
 #define MIN_F16_COSINE 0.98
 #define TOL_F16_STEP 3e-2
@@ -107,15 +123,42 @@ static float *host_params(const Model *m, bool grads)
     return h;
 }
 
-static void compare_arena(const char *what, const Side *ref, const Side *dev, bool grads, double tol,
+static bool compare_arena(const char *what, const Side *ref, const Side *dev, bool grads, double tol,
                           const char *label)
 {
     float *a = host_params(&dev->m, grads), *b = host_params(&ref->m, grads);
     char worst[48] = "";
     double e = worst_tensor(&ref->m, a, b, worst, sizeof worst);
-    t_checkf(e <= tol, label, "%s: relative error %.3g in %s (limit %.0e)", what, e, worst, tol);
+    bool ok = t_checkf(e <= tol, label, "%s: relative error %.3g in %s (limit %.0e)", what, e, worst, tol);
+    if (ok && tol > 0.0) printf("# %s: relative error %.3g in %s\n", what, e, worst); /* how close, in a GPU's log */
     ddl_free(a);
     ddl_free(b);
+    return ok;
+}
+
+/* Clamp flips: layer outputs that hold an exact 0 or 6 (a ReLU or ReLU6
+ * clamp) on one side only. A rounding-level difference that moves one
+ * value across a clamp changes which gradients pass, by far more than the
+ * rounding itself (see TOL_GRAD_FLIP). print: name the layers. */
+static size_t clamp_flips(const Side *ref, const Side *dev, bool print)
+{
+    size_t all = 0;
+    for (int i = 0; i < ref->m.nlayers; i++) {
+        int t = ref->m.layers[i].out;
+        size_t n = (size_t)ref->m.batch * shape_numel(ref->m.tensors[t].shape), flips = 0;
+        float *a = ddl_alloc(sizeof(float) * (n ? n : 1)), *b = ddl_alloc(sizeof(float) * (n ? n : 1));
+        model_tensor_to_host(&dev->m, t, false, a);
+        model_tensor_to_host(&ref->m, t, false, b);
+        for (size_t j = 0; j < n; j++) flips += ((a[j] == 0.0f) != (b[j] == 0.0f)) || ((a[j] == 6.0f) != (b[j] == 6.0f));
+        if (flips && print)
+            printf("# layer %d (%s %s): %zu of %zu outputs clamped (0 or 6) on one side only\n", i,
+                   layer_kind_name(ref->m.layers[i].kind), ref->m.layers[i].name, flips, n);
+        all += flips;
+        ddl_free(a);
+        ddl_free(b);
+    }
+    if (!all && print) printf("# no layer output is clamped (0 or 6) on one side only\n");
+    return all;
 }
 
 static void compare_output(const Side *ref, const Side *dev, double tol, const char *label)
@@ -145,6 +188,43 @@ static void compare_state(const Side *ref, const Side *dev, double tol, const ch
 
 static double tol(const Backend *be, double t) { return be == &ddl_backend_cpu ? 0.0 : t; }
 
+static bool same_bits(const float *a, const float *b, size_t n) { return memcmp(a, b, sizeof(float) * n) == 0; }
+
+/* The same step once more on the same backend, from the same seed and
+ * batch: every value must come out with the same bits (core/cuda/README.md
+ * promises determinism: no atomics, fixed reduction trees, cuBLAS with a
+ * fixed configuration). A GPU's differences from the CPU are rounding; a
+ * difference between two runs on the GPU is a race or an uninitialised
+ * read. `done` has run trainer_forward_backward, trainer_step and an
+ * eval-mode forward. */
+static void same_again(const Spec *sp, const Backend *be, const float *x, const int32_t *y, const Side *done)
+{
+    Side again;
+    side_init(&again, sp, be, x, y);
+    int c = 0;
+    trainer_forward_backward(&again.t, again.x, again.y, sp->batch, &c);
+    float *g1 = host_params(&done->m, true), *g2 = host_params(&again.m, true);
+    trainer_step(&again.t);
+    float *p1 = host_params(&done->m, false), *p2 = host_params(&again.m, false);
+    model_set_training(&again.m, false);
+    model_forward(&again.m, again.x, sp->batch);
+    size_t n = (size_t)sp->batch * (size_t)model_classes(&again.m), np = done->m.nparams;
+    float *o1 = ddl_alloc(sizeof(float) * n), *o2 = ddl_alloc(sizeof(float) * n);
+    model_tensor_to_host(&done->m, done->m.output, false, o1);
+    model_tensor_to_host(&again.m, again.m.output, false, o2);
+    size_t dg = 0;
+    for (size_t i = 0; i < np; i++) dg += memcmp(&g1[i], &g2[i], sizeof(float)) != 0;
+    bool sp_same = same_bits(p1, p2, np), so_same = same_bits(o1, o2, n);
+    char label[160];
+    snprintf(label, sizeof label, "%s %s: a second run gives the same bits (gradients, stepped parameters, eval logits)",
+             be->name, sp->name);
+    t_checkf(dg == 0 && sp_same && so_same, label, "%zu of %zu gradients differ; parameters %s; eval logits %s", dg,
+             np, sp_same ? "same" : "differ", so_same ? "same" : "differ");
+    float *frees[] = { g1, g2, p1, p2, o1, o2 };
+    for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++) ddl_free(frees[i]);
+    t_side_free(&again);
+}
+
 static void fp32_step(const Spec *sp, const Backend *be, const float *x, const int32_t *y)
 {
     Side ref, dev;
@@ -164,15 +244,20 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     snprintf(label, sizeof label, "%s %s: loss and correct count vs cpu", who, sp->name);
     t_checkf(fabs(ld - lr) <= tol(be, TOL_FWD) * fabs(lr) && (be == &ddl_backend_cpu ? cd == cr : abs(cd - cr) <= 1),
              label, "loss %.9g vs %.9g, correct %d vs %d", ld, lr, cd, cr);
-    snprintf(label, sizeof label, "%s %s: weight gradients vs cpu", who, sp->name);
-    compare_arena("grads", &ref, &dev, true, tol(be, TOL_GRAD), label);
+    size_t flips = be == &ddl_backend_cpu ? 0 : clamp_flips(&ref, &dev, false);
+    bool few = flips > 0 && flips <= MAX_CLAMP_FLIPS;
+    char note[64] = "";
+    if (few) snprintf(note, sizeof note, " (%zu clamp flip%s)", flips, flips > 1 ? "s" : "");
+    snprintf(label, sizeof label, "%s %s: weight gradients vs cpu%s", who, sp->name, note);
+    if (!compare_arena("grads", &ref, &dev, true, tol(be, few ? TOL_GRAD_FLIP : TOL_GRAD), label))
+        clamp_flips(&ref, &dev, true);
     snprintf(label, sizeof label, "%s %s: batch-norm running statistics vs cpu", who, sp->name);
     compare_state(&ref, &dev, tol(be, TOL_GRAD), label);
 
     trainer_step(&ref.t);
     trainer_step(&dev.t);
-    snprintf(label, sizeof label, "%s %s: parameters after one SGD step vs cpu", who, sp->name);
-    compare_arena("params", &ref, &dev, false, tol(be, TOL_STEP), label);
+    snprintf(label, sizeof label, "%s %s: parameters after one SGD step vs cpu%s", who, sp->name, note);
+    compare_arena("params", &ref, &dev, false, tol(be, few ? TOL_STEP_FLIP : TOL_STEP), label);
 
     model_set_training(&ref.m, false);
     model_set_training(&dev.m, false);
@@ -180,6 +265,7 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     model_forward(&dev.m, dev.x, sp->batch);
     snprintf(label, sizeof label, "%s %s: eval-mode logits vs cpu", who, sp->name);
     compare_output(&ref, &dev, tol(be, TOL_FWD), label);
+    if (be != &ddl_backend_cpu && !algo) same_again(sp, be, x, y, &dev);
     t_side_free(&ref);
     t_side_free(&dev);
 }
