@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/registry.h"
 #include "common.h"
 #include "cpu/parallel.h"
 #include "harness.h"
@@ -233,6 +234,40 @@ static void check_auto(void)
     model_free(&m);
 }
 
+/* The device-memory rule (a GPU, and the emulated GPU), measured on an
+ * H200: direct only for up to 16 channels on 16x16+ or 32 on 32x32+,
+ * never Winograd. Where the CPU would pick Winograd, the GPU takes im2col. */
+static void check_auto_device(void)
+{
+    const Backend *be = backend_named("cuda-emu");
+    if (!be) {
+        t_skip("conv paths: the device rule", "this build has no emulated GPU");
+        return;
+    }
+    Model m;
+    model_begin(&m, "conv_paths auto device", (Shape){ 3, 32, 32 });
+    m.be = be;
+    m.conv_algo = CONV_ALGO_AUTO;
+    int t = mb_conv2d(&m, "first", m.input, 16, 3, 1, 1, 1, false); /* 3 channels, 32x32: direct */
+    t = mb_conv2d(&m, "c16", t, 32, 3, 1, 1, 1, false);             /* 16 on 32x32: direct */
+    t = mb_conv2d(&m, "c32", t, 64, 3, 1, 1, 1, false);             /* 32 on 32x32: direct */
+    t = mb_conv2d(&m, "c64", t, 16, 3, 1, 1, 1, false);             /* 64 on 32x32: im2col */
+    t = mb_conv2d(&m, "strided", t, 16, 3, 2, 1, 1, false);         /* stride 2, to 16x16: im2col */
+    t = mb_conv2d(&m, "c16 16x16", t, 32, 3, 1, 1, 1, false);       /* 16 on 16x16: direct */
+    t = mb_conv2d(&m, "c32 16x16", t, 128, 3, 1, 1, 1, false);      /* 32 on 16x16: im2col */
+    mb_conv2d(&m, "wide", t, 128, 3, 1, 1, 1, false);               /* 128 on 16x16: im2col, not Winograd */
+    model_finalize(&m, 2, 1);
+    ConvPath want[8] = { CONV_PATH_DIRECT, CONV_PATH_DIRECT, CONV_PATH_DIRECT, CONV_PATH_IM2COL,
+                         CONV_PATH_IM2COL, CONV_PATH_DIRECT, CONV_PATH_IM2COL, CONV_PATH_IM2COL };
+    int bad = -1;
+    for (int i = 0; i < 8 && bad < 0; i++)
+        if (m.layers[i].conv_path != want[i]) bad = i;
+    t_checkf(bad < 0, "conv paths: on device memory auto picks direct for up to 16 channels (32 on 32x32), never "
+                      "Winograd", "layer %s took path %d, not %d", bad < 0 ? "" : m.layers[bad].name,
+             bad < 0 ? 0 : (int)m.layers[bad].conv_path, bad < 0 ? 0 : (int)want[bad]);
+    model_free(&m);
+}
+
 int main(int argc, char **argv)
 {
     /* One BLAS thread, so only ddlab's kernels change their thread count below. */
@@ -250,5 +285,6 @@ int main(int argc, char **argv)
         check_threads(pc, &(ConvShape){ 2, 64, 64, 9, 7 });
     }
     check_auto();
+    check_auto_device();
     return t_done();
 }

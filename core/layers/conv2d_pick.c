@@ -5,19 +5,23 @@
  * the direct 3x3 kernels; everything else takes im2col + GEMM.
  * m->conv_algo (DDL_CONV) decides: im2col, winograd or direct force that
  * path on every eligible layer (tests compare them on all shapes); auto,
- * the default, applies the rule below, measured per layer shape with
- * bin/bench/conv_algo (forward + both gradients, batch 64, 2 threads).
- * The thresholds were measured on the CPU; a GPU backend applies the same
- * ones (not measured there). */
+ * the default, applies the rule of the place where the kernels run, each
+ * measured there per layer shape (below): one for host memory (the CPU),
+ * one for device memory (a GPU, and the emulated GPU, which runs its
+ * kernels). */
 #include "conv2d_paths.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../common.h"
 
-/* The rule, measured per layer step on the 2-core dev VM (AMD EPYC with
- * AVX-512, OpenBLAS SGEMM at 480 GFLOP/s on 2 threads; bench/RESULTS.md
- * has the table), as ratios to im2col (below 1: faster):
+/* The rules, one per kind of place the kernels run, as ratios of a layer's
+ * step (forward + both gradients) to im2col's (below 1: faster).
+ *
+ * Host memory (the CPU), measured on the 2-core dev VM (AMD EPYC with
+ * AVX-512, OpenBLAS SGEMM at 480 GFLOP/s on 2 threads; bin/bench/conv_algo,
+ * batch 64; bench/RESULTS.md has the table):
  *  - direct: 0.32 for 3 or 16 channels on 32x32, 0.47-0.83 for the first
  *    layers (3 channels in), 0.49 for 16-32 channels on 16x16, 0.74-0.78
  *    for 32-64 channels on 16x16 and 64 on 32x32, 0.87-0.94 for 32-64
@@ -30,14 +34,33 @@
  *    elsewhere. On the machine of stop 23 (SGEMM at 210 GFLOP/s) it was
  *    0.66-0.74 for 64-256 channels on 32x32 to 8x8 and 0.82-0.87 for 512
  *    on 4x4: it saves multiplications, which pays most where they are
- *    slow. So: at least WINO_MIN_CHANNELS channels, WINO_MIN_IMAGE values
- *    per image and planes of at least WINO_MIN_SIDE, where direct does not
- *    apply.
- * Winograd also suffers more than im2col when other jobs take a core: it
- * runs more, smaller parallel regions (transforms and 16 GEMMs per
- * chunk), each waiting for its slowest thread. */
-enum { WINO_MIN_CHANNELS = 64, WINO_MIN_IMAGE = 16384, WINO_MIN_SIDE = 8 };
-enum { DIRECT_MAX_CHANNELS = 64, DIRECT_WIDE_SIDE = 16, DIRECT_MIN_SIDE = 8 };
+ *    slow. So: at least 64 channels, 16384 values per image and planes of
+ *    at least 8x8, where direct does not apply.
+ *    Winograd also suffers more than im2col when other jobs take a core:
+ *    it runs more, smaller parallel regions (transforms and 16 GEMMs per
+ *    chunk), each waiting for its slowest thread.
+ *
+ * Device memory (a GPU, and the emulated GPU, which runs the same
+ * kernels), measured on an NVIDIA H200 (cuBLAS SGEMM at 51 TFLOP/s;
+ * train_step --profile-layers on cuda, DDL_CONV forced each way, resnet18
+ * and vgg11 at widths 0.25 to 1, batch 64 and 256, and cnn3):
+ *  - direct: 0.16-0.30 for the first layers (1 or 3 channels in), 0.44 for
+ *    16 channels on 32x32, 0.76 for 16 into 32 on 16x16, 0.88 for 32 on
+ *    32x32; but 1.26 for 32 on 16x16, 1.24 for cnn3's 32 into 64 on 14x14,
+ *    2.0 for 64 on 32x32 and 4-20 for wider layers: one thread per output
+ *    reloads its inputs where cuBLAS tiles them through shared memory. So:
+ *    up to 16 channels in on planes of 16x16 or more, up to 32 on 32x32.
+ *  - Winograd: 2.4-10 almost everywhere (16 GEMM launches per chunk of
+ *    1024 tiles, each too small for the GPU); 0.75 only for 512 channels
+ *    on 4x4 at batch 256 (1.2 ms of a 74 ms resnet18 step). So: never. */
+typedef struct DirectClause { int max_c, max_k, min_side; } DirectClause;
+typedef struct ConvRule {
+    DirectClause direct[2];                  /* either clause picks direct */
+    int wino_min_c, wino_min_image, wino_min_side; /* wino_min_c INT_MAX: never */
+} ConvRule;
+
+static const ConvRule HOST_RULE = { { { 64, INT_MAX, 16 }, { 64, 64, 8 } }, 64, 16384, 8 };
+static const ConvRule DEVICE_RULE = { { { 16, INT_MAX, 16 }, { 32, INT_MAX, 32 } }, INT_MAX, 0, 0 };
 
 ConvAlgo conv_algo_from_env(void)
 {
@@ -55,13 +78,14 @@ static bool is_depthwise(const Model *m, const Layer *l)
     return l->groups == cin && l->cout == cin;
 }
 
-static ConvPath auto_path(Shape in, int K)
+static ConvPath auto_path(const ConvRule *r, Shape in, int K)
 {
     int side = DDL_MIN(in.h, in.w);
-    bool direct_wide = in.c <= DIRECT_MAX_CHANNELS && side >= DIRECT_WIDE_SIDE;
-    if (direct_wide || (in.c <= DIRECT_MAX_CHANNELS && K <= DIRECT_MAX_CHANNELS && side >= DIRECT_MIN_SIDE))
-        return CONV_PATH_DIRECT;
-    if (in.c >= WINO_MIN_CHANNELS && shape_numel(in) >= WINO_MIN_IMAGE && side >= WINO_MIN_SIDE)
+    for (int i = 0; i < 2; i++) {
+        const DirectClause *d = &r->direct[i];
+        if (in.c <= d->max_c && K <= d->max_k && side >= d->min_side) return CONV_PATH_DIRECT;
+    }
+    if (in.c >= r->wino_min_c && shape_numel(in) >= (size_t)r->wino_min_image && side >= r->wino_min_side)
         return CONV_PATH_WINOGRAD;
     return CONV_PATH_IM2COL;
 }
@@ -75,6 +99,6 @@ ConvPath conv2d_pick_path(const Model *m, const Layer *l)
     case CONV_ALGO_IM2COL: return CONV_PATH_IM2COL;
     case CONV_ALGO_WINOGRAD: return CONV_PATH_WINOGRAD;
     case CONV_ALGO_DIRECT: return CONV_PATH_DIRECT;
-    default: return auto_path(m->tensors[l->in].shape, l->cout);
+    default: return auto_path(m->be->host_memory ? &HOST_RULE : &DEVICE_RULE, m->tensors[l->in].shape, l->cout);
     }
 }
