@@ -6,9 +6,9 @@
  * labels_outside, scale, half_round_cpu, f32_to_f16_cpu, nonfinite_cpu.
  * Then, for each backend of backend_usable() (the CPU; a GPU or emulated
  * GPU where there is one), each of these, the depthwise convolution, the
- * direct 3x3 convolution and the Winograd transforms through the backend's table against the CPU
- * reference, on fresh seeded inputs, with backend outputs poisoned (NaN)
- * first. Limits:
+ * direct 3x3 and pointwise 1x1 convolutions and the Winograd transforms
+ * through the backend's table against the CPU reference, on fresh seeded
+ * inputs, with backend outputs poisoned (NaN) first. Limits:
  *   bit-exact   layout changes, BN eval statistics, labels, scale,
  *               half_round, f32_to_f16, nonfinite, depthwise forward and
  *               input gradient, Winograd transforms (the same operations
@@ -28,6 +28,7 @@
 #include "backend/registry.h"
 #include "common.h"
 #include "cpu/conv_direct_layout.h"
+#include "cpu/conv_pointwise_layout.h"
 #include "cpu/kernels.h"
 #include "half.h"
 #include "harness.h"
@@ -344,6 +345,59 @@ static void backend_direct(const Backend *be)
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) be->release(dev[i]);
 }
 
+/* The pointwise (1x1) convolution through the table, as backend_direct:
+ * packing bit-exact; every output one chain of FMAs in the CPU's order,
+ * so bit-exact, forward (C -> K) and input gradient (transposed, K -> C),
+ * overwriting and adding; the weight gradient within TOL_RED. K = 11 is
+ * not a multiple of the packing's 8, and P = 70 takes all three of the
+ * CPU kernel's position blocks (3 vectors, 1 vector, single positions). */
+static void backend_pointwise(const Backend *be)
+{
+    int n = 3, C = 5, K = 11, P = 70;
+    size_t nx = (size_t)n * C * P, ny = (size_t)n * K * P, nw = (size_t)K * C;
+    size_t nwp = DDL_MAX(pointwise_filter_floats(K, C), pointwise_filter_floats(C, K));
+    float *x = rand_floats(nx, -1, 1), *dy = rand_floats(ny, -1, 1), *w = rand_floats(nw, -1, 1);
+    float *y0 = rand_floats(ny, -1, 1), *dx0 = rand_floats(nx, -1, 1), *dw0 = rand_floats(nw, -1, 1);
+    float *wp = ddl_alloc(4 * nwp), *want = ddl_alloc(4 * DDL_MAX(nx, ny));
+    float *xd = up(be, x, 4 * nx), *dyd = up(be, dy, 4 * ny), *wd = up(be, w, 4 * nw), *wpd = poisoned(be, nwp);
+    float *got;
+    for (int tr = 0; tr < 2; tr++) {
+        int outs = tr ? C : K, ins = tr ? K : C;
+        size_t nout = tr ? nx : ny, nf = pointwise_filter_floats(outs, ins);
+        pointwise_filter_cpu(w, K, C, tr, wp);
+        be->pointwise_filter(wd, K, C, tr, wpd);
+        got = down(be, wpd, nf);
+        check_same(be->name, tr ? "pointwise_filter transposed" : "pointwise_filter", got, wp, nf);
+        ddl_free(got);
+        const float *in = tr ? dy : x, *ind = tr ? dyd : xd, *start = tr ? dx0 : y0;
+        for (int acc = 0; acc < 2; acc++) {
+            memcpy(want, start, sizeof(float) * nout);
+            pointwise_conv_cpu(in, wp, n, ins, outs, P, want, acc);
+            float *outd = acc ? up(be, start, 4 * nout) : poisoned(be, nout);
+            be->pointwise_conv(ind, wpd, n, ins, outs, P, outd, acc);
+            got = down(be, outd, nout);
+            char what[80];
+            snprintf(what, sizeof what, "pointwise_conv %s%s", tr ? "input gradient" : "forward", acc ? " acc" : "");
+            check_same(be->name, what, got, want, nout);
+            ddl_free(got);
+            be->release(outd);
+        }
+    }
+    memcpy(want, dw0, sizeof(float) * nw);
+    pointwise_filter_grad_cpu(x, dy, n, C, K, P, want);
+    float *dwd = up(be, dw0, 4 * nw);
+    be->pointwise_filter_grad(xd, dyd, n, C, K, P, dwd);
+    got = down(be, dwd, nw);
+    double e = t_rel_err(got, want, nw, REL_FLOOR);
+    if (!t_check(e <= TOL_RED, "%s pointwise_filter_grad (accumulates) within %.0e of cpu", be->name, TOL_RED))
+        printf("# relative error %.3g\n", e);
+    ddl_free(got);
+    float *all[] = { x, dy, w, y0, dx0, dw0, wp, want };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ddl_free(all[i]);
+    float *dev[] = { xd, dyd, wd, wpd, dwd };
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) be->release(dev[i]);
+}
+
 static void backend_small_kernels(const Backend *be)
 {
     enum { C = 37 };
@@ -451,6 +505,7 @@ int main(void)
         backend_layout(bes[b]);
         backend_winograd(bes[b]);
         backend_direct(bes[b]);
+        backend_pointwise(bes[b]);
         backend_small_kernels(bes[b]);
         backend_device_batch(bes[b]);
     }

@@ -35,7 +35,7 @@
 
 static const char *const GROUPS[] = {
     "device memory",   "im2col/col2im", "conv2d groups (im2col row blocks + gemm)", "winograd transforms",
-    "direct 3x3 convolution",
+    "direct 3x3 convolution", "pointwise 1x1 convolution",
     "bias add/grad",   "relu/relu6",    "maxpool",
     "avgpool",         "global avgpool", "batchnorm",
     "dropout mask",    "mul/add/copy_grad", "softmax cross-entropy",
@@ -60,6 +60,7 @@ static void no_gpu(const char *why)
 #include "common.h"
 #include "cpu/bn_act.h"
 #include "cpu/conv_direct_layout.h"
+#include "cpu/conv_pointwise_layout.h"
 #include "cpu/kernels.h"
 #include "cuda/cuda_runtime_probe.h"
 #include "cuda/device_mem.h"
@@ -368,6 +369,48 @@ static void test_direct(void)
         direct_filter_grad_cuda(xq.d, dyq.d, nb, C, K, H, W, dw.d);
         check_buf(&dw, TOL_RED, DEV " direct_filter_grad %s (accumulates)", tag);
         buf_free(&x), buf_free(&dy), buf_free(&xq), buf_free(&dyq), buf_free(&w), buf_free(&dw);
+    }
+}
+
+/* ---- pointwise 1x1 convolution ------------------------------------------- */
+
+/* Packing (both ways), the convolution forward and as the input gradient
+ * (overwriting and adding) and the weight gradient (accumulating): planes
+ * of 1, 16 (one vector), 49 and 70 positions (the CPU's three block
+ * widths), channel counts off the packing's 8. One FMA chain per output on
+ * both sides, so within TOL_ELEM; the weight gradient sums in another
+ * order. */
+static void test_pointwise(void)
+{
+    static const int CASES[][4] = { /* n, C, K, P */
+        { 1, 1, 1, 1 }, { 2, 3, 5, 16 }, { 3, 8, 16, 49 }, { 2, 24, 13, 70 }, { 1, 144, 24, 196 },
+    };
+    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
+        int n = CASES[t][0], C = CASES[t][1], K = CASES[t][2], P = CASES[t][3];
+        char tag[96];
+        snprintf(tag, sizeof tag, "n=%d C=%d K=%d P=%d", n, C, K, P);
+        Buf x = buf_rand((size_t)n * C * P, -1.0f, 1.0f), dy = buf_rand((size_t)n * K * P, -1.0f, 1.0f);
+        Buf w = buf_rand((size_t)K * C, -1.0f, 1.0f);
+        for (int tr = 0; tr < 2; tr++) {
+            int outs = tr ? C : K, ins = tr ? K : C;
+            Buf wp = buf_poison(pointwise_filter_floats(outs, ins));
+            pointwise_filter_cpu(w.h, K, C, tr, wp.h);
+            pointwise_filter_cuda(w.d, K, C, tr, wp.d);
+            check_buf(&wp, TOL_ELEM, DEV " pointwise_filter %s transpose=%d", tag, tr);
+            for (int acc = 0; acc < 2; acc++) {
+                Buf y = buf_out((size_t)n * outs * P, acc);
+                pointwise_conv_cpu(tr ? dy.h : x.h, wp.h, n, ins, outs, P, y.h, acc);
+                pointwise_conv_cuda(tr ? dy.d : x.d, wp.d, n, ins, outs, P, y.d, acc);
+                check_buf(&y, TOL_ELEM, DEV " pointwise_conv %s transpose=%d acc=%d", tag, tr, acc);
+                buf_free(&y);
+            }
+            buf_free(&wp);
+        }
+        Buf dw = buf_rand((size_t)K * C, -1.0f, 1.0f);
+        pointwise_filter_grad_cpu(x.h, dy.h, n, C, K, P, dw.h);
+        pointwise_filter_grad_cuda(x.d, dy.d, n, C, K, P, dw.d);
+        check_buf(&dw, TOL_RED, DEV " pointwise_filter_grad %s (accumulates)", tag);
+        buf_free(&x), buf_free(&dy), buf_free(&w), buf_free(&dw);
     }
 }
 
@@ -988,6 +1031,7 @@ int main(void)
     test_conv_groups();
     test_winograd();
     test_direct();
+    test_pointwise();
     test_bias();
     test_relu();
     test_pool(true);

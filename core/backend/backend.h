@@ -109,6 +109,9 @@ typedef struct Backend {
     void (*direct_filter)(const float *w, int K, int C, bool flip, float *wp);
     void (*direct_conv)(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc);
     void (*direct_filter_grad)(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw);
+    void (*pointwise_filter)(const float *w, int K, int C, bool transpose, float *wp);
+    void (*pointwise_conv)(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
+    void (*pointwise_filter_grad)(const float *x, const float *dy, int n, int C, int K, int P, float *dw);
     void (*images_to_channels)(const float *x, int nb, int c, int p, float *t);
     void (*channels_to_images)(const float *t, int nb, int c, int p, float *y);
     void (*depthwise_forward)(const float *x, const float *w, const float *bias, float *y, int n, int C, int H,

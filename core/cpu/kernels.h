@@ -56,6 +56,18 @@ void direct_filter_cpu(const float *w, int K, int C, bool flip, float *wp);
 void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc);
 void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw);
 
+/* Pointwise (1x1, stride 1) convolution, direct on NCHW (conv_pointwise.c
+ * says why and how; packed filters in conv_pointwise_layout.h):
+ * filter:      wp = w[K][C] packed in blocks of 8 outputs (O = K from I = C
+ *              inputs); with transpose, w^T instead (O = C from I = K: the
+ *              input gradient is this convolution of dy);
+ * conv:        y[n][O][P] (+)= wp applied to x[n][I][P];
+ * filter_grad: dw[K][C] += sum over the n images and P positions of
+ *              dy[k] * x[c]. */
+void pointwise_filter_cpu(const float *w, int K, int C, bool transpose, float *wp);
+void pointwise_conv_cpu(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
+void pointwise_filter_grad_cpu(const float *x, const float *dy, int n, int C, int K, int P, float *dw);
+
 /* The layout change around a GEMM over several images: x[nb][c][p]
  * (NCHW, p = H*W) <-> t[c][nb*p] (channel-major, image i's pixels at
  * columns [i*p, (i+1)*p)), which is what the GEMM reads and writes. */

@@ -31,6 +31,7 @@ static inline vf vf_load(const float *p) { return _mm512_loadu_ps(p); }
 static inline void vf_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
 static inline vf vf_set1(float a) { return _mm512_set1_ps(a); }
 static inline vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
+static inline vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
 /* The lanes' sum by a fixed tree (halves, then quarters, ...). */
 static inline float vf_hsum(vf v) { return _mm512_reduce_add_ps(v); }
 /* Keeps a loaded vector in a register: without it GCC folds the load into
@@ -45,6 +46,7 @@ static inline vf vf_load(const float *p) { return _mm256_loadu_ps(p); }
 static inline void vf_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
 static inline vf vf_set1(float a) { return _mm256_set1_ps(a); }
 static inline vf vf_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+static inline vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
 static inline float vf_hsum(vf v)
 {
     __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -70,6 +72,11 @@ static inline vf vf_fma(vf a, vf b, vf c)
 {
     for (int i = 0; i < 4; i++) c.v[i] = fmaf(a.v[i], b.v[i], c.v[i]);
     return c;
+}
+static inline vf vf_add(vf a, vf b)
+{
+    for (int i = 0; i < 4; i++) a.v[i] += b.v[i];
+    return a;
 }
 static inline float vf_hsum(vf v) { return (v.v[0] + v.v[2]) + (v.v[1] + v.v[3]); }
 #define VF_PIN(v) ((void)0)

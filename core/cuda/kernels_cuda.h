@@ -50,6 +50,12 @@ void direct_filter_grad_cuda(const float *xq, const float *dyq, int nb, int C, i
 void images_to_channels_cuda(const float *x, int nb, int c, int p, float *t);
 void channels_to_images_cuda(const float *t, int nb, int c, int p, float *y);
 
+/* conv_pointwise.cu: pointwise (1x1, stride 1) convolution on NCHW
+ * (layout in conv_pointwise_layout.h). */
+void pointwise_filter_cuda(const float *w, int K, int C, bool transpose, float *wp);
+void pointwise_conv_cuda(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
+void pointwise_filter_grad_cuda(const float *x, const float *dy, int n, int C, int K, int P, float *dw);
+
 /* depthwise.cu: direct depthwise convolution (MobileNetV2). */
 void depthwise_forward_cuda(const float *x, const float *w, const float *bias, float *y, int n, int C, int H, int W,
                             int k, int stride, int pad, int OH, int OW);

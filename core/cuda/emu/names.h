@@ -62,6 +62,9 @@
 #define direct_filter_grad_cuda direct_filter_grad_cuda_emu
 #define direct_pad_cuda direct_pad_cuda_emu
 #define dropout_mask_cuda dropout_mask_cuda_emu
+#define pointwise_conv_cuda pointwise_conv_cuda_emu
+#define pointwise_filter_cuda pointwise_filter_cuda_emu
+#define pointwise_filter_grad_cuda pointwise_filter_grad_cuda_emu
 #define f16_to_f32_cuda f16_to_f32_cuda_emu
 #define f32_to_f16_cuda f32_to_f16_cuda_emu
 #define gemm_f16_cuda gemm_f16_cuda_emu

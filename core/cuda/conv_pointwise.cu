@@ -1,0 +1,97 @@
+// conv_pointwise.cu - the pointwise (1x1, stride 1) convolution on NCHW,
+// twins of core/cpu/conv_pointwise.c, on the same packed filters
+// (core/cpu/conv_pointwise_layout.h).
+//
+// filter: one thread per element of the packed buffer, the CPU's values.
+// conv: one thread per output, running the CPU lane's chain exactly:
+// s = fmaf(w, x, s) over the inputs in order from 0, then stored or added;
+// so the outputs are the CPU's bits. filter_grad: one block per (k, c)
+// summing its products over the images and positions in double with the
+// fixed block tree (no atomics, deterministic), then added to dw; equal to
+// the CPU up to summation order. The device rule of conv2d_pick.c does not
+// pick this path (cuBLAS runs 1x1 convolutions well); DDL_CONV=pointwise
+// does, and the tests compare it with the CPU.
+#include "../cpu/conv_pointwise_layout.h"
+#include "block_reduce.h"
+#include "kernels_cuda.h"
+#include "launch.h"
+
+namespace {
+
+__global__ void filter_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool transpose, size_t total,
+                              float *__restrict__ wp)
+{
+    unsigned O = transpose ? C : K, I = transpose ? K : C;
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned a = (unsigned)e % POINTWISE_OB, i = (unsigned)(e / POINTWISE_OB % I);
+        unsigned o = (unsigned)(e / ((size_t)POINTWISE_OB * I)) * POINTWISE_OB + a;
+        float v = 0.0f;
+        if (o < O) v = transpose ? w[(size_t)i * C + o] : w[(size_t)o * C + i];
+        wp[e] = v;
+    }
+}
+
+// Thread e = output (image n, channel o, position p) of y[n][O][P].
+__global__ void conv_kernel(const float *__restrict__ x, const float *__restrict__ wp, unsigned I, unsigned O,
+                            unsigned P, size_t total, bool acc, float *__restrict__ y)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned p = (unsigned)(e % P), no = (unsigned)(e / P), o = no % O, n = no / O;
+        const float *wo = wp + (size_t)(o / POINTWISE_OB) * I * POINTWISE_OB + o % POINTWISE_OB;
+        const float *xn = x + (size_t)n * I * P + p;
+        float s = 0.0f;
+        for (unsigned c = 0; c < I; c++) s = fmaf(wo[(size_t)c * POINTWISE_OB], xn[(size_t)c * P], s);
+        y[e] = acc ? __fadd_rn(y[e], s) : s;
+    }
+}
+
+// blockIdx.x = k * C + c: dw[k][c] += sum over images and positions of dy[k] x[c].
+__global__ void filter_grad_kernel(const float *__restrict__ x, const float *__restrict__ dy, unsigned n, unsigned C,
+                                   unsigned K, unsigned P, float *__restrict__ dw)
+{
+    __shared__ double sh[DDL_BLOCK];
+    unsigned c = blockIdx.x % C, k = blockIdx.x / C;
+    size_t total = (size_t)n * P;
+    double s = 0.0;
+    for (size_t j = threadIdx.x; j < total; j += DDL_BLOCK) {
+        size_t i = j / P, p = j % P;
+        s += (double)__fmul_rn(dy[(i * K + k) * P + p], x[(i * C + c) * P + p]);
+    }
+    s = ddl_block_sum(s, sh);
+    if (threadIdx.x == 0) dw[blockIdx.x] += (float)s;
+}
+
+} // namespace
+
+extern "C" void pointwise_filter_cuda(const float *w, int K, int C, bool transpose, float *wp)
+{
+    size_t total = transpose ? pointwise_filter_floats(C, K) : pointwise_filter_floats(K, C);
+    if (total == 0) return;
+    ddl_check_u32(total, "pointwise_filter_cuda");
+    DDL_LAUNCH(filter_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(w, (unsigned)K, (unsigned)C, transpose,
+                                                                           total, wp);
+    DDL_CUDA_LAUNCHED();
+}
+
+extern "C" void pointwise_conv_cuda(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc)
+{
+    size_t total = (size_t)n * O * P;
+    if (total == 0) return;
+    ddl_check_u32(total, "pointwise_conv_cuda");
+    ddl_check_u32((size_t)n * I * P, "pointwise_conv_cuda");
+    DDL_LAUNCH(conv_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, wp, (unsigned)I, (unsigned)O, (unsigned)P,
+                                                                         total, acc, y);
+    DDL_CUDA_LAUNCHED();
+}
+
+extern "C" void pointwise_filter_grad_cuda(const float *x, const float *dy, int n, int C, int K, int P, float *dw)
+{
+    size_t blocks = (size_t)K * C;
+    if (blocks == 0 || n == 0 || P == 0) return;
+    ddl_check_u32(blocks, "pointwise_filter_grad_cuda");
+    DDL_LAUNCH(filter_grad_kernel, (unsigned)blocks, DDL_BLOCK, 0, ddl_stream())(x, dy, (unsigned)n, (unsigned)C,
+                                                                                 (unsigned)K, (unsigned)P, dw);
+    DDL_CUDA_LAUNCHED();
+}
