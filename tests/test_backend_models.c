@@ -1,9 +1,10 @@
 /* test_backend_models.c - whole models on every usable backend against the
  * CPU backend: cnn3 (with dropout), vgg11, resnet18 and mobilenetv2 at
  * narrow widths, one training step in FP32 and in FP16 mixed precision,
- * and an eval-mode forward; then the FP32 step again with Winograd, and
- * again with the direct 3x3 kernels, forced on every eligible convolution
- * (DDL_CONV=winograd, DDL_CONV=direct, on both sides).
+ * and an eval-mode forward; then the FP32 step again with Winograd, again
+ * with the direct 3x3 kernels, and again with the pointwise 1x1 kernels,
+ * forced on every eligible convolution (DDL_CONV=winograd, direct,
+ * pointwise, on both sides).
  *
  * For each backend of backend_usable() (the CPU always; a GPU or an
  * emulated GPU where the build and the machine have one), the model is
@@ -322,9 +323,9 @@ int main(void)
     /* Then the FP32 step once more with Winograd, and once with the direct
      * kernels, forced on every 3x3 stride-1 convolution (the default picks
      * by shape): the CUDA twins of their kernels inside whole models. */
-    static const char *const FORCED[3] = { NULL, "winograd", "direct" };
+    static const char *const FORCED[4] = { NULL, "winograd", "direct", "pointwise" };
     unsetenv("DDL_CONV");
-    for (int pass = 0; pass < 3; pass++) {
+    for (int pass = 0; pass < 4; pass++) {
         if (FORCED[pass]) setenv("DDL_CONV", FORCED[pass], 1);
         for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
             const Spec *sp = &SPECS[s];

@@ -1,6 +1,8 @@
 /* test_conv_paths.c - the fast paths of 3x3 convolutions, Winograd
  * F(2x2,3x3) (core/layers/conv2d_winograd.c) and the direct kernels
- * (conv2d_direct.c), against the reference im2col + GEMM (conv2d.c).
+ * (conv2d_direct.c), and of 1x1 ones, the pointwise kernels
+ * (conv2d_pointwise.c, on the same shapes with 1x1 filters), against the
+ * reference im2col + GEMM (conv2d.c).
  *
  * For each path and shape (batch 1..8, channels 1..128, planes 2x2..48x48,
  * odd sizes, and batches that take several chunks) two one-layer models
@@ -75,13 +77,13 @@ static float *copy_of(const float *src, size_t n)
 }
 
 /* Forward and backward of one conv layer on inputs drawn from `seed`. */
-static Result run(const ConvShape *s, ConvAlgo algo, uint64_t seed)
+static Result run(const ConvShape *s, int k, ConvAlgo algo, uint64_t seed)
 {
     Model m;
     model_begin(&m, "conv_paths", (Shape){ s->C, s->H, s->W });
     m.conv_algo = algo;
     if (seed % 2) m.col_cache_floats = 0; /* half the shapes: im2col lowers its input again in backward */
-    mb_conv2d(&m, "conv", m.input, s->K, 3, 1, 1, 1, true);
+    mb_conv2d(&m, "conv", m.input, s->K, k, 1, (k - 1) / 2, 1, true);
     model_finalize(&m, s->n, 5);
     Layer *l = &m.layers[0];
     Result r = { 0 };
@@ -109,28 +111,30 @@ static Result run(const ConvShape *s, ConvAlgo algo, uint64_t seed)
 
 static void result_free(Result *r) { ddl_free(r->y), ddl_free(r->dx), ddl_free(r->dxacc), ddl_free(r->grads); }
 
-/* The exact output in double: direct 3x3 convolution, padding 1. */
-static double exact_err(const ConvShape *s, uint64_t seed, const float *y)
+/* The exact output in double: direct k x k convolution (k 3 or 1),
+ * padding (k - 1) / 2. */
+static double exact_err(const ConvShape *s, int kk, uint64_t seed, const float *y)
 {
     Model m;
     model_begin(&m, "conv_paths exact", (Shape){ s->C, s->H, s->W });
-    mb_conv2d(&m, "conv", m.input, s->K, 3, 1, 1, 1, true);
+    mb_conv2d(&m, "conv", m.input, s->K, kk, 1, (kk - 1) / 2, 1, true);
     model_finalize(&m, s->n, 5); /* the same weights as run's */
     Rng g = rng_make(seed, "test_conv_paths");
     size_t nx = (size_t)s->n * s->C * s->H * s->W, ny = (size_t)s->n * s->K * s->H * s->W;
     float *x = random_array(&g, nx);
-    const float *w = m.params, *b = m.params + (size_t)s->K * s->C * 9;
+    int pad = (kk - 1) / 2;
+    const float *w = m.params, *b = m.params + (size_t)s->K * s->C * kk * kk;
     double worst = 0.0, big = 0.0;
     for (size_t o = 0; o < ny; o++) {
         int px = (int)(o % s->W), py = (int)(o / s->W % s->H), k = (int)(o / ((size_t)s->W * s->H) % s->K);
         int i = (int)(o / ((size_t)s->W * s->H * s->K));
         double acc = b[k];
         for (int c = 0; c < s->C; c++)
-            for (int a = 0; a < 3; a++)
-                for (int d = 0; d < 3; d++) {
-                    int yy = py + a - 1, xx = px + d - 1;
+            for (int a = 0; a < kk; a++)
+                for (int d = 0; d < kk; d++) {
+                    int yy = py + a - pad, xx = px + d - pad;
                     if (yy < 0 || yy >= s->H || xx < 0 || xx >= s->W) continue;
-                    acc += (double)w[((size_t)k * s->C + c) * 9 + a * 3 + d] *
+                    acc += (double)w[((size_t)k * s->C + c) * kk * kk + a * kk + d] *
                            x[(((size_t)i * s->C + c) * s->H + yy) * s->W + xx];
                 }
         worst = fmax(worst, fabs(acc - y[o]));
@@ -145,11 +149,13 @@ typedef struct PathCase {
     const char *name;
     ConvAlgo algo;
     ConvPath path;
+    int k; /* the filters' side: 3, or 1 (pointwise) */
 } PathCase;
 
 static const PathCase PATH_CASES[] = {
-    { "winograd", CONV_ALGO_WINOGRAD, CONV_PATH_WINOGRAD },
-    { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT },
+    { "winograd", CONV_ALGO_WINOGRAD, CONV_PATH_WINOGRAD, 3 },
+    { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3 },
+    { "pointwise", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1 },
 };
 
 static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
@@ -157,14 +163,14 @@ static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
     char name[200];
     snprintf(name, sizeof name, "%s n%d C%d K%d %dx%d", pc->name, s->n, s->C, s->K, s->H, s->W);
     uint64_t seed = 100 + (uint64_t)(s - SHAPES);
-    Result w = run(s, pc->algo, seed), c = run(s, CONV_ALGO_IM2COL, seed);
+    Result w = run(s, pc->k, pc->algo, seed), c = run(s, pc->k, CONV_ALGO_IM2COL, seed);
     char what[512];
     snprintf(what, sizeof what, "%s: %s and im2col models take their paths", name, pc->name);
     t_checkf(w.path == pc->path && c.path == CONV_PATH_IM2COL, what, "paths taken: %d and %d (want %d, then %d)",
              (int)w.path, (int)c.path, (int)pc->path, (int)CONV_PATH_IM2COL);
     double ey = t_rel_err(w.y, c.y, w.ny, 1e-30), edx = t_rel_err(w.dx, c.dx, w.nx, 1e-30);
     double eacc = t_rel_err(w.dxacc, c.dxacc, w.nx, 1e-30);
-    double exw = exact_err(s, seed, w.y), exc = exact_err(s, seed, c.y);
+    double exw = exact_err(s, pc->k, seed, w.y), exc = exact_err(s, pc->k, seed, c.y);
     printf("# %s: vs im2col y %.2e (max abs %.2e), dx %.2e (max abs %.2e), dx acc %.2e; vs exact: %s %.2e, "
            "im2col %.2e\n",
            name, ey, t_max_abs_diff(w.y, c.y, w.ny), edx, t_max_abs_diff(w.dx, c.dx, w.nx), eacc, pc->name, exw, exc);
@@ -172,7 +178,7 @@ static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
     t_checkf(ey < TOL_PATH && exw < TOL_PATH, what, "error %.3g vs im2col, %.3g vs exact", ey, exw);
     snprintf(what, sizeof what, "%s: input gradient within %.0e of im2col's (overwritten and acc)", name, TOL_PATH);
     t_checkf(edx < TOL_PATH && eacc < TOL_PATH, what, "error %.3g, with acc %.3g", edx, eacc);
-    size_t nw = (size_t)s->K * s->C * 9; /* weight, then bias */
+    size_t nw = (size_t)s->K * s->C * pc->k * pc->k; /* weight, then bias */
     double edw = t_rel_err(w.grads, c.grads, nw, 1e-30);
     printf("# %s: weight gradient vs im2col %.2e (max abs %.2e)\n", name, edw, t_max_abs_diff(w.grads, c.grads, nw));
     snprintf(what, sizeof what, "%s: weight gradient within %.0e of im2col's, bias gradient identical", name,
@@ -189,9 +195,9 @@ static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
 static void check_threads(const PathCase *pc, const ConvShape *s)
 {
     ddl_set_kernel_threads(1);
-    Result one = run(s, pc->algo, 77);
+    Result one = run(s, pc->k, pc->algo, 77);
     ddl_set_kernel_threads(2);
-    Result two = run(s, pc->algo, 77);
+    Result two = run(s, pc->k, pc->algo, 77);
     ddl_set_kernel_threads(0);
     bool same = !memcmp(one.y, two.y, sizeof(float) * one.ny) && !memcmp(one.dx, two.dx, sizeof(float) * one.nx) &&
                 !memcmp(one.dxacc, two.dxacc, sizeof(float) * one.nx) &&
@@ -228,8 +234,8 @@ static void check_auto(void)
     t_check(ok, "conv paths: auto picks direct for few channels, Winograd for wide layers, im2col for the rest");
     char line[256];
     conv2d_algo_summary(&m, line, sizeof line);
-    t_checkf(strcmp(line, "1 of 10 convolutions by Winograd F(2x2,3x3), 3 direct 3x3, 1 depthwise, the rest im2col + "
-                          "GEMM (DDL_CONV=auto)") == 0,
+    t_checkf(strcmp(line, "1 of 10 convolutions by Winograd F(2x2,3x3), 3 direct 3x3, 1 depthwise, 0 pointwise 1x1, "
+                          "the rest im2col + GEMM (DDL_CONV=auto)") == 0,
              "conv paths: the summary line counts each path", "got '%s'", line);
     model_free(&m);
 }
@@ -268,6 +274,47 @@ static void check_auto_device(void)
     model_free(&m);
 }
 
+/* 1x1 stride-1 convolutions under auto: on host memory the pointwise
+ * kernels on planes of 28x28 or more, or 14x14 into at most 64 channels;
+ * on device memory (the emulated GPU) im2col; DDL_CONV=im2col forces
+ * im2col, DDL_CONV=pointwise the kernels. */
+static void check_auto_pointwise(void)
+{
+    const Backend *dev = backend_named("cuda-emu");
+    static const struct { const char *where; int algo; bool device; ConvPath want[4]; } CASES[] = {
+        { "host auto", CONV_ALGO_AUTO, false,
+          { CONV_PATH_POINTWISE, CONV_PATH_IM2COL, CONV_PATH_POINTWISE, CONV_PATH_IM2COL } },
+        { "host im2col", CONV_ALGO_IM2COL, false,
+          { CONV_PATH_IM2COL, CONV_PATH_IM2COL, CONV_PATH_IM2COL, CONV_PATH_IM2COL } },
+        { "host pointwise", CONV_ALGO_POINTWISE, false,
+          { CONV_PATH_POINTWISE, CONV_PATH_IM2COL, CONV_PATH_POINTWISE, CONV_PATH_POINTWISE } },
+        { "device auto", CONV_ALGO_AUTO, true,
+          { CONV_PATH_IM2COL, CONV_PATH_IM2COL, CONV_PATH_IM2COL, CONV_PATH_IM2COL } },
+    };
+    for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
+        if (CASES[c].device && !dev) {
+            t_skip("conv paths: 1x1 layers on device memory", "this build has no emulated GPU");
+            continue;
+        }
+        Model m;
+        model_begin(&m, "conv_paths auto 1x1", (Shape){ 16, 28, 28 });
+        if (CASES[c].device) m.be = dev;
+        m.conv_algo = (ConvAlgo)CASES[c].algo;
+        int t = mb_conv2d(&m, "expand 28x28", m.input, 144, 1, 1, 0, 1, false); /* 28x28: pointwise */
+        t = mb_conv2d(&m, "strided 1x1", t, 32, 1, 2, 0, 1, false);            /* stride 2: im2col */
+        t = mb_conv2d(&m, "project 14x14", t, 64, 1, 1, 0, 1, false);          /* 14x14 into 64: pointwise */
+        mb_conv2d(&m, "expand 14x14", t, 192, 1, 1, 0, 1, false);              /* 14x14 into 192: im2col */
+        model_finalize(&m, 2, 1);
+        int bad = -1;
+        for (int i = 0; i < 4 && bad < 0; i++)
+            if (m.layers[i].conv_path != CASES[c].want[i]) bad = i;
+        t_checkf(bad < 0, "conv paths: 1x1 layers take the pointwise kernels where the rule says",
+                 "%s: layer %s took path %d, not %d", CASES[c].where, bad < 0 ? "" : m.layers[bad].name,
+                 bad < 0 ? 0 : (int)m.layers[bad].conv_path, bad < 0 ? 0 : (int)CASES[c].want[bad]);
+        model_free(&m);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* One BLAS thread, so only ddlab's kernels change their thread count below. */
@@ -286,5 +333,6 @@ int main(int argc, char **argv)
     }
     check_auto();
     check_auto_device();
+    check_auto_pointwise();
     return t_done();
 }

@@ -916,25 +916,33 @@ static void check_init(void)
 /* The same checks with a fast path forced on every 3x3 stride-1
  * padding-1 ungrouped convolution (core/layers/conv2d_pick.c; the
  * default picks by shape): Winograd F(2x2,3x3) (conv2d_winograd.c), then
- * the direct kernels (conv2d_direct.c). Their forward passes and input
- * gradients against finite differences. */
+ * the direct kernels (conv2d_direct.c); and the pointwise kernels
+ * (conv2d_pointwise.c) on every 1x1 stride-1 one. Their forward passes and
+ * input gradients against finite differences. */
 static void check_forced(const char *algo)
 {
     setenv("DDL_CONV", algo, 1);
     char name[160];
+    int k = strcmp(algo, "pointwise") == 0 ? 1 : 3;
     for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++) {
         const Spec *s = &SPECS[i];
-        if (s->kind != LAYER_CONV2D || s->k != 3 || s->stride != 1 || s->pad != 1 || s->groups != 1) continue;
+        if (s->kind != LAYER_CONV2D || s->k != k || s->stride != 1 || s->pad != (k - 1) / 2 || s->groups != 1)
+            continue;
         Spec w = *s;
         snprintf(name, sizeof name, "%s [%s]", s->name, algo);
         w.name = name;
         check_layer(&w, false);
         check_layer(&w, true);
     }
-    snprintf(name, sizeof name, "resnet18 x0.125 3x16x16 [%s]", algo);
-    check_zoo(name, "resnet18", (Shape){ 3, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, false, 16);
-    snprintf(name, sizeof name, "vgg11 x0.0625 3x32x32 [%s]", algo);
-    check_zoo(name, "vgg11", (Shape){ 3, 32, 32 }, 4, 0.0625f, 0, 0, -1.0f, false, 16);
+    if (k == 3) {
+        snprintf(name, sizeof name, "resnet18 x0.125 3x16x16 [%s]", algo);
+        check_zoo(name, "resnet18", (Shape){ 3, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, false, 16);
+        snprintf(name, sizeof name, "vgg11 x0.0625 3x32x32 [%s]", algo);
+        check_zoo(name, "vgg11", (Shape){ 3, 32, 32 }, 4, 0.0625f, 0, 0, -1.0f, false, 16);
+    } else {
+        snprintf(name, sizeof name, "mobilenetv2 x0.125 1x16x16 eval [%s]", algo);
+        check_zoo(name, "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
+    }
     unsetenv("DDL_CONV");
 }
 
@@ -964,6 +972,7 @@ int main(void)
     check_zoo("sdss_dnn 10 (12, 8)", "sdss_dnn", (Shape){ 10, 1, 1 }, 4, 1.0f, 12, 8, 0.25f, false, 24);
     check_forced("winograd");
     check_forced("direct");
+    check_forced("pointwise");
     check_kinks_and_ties();
     check_dropout_masks();
     check_depthwise_threads();

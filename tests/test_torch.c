@@ -440,12 +440,15 @@ int main(void)
 {
     int nf = (int)(sizeof FIXTURES / sizeof FIXTURES[0]);
     check_listed(nf);
-    /* Three times: convolutions as model_begin picks them (DDL_CONV,
+    /* Four times: convolutions as model_begin picks them (DDL_CONV,
      * default auto), then with Winograd (conv2d_winograd.c) and the direct
-     * kernels (conv2d_direct.c) forced on every 3x3 stride-1 convolution:
-     * the same tolerances hold for all. */
-    static const char *const PASSES[3][2] = { { NULL, "" }, { "winograd", " [winograd]" }, { "direct", " [direct]" } };
-    for (int p = 0; p < 3; p++) {
+     * kernels (conv2d_direct.c) forced on every 3x3 stride-1 convolution,
+     * and the pointwise kernels (conv2d_pointwise.c) on every 1x1 stride-1
+     * one: the same tolerances hold for all. */
+    static const char *const PASSES[4][2] = {
+        { NULL, "" }, { "winograd", " [winograd]" }, { "direct", " [direct]" }, { "pointwise", " [pointwise]" }
+    };
+    for (int p = 0; p < 4; p++) {
         if (PASSES[p][0]) setenv("DDL_CONV", PASSES[p][0], 1);
         double worst = 0.0;
         const char *worst_name = "";

@@ -26,7 +26,7 @@ const char *layer_kind_name(LayerKind k);
 /* How a convolution runs (core/layers/conv2d.c's table of paths, chosen
  * when the model is sized). */
 typedef enum ConvPath {
-    CONV_PATH_IM2COL, CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_DEPTHWISE, CONV_PATH_COUNT
+    CONV_PATH_IM2COL, CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_DEPTHWISE, CONV_PATH_POINTWISE, CONV_PATH_COUNT
 } ConvPath;
 
 /* Per-example shape of a tensor (NCHW without N; vectors use c only). */
@@ -54,7 +54,7 @@ typedef struct Layer {
     int cout, k, stride, pad, groups; /* conv / pool (k = kernel, stride, pad) */
     bool bias;
     bool cache_cols;     /* conv: im2col columns kept in aux from forward for backward */
-    ConvPath conv_path;  /* conv: im2col + GEMM, Winograd, direct or depthwise (conv2d.c) */
+    ConvPath conv_path;  /* conv: im2col + GEMM, Winograd, direct, depthwise or pointwise (conv2d.c) */
     /* A ReLU or ReLU6 right after a batch norm runs inside it (core/model/
      * fuse.c): the batch norm's fused_act (BN_ACT_*, core/cpu/bn_act.h) and
      * the tensor it then writes, the activation's output (fused_out; -1:

@@ -12,9 +12,12 @@
  *              layers with few channels;
  *   depthwise  groups = in = out channels (MobileNetV2's): the direct
  *              kernels of core/cpu/depthwise.c, which need no columns or
- *              scratch (one GEMM row per channel would run far below peak).
- * With FP16 GEMM operands (model_use_fp16_gemm) winograd and direct layers
- * run im2col: their kernels are FP32 and the transformed values of
+ *              scratch (one GEMM row per channel would run far below peak);
+ *   pointwise  1x1, stride 1, ungrouped (MobileNetV2's expand and project
+ *              layers): kernels on NCHW (conv2d_pointwise.c), no lowering,
+ *              for wide planes.
+ * With FP16 GEMM operands (model_use_fp16_gemm) winograd, direct and
+ * pointwise layers run im2col: their kernels are FP32 and the transformed values of
  * Winograd are no binary16 values, so casting them would round where the
  * CPU's emulation does not. Every step of every path runs on the model's
  * backend, so data never leaves the device. The bias is added (and its
@@ -175,6 +178,8 @@ static const ConvPathOps PATHS[CONV_PATH_COUNT] = {
                            conv2d_direct_backward },
     /* the kernel starts each sum from the bias */
     [CONV_PATH_DEPTHWISE] = { "depthwise", true, false, depthwise_size, depthwise_forward, depthwise_backward },
+    [CONV_PATH_POINTWISE] = { "pointwise 1x1", false, true, conv2d_pointwise_size, conv2d_pointwise_forward,
+                              conv2d_pointwise_backward },
 };
 
 /* The path a layer runs now: its own, unless FP16 GEMM operands send it to
@@ -236,11 +241,12 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 }
 
 /* For outputs: "13 of 20 convolutions by Winograd F(2x2,3x3), 4 direct
- * 3x3, 0 depthwise, the rest im2col + GEMM (DDL_CONV=auto)", counting the
+ * 3x3, 0 depthwise, 0 pointwise 1x1, the rest im2col + GEMM
+ * (DDL_CONV=auto)", counting the
  * paths the layers run now (with FP16 GEMM operands, im2col). */
 void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
 {
-    static const char *const NAMES[] = { "auto", "im2col", "winograd", "direct" };
+    static const char *const NAMES[] = { "auto", "im2col", "winograd", "direct", "pointwise" };
     int convs = 0, count[CONV_PATH_COUNT] = { 0 };
     for (int i = 0; i < m->nlayers; i++) {
         const Layer *l = &m->layers[i];
@@ -248,8 +254,9 @@ void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
         convs++;
         count[path_now(m, l) - PATHS]++;
     }
-    snprintf(buf, cap, "%d of %d convolutions by %s, %d %s, %d %s, the rest %s (DDL_CONV=%s)",
+    snprintf(buf, cap, "%d of %d convolutions by %s, %d %s, %d %s, %d %s, the rest %s (DDL_CONV=%s)",
              count[CONV_PATH_WINOGRAD], convs, PATHS[CONV_PATH_WINOGRAD].name, count[CONV_PATH_DIRECT],
              PATHS[CONV_PATH_DIRECT].name, count[CONV_PATH_DEPTHWISE], PATHS[CONV_PATH_DEPTHWISE].name,
-             PATHS[CONV_PATH_IM2COL].name, NAMES[m->conv_algo]);
+             count[CONV_PATH_POINTWISE], PATHS[CONV_PATH_POINTWISE].name, PATHS[CONV_PATH_IM2COL].name,
+             NAMES[m->conv_algo]);
 }

@@ -29,6 +29,11 @@ size_t conv2d_direct_size(const Model *m, const Layer *l, int max_batch);
 void conv2d_direct_forward(Model *m, const Layer *l);
 void conv2d_direct_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
 
+/* conv2d_pointwise.c: 1x1 stride-1 kernels on NCHW. */
+size_t conv2d_pointwise_size(const Model *m, const Layer *l, int max_batch);
+void conv2d_pointwise_forward(Model *m, const Layer *l);
+void conv2d_pointwise_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
+
 /* conv2d_pick.c: the path a layer takes under m->conv_algo. */
 ConvPath conv2d_pick_path(const Model *m, const Layer *l);
 

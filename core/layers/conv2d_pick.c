@@ -2,9 +2,12 @@
  *
  * Depthwise convolutions take the depthwise kernels. 3x3 convolutions
  * with stride 1, padding 1 and no groups may take Winograd F(2x2,3x3) or
- * the direct 3x3 kernels; everything else takes im2col + GEMM.
- * m->conv_algo (DDL_CONV) decides: im2col, winograd or direct force that
- * path on every eligible layer (tests compare them on all shapes); auto,
+ * the direct 3x3 kernels, 1x1 ones with stride 1 the pointwise kernels;
+ * everything else takes im2col + GEMM.
+ * m->conv_algo (DDL_CONV) decides: im2col, winograd, direct or pointwise
+ * force that path on every eligible layer (tests compare them on all
+ * shapes; im2col forces 1x1 layers too, the others leave them to the rule
+ * and 3x3 ones likewise); auto,
  * the default, applies the rule of the place where the kernels run, each
  * measured there per layer shape (below): one for host memory (the CPU),
  * one for device memory (a GPU, and the emulated GPU, which runs its
@@ -53,14 +56,40 @@
  *  - Winograd: 2.4-10 almost everywhere (16 GEMM launches per chunk of
  *    1024 tiles, each too small for the GPU); 0.75 only for 512 channels
  *    on 4x4 at batch 256 (1.2 ms of a 74 ms resnet18 step). So: never. */
-typedef struct DirectClause { int max_c, max_k, min_side; } DirectClause;
+/* 1x1 convolutions with stride 1 (MobileNetV2's expand and project
+ * layers), pointwise kernels against im2col + GEMM, per layer step:
+ *  - host memory (dev VM, batch 64, 2 threads, MobileNetV2's shapes):
+ *    0.39-0.64 on 28x28 planes (16-144 channels either side), 0.77-0.78
+ *    on 14x14 into 32 channels but 1.08 for 32 into 192; 1.2-2.8 on 7x7
+ *    and 4x4, where im2col's GEMM over several images has long rows and
+ *    the kernel's per-image blocks are short. So: planes of 28x28 or more,
+ *    or 14x14 or more into at most 64 channels.
+ *  - device memory: not measured on a GPU; cuBLAS runs these as one GEMM
+ *    per chunk of images, so never (DDL_CONV=pointwise tests the twin). */
+typedef struct Clause { int max_c, max_k, min_side; } Clause;
 typedef struct ConvRule {
-    DirectClause direct[2];                  /* either clause picks direct */
+    Clause direct[2];                              /* either clause picks direct */
     int wino_min_c, wino_min_image, wino_min_side; /* wino_min_c INT_MAX: never */
+    Clause pointwise[2];                           /* either clause picks pointwise */
 } ConvRule;
 
-static const ConvRule HOST_RULE = { { { 64, INT_MAX, 16 }, { 64, 64, 8 } }, 64, 16384, 8 };
-static const ConvRule DEVICE_RULE = { { { 16, INT_MAX, 16 }, { 32, INT_MAX, 32 } }, INT_MAX, 0, 0 };
+enum { NEVER = INT_MAX };
+static const ConvRule HOST_RULE = { { { 64, NEVER, 16 }, { 64, 64, 8 } },
+                                    64, 16384, 8,
+                                    { { NEVER, NEVER, 28 }, { NEVER, 64, 14 } } };
+static const ConvRule DEVICE_RULE = { { { 16, NEVER, 16 }, { 32, NEVER, 32 } },
+                                      NEVER, 0, 0,
+                                      { { 0, 0, NEVER }, { 0, 0, NEVER } } };
+
+static bool clause_holds(const Clause c[2], Shape in, int K)
+{
+    int side = DDL_MIN(in.h, in.w);
+    for (int i = 0; i < 2; i++)
+        if (in.c <= c[i].max_c && K <= c[i].max_k && side >= c[i].min_side) return true;
+    return false;
+}
+
+static const ConvRule *rule_of(const Model *m) { return m->be->host_memory ? &HOST_RULE : &DEVICE_RULE; }
 
 ConvAlgo conv_algo_from_env(void)
 {
@@ -69,7 +98,8 @@ ConvAlgo conv_algo_from_env(void)
     if (strcmp(v, "im2col") == 0) return CONV_ALGO_IM2COL;
     if (strcmp(v, "winograd") == 0) return CONV_ALGO_WINOGRAD;
     if (strcmp(v, "direct") == 0) return CONV_ALGO_DIRECT;
-    ddl_die("DDL_CONV=%s: use auto, im2col, winograd or direct", v);
+    if (strcmp(v, "pointwise") == 0) return CONV_ALGO_POINTWISE;
+    ddl_die("DDL_CONV=%s: use auto, im2col, winograd, direct or pointwise", v);
 }
 
 static bool is_depthwise(const Model *m, const Layer *l)
@@ -81,10 +111,7 @@ static bool is_depthwise(const Model *m, const Layer *l)
 static ConvPath auto_path(const ConvRule *r, Shape in, int K)
 {
     int side = DDL_MIN(in.h, in.w);
-    for (int i = 0; i < 2; i++) {
-        const DirectClause *d = &r->direct[i];
-        if (in.c <= d->max_c && K <= d->max_k && side >= d->min_side) return CONV_PATH_DIRECT;
-    }
+    if (clause_holds(r->direct, in, K)) return CONV_PATH_DIRECT;
     if (in.c >= r->wino_min_c && shape_numel(in) >= (size_t)r->wino_min_image && side >= r->wino_min_side)
         return CONV_PATH_WINOGRAD;
     return CONV_PATH_IM2COL;
@@ -93,12 +120,18 @@ static ConvPath auto_path(const ConvRule *r, Shape in, int K)
 ConvPath conv2d_pick_path(const Model *m, const Layer *l)
 {
     if (is_depthwise(m, l)) return CONV_PATH_DEPTHWISE;
+    Shape in = m->tensors[l->in].shape;
+    if (l->k == 1 && l->stride == 1 && l->pad == 0 && l->groups == 1) {
+        if (m->conv_algo == CONV_ALGO_IM2COL) return CONV_PATH_IM2COL;
+        if (m->conv_algo == CONV_ALGO_POINTWISE) return CONV_PATH_POINTWISE;
+        return clause_holds(rule_of(m)->pointwise, in, l->cout) ? CONV_PATH_POINTWISE : CONV_PATH_IM2COL;
+    }
     bool same3x3 = l->k == 3 && l->stride == 1 && l->pad == 1 && l->groups == 1;
     if (!same3x3) return CONV_PATH_IM2COL;
     switch (m->conv_algo) {
     case CONV_ALGO_IM2COL: return CONV_PATH_IM2COL;
     case CONV_ALGO_WINOGRAD: return CONV_PATH_WINOGRAD;
     case CONV_ALGO_DIRECT: return CONV_PATH_DIRECT;
-    default: return auto_path(m->be->host_memory ? &HOST_RULE : &DEVICE_RULE, m->tensors[l->in].shape, l->cout);
+    default: return auto_path(rule_of(m), in, l->cout);
     }
 }
