@@ -5,11 +5,13 @@
  * alike. This is how the CONV_ALGO_AUTO thresholds (conv2d_pick.c) were
  * chosen.
  *
- *   bin/bench/conv_algo [--batch 64] [--reps 5] [--cpu] [C K HW ...]
+ *   bin/bench/conv_algo [--batch 64] [--reps 5] [--cpu] [--1x1] [C K HW ...]
  * Without shapes: every stride-1 3x3 shape of resnet18 and vgg11 on CIFAR,
  * at width 1 and at the quick profile's widths. Prints per shape the
  * median forward and backward ms of each way and the ratios winograd /
- * im2col and direct / im2col of the step (fwd + bwd). */
+ * im2col and direct / im2col of the step (fwd + bwd). --1x1: 1x1 layers
+ * instead (MobileNetV2's shapes without shapes given), im2col against the
+ * pointwise kernels (conv2d_pointwise.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,9 @@
  * thread (OMP_NUM_THREADS=1) it counts the work alone, which other jobs on
  * a shared machine disturb much less than they disturb wall time. */
 static bool cpu_clock;
+/* --1x1: 1x1 stride-1 convolutions (im2col against the pointwise kernels)
+ * instead of 3x3 ones. */
+static int ksize = 3;
 
 static double clock_now(void)
 {
@@ -42,7 +47,7 @@ static void side_init(Side *s, ConvAlgo algo, int C, int K, int hw, int batch, i
 {
     model_begin(&s->m, "conv_algo", (Shape){ C, hw, hw });
     s->m.conv_algo = algo;
-    mb_conv2d(&s->m, "conv", s->m.input, K, 3, 1, 1, 1, false);
+    mb_conv2d(&s->m, "conv", s->m.input, K, ksize, 1, (ksize - 1) / 2, 1, false);
     model_finalize(&s->m, batch, 1);
     Layer *l = &s->m.layers[0];
     s->m.batch = batch;
@@ -78,23 +83,30 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* The paths timed, im2col first (the others' ratios are against it). */
-static const struct {
+/* The paths timed, im2col first (the others' ratios are against it):
+ * for 3x3 layers (ALGOS3), for 1x1 ones (ALGOS1). */
+typedef struct Algo {
     const char *name;
     ConvAlgo algo;
-} ALGOS[] = { { "im2col", CONV_ALGO_IM2COL }, { "winograd", CONV_ALGO_WINOGRAD }, { "direct", CONV_ALGO_DIRECT } };
-enum { NALGO = sizeof ALGOS / sizeof ALGOS[0] };
+} Algo;
+static const Algo ALGOS3[] = { { "im2col", CONV_ALGO_IM2COL },
+                               { "winograd", CONV_ALGO_WINOGRAD },
+                               { "direct", CONV_ALGO_DIRECT } };
+static const Algo ALGOS1[] = { { "im2col", CONV_ALGO_IM2COL }, { "pointwise", CONV_ALGO_POINTWISE } };
+enum { MAXALGO = 3 };
 
 static void shape(int C, int K, int hw, int batch, int reps)
 {
-    Side side[NALGO];
+    const Algo *ALGOS = ksize == 1 ? ALGOS1 : ALGOS3;
+    int NALGO = ksize == 1 ? 2 : 3;
+    Side side[MAXALGO];
     for (int a = 0; a < NALGO; a++) side_init(&side[a], ALGOS[a].algo, C, K, hw, batch, reps);
     for (int a = 0; a < NALGO; a++) side_step(&side[a], -1); /* warm-up */
     for (int r = 0; r < reps; r++)
         for (int a = 0; a < NALGO; a++) side_step(&side[a], r);
-    double f[NALGO], b[NALGO];
+    double f[MAXALGO], b[MAXALGO];
     for (int a = 0; a < NALGO; a++) f[a] = median(side[a].fwd, reps), b[a] = median(side[a].bwd, reps);
-    printf("conv_algo C%-4d K%-4d %2dx%-2d b%d:", C, K, hw, hw, batch);
+    printf("conv_algo %dx%d C%-4d K%-4d %2dx%-2d b%d:", ksize, ksize, C, K, hw, hw, batch);
     for (int a = 0; a < NALGO; a++) printf(" | %s fwd %7.2f bwd %7.2f ms", ALGOS[a].name, f[a], b[a]);
     printf(" | ratio");
     for (int a = 1; a < NALGO; a++) printf(" %s %.2f", ALGOS[a].name, (f[a] + b[a]) / (f[0] + b[0]));
@@ -110,14 +122,27 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--cpu")) {
             cpu_clock = true;
             i--;
+        } else if (!strcmp(argv[i], "--1x1")) {
+            ksize = 1;
+            i--;
         } else if (i + 1 >= argc) ddl_die("conv_algo: %s needs a value", argv[i]);
         else if (!strcmp(argv[i], "--batch")) batch = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
-        else ddl_die("usage: conv_algo [--batch N] [--reps N] [C K HW ...]");
+        else ddl_die("usage: conv_algo [--batch N] [--reps N] [--cpu] [--1x1] [C K HW ...]");
     }
     if (batch < 1 || reps < 1) ddl_die("conv_algo: --batch and --reps must be >= 1");
     if (i < argc) {
         for (; i + 2 < argc; i += 3) shape(atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), batch, reps);
+        return 0;
+    }
+    if (ksize == 1) { /* MobileNetV2's expand and project layers on 28x28 (the seed's images) */
+        static const int PW[][3] = {
+            { 32, 16, 28 },  { 16, 96, 28 },  { 96, 24, 28 },  { 24, 144, 28 }, { 144, 24, 28 }, { 144, 32, 14 },
+            { 32, 192, 14 }, { 192, 32, 14 }, { 192, 64, 7 },  { 64, 384, 7 },  { 384, 64, 7 },  { 384, 96, 7 },
+            { 96, 576, 7 },  { 576, 96, 7 },  { 576, 160, 4 }, { 160, 960, 4 }, { 960, 160, 4 }, { 960, 320, 4 },
+            { 320, 1280, 4 },
+        };
+        for (size_t s = 0; s < sizeof PW / sizeof PW[0]; s++) shape(PW[s][0], PW[s][1], PW[s][2], batch, reps);
         return 0;
     }
     /* resnet18 (C K HW), then vgg11's other shapes, at width 1 then at the

@@ -275,21 +275,17 @@ static void check_auto_device(void)
 }
 
 /* 1x1 stride-1 convolutions under auto: on host memory the pointwise
- * kernels on planes of 28x28 or more, or 14x14 into at most 64 channels;
- * on device memory (the emulated GPU) im2col; DDL_CONV=im2col forces
- * im2col, DDL_CONV=pointwise the kernels. */
+ * kernels on planes of 14x14 or more; on device memory (the emulated GPU)
+ * im2col; DDL_CONV=im2col forces im2col, DDL_CONV=pointwise the kernels. */
 static void check_auto_pointwise(void)
 {
     const Backend *dev = backend_named("cuda-emu");
-    static const struct { const char *where; int algo; bool device; ConvPath want[4]; } CASES[] = {
-        { "host auto", CONV_ALGO_AUTO, false,
-          { CONV_PATH_POINTWISE, CONV_PATH_IM2COL, CONV_PATH_POINTWISE, CONV_PATH_IM2COL } },
-        { "host im2col", CONV_ALGO_IM2COL, false,
-          { CONV_PATH_IM2COL, CONV_PATH_IM2COL, CONV_PATH_IM2COL, CONV_PATH_IM2COL } },
-        { "host pointwise", CONV_ALGO_POINTWISE, false,
-          { CONV_PATH_POINTWISE, CONV_PATH_IM2COL, CONV_PATH_POINTWISE, CONV_PATH_POINTWISE } },
-        { "device auto", CONV_ALGO_AUTO, true,
-          { CONV_PATH_IM2COL, CONV_PATH_IM2COL, CONV_PATH_IM2COL, CONV_PATH_IM2COL } },
+    const ConvPath PW = CONV_PATH_POINTWISE, IM = CONV_PATH_IM2COL;
+    static const struct { const char *where; int algo; bool device; ConvPath want[5]; } CASES[] = {
+        { "host auto", CONV_ALGO_AUTO, false, { PW, IM, PW, IM, IM } },
+        { "host im2col", CONV_ALGO_IM2COL, false, { IM, IM, IM, IM, IM } },
+        { "host pointwise", CONV_ALGO_POINTWISE, false, { PW, IM, PW, IM, PW } },
+        { "device auto", CONV_ALGO_AUTO, true, { IM, IM, IM, IM, IM } },
     };
     for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
         if (CASES[c].device && !dev) {
@@ -302,11 +298,12 @@ static void check_auto_pointwise(void)
         m.conv_algo = (ConvAlgo)CASES[c].algo;
         int t = mb_conv2d(&m, "expand 28x28", m.input, 144, 1, 1, 0, 1, false); /* 28x28: pointwise */
         t = mb_conv2d(&m, "strided 1x1", t, 32, 1, 2, 0, 1, false);            /* stride 2: im2col */
-        t = mb_conv2d(&m, "project 14x14", t, 64, 1, 1, 0, 1, false);          /* 14x14 into 64: pointwise */
-        mb_conv2d(&m, "expand 14x14", t, 192, 1, 1, 0, 1, false);              /* 14x14 into 192: im2col */
+        t = mb_conv2d(&m, "expand 14x14", t, 192, 1, 1, 0, 1, false);          /* 14x14: pointwise */
+        t = mb_conv2d(&m, "strided to 7x7", t, 64, 1, 2, 0, 1, false);         /* stride 2: im2col */
+        mb_conv2d(&m, "project 7x7", t, 32, 1, 1, 0, 1, false);                /* 7x7: im2col */
         model_finalize(&m, 2, 1);
         int bad = -1;
-        for (int i = 0; i < 4 && bad < 0; i++)
+        for (int i = 0; i < 5 && bad < 0; i++)
             if (m.layers[i].conv_path != CASES[c].want[i]) bad = i;
         t_checkf(bad < 0, "conv paths: 1x1 layers take the pointwise kernels where the rule says",
                  "%s: layer %s took path %d, not %d", CASES[c].where, bad < 0 ? "" : m.layers[bad].name,

@@ -58,12 +58,13 @@
  *    on 4x4 at batch 256 (1.2 ms of a 74 ms resnet18 step). So: never. */
 /* 1x1 convolutions with stride 1 (MobileNetV2's expand and project
  * layers), pointwise kernels against im2col + GEMM, per layer step:
- *  - host memory (dev VM, batch 64, 2 threads, MobileNetV2's shapes):
- *    0.39-0.64 on 28x28 planes (16-144 channels either side), 0.77-0.78
- *    on 14x14 into 32 channels but 1.08 for 32 into 192; 1.2-2.8 on 7x7
- *    and 4x4, where im2col's GEMM over several images has long rows and
- *    the kernel's per-image blocks are short. So: planes of 28x28 or more,
- *    or 14x14 or more into at most 64 channels.
+ *  - host memory (dev VM, bin/bench/conv_algo --1x1: MobileNetV2's
+ *    shapes, batch 64, 2 threads): 0.42-0.70 on 28x28 planes (16-144
+ *    channels either side), 0.69-0.85 on 14x14; 1.01-1.80 on 7x7 and
+ *    1.15-1.84 on 4x4, where im2col's GEMM over several images has long
+ *    rows and the kernel's per-image blocks are short, and its weight
+ *    gradient (4x4 blocks, 2 FMAs per load) falls behind the GEMM's. So:
+ *    planes of 14x14 or more.
  *  - device memory: not measured on a GPU; cuBLAS runs these as one GEMM
  *    per chunk of images, so never (DDL_CONV=pointwise tests the twin). */
 typedef struct Clause { int max_c, max_k, min_side; } Clause;
@@ -76,7 +77,7 @@ typedef struct ConvRule {
 enum { NEVER = INT_MAX };
 static const ConvRule HOST_RULE = { { { 64, NEVER, 16 }, { 64, 64, 8 } },
                                     64, 16384, 8,
-                                    { { NEVER, NEVER, 28 }, { NEVER, 64, 14 } } };
+                                    { { NEVER, NEVER, 14 }, { 0, 0, NEVER } } };
 static const ConvRule DEVICE_RULE = { { { 16, NEVER, 16 }, { 32, NEVER, 32 } },
                                       NEVER, 0, 0,
                                       { { 0, 0, NEVER }, { 0, 0, NEVER } } };
