@@ -673,10 +673,10 @@ static void batchnorm_case(int n, int c, int p, int act)
 static void test_batchnorm(void)
 {
     /* n = 1 and > 1, p = 1 (after a linear layer), m = n*p = 1, p not a
-     * multiple of 8 (the CPU's lanes); channels the GPU reduces in 2, 4
-     * (the last one shorter) and 8 segments (batchnorm.cu's bn_segments). */
+     * multiple of 8 (the CPU's lanes); channels the GPU reduces in 2 and
+     * 3 segments, the last one shorter (batchnorm.cu's bn_segments). */
     static const int SH[][3] = { { 1, 3, 16 }, { 2, 5, 7 }, { 8, 16, 64 }, { 4, 7, 1 },  { 1, 4, 1 },
-                                 { 3, 2, 1000 }, { 16, 3, 1 }, { 32, 8, 256 }, { 5, 3, 999 } };
+                                 { 3, 2, 1000 }, { 16, 3, 1 }, { 32, 8, 256 }, { 5, 3, 2999 } };
     for (int act = BN_ACT_NONE; act <= BN_ACT_RELU6; act++)
         for (size_t t = 0; t < sizeof SH / sizeof SH[0]; t++) batchnorm_case(SH[t][0], SH[t][1], SH[t][2], act);
 }
