@@ -324,13 +324,18 @@ int main(void)
     /* Then the FP32 step once more with Winograd, and once with the direct
      * kernels, forced on every 3x3 stride-1 convolution (the default picks
      * by shape): the CUDA twins of their kernels inside whole models. */
-    static const char *const FORCED[4] = { NULL, "winograd", "direct", "pointwise" };
+    /* only_1x1: the path takes only 1x1 layers; for a model without any,
+     * the pass would repeat pass 0. */
+    static const struct {
+        const char *algo;
+        bool only_1x1;
+    } FORCED[4] = { { NULL, false }, { "winograd", false }, { "direct", false }, { "pointwise", true } };
     unsetenv("DDL_CONV");
     for (int pass = 0; pass < 4; pass++) {
-        if (FORCED[pass]) setenv("DDL_CONV", FORCED[pass], 1);
+        if (FORCED[pass].algo) setenv("DDL_CONV", FORCED[pass].algo, 1);
         for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
             const Spec *sp = &SPECS[s];
-            if (pass == 3 && !sp->has_1x1) continue; /* the same run as pass 0 */
+            if (FORCED[pass].only_1x1 && !sp->has_1x1) continue;
             float *x;
             int32_t *y;
             t_zoo_batch(sp->name, sp->batch, 5, "backend_models", (int)s, &x, &y);

@@ -917,13 +917,13 @@ static void check_init(void)
  * padding-1 ungrouped convolution (core/layers/conv2d_pick.c; the
  * default picks by shape): Winograd F(2x2,3x3) (conv2d_winograd.c), then
  * the direct kernels (conv2d_direct.c); and the pointwise kernels
- * (conv2d_pointwise.c) on every 1x1 stride-1 one. Their forward passes and
- * input gradients against finite differences. */
-static void check_forced(const char *algo)
+ * (conv2d_pointwise.c) on every 1x1 stride-1 one: k, the filter side of
+ * the layers the path takes. Their forward passes and input gradients
+ * against finite differences. */
+static void check_forced(const char *algo, int k)
 {
     setenv("DDL_CONV", algo, 1);
     char name[160];
-    int k = strcmp(algo, "pointwise") == 0 ? 1 : 3;
     for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++) {
         const Spec *s = &SPECS[i];
         if (s->kind != LAYER_CONV2D || s->k != k || s->stride != 1 || s->pad != (k - 1) / 2 || s->groups != 1)
@@ -970,9 +970,9 @@ int main(void)
     check_zoo("resnet50 x0.0625 1x16x16 eval", "resnet50", (Shape){ 1, 16, 16 }, 2, 0.0625f, 0, 0, -1.0f, true, 4);
     check_zoo("mobilenetv2 x0.125 1x16x16 eval", "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
     check_zoo("sdss_dnn 10 (12, 8)", "sdss_dnn", (Shape){ 10, 1, 1 }, 4, 1.0f, 12, 8, 0.25f, false, 24);
-    check_forced("winograd");
-    check_forced("direct");
-    check_forced("pointwise");
+    check_forced("winograd", 3);
+    check_forced("direct", 3);
+    check_forced("pointwise", 1);
     check_kinks_and_ties();
     check_dropout_masks();
     check_depthwise_threads();
