@@ -246,7 +246,6 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
  * paths the layers run now (with FP16 GEMM operands, im2col). */
 void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
 {
-    static const char *const NAMES[] = { "auto", "im2col", "winograd", "direct", "pointwise" };
     int convs = 0, count[CONV_PATH_COUNT] = { 0 };
     for (int i = 0; i < m->nlayers; i++) {
         const Layer *l = &m->layers[i];
@@ -258,5 +257,5 @@ void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
              count[CONV_PATH_WINOGRAD], convs, PATHS[CONV_PATH_WINOGRAD].name, count[CONV_PATH_DIRECT],
              PATHS[CONV_PATH_DIRECT].name, count[CONV_PATH_DEPTHWISE], PATHS[CONV_PATH_DEPTHWISE].name,
              count[CONV_PATH_POINTWISE], PATHS[CONV_PATH_POINTWISE].name, PATHS[CONV_PATH_IM2COL].name,
-             NAMES[m->conv_algo]);
+             conv_algo_name(m->conv_algo));
 }

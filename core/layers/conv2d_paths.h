@@ -34,8 +34,10 @@ size_t conv2d_pointwise_size(const Model *m, const Layer *l, int max_batch);
 void conv2d_pointwise_forward(Model *m, const Layer *l);
 void conv2d_pointwise_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
 
-/* conv2d_pick.c: the path a layer takes under m->conv_algo. */
+/* conv2d_pick.c: the path a layer takes under m->conv_algo; DDL_CONV's
+ * name of an algorithm. */
 ConvPath conv2d_pick_path(const Model *m, const Layer *l);
+const char *conv_algo_name(ConvAlgo a);
 
 
 #endif

@@ -92,14 +92,17 @@ static bool clause_holds(const Clause c[2], Shape in, int K)
 
 static const ConvRule *rule_of(const Model *m) { return m->be->host_memory ? &HOST_RULE : &DEVICE_RULE; }
 
+/* DDL_CONV's values, in ConvAlgo's order. */
+static const char *const ALGO_NAMES[] = { "auto", "im2col", "winograd", "direct", "pointwise" };
+
+const char *conv_algo_name(ConvAlgo a) { return ALGO_NAMES[a]; }
+
 ConvAlgo conv_algo_from_env(void)
 {
     const char *v = getenv("DDL_CONV");
-    if (!v || !*v || strcmp(v, "auto") == 0) return CONV_ALGO_AUTO;
-    if (strcmp(v, "im2col") == 0) return CONV_ALGO_IM2COL;
-    if (strcmp(v, "winograd") == 0) return CONV_ALGO_WINOGRAD;
-    if (strcmp(v, "direct") == 0) return CONV_ALGO_DIRECT;
-    if (strcmp(v, "pointwise") == 0) return CONV_ALGO_POINTWISE;
+    if (!v || !*v) return CONV_ALGO_AUTO;
+    for (size_t i = 0; i < sizeof ALGO_NAMES / sizeof ALGO_NAMES[0]; i++)
+        if (strcmp(v, ALGO_NAMES[i]) == 0) return (ConvAlgo)i;
     ddl_die("DDL_CONV=%s: use auto, im2col, winograd, direct or pointwise", v);
 }
 
