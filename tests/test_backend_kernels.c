@@ -237,7 +237,7 @@ static void backend_layout(const Backend *be)
  * halve, each in the CPU's order. */
 static void backend_winograd(const Backend *be)
 {
-    int nb = 2, C = 3, K = 4, H = 7, W = 6;
+    int nb = 2, C = 3, K = 4, H = 7, W = 5; /* odd both ways: the tiles that hang over the edge */
     size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), nx = (size_t)nb * C * H * W, nv = 16 * C * T * nb;
     size_t nu = 16 * (size_t)K * C, nm = 16 * K * T * nb, ny = (size_t)nb * K * H * W;
     float *x = rand_floats(nx, -1, 1), *w = rand_floats((size_t)K * C * 9, -1, 1), *m = rand_floats(nm, -1, 1);

@@ -30,50 +30,80 @@
 #include "parallel.h"
 #include "winograd_tiles.h"
 
-enum { SEG = WINOGRAD_SEG };
+enum { SEG = WINOGRAD_SEG, BAND = WINOGRAD_BAND };
 
-/* Row y of the plane (zeros outside), columns x0 - 1 .. x0 + 2*SEG + 1
- * split: e[k] = column x0 - 1 + 2k, o[k] = column x0 + 2k, k <= n. */
+/* Row y of the plane (zeros outside), columns x0 - 1 .. x0 + 2n split:
+ * e[k] = column x0 - 1 + 2k, o[k] = column x0 + 2k, k <= n. The row is
+ * copied into a zero-padded line first, so the split loop has no bounds
+ * tests and vectorizes. */
 static void split_row(const float *plane, int H, int W, int y, int x0, int n, float *restrict e, float *restrict o)
 {
-    bool in = y >= 0 && y < H;
-    const float *row = in ? plane + (size_t)y * W : plane; /* no pointer outside the plane, even unread */
+    float line[2 * SEG + 2];
+    int len = 2 * n + 2, lo = x0 - 1; /* line[j] = column lo + j */
+    if (y < 0 || y >= H) {
+        memset(e, 0, sizeof(float) * (size_t)(n + 1));
+        memset(o, 0, sizeof(float) * (size_t)(n + 1));
+        return;
+    }
+    int a = lo < 0 ? -lo : 0, b = W - lo < len ? W - lo : len; /* the columns inside the plane: [a, b) */
+    memset(line, 0, sizeof(float) * (size_t)a);
+    memcpy(line + a, plane + (size_t)y * W + lo + a, sizeof(float) * (size_t)(b - a));
+    memset(line + b, 0, sizeof(float) * (size_t)(len - b));
     for (int k = 0; k <= n; k++) {
-        int xe = x0 - 1 + 2 * k, xo = xe + 1;
-        e[k] = in && xe >= 0 && xe < W ? row[xe] : 0.0f;
-        o[k] = in && xo < W ? row[xo] : 0.0f;
+        e[k] = line[2 * k];
+        o[k] = line[2 * k + 1];
     }
 }
 
-/* Tiles [t0, t0 + n) of tile row ty: V = B^T d B, rows first (row r of
- * tile t is e[r][t], o[r][t], e[r][t+1], o[r][t+1]), then columns, into
- * out[16][SEG], then copied to the 16 rows of v. */
-static void input_segment(const float *plane, int H, int W, int ty, int t0, int n, float *v, size_t stride)
+/* A block of tiles: V = B^T d B, rows first (row r of tile t is e[r][t],
+ * o[r][t], e[r][t+1], o[r][t+1]), then columns, into out[16][tiles] in
+ * one vectorizable loop per tile row, then copied to the 16 rows of v
+ * (the block's tiles are contiguous there, see winograd_tiles.h; storing
+ * straight into 16 strided rows kept the loop scalar, measured 1.5x
+ * slower). */
+static void input_segment(const float *plane, int H, int W, int ty0, int ty1, int t0, int n, float *v, size_t stride)
 {
-    float e[4][SEG + 1], o[4][SEG + 1], out[16][SEG];
-    for (int r = 0; r < 4; r++) split_row(plane, H, W, 2 * ty - 1 + r, 2 * t0, n, e[r], o[r]);
-    for (int t = 0; t < n; t++) {
-        float a[4][4];
-        for (int r = 0; r < 4; r++) {
-            float d0 = e[r][t], d1 = o[r][t], d2 = e[r][t + 1], d3 = o[r][t + 1];
-            a[r][0] = d0 - d2;
-            a[r][1] = d1 + d2;
-            a[r][2] = d2 - d1;
-            a[r][3] = d1 - d3;
-        }
-        for (int c = 0; c < 4; c++) {
-            out[0 + c][t] = a[0][c] - a[2][c];
-            out[4 + c][t] = a[1][c] + a[2][c];
-            out[8 + c][t] = a[2][c] - a[1][c];
-            out[12 + c][t] = a[1][c] - a[3][c];
+    float e[2 * BAND + 2][SEG + 1], o[2 * BAND + 2][SEG + 1], out[16][SEG];
+    int tw = (W + 1) / 2, rows = 2 * (ty1 - ty0) + 2;
+    for (int r = 0; r < rows; r++) split_row(plane, H, W, 2 * ty0 - 1 + r, 2 * t0, n, e[r], o[r]);
+    for (int ty = ty0; ty < ty1; ty++) {
+        const float(*er)[SEG + 1] = e + 2 * (ty - ty0), (*or)[SEG + 1] = o + 2 * (ty - ty0);
+        int j0 = (ty - ty0) * n;
+        for (int t = 0; t < n; t++) {
+            float a[4][4];
+            for (int r = 0; r < 4; r++) {
+                float d0 = er[r][t], d1 = or[r][t], d2 = er[r][t + 1], d3 = or[r][t + 1];
+                a[r][0] = d0 - d2;
+                a[r][1] = d1 + d2;
+                a[r][2] = d2 - d1;
+                a[r][3] = d1 - d3;
+            }
+            for (int c = 0; c < 4; c++) {
+                out[0 + c][j0 + t] = a[0][c] - a[2][c];
+                out[4 + c][j0 + t] = a[1][c] + a[2][c];
+                out[8 + c][j0 + t] = a[2][c] - a[1][c];
+                out[12 + c][j0 + t] = a[1][c] - a[3][c];
+            }
         }
     }
-    for (int q = 0; q < 16; q++) memcpy(v + (size_t)q * stride, out[q], sizeof(float) * n);
+    size_t tiles = (size_t)(ty1 - ty0) * n;
+    float *vt = v + (size_t)ty0 * tw + t0;
+    for (int q = 0; q < 16; q++) memcpy(vt + (size_t)q * stride, out[q], sizeof(float) * tiles);
+}
+
+void winograd_blocks(int H, int W, int *band, int *seg)
+{
+    int tw = (W + 1) / 2;
+    *seg = tw < SEG ? tw : SEG;
+    *band = tw < SEG ? SEG / tw : 1;
+    if (*band > BAND) *band = BAND;
+    (void)H;
 }
 
 void winograd_for_segments(const float *x, int nb, int C, int H, int W, float *v, WinogradSegment seg)
 {
-    int th = (H + 1) / 2, tw = (W + 1) / 2;
+    int th = (H + 1) / 2, tw = (W + 1) / 2, band, cols;
+    winograd_blocks(H, W, &band, &cols);
     size_t T = (size_t)th * tw, ld = (size_t)nb * T, plane = (size_t)H * W;
     size_t stride = (size_t)C * ld; /* between the 16 positions */
     PARALLEL_FOR(16 * (size_t)C * ld)
@@ -81,9 +111,10 @@ void winograd_for_segments(const float *x, int nb, int C, int H, int W, float *v
         for (int i = 0; i < nb; i++) {
             const float *xc = x + ((size_t)i * C + c) * plane;
             float *vc = v + (size_t)c * ld + (size_t)i * T;
-            for (int ty = 0; ty < th; ty++)
-                for (int t0 = 0; t0 < tw; t0 += SEG)
-                    seg(xc, H, W, ty, t0, tw - t0 < SEG ? tw - t0 : SEG, vc + (size_t)ty * tw + t0, stride);
+            for (int ty0 = 0; ty0 < th; ty0 += band)
+                for (int t0 = 0; t0 < tw; t0 += cols)
+                    seg(xc, H, W, ty0, th - ty0 < band ? th : ty0 + band, t0, tw - t0 < cols ? tw - t0 : cols, vc,
+                        stride);
         }
 }
 
@@ -122,14 +153,18 @@ void winograd_filter_cpu(const float *w, int K, int C, bool flip, float *u)
         }
 }
 
-/* Tiles [t0, t0 + n) of tile row ty of one output plane: the 16 rows of m
- * copied in, A^T m A (rows first, then columns) for all tiles in one
- * vectorizable loop, then each 2x2 block put in place (cropped). */
-static void output_segment(const float *m, size_t stride, int H, int W, int ty, int t0, int n, float *plane, bool acc)
+/* A block of tiles of one output plane: A^T m A (rows first, then
+ * columns) in one vectorizable loop over the block's tiles, which are
+ * contiguous in m's 16 rows, then each 2x2 block put in place (cropped:
+ * the last tile row/column hangs over an odd plane). */
+static void output_segment(const float *m, size_t stride, int H, int W, int ty0, int ty1, int t0, int n, float *plane,
+                           bool acc)
 {
+    int tw = (W + 1) / 2, cols = W - 2 * t0 < 2 * n ? W - 2 * t0 : 2 * n, tiles = (ty1 - ty0) * n;
+    const float *mt = m + (size_t)ty0 * tw + t0;
     float in[16][SEG], o[4][SEG];
-    for (int q = 0; q < 16; q++) memcpy(in[q], m + (size_t)q * stride, sizeof(float) * n);
-    for (int t = 0; t < n; t++) {
+    for (int q = 0; q < 16; q++) memcpy(in[q], mt + (size_t)q * stride, sizeof(float) * (size_t)tiles);
+    for (int t = 0; t < tiles; t++) {
         float a[4][2];
         for (int r = 0; r < 4; r++) {
             a[r][0] = in[4 * r][t] + in[4 * r + 1][t] + in[4 * r + 2][t];
@@ -140,21 +175,22 @@ static void output_segment(const float *m, size_t stride, int H, int W, int ty, 
             o[2 + c][t] = a[1][c] - a[2][c] - a[3][c];
         }
     }
-    /* o[r*2 + c][t]: output row 2*ty + r, column 2*(t0 + t) + c; the last
-     * tile row/column hangs over an odd plane. */
-    for (int r = 0; r < 2 && 2 * ty + r < H; r++) {
-        float *row = plane + (size_t)(2 * ty + r) * W + 2 * t0;
-        int cols = W - 2 * t0 < 2 * n ? W - 2 * t0 : 2 * n;
-        for (int x = 0; x < cols; x++) {
-            float val = o[r * 2 + (x & 1)][x >> 1];
-            row[x] = acc ? row[x] + val : val;
+    /* o[r*2 + c][j*n + t]: output row 2*(ty0 + j) + r, column 2*(t0 + t) + c */
+    for (int ty = ty0; ty < ty1; ty++)
+        for (int r = 0; r < 2 && 2 * ty + r < H; r++) {
+            float *row = plane + (size_t)(2 * ty + r) * W + 2 * t0;
+            const float *ev = o[2 * r] + (ty - ty0) * n, *od = o[2 * r + 1] + (ty - ty0) * n;
+            if (acc)
+                for (int x = 0; x < cols; x++) row[x] += (x & 1) ? od[x >> 1] : ev[x >> 1];
+            else
+                for (int x = 0; x < cols; x++) row[x] = (x & 1) ? od[x >> 1] : ev[x >> 1];
         }
-    }
 }
 
 void winograd_output_cpu(const float *m, int nb, int K, int H, int W, float *y, bool acc)
 {
-    int th = (H + 1) / 2, tw = (W + 1) / 2;
+    int th = (H + 1) / 2, tw = (W + 1) / 2, band, cols;
+    winograd_blocks(H, W, &band, &cols);
     size_t T = (size_t)th * tw, ld = (size_t)nb * T, plane = (size_t)H * W;
     size_t stride = (size_t)K * ld;
     PARALLEL_FOR(16 * (size_t)K * ld)
@@ -162,9 +198,9 @@ void winograd_output_cpu(const float *m, int nb, int K, int H, int W, float *y, 
         for (int i = 0; i < nb; i++) {
             const float *mk = m + (size_t)k * ld + (size_t)i * T;
             float *yk = y + ((size_t)i * K + k) * plane;
-            for (int ty = 0; ty < th; ty++)
-                for (int t0 = 0; t0 < tw; t0 += SEG)
-                    output_segment(mk + (size_t)ty * tw + t0, stride, H, W, ty, t0, tw - t0 < SEG ? tw - t0 : SEG, yk,
-                                   acc);
+            for (int ty0 = 0; ty0 < th; ty0 += band)
+                for (int t0 = 0; t0 < tw; t0 += cols)
+                    output_segment(mk, stride, H, W, ty0, th - ty0 < band ? th : ty0 + band, t0,
+                                   tw - t0 < cols ? tw - t0 : cols, yk, acc);
         }
 }

@@ -26,37 +26,57 @@
 
 enum { SEG = WINOGRAD_SEG };
 
-/* Tiles [t0, t0 + n) of tile row ty of one plane of dy: dM = A dY A^T,
- * rows first (dY's rows through A), then columns, for all tiles in one
- * vectorizable loop (even and odd columns split first), then copied to
- * the 16 rows of dm. */
-static void grad_segment(const float *plane, int H, int W, int ty, int t0, int n, float *dm, size_t stride)
+/* Row y of a dy plane from column 2*t0, n tiles wide, split into even
+ * (e) and odd (o) columns, 0 past the plane (an odd plane's last tile
+ * hangs over its edge by one column). */
+static void split_grad_row(const float *plane, int H, int W, int y, int t0, int n, float *restrict e, float *restrict o)
 {
-    float e[2][SEG], o[2][SEG], out[16][SEG];
-    for (int r = 0; r < 2; r++) {
-        int y = 2 * ty + r;
+    if (y >= H) {
+        memset(e, 0, sizeof(float) * (size_t)n);
+        memset(o, 0, sizeof(float) * (size_t)n);
+        return;
+    }
+    const float *row = plane + (size_t)y * W + 2 * t0;
+    int full = 2 * (t0 + n) > W ? n - 1 : n; /* tiles whose odd column is inside */
+    for (int t = 0; t < full; t++) {
+        e[t] = row[2 * t];
+        o[t] = row[2 * t + 1];
+    }
+    if (full < n) e[full] = row[2 * full], o[full] = 0.0f;
+}
+
+/* A block of tiles of one plane of dy: dM = A dY A^T, rows first (dY's
+ * rows through A), then columns, for a tile row's tiles in one
+ * vectorizable loop (even and odd columns split first), into
+ * out[16][tiles], then copied to the 16 rows of dm, where the block's
+ * tiles are contiguous (winograd_tiles.h). */
+static void grad_segment(const float *plane, int H, int W, int ty0, int ty1, int t0, int n, float *dm, size_t stride)
+{
+    float out[16][SEG];
+    int tw = (W + 1) / 2;
+    for (int ty = ty0; ty < ty1; ty++) {
+        float e[2][SEG], o[2][SEG];
+        for (int r = 0; r < 2; r++) split_grad_row(plane, H, W, 2 * ty + r, t0, n, e[r], o[r]);
+        int j0 = (ty - ty0) * n;
         for (int t = 0; t < n; t++) {
-            int x = 2 * (t0 + t);
-            e[r][t] = y < H ? plane[(size_t)y * W + x] : 0.0f;
-            o[r][t] = y < H && x + 1 < W ? plane[(size_t)y * W + x + 1] : 0.0f;
+            float p[2][4];
+            for (int r = 0; r < 2; r++) {
+                p[r][0] = e[r][t];
+                p[r][1] = e[r][t] + o[r][t];
+                p[r][2] = e[r][t] - o[r][t];
+                p[r][3] = -o[r][t];
+            }
+            for (int q = 0; q < 4; q++) {
+                out[0 + q][j0 + t] = p[0][q];
+                out[4 + q][j0 + t] = p[0][q] + p[1][q];
+                out[8 + q][j0 + t] = p[0][q] - p[1][q];
+                out[12 + q][j0 + t] = -p[1][q];
+            }
         }
     }
-    for (int t = 0; t < n; t++) {
-        float p[2][4];
-        for (int r = 0; r < 2; r++) {
-            p[r][0] = e[r][t];
-            p[r][1] = e[r][t] + o[r][t];
-            p[r][2] = e[r][t] - o[r][t];
-            p[r][3] = -o[r][t];
-        }
-        for (int q = 0; q < 4; q++) {
-            out[0 + q][t] = p[0][q];
-            out[4 + q][t] = p[0][q] + p[1][q];
-            out[8 + q][t] = p[0][q] - p[1][q];
-            out[12 + q][t] = -p[1][q];
-        }
-    }
-    for (int q = 0; q < 16; q++) memcpy(dm + (size_t)q * stride, out[q], sizeof(float) * n);
+    size_t tiles = (size_t)(ty1 - ty0) * n;
+    float *dt = dm + (size_t)ty0 * tw + t0;
+    for (int q = 0; q < 16; q++) memcpy(dt + (size_t)q * stride, out[q], sizeof(float) * tiles);
 }
 
 void winograd_output_grad_cpu(const float *dy, int nb, int K, int H, int W, float *dm)
