@@ -215,8 +215,9 @@ static void check_auto(void)
     Model m;
     model_begin(&m, "conv_paths auto", (Shape){ 3, 32, 32 });
     m.conv_algo = CONV_ALGO_AUTO;
-    int t = mb_conv2d(&m, "first", m.input, 16, 3, 1, 1, 1, false); /* 3 channels, 32x32: direct */
-    t = mb_conv2d(&m, "narrow", t, 128, 3, 1, 1, 1, false);         /* 16 channels: direct */
+    int t = mb_conv2d(&m, "first", m.input, 64, 3, 1, 1, 1, false); /* 3 channels, 32x32: direct */
+    t = mb_conv2d(&m, "square", t, 64, 3, 1, 1, 1, false);          /* 64 in and out, 32x32: Winograd */
+    t = mb_conv2d(&m, "narrow", t, 128, 3, 1, 1, 1, false);         /* 64 into 128, 32x32: direct */
     t = mb_conv2d(&m, "strided", t, 128, 3, 2, 1, 1, false);        /* stride 2: im2col */
     t = mb_conv2d(&m, "wide", t, 128, 3, 1, 1, 1, false);           /* 128 channels, 16x16: Winograd */
     t = mb_conv2d(&m, "grouped", t, 128, 3, 1, 1, 2, false);        /* groups: im2col */
@@ -226,15 +227,15 @@ static void check_auto(void)
     t = mb_conv2d(&m, "narrow small", t, 64, 3, 1, 1, 1, false);     /* 32 -> 64 on 8x8: direct */
     mb_conv2d(&m, "widening small", t, 128, 3, 1, 1, 1, false);      /* 64 -> 128 on 8x8: im2col */
     model_finalize(&m, 2, 1);
-    ConvPath want[10] = { CONV_PATH_DIRECT, CONV_PATH_DIRECT,    CONV_PATH_IM2COL, CONV_PATH_WINOGRAD,
-                          CONV_PATH_IM2COL, CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL, CONV_PATH_IM2COL,
-                          CONV_PATH_DIRECT, CONV_PATH_IM2COL };
+    ConvPath want[11] = { CONV_PATH_DIRECT,    CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_IM2COL,
+                          CONV_PATH_WINOGRAD,  CONV_PATH_IM2COL,   CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL,
+                          CONV_PATH_IM2COL,    CONV_PATH_DIRECT,   CONV_PATH_IM2COL };
     bool ok = true;
-    for (int i = 0; i < 10; i++) ok = ok && m.layers[i].conv_path == want[i];
+    for (int i = 0; i < 11; i++) ok = ok && m.layers[i].conv_path == want[i];
     t_check(ok, "conv paths: auto picks direct for few channels, Winograd for wide layers, im2col for the rest");
     char line[256];
     conv2d_algo_summary(&m, line, sizeof line);
-    t_checkf(strcmp(line, "1 of 10 convolutions by Winograd F(2x2,3x3), 3 direct 3x3, 1 depthwise, 0 pointwise 1x1, "
+    t_checkf(strcmp(line, "2 of 11 convolutions by Winograd F(2x2,3x3), 3 direct 3x3, 1 depthwise, 0 pointwise 1x1, "
                           "the rest im2col + GEMM (DDL_CONV=auto)") == 0,
              "conv paths: the summary line counts each path", "got '%s'", line);
     model_free(&m);

@@ -25,7 +25,7 @@
  * Host memory (the CPU), measured on the 2-core dev VM (AMD EPYC with
  * AVX-512, OpenBLAS SGEMM at 480 GFLOP/s on 2 threads; bin/bench/conv_algo,
  * batch 64; bench/RESULTS.md has the table):
- *  - direct: 0.32 for 3 or 16 channels on 32x32, 0.47-0.83 for the first
+ *  - direct (before stop 27's Winograd): 0.32 for 3 or 16 channels on 32x32, 0.47-0.83 for the first
  *    layers (3 channels in), 0.49 for 16-32 channels on 16x16, 0.74-0.78
  *    for 32-64 channels on 16x16 and 64 on 32x32, 0.87-0.94 for 32-64
  *    channels into 64 on 8x8; but 0.97 for 128 channels on 16x16, 1.14
@@ -33,12 +33,18 @@
  *    the padded plane computes (H+2)(W+2) positions for H*W outputs. So:
  *    up to 64 channels in on planes of 16x16 or more; up to 64 in and out
  *    on 8x8.
- *  - Winograd: 0.95-0.98 for 128 channels on 16x16 and 256 on 8x8, 1.1-2.7
- *    elsewhere. On the machine of stop 23 (SGEMM at 210 GFLOP/s) it was
- *    0.66-0.74 for 64-256 channels on 32x32 to 8x8 and 0.82-0.87 for 512
- *    on 4x4: it saves multiplications, which pays most where they are
- *    slow. So: at least 64 channels, 16384 values per image and planes of
- *    at least 8x8, where direct does not apply.
+ *  - Winograd, since its transforms work on blocks of tiles (stop 27):
+ *    0.61-0.64 for 64 channels in and out on 32x32 and 16x16 (direct:
+ *    0.85-0.86, so Winograd is asked first), 0.78 for 128 on 16x16, 0.96-0.98
+ *    for 128 on 8x8 and 256 on 8x8; but 1.10-1.42 where a layer widens
+ *    (64 into 128 on 16x16, 128 into 256 on 8x8: the GEMMs' short inner
+ *    dimension is the narrow side), 1.2-2.8 on 4x4 and 2x2 planes, and
+ *    0.74 against direct's 0.61 for 32 channels on 32x32. On the machine
+ *    of stop 23 (SGEMM at 210 GFLOP/s) it was 0.66-0.74 for 64-256
+ *    channels on 32x32 to 8x8 and 0.82-0.87 for 512 on 4x4: it saves
+ *    multiplications, which pays most where they are slow. So: at least
+ *    64 channels, as many out as in, 16384 values per image and planes of
+ *    at least 8x8.
  *    Winograd also suffers more than im2col when other jobs take a core:
  *    it runs more, smaller parallel regions (transforms and 16 GEMMs per
  *    chunk), each waiting for its slowest thread.
@@ -70,7 +76,7 @@
 typedef struct Clause { int max_c, max_k, min_side; } Clause;
 typedef struct ConvRule {
     Clause direct[2];                              /* either clause picks direct */
-    int wino_min_c, wino_min_image, wino_min_side; /* wino_min_c INT_MAX: never */
+    int wino_min_c, wino_min_image, wino_min_side; /* wino_min_c INT_MAX: never; in = out channels */
     Clause pointwise[2];                           /* either clause picks pointwise */
 } ConvRule;
 
@@ -115,9 +121,10 @@ static bool is_depthwise(const Model *m, const Layer *l)
 static ConvPath auto_path(const ConvRule *r, Shape in, int K)
 {
     int side = DDL_MIN(in.h, in.w);
-    if (clause_holds(r->direct, in, K)) return CONV_PATH_DIRECT;
-    if (in.c >= r->wino_min_c && shape_numel(in) >= (size_t)r->wino_min_image && side >= r->wino_min_side)
+    if (in.c >= r->wino_min_c && K == in.c && shape_numel(in) >= (size_t)r->wino_min_image &&
+        side >= r->wino_min_side)
         return CONV_PATH_WINOGRAD;
+    if (clause_holds(r->direct, in, K)) return CONV_PATH_DIRECT;
     return CONV_PATH_IM2COL;
 }
 
