@@ -30,7 +30,8 @@
 #include "parallel.h"
 #include "winograd_tiles.h"
 
-enum { SEG = WINOGRAD_SEG, BAND = WINOGRAD_BAND };
+/* Blocks of at most SEG tiles and BAND tile rows (winograd_tiles.h). */
+enum { SEG = WINOGRAD_GROUP, BAND = 16, FILTER_BLOCK = 64 };
 
 /* Row y of the plane (zeros outside), columns x0 - 1 .. x0 + 2n split:
  * e[k] = column x0 - 1 + 2k, o[k] = column x0 + 2k, k <= n. The row is
@@ -56,19 +57,18 @@ static void split_row(const float *plane, int H, int W, int y, int x0, int n, fl
 }
 
 /* A block of tiles: V = B^T d B, rows first (row r of tile t is e[r][t],
- * o[r][t], e[r][t+1], o[r][t+1]), then columns, into out[16][tiles] in
- * one vectorizable loop per tile row, then copied to the 16 rows of v
- * (the block's tiles are contiguous there, see winograd_tiles.h; storing
- * straight into 16 strided rows kept the loop scalar, measured 1.5x
+ * o[r][t], e[r][t+1], o[r][t+1]), then columns, into the group's staging
+ * rows out[16][j0 + ...] in one vectorizable loop per tile row (storing
+ * straight into v's 16 strided rows kept the loop scalar, measured 1.5x
  * slower). */
-static void input_segment(const float *plane, int H, int W, int ty0, int ty1, int t0, int n, float *v, size_t stride)
+static void input_block(const float *plane, int H, int W, const WinoBlock *b, float (*out)[WINOGRAD_GROUP], int j0)
 {
-    float e[2 * BAND + 2][SEG + 1], o[2 * BAND + 2][SEG + 1], out[16][SEG];
-    int tw = (W + 1) / 2, rows = 2 * (ty1 - ty0) + 2;
-    for (int r = 0; r < rows; r++) split_row(plane, H, W, 2 * ty0 - 1 + r, 2 * t0, n, e[r], o[r]);
-    for (int ty = ty0; ty < ty1; ty++) {
-        const float(*er)[SEG + 1] = e + 2 * (ty - ty0), (*or)[SEG + 1] = o + 2 * (ty - ty0);
-        int j0 = (ty - ty0) * n;
+    float e[2 * BAND + 2][SEG + 1], o[2 * BAND + 2][SEG + 1];
+    int n = b->n, rows = 2 * (b->ty1 - b->ty0) + 2;
+    for (int r = 0; r < rows; r++) split_row(plane, H, W, 2 * b->ty0 - 1 + r, 2 * b->t0, n, e[r], o[r]);
+    for (int ty = b->ty0; ty < b->ty1; ty++) {
+        const float(*er)[SEG + 1] = e + 2 * (ty - b->ty0), (*or)[SEG + 1] = o + 2 * (ty - b->ty0);
+        int j = j0 + (ty - b->ty0) * n;
         for (int t = 0; t < n; t++) {
             float a[4][4];
             for (int r = 0; r < 4; r++) {
@@ -79,48 +79,39 @@ static void input_segment(const float *plane, int H, int W, int ty0, int ty1, in
                 a[r][3] = d1 - d3;
             }
             for (int c = 0; c < 4; c++) {
-                out[0 + c][j0 + t] = a[0][c] - a[2][c];
-                out[4 + c][j0 + t] = a[1][c] + a[2][c];
-                out[8 + c][j0 + t] = a[2][c] - a[1][c];
-                out[12 + c][j0 + t] = a[1][c] - a[3][c];
+                out[0 + c][j + t] = a[0][c] - a[2][c];
+                out[4 + c][j + t] = a[1][c] + a[2][c];
+                out[8 + c][j + t] = a[2][c] - a[1][c];
+                out[12 + c][j + t] = a[1][c] - a[3][c];
             }
         }
     }
-    size_t tiles = (size_t)(ty1 - ty0) * n;
-    float *vt = v + (size_t)ty0 * tw + t0;
-    for (int q = 0; q < 16; q++) memcpy(vt + (size_t)q * stride, out[q], sizeof(float) * tiles);
 }
 
-void winograd_blocks(int H, int W, int *band, int *seg)
+void winograd_tiles_in(const float *x, int nb, int C, int H, int W, float *v, WinogradBlockFn fn)
 {
-    int tw = (W + 1) / 2;
-    *seg = tw < SEG ? tw : SEG;
-    *band = tw < SEG ? SEG / tw : 1;
-    if (*band > BAND) *band = BAND;
-    (void)H;
-}
-
-void winograd_for_segments(const float *x, int nb, int C, int H, int W, float *v, WinogradSegment seg)
-{
-    int th = (H + 1) / 2, tw = (W + 1) / 2, band, cols;
-    winograd_blocks(H, W, &band, &cols);
-    size_t T = (size_t)th * tw, ld = (size_t)nb * T, plane = (size_t)H * W;
+    int th = (H + 1) / 2, tw = (W + 1) / 2;
+    size_t ld = (size_t)nb * th * tw, plane = (size_t)H * W;
     size_t stride = (size_t)C * ld; /* between the 16 positions */
     PARALLEL_FOR(16 * (size_t)C * ld)
-    for (int c = 0; c < C; c++)
-        for (int i = 0; i < nb; i++) {
-            const float *xc = x + ((size_t)i * C + c) * plane;
-            float *vc = v + (size_t)c * ld + (size_t)i * T;
-            for (int ty0 = 0; ty0 < th; ty0 += band)
-                for (int t0 = 0; t0 < tw; t0 += cols)
-                    seg(xc, H, W, ty0, th - ty0 < band ? th : ty0 + band, t0, tw - t0 < cols ? tw - t0 : cols, vc,
-                        stride);
+    for (int c = 0; c < C; c++) {
+        float out[16][WINOGRAD_GROUP];
+        WinoBlock g[WINOGRAD_GROUP];
+        WinoWalk walk = wino_walk(nb, th, tw, SEG, BAND);
+        size_t at = (size_t)c * ld; /* the group's first tile in v's rows */
+        int count, tiles;
+        while ((count = wino_next_group(&walk, g, &tiles)) > 0) {
+            for (int k = 0, j = 0; k < count; j += (g[k].ty1 - g[k].ty0) * g[k].n, k++)
+                fn(x + ((size_t)g[k].i * C + c) * plane, H, W, &g[k], out, j);
+            for (int q = 0; q < 16; q++) memcpy(v + (size_t)q * stride + at, out[q], sizeof(float) * (size_t)tiles);
+            at += (size_t)tiles;
         }
+    }
 }
 
 void winograd_input_cpu(const float *x, int nb, int C, int H, int W, float *v)
 {
-    winograd_for_segments(x, nb, C, H, W, v, input_segment);
+    winograd_tiles_in(x, nb, C, H, W, v, input_block);
 }
 
 /* One row (or column) of G g G^T: 3 values in, 4 out. */
@@ -132,43 +123,58 @@ static inline void g3(const float g[3], float t[4])
     t[3] = g[2];
 }
 
+/* Filters [a0, a0 + n) in u's order (at = k*C + c, or c*K + k with
+ * flip): their 9 taps gathered (rotated with flip), G g G^T for all of
+ * them in loops over the block, and each of the 16 positions stored as
+ * one contiguous run (a filter at a time wrote 16 values 4*K*C bytes
+ * apart and stayed scalar; winograd4.c measured why that matters). */
+static void filter_block(const float *w, int K, int C, bool flip, size_t a0, int n, float *u, size_t stride)
+{
+    float g[9][FILTER_BLOCK], t[3][4][FILTER_BLOCK], out[16][FILTER_BLOCK];
+    for (int b = 0; b < n; b++) {
+        size_t at = a0 + (size_t)b;
+        size_t f = flip ? ((at % (size_t)K) * C + at / (size_t)K) * 9 : at * 9;
+        for (int r = 0; r < 9; r++) g[r][b] = w[f + (size_t)(flip ? 8 - r : r)];
+    }
+    for (int r = 0; r < 3; r++)
+        for (int b = 0; b < n; b++) {
+            float row[3] = { g[3 * r][b], g[3 * r + 1][b], g[3 * r + 2][b] }, o[4];
+            g3(row, o);
+            for (int q = 0; q < 4; q++) t[r][q][b] = o[q];
+        }
+    for (int q = 0; q < 4; q++)
+        for (int b = 0; b < n; b++) {
+            float col[3] = { t[0][q][b], t[1][q][b], t[2][q][b] }, o[4];
+            g3(col, o);
+            for (int r = 0; r < 4; r++) out[r * 4 + q][b] = o[r];
+        }
+    for (int q = 0; q < 16; q++) memcpy(u + (size_t)q * stride + a0, out[q], sizeof(float) * (size_t)n);
+}
+
 void winograd_filter_cpu(const float *w, int K, int C, bool flip, float *u)
 {
-    size_t stride = (size_t)K * C;
-    PARALLEL_FOR(16 * stride)
-    for (int k = 0; k < K; k++)
-        for (int c = 0; c < C; c++) {
-            const float *f = w + ((size_t)k * C + c) * 9;
-            float g[3][3], t[3][4], col[3], out[4];
-            /* flip: the filter of the input gradient, w rotated by 180
-             * degrees, with input and output channels swapped. */
-            for (int r = 0; r < 9; r++) g[r / 3][r % 3] = flip ? f[8 - r] : f[r];
-            for (int r = 0; r < 3; r++) g3(g[r], t[r]);
-            size_t at = flip ? (size_t)c * K + k : (size_t)k * C + c;
-            for (int q = 0; q < 4; q++) {
-                for (int r = 0; r < 3; r++) col[r] = t[r][q];
-                g3(col, out);
-                for (int r = 0; r < 4; r++) u[(size_t)(r * 4 + q) * stride + at] = out[r];
-            }
-        }
+    size_t total = (size_t)K * C, blocks = (total + FILTER_BLOCK - 1) / FILTER_BLOCK;
+    PARALLEL_FOR(16 * total)
+    for (size_t bl = 0; bl < blocks; bl++) {
+        size_t a0 = bl * FILTER_BLOCK;
+        filter_block(w, K, C, flip, a0, total - a0 < FILTER_BLOCK ? (int)(total - a0) : FILTER_BLOCK, u, total);
+    }
 }
 
 /* A block of tiles of one output plane: A^T m A (rows first, then
- * columns) in one vectorizable loop over the block's tiles, which are
- * contiguous in m's 16 rows, then each 2x2 block put in place (cropped:
- * the last tile row/column hangs over an odd plane). */
-static void output_segment(const float *m, size_t stride, int H, int W, int ty0, int ty1, int t0, int n, float *plane,
-                           bool acc)
+ * columns) in one vectorizable loop over the block's tiles, staged at
+ * in[16][j0 + ...], then each 2x2 block put in place (cropped: the last
+ * tile row/column hangs over an odd plane). */
+static void output_block(const float (*in)[WINOGRAD_GROUP], int j0, int H, int W, const WinoBlock *b, float *plane,
+                         bool acc)
 {
-    int tw = (W + 1) / 2, cols = W - 2 * t0 < 2 * n ? W - 2 * t0 : 2 * n, tiles = (ty1 - ty0) * n;
-    const float *mt = m + (size_t)ty0 * tw + t0;
-    float in[16][SEG], o[4][SEG];
-    for (int q = 0; q < 16; q++) memcpy(in[q], mt + (size_t)q * stride, sizeof(float) * (size_t)tiles);
+    int n = b->n, cols = W - 2 * b->t0 < 2 * n ? W - 2 * b->t0 : 2 * n, tiles = (b->ty1 - b->ty0) * n;
+    float o[4][SEG];
     for (int t = 0; t < tiles; t++) {
         float a[4][2];
         for (int r = 0; r < 4; r++) {
-            a[r][0] = in[4 * r][t] + in[4 * r + 1][t] + in[4 * r + 2][t];
-            a[r][1] = in[4 * r + 1][t] - in[4 * r + 2][t] - in[4 * r + 3][t];
+            a[r][0] = in[4 * r][j0 + t] + in[4 * r + 1][j0 + t] + in[4 * r + 2][j0 + t];
+            a[r][1] = in[4 * r + 1][j0 + t] - in[4 * r + 2][j0 + t] - in[4 * r + 3][j0 + t];
         }
         for (int c = 0; c < 2; c++) {
             o[c][t] = a[0][c] + a[1][c] + a[2][c];
@@ -176,10 +182,10 @@ static void output_segment(const float *m, size_t stride, int H, int W, int ty0,
         }
     }
     /* o[r*2 + c][j*n + t]: output row 2*(ty0 + j) + r, column 2*(t0 + t) + c */
-    for (int ty = ty0; ty < ty1; ty++)
+    for (int ty = b->ty0; ty < b->ty1; ty++)
         for (int r = 0; r < 2 && 2 * ty + r < H; r++) {
-            float *row = plane + (size_t)(2 * ty + r) * W + 2 * t0;
-            const float *ev = o[2 * r] + (ty - ty0) * n, *od = o[2 * r + 1] + (ty - ty0) * n;
+            float *row = plane + (size_t)(2 * ty + r) * W + 2 * b->t0;
+            const float *ev = o[2 * r] + (ty - b->ty0) * n, *od = o[2 * r + 1] + (ty - b->ty0) * n;
             if (acc)
                 for (int x = 0; x < cols; x++) row[x] += (x & 1) ? od[x >> 1] : ev[x >> 1];
             else
@@ -189,18 +195,22 @@ static void output_segment(const float *m, size_t stride, int H, int W, int ty0,
 
 void winograd_output_cpu(const float *m, int nb, int K, int H, int W, float *y, bool acc)
 {
-    int th = (H + 1) / 2, tw = (W + 1) / 2, band, cols;
-    winograd_blocks(H, W, &band, &cols);
-    size_t T = (size_t)th * tw, ld = (size_t)nb * T, plane = (size_t)H * W;
+    int th = (H + 1) / 2, tw = (W + 1) / 2;
+    size_t ld = (size_t)nb * th * tw, plane = (size_t)H * W;
     size_t stride = (size_t)K * ld;
     PARALLEL_FOR(16 * (size_t)K * ld)
-    for (int k = 0; k < K; k++)
-        for (int i = 0; i < nb; i++) {
-            const float *mk = m + (size_t)k * ld + (size_t)i * T;
-            float *yk = y + ((size_t)i * K + k) * plane;
-            for (int ty0 = 0; ty0 < th; ty0 += band)
-                for (int t0 = 0; t0 < tw; t0 += cols)
-                    output_segment(mk, stride, H, W, ty0, th - ty0 < band ? th : ty0 + band, t0,
-                                   tw - t0 < cols ? tw - t0 : cols, yk, acc);
+    for (int k = 0; k < K; k++) {
+        float in[16][WINOGRAD_GROUP];
+        WinoBlock g[WINOGRAD_GROUP];
+        WinoWalk walk = wino_walk(nb, th, tw, SEG, BAND);
+        size_t at = (size_t)k * ld;
+        int count, tiles;
+        while ((count = wino_next_group(&walk, g, &tiles)) > 0) {
+            for (int q = 0; q < 16; q++) memcpy(in[q], m + (size_t)q * stride + at, sizeof(float) * (size_t)tiles);
+            for (int b = 0, j = 0; b < count; j += (g[b].ty1 - g[b].ty0) * g[b].n, b++)
+                output_block((const float(*)[WINOGRAD_GROUP])in, j, H, W, &g[b],
+                             y + ((size_t)g[b].i * K + k) * plane, acc);
+            at += (size_t)tiles;
         }
+    }
 }

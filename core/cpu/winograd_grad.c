@@ -24,7 +24,7 @@
 #include "parallel.h"
 #include "winograd_tiles.h"
 
-enum { SEG = WINOGRAD_SEG };
+enum { SEG = WINOGRAD_GROUP, FILTER_BLOCK = 64 }; /* SEG: the most tiles in a block */
 
 /* Row y of a dy plane from column 2*t0, n tiles wide, split into even
  * (e) and odd (o) columns, 0 past the plane (an odd plane's last tile
@@ -47,17 +47,15 @@ static void split_grad_row(const float *plane, int H, int W, int y, int t0, int 
 
 /* A block of tiles of one plane of dy: dM = A dY A^T, rows first (dY's
  * rows through A), then columns, for a tile row's tiles in one
- * vectorizable loop (even and odd columns split first), into
- * out[16][tiles], then copied to the 16 rows of dm, where the block's
- * tiles are contiguous (winograd_tiles.h). */
-static void grad_segment(const float *plane, int H, int W, int ty0, int ty1, int t0, int n, float *dm, size_t stride)
+ * vectorizable loop (even and odd columns split first), into the group's
+ * staging rows out[16][j0 + ...] (winograd_tiles.h). */
+static void grad_block(const float *plane, int H, int W, const WinoBlock *b, float (*out)[WINOGRAD_GROUP], int j0)
 {
-    float out[16][SEG];
-    int tw = (W + 1) / 2;
-    for (int ty = ty0; ty < ty1; ty++) {
+    int n = b->n;
+    for (int ty = b->ty0; ty < b->ty1; ty++) {
         float e[2][SEG], o[2][SEG];
-        for (int r = 0; r < 2; r++) split_grad_row(plane, H, W, 2 * ty + r, t0, n, e[r], o[r]);
-        int j0 = (ty - ty0) * n;
+        for (int r = 0; r < 2; r++) split_grad_row(plane, H, W, 2 * ty + r, b->t0, n, e[r], o[r]);
+        int j = j0 + (ty - b->ty0) * n;
         for (int t = 0; t < n; t++) {
             float p[2][4];
             for (int r = 0; r < 2; r++) {
@@ -67,21 +65,18 @@ static void grad_segment(const float *plane, int H, int W, int ty0, int ty1, int
                 p[r][3] = -o[r][t];
             }
             for (int q = 0; q < 4; q++) {
-                out[0 + q][j0 + t] = p[0][q];
-                out[4 + q][j0 + t] = p[0][q] + p[1][q];
-                out[8 + q][j0 + t] = p[0][q] - p[1][q];
-                out[12 + q][j0 + t] = -p[1][q];
+                out[0 + q][j + t] = p[0][q];
+                out[4 + q][j + t] = p[0][q] + p[1][q];
+                out[8 + q][j + t] = p[0][q] - p[1][q];
+                out[12 + q][j + t] = -p[1][q];
             }
         }
     }
-    size_t tiles = (size_t)(ty1 - ty0) * n;
-    float *dt = dm + (size_t)ty0 * tw + t0;
-    for (int q = 0; q < 16; q++) memcpy(dt + (size_t)q * stride, out[q], sizeof(float) * tiles);
 }
 
 void winograd_output_grad_cpu(const float *dy, int nb, int K, int H, int W, float *dm)
 {
-    winograd_for_segments(dy, nb, K, H, W, dm, grad_segment);
+    winograd_tiles_in(dy, nb, K, H, W, dm, grad_block);
 }
 
 /* One row (or column) of G^T u G: 4 values in, 3 out. */
@@ -92,21 +87,34 @@ static inline void gt4(const float u[4], float t[3])
     t[2] = 0.5f * (u[1] + u[2]) + u[3];
 }
 
+/* Filters [a0, a0 + n) (at = k*C + c): their 16 positions read as
+ * contiguous runs, G^T du G for all of them in loops over the block, and
+ * the 9 taps added to dw. */
+static void filter_grad_block(const float *du, size_t a0, int n, size_t stride, float *dw)
+{
+    float d[16][FILTER_BLOCK], t[4][3][FILTER_BLOCK];
+    for (int q = 0; q < 16; q++) memcpy(d[q], du + (size_t)q * stride + a0, sizeof(float) * (size_t)n);
+    for (int r = 0; r < 4; r++)
+        for (int b = 0; b < n; b++) {
+            float row[4] = { d[4 * r][b], d[4 * r + 1][b], d[4 * r + 2][b], d[4 * r + 3][b] }, o[3];
+            gt4(row, o);
+            for (int j = 0; j < 3; j++) t[r][j][b] = o[j];
+        }
+    for (int j = 0; j < 3; j++)
+        for (int b = 0; b < n; b++) {
+            float col[4] = { t[0][j][b], t[1][j][b], t[2][j][b], t[3][j][b] }, o[3];
+            gt4(col, o);
+            float *f = dw + (a0 + (size_t)b) * 9;
+            for (int i = 0; i < 3; i++) f[i * 3 + j] += o[i];
+        }
+}
+
 void winograd_filter_grad_cpu(const float *du, int K, int C, float *dw)
 {
-    size_t stride = (size_t)K * C;
-    PARALLEL_FOR(16 * stride)
-    for (int k = 0; k < K; k++)
-        for (int c = 0; c < C; c++) {
-            size_t at = (size_t)k * C + c;
-            float d[4][4], t[4][3], col[4], out[3];
-            for (int q = 0; q < 16; q++) d[q / 4][q % 4] = du[(size_t)q * stride + at];
-            for (int r = 0; r < 4; r++) gt4(d[r], t[r]);
-            float *f = dw + at * 9;
-            for (int j = 0; j < 3; j++) {
-                for (int r = 0; r < 4; r++) col[r] = t[r][j];
-                gt4(col, out);
-                for (int i = 0; i < 3; i++) f[i * 3 + j] += out[i];
-            }
-        }
+    size_t total = (size_t)K * C, blocks = (total + FILTER_BLOCK - 1) / FILTER_BLOCK;
+    PARALLEL_FOR(16 * total)
+    for (size_t bl = 0; bl < blocks; bl++) {
+        size_t a0 = bl * FILTER_BLOCK;
+        filter_grad_block(du, a0, total - a0 < FILTER_BLOCK ? (int)(total - a0) : FILTER_BLOCK, total, dw);
+    }
 }

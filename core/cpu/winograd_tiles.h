@@ -1,43 +1,97 @@
-/* winograd_tiles.h - the loop that both Winograd tile transforms share
- * (winograd.c's input transform, winograd_grad.c's output-gradient
- * transform): every channel of every image, in blocks of at most
- * WINOGRAD_SEG tiles (bands of whole tile rows on planes narrower than
- * that, at most WINOGRAD_BAND rows; segments of one row on wider ones),
- * each block handed
- * to a function that transforms its tiles and writes the 16 positions
- * `stride` floats apart.
+/* winograd_tiles.h - how the Winograd tile transforms (winograd.c,
+ * winograd_grad.c, winograd4.c) walk a channel's tiles: in blocks, and
+ * blocks in groups.
  *
- * Blocks, not single tiles or single tile rows: the block's plane rows are
- * split into even and odd columns once, so the loop over a tile row's
- * tiles reads and writes only contiguous runs and vectorizes (a
+ * A block is tile rows [ty0, ty1) by tile columns [t0, t0 + n) of one
+ * image's plane: a band of whole tile rows on planes narrower than `seg`
+ * tiles, or a segment of one row on wider ones. Its plane rows are split
+ * into even and odd columns (4 phases for F(4x4)) once, so the loop over
+ * a tile row's tiles reads and writes contiguous runs and vectorizes (a
  * tile-at-a-time loop gathered 16 scattered values per tile and cost as
- * much as the GEMMs). A band of tile rows shares that split (neighbouring
- * 4x4 tiles overlap by two rows) and one call, which matters on CIFAR's
- * small planes: an 8x8 plane has 4 tiles per row, and a call per tile row
- * with 16 short copies cost more than its arithmetic (measured: 30% of a
- * Winograd forward pass on 128 channels at 16x16, bench/RESULTS.md).
- * A thread gets whole channels and no sum is split, so results do not
- * depend on the thread count. */
+ * much as the GEMMs), and a band shares the split of the rows its tiles
+ * overlap on.
+ *
+ * A group is consecutive blocks of one channel, at most WINOGRAD_GROUP
+ * tiles in all. The tiles of one channel lie in v (and m) in the order
+ * the blocks are visited (image, tile row, column), so a group is one
+ * contiguous run in each of the 16 (or 36) positions' rows: it is staged
+ * in a [positions][WINOGRAD_GROUP] buffer and copied in or out with one
+ * copy per position. Why groups: CIFAR's deep planes are small (an 8x8
+ * plane has 16 F(2x2) tiles, 4 of F(4x4); a 4x4 plane 4, or 1), and one
+ * block per plane with its own 16 or 36 short copies cost more than its
+ * arithmetic. A thread gets whole channels and no sum is split, so results
+ * do not depend on the thread count. */
 #ifndef DDL_CPU_WINOGRAD_TILES_H
 #define DDL_CPU_WINOGRAD_TILES_H
 
-#include <stddef.h>
+#include <stdbool.h>
 
-enum { WINOGRAD_SEG = 128, WINOGRAD_BAND = 16 };
+enum { WINOGRAD_GROUP = 128 };
 
-/* Tile rows [ty0, ty1) and tile columns [t0, t0 + n) of one H x W plane
- * (as winograd_blocks cuts it: at most WINOGRAD_SEG tiles in all, and
- * contiguous in the tile order, a band of whole tile rows or part of one
- * row), into out[q * stride + ty * tw + t0 + t] for the 16 positions q
- * (tw = ceil(W/2)). */
-typedef void (*WinogradSegment)(const float *plane, int H, int W, int ty0, int ty1, int t0, int n, float *out,
-                                size_t stride);
+typedef struct WinoBlock {
+    int i, ty0, ty1, t0, n; /* image; tile rows; first tile column and count */
+} WinoBlock;
 
-/* How a plane is cut into blocks: tile rows per band, and tiles per row
- * segment (the whole row when it has fewer than WINOGRAD_SEG tiles). */
-void winograd_blocks(int H, int W, int *band, int *seg);
+/* A walk over one channel's blocks: nb images of th x tw tiles, blocks of
+ * at most max_tiles tiles and max_band tile rows. */
+typedef struct WinoWalk {
+    int nb, th, tw, band, seg; /* tile rows per band, tiles per row segment */
+    int i, ty0, t0;            /* the next block */
+} WinoWalk;
 
-/* x[nb][C][H][W] -> v[16][C][nb*T] (T = ceil(H/2) * ceil(W/2)) through seg. */
-void winograd_for_segments(const float *x, int nb, int C, int H, int W, float *v, WinogradSegment seg);
+static inline WinoWalk wino_walk(int nb, int th, int tw, int max_tiles, int max_band)
+{
+    WinoWalk w = { nb, th, tw, 1, tw, 0, 0, 0 };
+    if (tw < max_tiles) {
+        w.band = max_tiles / tw;
+        if (w.band > max_band) w.band = max_band;
+    } else {
+        w.seg = max_tiles;
+    }
+    return w;
+}
+
+static inline bool wino_next_block(WinoWalk *w, WinoBlock *b)
+{
+    if (w->i >= w->nb) return false;
+    b->i = w->i, b->ty0 = w->ty0, b->t0 = w->t0;
+    b->ty1 = w->th - w->ty0 < w->band ? w->th : w->ty0 + w->band;
+    b->n = w->tw - w->t0 < w->seg ? w->tw - w->t0 : w->seg;
+    if ((w->t0 += b->n) >= w->tw) { /* the next band, or the next image */
+        w->t0 = 0;
+        if ((w->ty0 = b->ty1) >= w->th) w->ty0 = 0, w->i++;
+    }
+    return true;
+}
+
+/* The next group of blocks into g[WINOGRAD_GROUP]: their count (0 at the
+ * end), and their tiles in *tiles. */
+static inline int wino_next_group(WinoWalk *w, WinoBlock *g, int *tiles)
+{
+    int count = 0;
+    *tiles = 0;
+    for (;;) {
+        WinoWalk before = *w;
+        WinoBlock b;
+        if (!wino_next_block(w, &b)) break;
+        int size = (b.ty1 - b.ty0) * b.n;
+        if (count > 0 && *tiles + size > WINOGRAD_GROUP) {
+            *w = before;
+            break;
+        }
+        g[count++] = b;
+        *tiles += size;
+    }
+    return count;
+}
+
+/* A block's transform into a group's staging rows out[q][j0 + ...]. */
+typedef void (*WinogradBlockFn)(const float *plane, int H, int W, const WinoBlock *b, float (*out)[WINOGRAD_GROUP],
+                                int j0);
+
+/* F(2x2): x[nb][C][H][W] -> v[16][C][nb*T] (T = ceil(H/2) * ceil(W/2))
+ * through fn, group by group (winograd.c's input transform and
+ * winograd_grad.c's output-gradient transform). */
+void winograd_tiles_in(const float *x, int nb, int C, int H, int W, float *v, WinogradBlockFn fn);
 
 #endif
