@@ -232,6 +232,41 @@ static void backend_layout(const Backend *be)
     be->release(yd);
 }
 
+/* F(4x4)'s transforms through the table, on backend_winograd's x and w:
+ * bit-exact too (winograd4.c: every product exact or a sum's last step). */
+static void backend_winograd4(const Backend *be, int nb, int C, int K, int H, int W, const float *x, const float *w,
+                              const float *xd, const float *wd)
+{
+    size_t T = (size_t)((H + 3) / 4) * ((W + 3) / 4), nv = 36 * (size_t)C * T * nb, nu = 36 * (size_t)K * C;
+    size_t nm = 36 * (size_t)K * T * nb, ny = (size_t)nb * K * H * W;
+    float *m = rand_floats(nm, -1, 1), *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny));
+    float *md = up(be, m, 4 * nm), *vd = poisoned(be, nv), *ud = poisoned(be, nu);
+    winograd4_input_cpu(x, nb, C, H, W, want);
+    be->winograd4_input(xd, nb, C, H, W, vd);
+    float *got = down(be, vd, nv);
+    check_same(be->name, "winograd4_input", got, want, nv);
+    ddl_free(got);
+    for (int flip = 0; flip < 2; flip++) {
+        winograd4_filter_cpu(w, K, C, flip, want);
+        be->winograd4_filter(wd, K, C, flip, ud);
+        got = down(be, ud, nu);
+        check_same(be->name, flip ? "winograd4_filter flip" : "winograd4_filter", got, want, nu);
+        ddl_free(got);
+    }
+    for (int acc = 0; acc < 2; acc++) {
+        memcpy(want, y0, sizeof(float) * ny);
+        winograd4_output_cpu(m, nb, K, H, W, want, acc);
+        float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
+        be->winograd4_output(md, nb, K, H, W, yd, acc);
+        got = down(be, yd, ny);
+        check_same(be->name, acc ? "winograd4_output acc" : "winograd4_output", got, want, ny);
+        ddl_free(got);
+        be->release(yd);
+    }
+    ddl_free(m), ddl_free(y0), ddl_free(want);
+    be->release(md), be->release(vd), be->release(ud);
+}
+
 /* The Winograd transforms through the table (wired to the right kernels,
  * flip and acc passed on): bit-exact, as they only add, subtract and
  * halve, each in the CPU's order. */
@@ -268,6 +303,7 @@ static void backend_winograd(const Backend *be)
         ddl_free(got);
         be->release(yd);
     }
+    backend_winograd4(be, nb, C, K, H, W, x, w, xd, wd); /* before wd takes the weight gradient */
     float *yd = up(be, y0, 4 * ny), *dmd = poisoned(be, nm); /* y0 as dy, m as du */
     winograd_output_grad_cpu(y0, nb, K, H, W, want);
     be->winograd_output_grad(yd, nb, K, H, W, dmd);

@@ -35,7 +35,7 @@
 
 static const char *const GROUPS[] = {
     "device memory",   "im2col/col2im", "conv2d groups (im2col row blocks + gemm)", "winograd transforms",
-    "direct 3x3 convolution", "pointwise 1x1 convolution",
+    "winograd F(4x4) transforms", "direct 3x3 convolution", "pointwise 1x1 convolution",
     "bias add/grad",   "relu/relu6",    "maxpool",
     "avgpool",         "global avgpool", "batchnorm",
     "dropout mask",    "mul/add/copy_grad", "softmax cross-entropy",
@@ -321,6 +321,46 @@ static void test_winograd(void)
         check_buf(&dw, TOL_ELEM, DEV " winograd_filter_grad %s (accumulates)", tag);
         buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
         buf_free(&dy), buf_free(&dm), buf_free(&du), buf_free(&dw);
+    }
+}
+
+/* ---- Winograd F(4x4,3x3) transforms --------------------------------------- */
+
+/* The same for F(4x4) (core/cpu/winograd4.c): planes with partial last
+ * tiles both ways, one-tile planes (4x4, 2x2, 1x3), and many small planes
+ * (the CPU stages several images' tiles per group), with flip and acc. */
+static void test_winograd4(void)
+{
+    static const int CASES[][5] = { /* nb, C, K, H, W */
+        { 1, 1, 1, 4, 4 }, { 2, 3, 5, 7, 9 }, { 9, 8, 4, 8, 8 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
+        { 3, 2, 2, 2, 2 }, { 1, 3, 2, 10, 300 },
+    };
+    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
+        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
+        size_t T = (size_t)((H + 3) / 4) * ((W + 3) / 4), cols = (size_t)nb * T;
+        char tag[96];
+        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", nb, C, K, H, W);
+        Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), v = buf_poison(36 * C * cols);
+        winograd4_input_cpu(x.h, nb, C, H, W, v.h);
+        winograd4_input_cuda(x.d, nb, C, H, W, v.d);
+        check_buf(&v, TOL_ELEM, DEV " winograd4_input %s", tag);
+        Buf w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
+        for (int flip = 0; flip < 2; flip++) {
+            Buf u = buf_poison(36 * (size_t)K * C);
+            winograd4_filter_cpu(w.h, K, C, flip, u.h);
+            winograd4_filter_cuda(w.d, K, C, flip, u.d);
+            check_buf(&u, TOL_ELEM, DEV " winograd4_filter %s flip=%d", tag, flip);
+            buf_free(&u);
+        }
+        Buf m = buf_rand(36 * K * cols, -1.0f, 1.0f);
+        for (int acc = 0; acc < 2; acc++) {
+            Buf y = buf_out((size_t)nb * K * H * W, acc);
+            winograd4_output_cpu(m.h, nb, K, H, W, y.h, acc);
+            winograd4_output_cuda(m.d, nb, K, H, W, y.d, acc);
+            check_buf(&y, TOL_ELEM, DEV " winograd4_output %s acc=%d", tag, acc);
+            buf_free(&y);
+        }
+        buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
     }
 }
 
@@ -1031,6 +1071,7 @@ int main(void)
     test_im2col();
     test_conv_groups();
     test_winograd();
+    test_winograd4();
     test_direct();
     test_pointwise();
     test_bias();

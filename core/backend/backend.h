@@ -105,6 +105,9 @@ typedef struct Backend {
     void (*winograd_output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
     void (*winograd_output_grad)(const float *dy, int nb, int K, int H, int W, float *dm);
     void (*winograd_filter_grad)(const float *du, int K, int C, float *dw);
+    void (*winograd4_input)(const float *x, int nb, int C, int H, int W, float *v);
+    void (*winograd4_filter)(const float *w, int K, int C, bool flip, float *u);
+    void (*winograd4_output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
     void (*direct_pad)(const float *x, int nb, int C, int H, int W, float *xq);
     void (*direct_filter)(const float *w, int K, int C, bool flip, float *wp);
     void (*direct_conv)(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc);

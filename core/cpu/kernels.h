@@ -40,6 +40,14 @@ void winograd_output_cpu(const float *m, int nb, int K, int H, int W, float *y, 
  * += G^T du G. */
 void winograd_output_grad_cpu(const float *dy, int nb, int K, int H, int W, float *dm);
 void winograd_filter_grad_cpu(const float *du, int K, int C, float *dw);
+/* Winograd F(4x4,3x3) (winograd4.c says why and how): the same three
+ * transforms with 36 positions of 6x6 tiles around 4x4 outputs, T =
+ * ceil(H/4) * ceil(W/4) tiles per plane:
+ * input:  v[36][C][nb*T]; filter: u[36][K][C] (flip as above);
+ * output: y[nb][K][H][W] (+)= A^T m A of m[36][K][nb*T], cropped. */
+void winograd4_input_cpu(const float *x, int nb, int C, int H, int W, float *v);
+void winograd4_filter_cpu(const float *w, int K, int C, bool flip, float *u);
+void winograd4_output_cpu(const float *m, int nb, int K, int H, int W, float *y, bool acc);
 
 /* Direct 3x3 convolution, stride 1, padding 1 (conv_direct.c says why and
  * how; buffer layouts in conv_direct_layout.h):

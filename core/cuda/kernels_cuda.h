@@ -39,6 +39,10 @@ void winograd_output_cuda(const float *m, int nb, int K, int H, int W, float *y,
 /* winograd_grad.cu: the weight gradient's transforms. */
 void winograd_output_grad_cuda(const float *dy, int nb, int K, int H, int W, float *dm);
 void winograd_filter_grad_cuda(const float *du, int K, int C, float *dw);
+/* winograd4.cu: Winograd F(4x4,3x3) transforms (layouts in kernels.h). */
+void winograd4_input_cuda(const float *x, int nb, int C, int H, int W, float *v);
+void winograd4_filter_cuda(const float *w, int K, int C, bool flip, float *u);
+void winograd4_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc);
 
 /* conv_direct.cu: direct 3x3 convolution (layouts in conv_direct_layout.h). */
 void direct_pad_cuda(const float *x, int nb, int C, int H, int W, float *xq);

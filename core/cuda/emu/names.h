@@ -94,5 +94,8 @@
 #define winograd_input_cuda winograd_input_cuda_emu
 #define winograd_output_cuda winograd_output_cuda_emu
 #define winograd_output_grad_cuda winograd_output_grad_cuda_emu
+#define winograd4_filter_cuda winograd4_filter_cuda_emu
+#define winograd4_input_cuda winograd4_input_cuda_emu
+#define winograd4_output_cuda winograd4_output_cuda_emu
 #endif
 #endif

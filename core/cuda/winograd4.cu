@@ -1,0 +1,159 @@
+// winograd4.cu - the Winograd F(4x4,3x3) transforms, twins of
+// core/cpu/winograd4.c (the maths, layouts and why every product there is
+// exact or a sum's last step). One thread per tile (input and output
+// transforms) or per filter (filter transform); consecutive threads take
+// consecutive tiles, so the 36 rows of v and m are written and read in
+// runs. Each value is computed with the CPU's operations in the CPU's
+// order; the filter transform's inexact scalings (1/6, 1/24) go through
+// ddl_mul_rn, so that the compiler cannot fuse them into a following add:
+// the results match the CPU's bit for bit.
+#include "cuda_check.h"
+#include "kernels_cuda.h"
+#include "launch.h"
+
+namespace {
+
+__device__ inline void bt6(const float d[6], float v[6])
+{
+    v[0] = 4.0f * (d[0] - d[2]) + (d[4] - d[2]);
+    v[1] = (d[3] + d[4]) - 4.0f * (d[1] + d[2]);
+    v[2] = 4.0f * (d[1] - d[2]) + (d[4] - d[3]);
+    v[3] = 2.0f * (d[3] - d[1]) + (d[4] - d[2]);
+    v[4] = 2.0f * (d[1] - d[3]) + (d[4] - d[2]);
+    v[5] = 4.0f * (d[1] - d[3]) + (d[5] - d[3]);
+}
+
+__device__ inline void g6(const float g[3], float t[6])
+{
+    t[0] = 0.25f * g[0];
+    t[1] = ddl_mul_rn(-(g[0] + g[1] + g[2]), 1.0f / 6.0f);
+    t[2] = ddl_mul_rn(-(g[0] - g[1] + g[2]), 1.0f / 6.0f);
+    t[3] = ddl_mul_rn(g[0] + 2.0f * g[1] + 4.0f * g[2], 1.0f / 24.0f);
+    t[4] = ddl_mul_rn(g[0] - 2.0f * g[1] + 4.0f * g[2], 1.0f / 24.0f);
+    t[5] = g[2];
+}
+
+__device__ inline void at6(const float m[6], float o[4])
+{
+    o[0] = m[0] + m[1] + m[2] + m[3] + m[4];
+    o[1] = (m[1] - m[2]) + 2.0f * (m[3] - m[4]);
+    o[2] = (m[1] + m[2]) + 4.0f * (m[3] + m[4]);
+    o[3] = (m[1] - m[2]) + 8.0f * (m[3] - m[4]) + m[5];
+}
+
+struct TileGeom4 {
+    unsigned nb, C, H, W, tw, T, ld; // T tiles per image, ld = nb * T
+};
+
+TileGeom4 tile_geom4(int nb, int C, int H, int W)
+{
+    unsigned tw = (unsigned)(W + 3) / 4, T = (unsigned)((H + 3) / 4) * tw;
+    return TileGeom4{ (unsigned)nb, (unsigned)C, (unsigned)H, (unsigned)W, tw, T, (unsigned)nb * T };
+}
+
+// Thread e = (channel c, column q = image * T + tile) of v's rows.
+__global__ void input4_kernel(const float *__restrict__ x, TileGeom4 g, size_t total, float *__restrict__ v)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned c = (unsigned)e / g.ld, q = (unsigned)e % g.ld, i = q / g.T, j = q % g.T;
+        int y0 = 4 * (int)(j / g.tw) - 1, x0 = 4 * (int)(j % g.tw) - 1;
+        const float *plane = x + ((size_t)i * g.C + c) * g.H * g.W;
+        float w[6][6];
+        for (int r = 0; r < 6; r++) {
+            float d[6];
+            int yy = y0 + r;
+            for (int s = 0; s < 6; s++) {
+                int xx = x0 + s;
+                bool in = yy >= 0 && yy < (int)g.H && xx >= 0 && xx < (int)g.W;
+                d[s] = in ? plane[(size_t)yy * g.W + xx] : 0.0f;
+            }
+            bt6(d, w[r]);
+        }
+        size_t stride = total; // C * ld: between the 36 positions
+        for (int s = 0; s < 6; s++) {
+            float col[6] = { w[0][s], w[1][s], w[2][s], w[3][s], w[4][s], w[5][s] }, o[6];
+            bt6(col, o);
+            for (int r = 0; r < 6; r++) v[(size_t)(r * 6 + s) * stride + e] = o[r];
+        }
+    }
+}
+
+// Thread e = (output channel k, input channel c) of w.
+__global__ void filter4_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool flip, size_t total,
+                               float *__restrict__ u)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned k = (unsigned)e / C, c = (unsigned)e % C;
+        const float *f = w + e * 9;
+        float g[3][3], t[3][6], col[3], out[6];
+        for (int r = 0; r < 9; r++) g[r / 3][r % 3] = flip ? f[8 - r] : f[r];
+        for (int r = 0; r < 3; r++) g6(g[r], t[r]);
+        size_t at = flip ? (size_t)c * K + k : e;
+        for (int q = 0; q < 6; q++) {
+            for (int r = 0; r < 3; r++) col[r] = t[r][q];
+            g6(col, out);
+            for (int r = 0; r < 6; r++) u[(size_t)(r * 6 + q) * total + at] = out[r];
+        }
+    }
+}
+
+// Thread e = (output channel k, column q = image * T + tile) of m's rows.
+__global__ void output4_kernel(const float *__restrict__ m, TileGeom4 g, size_t total, bool acc, float *__restrict__ y)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned k = (unsigned)e / g.ld, q = (unsigned)e % g.ld, i = q / g.T, j = q % g.T;
+        unsigned y0 = 4 * (j / g.tw), x0 = 4 * (j % g.tw);
+        float *plane = y + ((size_t)i * g.C + k) * g.H * g.W;
+        float a[6][4];
+        for (int r = 0; r < 6; r++) {
+            float row[6];
+            for (int s = 0; s < 6; s++) row[s] = m[(size_t)(r * 6 + s) * total + e];
+            at6(row, a[r]);
+        }
+        for (int s = 0; s < 4; s++) {
+            float col[6] = { a[0][s], a[1][s], a[2][s], a[3][s], a[4][s], a[5][s] }, o[4];
+            at6(col, o);
+            for (int r = 0; r < 4; r++) {
+                unsigned py = y0 + r, px = x0 + s;
+                if (py >= g.H || px >= g.W) continue;
+                float *p = plane + (size_t)py * g.W + px;
+                *p = acc ? *p + o[r] : o[r];
+            }
+        }
+    }
+}
+
+} // namespace
+
+extern "C" void winograd4_input_cuda(const float *x, int nb, int C, int H, int W, float *v)
+{
+    TileGeom4 g = tile_geom4(nb, C, H, W);
+    size_t total = (size_t)C * g.ld;
+    if (total == 0) return;
+    ddl_check_u32(36 * total, "winograd4_input_cuda");
+    DDL_LAUNCH(input4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, g, total, v);
+    DDL_CUDA_LAUNCHED();
+}
+
+extern "C" void winograd4_filter_cuda(const float *w, int K, int C, bool flip, float *u)
+{
+    size_t total = (size_t)K * C;
+    if (total == 0) return;
+    ddl_check_u32(36 * total, "winograd4_filter_cuda");
+    DDL_LAUNCH(filter4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(w, (unsigned)K, (unsigned)C, flip, total,
+                                                                            u);
+    DDL_CUDA_LAUNCHED();
+}
+
+extern "C" void winograd4_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc)
+{
+    TileGeom4 g = tile_geom4(nb, K, H, W);
+    size_t total = (size_t)K * g.ld;
+    if (total == 0) return;
+    ddl_check_u32(36 * total, "winograd4_output_cuda");
+    DDL_LAUNCH(output4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);
+    DDL_CUDA_LAUNCHED();
+}
