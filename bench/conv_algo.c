@@ -91,14 +91,15 @@ typedef struct Algo {
 } Algo;
 static const Algo ALGOS3[] = { { "im2col", CONV_ALGO_IM2COL },
                                { "winograd", CONV_ALGO_WINOGRAD },
-                               { "direct", CONV_ALGO_DIRECT } };
+                               { "direct", CONV_ALGO_DIRECT },
+                               { "winograd4", CONV_ALGO_WINOGRAD4 } };
 static const Algo ALGOS1[] = { { "im2col", CONV_ALGO_IM2COL }, { "pointwise", CONV_ALGO_POINTWISE } };
-enum { MAXALGO = 3 };
+enum { MAXALGO = 4 };
 
 static void shape(int C, int K, int hw, int batch, int reps)
 {
     const Algo *ALGOS = ksize == 1 ? ALGOS1 : ALGOS3;
-    int NALGO = ksize == 1 ? 2 : 3;
+    int NALGO = ksize == 1 ? 2 : 4;
     Side side[MAXALGO];
     for (int a = 0; a < NALGO; a++) side_init(&side[a], ALGOS[a].algo, C, K, hw, batch, reps);
     for (int a = 0; a < NALGO; a++) side_step(&side[a], -1); /* warm-up */

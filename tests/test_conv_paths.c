@@ -1,5 +1,5 @@
 /* test_conv_paths.c - the fast paths of 3x3 convolutions, Winograd
- * F(2x2,3x3) (core/layers/conv2d_winograd.c) and the direct kernels
+ * F(2x2,3x3) and F(4x4,3x3) (core/layers/conv2d_winograd.c) and the direct kernels
  * (conv2d_direct.c), and of 1x1 ones, the pointwise kernels
  * (conv2d_pointwise.c, on the same shapes with 1x1 filters), against the
  * reference im2col + GEMM (conv2d.c).
@@ -18,7 +18,12 @@
  * thread count: 1 and 2 threads for ddlab's kernels (BLAS on one, as
  * tests/test_threads.c does) give identical bits.
  *
- * TOL_PATH 1e-5. Winograd adds and subtracts up to 9 values in its input
+ * TOL_WINO4 1e-4 for Winograd F(4x4,3x3) (core/cpu/winograd4.c): its
+ * transforms scale by up to 5 and 8 and divide by 6 and 24; measured on
+ * these shapes, output and input gradient 1.0e-5 and 1.1e-5 against
+ * im2col (128 channels on 32x32; 2e-6 to 5e-6 on 1-64 channels), its
+ * weight gradient (F(2x2)'s) 7e-7.
+ * TOL_PATH 1e-5. Winograd F(2x2) adds and subtracts up to 9 values in its input
  * and output transforms before and after the products, so its error grows
  * like a few ulps of the largest term. Measured on these shapes, relative
  * to the largest value: output 7e-7, input gradient 5.7e-7, weight
@@ -42,6 +47,7 @@
 #include "rng.h"
 
 #define TOL_PATH 1e-5
+#define TOL_WINO4 1e-4
 
 typedef struct ConvShape {
     int n, C, K, H, W;
@@ -149,13 +155,15 @@ typedef struct PathCase {
     const char *name;
     ConvAlgo algo;
     ConvPath path;
-    int k; /* the filters' side: 3, or 1 (pointwise) */
+    int k;      /* the filters' side: 3, or 1 (pointwise) */
+    double tol; /* relative to the largest value (top of the file) */
 } PathCase;
 
 static const PathCase PATH_CASES[] = {
-    { "winograd", CONV_ALGO_WINOGRAD, CONV_PATH_WINOGRAD, 3 },
-    { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3 },
-    { "pointwise", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1 },
+    { "winograd", CONV_ALGO_WINOGRAD, CONV_PATH_WINOGRAD, 3, TOL_PATH },
+    { "winograd4", CONV_ALGO_WINOGRAD4, CONV_PATH_WINOGRAD4, 3, TOL_WINO4 },
+    { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH },
+    { "pointwise", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1, TOL_PATH },
 };
 
 static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
@@ -174,16 +182,16 @@ static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
     printf("# %s: vs im2col y %.2e (max abs %.2e), dx %.2e (max abs %.2e), dx acc %.2e; vs exact: %s %.2e, "
            "im2col %.2e\n",
            name, ey, t_max_abs_diff(w.y, c.y, w.ny), edx, t_max_abs_diff(w.dx, c.dx, w.nx), eacc, pc->name, exw, exc);
-    snprintf(what, sizeof what, "%s: output within %.0e of im2col's and the exact one", name, TOL_PATH);
-    t_checkf(ey < TOL_PATH && exw < TOL_PATH, what, "error %.3g vs im2col, %.3g vs exact", ey, exw);
-    snprintf(what, sizeof what, "%s: input gradient within %.0e of im2col's (overwritten and acc)", name, TOL_PATH);
-    t_checkf(edx < TOL_PATH && eacc < TOL_PATH, what, "error %.3g, with acc %.3g", edx, eacc);
+    snprintf(what, sizeof what, "%s: output within %.0e of im2col's and the exact one", name, pc->tol);
+    t_checkf(ey < pc->tol && exw < pc->tol, what, "error %.3g vs im2col, %.3g vs exact", ey, exw);
+    snprintf(what, sizeof what, "%s: input gradient within %.0e of im2col's (overwritten and acc)", name, pc->tol);
+    t_checkf(edx < pc->tol && eacc < pc->tol, what, "error %.3g, with acc %.3g", edx, eacc);
     size_t nw = (size_t)s->K * s->C * pc->k * pc->k; /* weight, then bias */
     double edw = t_rel_err(w.grads, c.grads, nw, 1e-30);
     printf("# %s: weight gradient vs im2col %.2e (max abs %.2e)\n", name, edw, t_max_abs_diff(w.grads, c.grads, nw));
     snprintf(what, sizeof what, "%s: weight gradient within %.0e of im2col's, bias gradient identical", name,
-             TOL_PATH);
-    t_checkf(w.np == c.np && edw < TOL_PATH && !memcmp(w.grads + nw, c.grads + nw, sizeof(float) * (w.np - nw)), what,
+             pc->tol);
+    t_checkf(w.np == c.np && edw < pc->tol && !memcmp(w.grads + nw, c.grads + nw, sizeof(float) * (w.np - nw)), what,
              "weight gradient error %.3g, or the bias gradients differ", edw);
     worst[0] = fmax(worst[0], ey);
     worst[1] = fmax(worst[1], fmax(edx, eacc));
@@ -216,26 +224,27 @@ static void check_auto(void)
     model_begin(&m, "conv_paths auto", (Shape){ 3, 32, 32 });
     m.conv_algo = CONV_ALGO_AUTO;
     int t = mb_conv2d(&m, "first", m.input, 64, 3, 1, 1, 1, false); /* 3 channels, 32x32: direct */
-    t = mb_conv2d(&m, "square", t, 64, 3, 1, 1, 1, false);          /* 64 in and out, 32x32: Winograd */
-    t = mb_conv2d(&m, "narrow", t, 128, 3, 1, 1, 1, false);         /* 64 into 128, 32x32: direct */
+    t = mb_conv2d(&m, "square", t, 64, 3, 1, 1, 1, false);          /* 64 channels, 32x32: Winograd F(2x2) */
+    t = mb_conv2d(&m, "widening", t, 128, 3, 1, 1, 1, false);       /* 64 into 128, 32x32: Winograd F(2x2) */
     t = mb_conv2d(&m, "strided", t, 128, 3, 2, 1, 1, false);        /* stride 2: im2col */
-    t = mb_conv2d(&m, "wide", t, 128, 3, 1, 1, 1, false);           /* 128 channels, 16x16: Winograd */
+    t = mb_conv2d(&m, "wide", t, 128, 3, 1, 1, 1, false);           /* 128 channels, 16x16: Winograd F(4x4) */
     t = mb_conv2d(&m, "grouped", t, 128, 3, 1, 1, 2, false);        /* groups: im2col */
     t = mb_conv2d(&m, "depthwise", t, 128, 3, 2, 1, 128, false);    /* depthwise kernels, to 8x8 */
-    t = mb_conv2d(&m, "wide small", t, 128, 3, 1, 1, 1, false);     /* 128 channels, 8x8: im2col */
+    t = mb_conv2d(&m, "wide small", t, 128, 3, 1, 1, 1, false);     /* 128 channels, 8x8: Winograd F(4x4) */
     t = mb_conv2d(&m, "pointwise", t, 32, 1, 1, 0, 1, false);        /* 1x1: im2col */
     t = mb_conv2d(&m, "narrow small", t, 64, 3, 1, 1, 1, false);     /* 32 -> 64 on 8x8: direct */
     mb_conv2d(&m, "widening small", t, 128, 3, 1, 1, 1, false);      /* 64 -> 128 on 8x8: im2col */
     model_finalize(&m, 2, 1);
-    ConvPath want[11] = { CONV_PATH_DIRECT,    CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_IM2COL,
-                          CONV_PATH_WINOGRAD,  CONV_PATH_IM2COL,   CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL,
+    ConvPath want[11] = { CONV_PATH_DIRECT,    CONV_PATH_WINOGRAD, CONV_PATH_WINOGRAD,  CONV_PATH_IM2COL,
+                          CONV_PATH_WINOGRAD4, CONV_PATH_IM2COL,   CONV_PATH_DEPTHWISE, CONV_PATH_WINOGRAD4,
                           CONV_PATH_IM2COL,    CONV_PATH_DIRECT,   CONV_PATH_IM2COL };
     bool ok = true;
     for (int i = 0; i < 11; i++) ok = ok && m.layers[i].conv_path == want[i];
-    t_check(ok, "conv paths: auto picks direct for few channels, Winograd for wide layers, im2col for the rest");
+    t_check(ok, "conv paths: auto picks Winograd F(4x4) for 128+ channels, F(2x2) for 64+ on 16x16+, direct for few "
+                "channels, im2col for the rest");
     char line[256];
     conv2d_algo_summary(&m, line, sizeof line);
-    t_checkf(strcmp(line, "2 of 11 convolutions by Winograd F(2x2,3x3), 3 direct 3x3, 1 depthwise, 0 pointwise 1x1, "
+    t_checkf(strcmp(line, "2 of 11 convolutions by Winograd F(2x2,3x3), 2 Winograd F(4x4,3x3), 2 direct 3x3, 1 depthwise, 0 pointwise 1x1, "
                           "the rest im2col + GEMM (DDL_CONV=auto)") == 0,
              "conv paths: the summary line counts each path", "got '%s'", line);
     model_free(&m);
@@ -325,7 +334,7 @@ int main(int argc, char **argv)
         double worst[4] = { 0, 0, 0, 0 };
         for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) check_shape(pc, &SHAPES[i], worst);
         printf("# %s, worst over shapes: y %.2e, dx %.2e, dw %.2e (vs im2col), y %.2e (vs exact); limit %.0e\n",
-               pc->name, worst[0], worst[1], worst[3], worst[2], TOL_PATH);
+               pc->name, worst[0], worst[1], worst[3], worst[2], pc->tol);
         check_threads(pc, &(ConvShape){ 4, 32, 48, 16, 16 });
         check_threads(pc, &(ConvShape){ 2, 64, 64, 9, 7 });
     }

@@ -915,12 +915,17 @@ static void check_init(void)
 
 /* The same checks with a fast path forced on every 3x3 stride-1
  * padding-1 ungrouped convolution (core/layers/conv2d_pick.c; the
- * default picks by shape): Winograd F(2x2,3x3) (conv2d_winograd.c), then
- * the direct kernels (conv2d_direct.c); and the pointwise kernels
+ * default picks by shape): Winograd F(2x2,3x3) and F(4x4,3x3)
+ * (conv2d_winograd.c), then the direct kernels (conv2d_direct.c); and the pointwise kernels
  * (conv2d_pointwise.c) on every 1x1 stride-1 one: k, the filter side of
  * the layers the path takes. Their forward passes and input gradients
- * against finite differences. */
-static void check_forced(const char *algo, int k)
+ * against finite differences. vgg_zoo false: F(4x4) leaves out the vgg11
+ * model, whose first conv bias (its true gradient 0: a batch norm follows)
+ * measured 4.6e-4 of finite-difference noise, 1.1e-2 of the tensor's
+ * scale: F(4x4) rounds about 20x more than im2col (test_conv_paths), and
+ * a float difference quotient cannot resolve that; its layers are checked
+ * here, and vgg11 with F(4x4) against PyTorch in test_torch. */
+static void check_forced(const char *algo, int k, bool vgg_zoo)
 {
     setenv("DDL_CONV", algo, 1);
     char name[160];
@@ -938,7 +943,8 @@ static void check_forced(const char *algo, int k)
         snprintf(name, sizeof name, "resnet18 x0.125 3x16x16 [%s]", algo);
         check_zoo(name, "resnet18", (Shape){ 3, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, false, 16);
         snprintf(name, sizeof name, "vgg11 x0.0625 3x32x32 [%s]", algo);
-        check_zoo(name, "vgg11", (Shape){ 3, 32, 32 }, 4, 0.0625f, 0, 0, -1.0f, false, 16);
+        if (vgg_zoo) check_zoo(name, "vgg11", (Shape){ 3, 32, 32 }, 4, 0.0625f, 0, 0, -1.0f, false, 16);
+        else t_skip(name, "finite differences cannot resolve F(4x4)'s rounding on this model (check_forced)");
     } else {
         snprintf(name, sizeof name, "mobilenetv2 x0.125 1x16x16 eval [%s]", algo);
         check_zoo(name, "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
@@ -970,9 +976,10 @@ int main(void)
     check_zoo("resnet50 x0.0625 1x16x16 eval", "resnet50", (Shape){ 1, 16, 16 }, 2, 0.0625f, 0, 0, -1.0f, true, 4);
     check_zoo("mobilenetv2 x0.125 1x16x16 eval", "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
     check_zoo("sdss_dnn 10 (12, 8)", "sdss_dnn", (Shape){ 10, 1, 1 }, 4, 1.0f, 12, 8, 0.25f, false, 24);
-    check_forced("winograd", 3);
-    check_forced("direct", 3);
-    check_forced("pointwise", 1);
+    check_forced("winograd", 3, true);
+    check_forced("winograd4", 3, false);
+    check_forced("direct", 3, true);
+    check_forced("pointwise", 1, true);
     check_kinks_and_ties();
     check_dropout_masks();
     check_depthwise_threads();

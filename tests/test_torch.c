@@ -440,16 +440,30 @@ int main(void)
 {
     int nf = (int)(sizeof FIXTURES / sizeof FIXTURES[0]);
     check_listed(nf);
-    /* Four times: convolutions as model_begin picks them (DDL_CONV,
-     * default auto), then with Winograd (conv2d_winograd.c) and the direct
+    /* Five times: convolutions as model_begin picks them (DDL_CONV,
+     * default auto), then with Winograd F(2x2) and F(4x4)
+     * (conv2d_winograd.c) and the direct
      * kernels (conv2d_direct.c) forced on every 3x3 stride-1 convolution,
      * and the pointwise kernels (conv2d_pointwise.c) on every 1x1 stride-1
-     * one: the same tolerances hold for all. */
-    static const char *const PASSES[4][2] = {
-        { NULL, "" }, { "winograd", " [winograd]" }, { "direct", " [direct]" }, { "pointwise", " [pointwise]" }
-    };
-    for (int p = 0; p < 4; p++) {
-        if (PASSES[p][0]) setenv("DDL_CONV", PASSES[p][0], 1);
+     * one: the same tolerances hold for all, but for one fixture that
+     * cannot resolve F(4x4)'s rounding (skip, below). */
+    static const struct {
+        const char *algo, *tag, *skip; /* skip: a fixture this pass leaves out */
+    } PASSES[5] = { { NULL, "", NULL },
+                    { "winograd", " [winograd]", NULL },
+                    /* model_mobilenetv2 (batch 2, width 0.125: its last
+                     * batch norms normalize 2 values per channel) turns
+                     * any error in its first layer into percent-size
+                     * gradient errors: random noise of 1e-6 of the largest
+                     * value added to that layer's im2col output fails 144
+                     * of its checks (3e-7: 8). F(4x4)'s error there is
+                     * 2.3e-6 (test_conv_paths), F(2x2)'s 4e-7; that layer,
+                     * 1 channel in, never takes F(4x4) but forced. */
+                    { "winograd4", " [winograd4]", "model_mobilenetv2" },
+                    { "direct", " [direct]", NULL },
+                    { "pointwise", " [pointwise]", NULL } };
+    for (int p = 0; p < 5; p++) {
+        if (PASSES[p].algo) setenv("DDL_CONV", PASSES[p].algo, 1);
         double worst = 0.0;
         const char *worst_name = "";
         for (int i = 0; i < nf; i++) {
@@ -457,12 +471,16 @@ int main(void)
             static char label[160];
             memset(&c, 0, sizeof c);
             c.name = FIXTURES[i];
-            snprintf(label, sizeof label, "%s%s", FIXTURES[i], PASSES[p][1]);
+            snprintf(label, sizeof label, "%s%s", FIXTURES[i], PASSES[p].tag);
+            if (PASSES[p].skip && !strcmp(FIXTURES[i], PASSES[p].skip)) {
+                t_skip(label, "its batch norms over 2 values amplify F(4x4)'s first-layer rounding (see main)");
+                continue;
+            }
             c.label = label;
             run_case(&c);
             if (c.max_err > worst) { worst = c.max_err; worst_name = FIXTURES[i]; }
         }
-        printf("# worst relative error over all comparisons%s: %.2e (%s)\n", PASSES[p][1], worst, worst_name);
+        printf("# worst relative error over all comparisons%s: %.2e (%s)\n", PASSES[p].tag, worst, worst_name);
     }
     return t_done();
 }

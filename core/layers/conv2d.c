@@ -8,6 +8,8 @@
  *              against, and what students read;
  *   winograd   3x3, stride 1, padding 1, ungrouped: Winograd F(2x2,3x3)
  *              (conv2d_winograd.c), for wide layers;
+ *   winograd4  the same shapes: Winograd F(4x4,3x3) (the same file), for
+ *              wider ones;
  *   direct     the same shapes: direct 3x3 kernels (conv2d_direct.c), for
  *              layers with few channels;
  *   depthwise  groups = in = out channels (MobileNetV2's): the direct
@@ -16,7 +18,7 @@
  *   pointwise  1x1, stride 1, ungrouped (MobileNetV2's expand and project
  *              layers): kernels on NCHW (conv2d_pointwise.c), no lowering,
  *              for wide planes.
- * With FP16 GEMM operands (model_use_fp16_gemm) winograd, direct and
+ * With FP16 GEMM operands (model_use_fp16_gemm) winograd, winograd4, direct and
  * pointwise layers run im2col: their kernels are FP32 and the transformed values of
  * Winograd are no binary16 values, so casting them would round where the
  * CPU's emulation does not. Every step of every path runs on the model's
@@ -178,6 +180,8 @@ static const ConvPathOps PATHS[CONV_PATH_COUNT] = {
                            conv2d_direct_backward },
     /* the kernel starts each sum from the bias */
     [CONV_PATH_DEPTHWISE] = { "depthwise", true, false, depthwise_size, depthwise_forward, depthwise_backward },
+    [CONV_PATH_WINOGRAD4] = { "Winograd F(4x4,3x3)", false, true, conv2d_winograd4_size, conv2d_winograd4_forward,
+                              conv2d_winograd4_backward },
     [CONV_PATH_POINTWISE] = { "pointwise 1x1", false, true, conv2d_pointwise_size, conv2d_pointwise_forward,
                               conv2d_pointwise_backward },
 };
@@ -240,10 +244,10 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     path_now(m, l)->backward(m, l, dw, need_dx ? model_tensor_grad(m, l->in) : NULL, acc_dx);
 }
 
-/* For outputs: "13 of 20 convolutions by Winograd F(2x2,3x3), 4 direct
- * 3x3, 0 depthwise, 0 pointwise 1x1, the rest im2col + GEMM
- * (DDL_CONV=auto)", counting the
- * paths the layers run now (with FP16 GEMM operands, im2col). */
+/* For outputs: "13 of 20 convolutions by Winograd F(2x2,3x3), 2 Winograd
+ * F(4x4,3x3), 4 direct 3x3, 0 depthwise, 0 pointwise 1x1, the rest im2col
+ * + GEMM (DDL_CONV=auto)", counting the paths the layers run now (with
+ * FP16 GEMM operands, im2col). */
 void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
 {
     int convs = 0, count[CONV_PATH_COUNT] = { 0 };
@@ -253,9 +257,9 @@ void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
         convs++;
         count[path_now(m, l) - PATHS]++;
     }
-    snprintf(buf, cap, "%d of %d convolutions by %s, %d %s, %d %s, %d %s, the rest %s (DDL_CONV=%s)",
-             count[CONV_PATH_WINOGRAD], convs, PATHS[CONV_PATH_WINOGRAD].name, count[CONV_PATH_DIRECT],
-             PATHS[CONV_PATH_DIRECT].name, count[CONV_PATH_DEPTHWISE], PATHS[CONV_PATH_DEPTHWISE].name,
-             count[CONV_PATH_POINTWISE], PATHS[CONV_PATH_POINTWISE].name, PATHS[CONV_PATH_IM2COL].name,
-             conv_algo_name(m->conv_algo));
+    snprintf(buf, cap, "%d of %d convolutions by %s, %d %s, %d %s, %d %s, %d %s, the rest %s (DDL_CONV=%s)",
+             count[CONV_PATH_WINOGRAD], convs, PATHS[CONV_PATH_WINOGRAD].name, count[CONV_PATH_WINOGRAD4],
+             PATHS[CONV_PATH_WINOGRAD4].name, count[CONV_PATH_DIRECT], PATHS[CONV_PATH_DIRECT].name,
+             count[CONV_PATH_DEPTHWISE], PATHS[CONV_PATH_DEPTHWISE].name, count[CONV_PATH_POINTWISE],
+             PATHS[CONV_PATH_POINTWISE].name, PATHS[CONV_PATH_IM2COL].name, conv_algo_name(m->conv_algo));
 }

@@ -23,6 +23,11 @@ typedef struct ConvPathOps {
 size_t conv2d_winograd_size(const Model *m, const Layer *l, int max_batch);
 void conv2d_winograd_forward(Model *m, const Layer *l);
 void conv2d_winograd_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
+/* The same file: Winograd F(4x4,3x3) for the forward pass and the input
+ * gradient, F(2x2,3x3) for the weight gradient. */
+size_t conv2d_winograd4_size(const Model *m, const Layer *l, int max_batch);
+void conv2d_winograd4_forward(Model *m, const Layer *l);
+void conv2d_winograd4_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
 
 /* conv2d_direct.c: direct 3x3 kernels. */
 size_t conv2d_direct_size(const Model *m, const Layer *l, int max_batch);

@@ -1,10 +1,10 @@
 /* conv2d_pick.c - which path each convolution takes (conv2d.c's table).
  *
  * Depthwise convolutions take the depthwise kernels. 3x3 convolutions
- * with stride 1, padding 1 and no groups may take Winograd F(2x2,3x3) or
- * the direct 3x3 kernels, 1x1 ones with stride 1 the pointwise kernels;
- * everything else takes im2col + GEMM.
- * m->conv_algo (DDL_CONV) decides: im2col, winograd, direct or pointwise
+ * with stride 1, padding 1 and no groups may take Winograd F(4x4,3x3) or
+ * F(2x2,3x3) or the direct 3x3 kernels, 1x1 ones with stride 1 the
+ * pointwise kernels; everything else takes im2col + GEMM.
+ * m->conv_algo (DDL_CONV) decides: im2col, winograd4, winograd, direct or pointwise
  * force that path on every eligible layer (tests compare them on all
  * shapes; im2col forces 1x1 layers too, the others leave them to the rule
  * and 3x3 ones likewise); auto,
@@ -25,29 +25,37 @@
  * Host memory (the CPU), measured on the 2-core dev VM (AMD EPYC with
  * AVX-512, OpenBLAS SGEMM at 480 GFLOP/s on 2 threads; bin/bench/conv_algo,
  * batch 64; bench/RESULTS.md has the table):
- *  - direct (before stop 27's Winograd): 0.32 for 3 or 16 channels on 32x32, 0.47-0.83 for the first
- *    layers (3 channels in), 0.49 for 16-32 channels on 16x16, 0.74-0.78
- *    for 32-64 channels on 16x16 and 64 on 32x32, 0.87-0.94 for 32-64
- *    channels into 64 on 8x8; but 0.97 for 128 channels on 16x16, 1.14
- *    for 64 or 128 into 128 on 8x8, and 1.4-4 on 4x4 and 2x2 planes, where
- *    the padded plane computes (H+2)(W+2) positions for H*W outputs. So:
- *    up to 64 channels in on planes of 16x16 or more; up to 64 in and out
- *    on 8x8.
- *  - Winograd, since its transforms work on blocks of tiles (stop 27):
- *    0.61-0.64 for 64 channels in and out on 32x32 and 16x16 (direct:
- *    0.85-0.86, so Winograd is asked first), 0.78 for 128 on 16x16, 0.96-0.98
- *    for 128 on 8x8 and 256 on 8x8; but 1.10-1.42 where a layer widens
- *    (64 into 128 on 16x16, 128 into 256 on 8x8: the GEMMs' short inner
- *    dimension is the narrow side), 1.2-2.8 on 4x4 and 2x2 planes, and
- *    0.74 against direct's 0.61 for 32 channels on 32x32. On the machine
- *    of stop 23 (SGEMM at 210 GFLOP/s) it was 0.66-0.74 for 64-256
- *    channels on 32x32 to 8x8 and 0.82-0.87 for 512 on 4x4: it saves
- *    multiplications, which pays most where they are slow. So: at least
- *    64 channels, as many out as in, 16384 values per image and planes of
- *    at least 8x8.
+ *  - Winograd, stop 27, each shape in its own process (a sweep of all
+ *    shapes in one process slowed the later ones by up to 1.6x), after
+ *    its transforms moved to blocks and groups of tiles
+ *    (core/cpu/winograd_tiles.h) and F(4x4,3x3) joined F(2x2,3x3):
+ *    F(4x4) 0.57 for 128 channels on 16x16 (F(2x2) 0.58-0.62), 0.66-0.68
+ *    for 256 on 8x8 (0.77-0.78), 0.79 for 128 on 8x8 (0.85-0.87),
+ *    0.73-0.75 for 512 on 4x4 (0.74-0.76), 0.71-0.73 for 256 on 4x4
+ *    (0.74), 0.80 for 128 on 4x4 (0.82), 0.82-0.84 for 128 into 256 on
+ *    8x8 (0.92-0.94), 0.80 for 256 into 512 on 4x4 (0.80-0.82); F(2x2)
+ *    0.63 for 64 channels on 32x32 (F(4x4) 0.66-0.67; direct 0.81-0.83),
+ *    0.60-0.63 for 64 on 16x16 (0.66-0.69; direct 0.79-0.87), 0.70 for 64
+ *    into 128 on 16x16 (0.74; direct 1.05); but 0.95-1.0 for 64 on 8x8
+ *    (direct and im2col alike), 1.1-2.0 on 2x2 planes (one tile, mostly
+ *    padding), and 0.70-0.77 against direct's 0.56-0.61 for 32 channels on
+ *    32x32 and 16x16. F(4x4) wins where channels are many (its 36 GEMMs
+ *    have 1.8x fewer products than F(2x2)'s 16, but shorter ones). On the
+ *    machine of stop 23 (SGEMM at 210 GFLOP/s) F(2x2) was already
+ *    0.66-0.74 for 64-256 channels: Winograd saves multiplications, which
+ *    pays most where they are slow. So: F(4x4) for at least 128 channels
+ *    in on planes of 4x4 or more; F(2x2) for at least 64 on 16x16 or more.
+ *  - direct, asked after Winograd (measured before stop 27): 0.32 for 3 or
+ *    16 channels on 32x32, 0.47-0.83 for the first layers (3 channels in),
+ *    0.49 for 16-32 channels on 16x16, 0.74-0.78 for 32-64 channels on
+ *    16x16 and 64 on 32x32, 0.87-0.94 for 32-64 channels into 64 on 8x8;
+ *    but 0.97 for 128 channels on 16x16, 1.14 for 64 or 128 into 128 on
+ *    8x8, and 1.4-4 on 4x4 and 2x2 planes, where the padded plane computes
+ *    (H+2)(W+2) positions for H*W outputs. So: up to 64 channels in on
+ *    planes of 16x16 or more; up to 64 in and out on 8x8.
  *    Winograd also suffers more than im2col when other jobs take a core:
- *    it runs more, smaller parallel regions (transforms and 16 GEMMs per
- *    chunk), each waiting for its slowest thread.
+ *    it runs more, smaller parallel regions (transforms and 16 or 36 GEMMs
+ *    per chunk), each waiting for its slowest thread.
  *
  * Device memory (a GPU, and the emulated GPU, which runs the same
  * kernels), measured on an NVIDIA H200 (cuBLAS SGEMM at 51 TFLOP/s;
@@ -59,9 +67,10 @@
  *    2.0 for 64 on 32x32 and 4-20 for wider layers: one thread per output
  *    reloads its inputs where cuBLAS tiles them through shared memory. So:
  *    up to 16 channels in on planes of 16x16 or more, up to 32 on 32x32.
- *  - Winograd: 2.4-10 almost everywhere (16 GEMM launches per chunk of
- *    1024 tiles, each too small for the GPU); 0.75 only for 512 channels
- *    on 4x4 at batch 256 (1.2 ms of a 74 ms resnet18 step). So: never. */
+ *  - Winograd F(2x2): 2.4-10 almost everywhere (16 GEMM launches per
+ *    chunk of 1024 tiles, each too small for the GPU); 0.75 only for 512
+ *    channels on 4x4 at batch 256 (1.2 ms of a 74 ms resnet18 step). So:
+ *    never. F(4x4) (36 launches) was not measured on a GPU: never. */
 /* 1x1 convolutions with stride 1 (MobileNetV2's expand and project
  * layers), pointwise kernels against im2col + GEMM, per layer step:
  *  - host memory (dev VM, bin/bench/conv_algo --1x1: MobileNetV2's
@@ -74,18 +83,19 @@
  *  - device memory: not measured on a GPU; cuBLAS runs these as one GEMM
  *    per chunk of images, so never (DDL_CONV=pointwise tests the twin). */
 typedef struct Clause { int max_c, max_k, min_side; } Clause;
+typedef struct WinoClause { int min_c, min_side; } WinoClause; /* min_c NEVER: never */
 typedef struct ConvRule {
-    Clause direct[2];                              /* either clause picks direct */
-    int wino_min_c, wino_min_image, wino_min_side; /* wino_min_c INT_MAX: never; in = out channels */
-    Clause pointwise[2];                           /* either clause picks pointwise */
+    WinoClause wino4, wino; /* asked first: F(4x4,3x3), then F(2x2,3x3) */
+    Clause direct[2];       /* either clause picks direct */
+    Clause pointwise[2];    /* either clause picks pointwise */
 } ConvRule;
 
 enum { NEVER = INT_MAX };
-static const ConvRule HOST_RULE = { { { 64, NEVER, 16 }, { 64, 64, 8 } },
-                                    64, 16384, 8,
+static const ConvRule HOST_RULE = { { 128, 4 }, { 64, 16 },
+                                    { { 64, NEVER, 16 }, { 64, 64, 8 } },
                                     { { NEVER, NEVER, 14 }, { 0, 0, NEVER } } };
-static const ConvRule DEVICE_RULE = { { { 16, NEVER, 16 }, { 32, NEVER, 32 } },
-                                      NEVER, 0, 0,
+static const ConvRule DEVICE_RULE = { { NEVER, 0 }, { NEVER, 0 },
+                                      { { 16, NEVER, 16 }, { 32, NEVER, 32 } },
                                       { { 0, 0, NEVER }, { 0, 0, NEVER } } };
 
 static bool clause_holds(const Clause c[2], Shape in, int K)
@@ -99,7 +109,7 @@ static bool clause_holds(const Clause c[2], Shape in, int K)
 static const ConvRule *rule_of(const Model *m) { return m->be->host_memory ? &HOST_RULE : &DEVICE_RULE; }
 
 /* DDL_CONV's values, in ConvAlgo's order. */
-static const char *const ALGO_NAMES[] = { "auto", "im2col", "winograd", "direct", "pointwise" };
+static const char *const ALGO_NAMES[] = { "auto", "im2col", "winograd", "direct", "pointwise", "winograd4" };
 
 const char *conv_algo_name(ConvAlgo a) { return ALGO_NAMES[a]; }
 
@@ -109,7 +119,7 @@ ConvAlgo conv_algo_from_env(void)
     if (!v || !*v) return CONV_ALGO_AUTO;
     for (size_t i = 0; i < sizeof ALGO_NAMES / sizeof ALGO_NAMES[0]; i++)
         if (strcmp(v, ALGO_NAMES[i]) == 0) return (ConvAlgo)i;
-    ddl_die("DDL_CONV=%s: use auto, im2col, winograd, direct or pointwise", v);
+    ddl_die("DDL_CONV=%s: use auto, im2col, winograd, winograd4, direct or pointwise", v);
 }
 
 static bool is_depthwise(const Model *m, const Layer *l)
@@ -121,9 +131,8 @@ static bool is_depthwise(const Model *m, const Layer *l)
 static ConvPath auto_path(const ConvRule *r, Shape in, int K)
 {
     int side = DDL_MIN(in.h, in.w);
-    if (in.c >= r->wino_min_c && K == in.c && shape_numel(in) >= (size_t)r->wino_min_image &&
-        side >= r->wino_min_side)
-        return CONV_PATH_WINOGRAD;
+    if (in.c >= r->wino4.min_c && side >= r->wino4.min_side) return CONV_PATH_WINOGRAD4;
+    if (in.c >= r->wino.min_c && side >= r->wino.min_side) return CONV_PATH_WINOGRAD;
     if (clause_holds(r->direct, in, K)) return CONV_PATH_DIRECT;
     return CONV_PATH_IM2COL;
 }
@@ -142,6 +151,7 @@ ConvPath conv2d_pick_path(const Model *m, const Layer *l)
     switch (m->conv_algo) {
     case CONV_ALGO_IM2COL: return CONV_PATH_IM2COL;
     case CONV_ALGO_WINOGRAD: return CONV_PATH_WINOGRAD;
+    case CONV_ALGO_WINOGRAD4: return CONV_PATH_WINOGRAD4;
     case CONV_ALGO_DIRECT: return CONV_PATH_DIRECT;
     default: return auto_path(rule_of(m), in, l->cout);
     }

@@ -1,6 +1,7 @@
 /* conv2d_winograd.c - 3x3 convolutions (stride 1, padding 1, ungrouped) by
  * Winograd's F(2x2,3x3): the forward pass, the input gradient and the
- * weight gradient.
+ * weight gradient; and by F(4x4,3x3) (core/cpu/winograd4.c) for the
+ * forward pass and input gradient, with F(2x2)'s weight gradient.
  *
  * Why: in conv2d.c's im2col + GEMM each 2x2 block of outputs costs 36
  * multiply-adds per input channel; in the Winograd domain it costs 16
@@ -23,17 +24,19 @@
  * 64 x 4096 x 576); and small planes waste tiles (a 2x2 plane is one tile:
  * 16 products for 4 outputs).
  *
- * Why F(2x2,3x3) and not F(4x4,3x3) (36 positions, 4x4 output tiles, 4x
- * fewer multiplications instead of 2.25x): a prototype (forward and input
- * gradient only; one thread, CPU time) measured 0.67 instead of 0.77 on 64
- * channels at 32x32, about the same on 16x16 and 8x8, and worse on 4x4
- * planes (1.17 against 0.95), with about 20x the rounding error (8.7e-6
- * of the largest output against 4.4e-7 here, and 6e-7 for im2col): a few
- * percent of a resnet18 step for much larger rounding, so not (yet) worth
- * a second set of kernels.
+ * F(4x4,3x3): 36 positions around 4x4 output tiles, 2.25 products per
+ * output instead of F(2x2)'s 4, and transformed tiles 2.25x the input
+ * instead of 4x. A first prototype (stop 23: a tile row per call, scalar
+ * filter transform) gained little; with the transforms in groups of
+ * tiles (core/cpu/winograd_tiles.h) and the filter transform vectorized
+ * it beats F(2x2) from 128 channels up (0.57-0.80 of im2col's step
+ * against 0.58-0.94; conv2d_pick.c has the numbers). Its weight gradient
+ * would round more again, and F(2x2)'s is already a small share, so it
+ * stays F(2x2): the scratch holds the larger of the two.
  *
- * Rounding: results differ from im2col's by a few ulps of the largest
- * terms (tests/test_conv_paths.c measures and bounds it). */
+ * Rounding: F(2x2)'s results differ from im2col's by a few ulps of the
+ * largest terms, F(4x4)'s by about 20x that (tests/test_conv_paths.c
+ * measures and bounds both). */
 #include "conv2d_paths.h"
 
 #include "../common.h"
@@ -43,60 +46,88 @@
 enum { WINO_TARGET_TILES = 1024 };
 #define WINO_SCRATCH_CAP ((size_t)32 << 20) /* floats: 128 MiB */
 
-static int tiles(int H, int W) { return ((H + 1) / 2) * ((W + 1) / 2); }
+/* The two tile sizes through the model's backend: F(2x2,3x3) (16
+ * positions, core/cpu/winograd.c) and F(4x4,3x3) (36, winograd4.c). */
+typedef struct WinoOps {
+    int side, pos; /* output tile side; positions (side + 2)^2 */
+    void (*filter)(const float *w, int K, int C, bool flip, float *u);
+    void (*input)(const float *x, int nb, int C, int H, int W, float *v);
+    void (*output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
+} WinoOps;
+
+static WinoOps wino_ops(const Backend *be, int side)
+{
+    const WinoOps ops[2] = { { 2, 16, be->winograd_filter, be->winograd_input, be->winograd_output },
+                             { 4, 36, be->winograd4_filter, be->winograd4_input, be->winograd4_output } };
+    return ops[side == 4];
+}
+
+static int tiles(int H, int W, int side) { return ((H + side - 1) / side) * ((W + side - 1) / side); }
 
 /* Scratch floats: transformed filters, then one chunk's transformed input
  * and GEMM results. Symmetric in C and K, so the input gradient (C and K
  * swapped) fits the same scratch and takes the same chunks. */
-static size_t scratch_floats(int C, int K, int T, int nb)
+static size_t scratch_floats(int pos, int C, int K, int T, int nb)
 {
-    return 16 * ((size_t)K * C + (size_t)(C + K) * T * nb);
+    return (size_t)pos * ((size_t)K * C + (size_t)(C + K) * T * nb);
 }
 
-static int chunk_images(int C, int K, int T, int batch)
+static int chunk_images(int pos, int C, int K, int T, int batch)
 {
     int nb = (WINO_TARGET_TILES + T - 1) / T;
     if (nb > batch) nb = batch;
     if (nb < 1) nb = 1;
-    while (nb > 1 && scratch_floats(C, K, T, nb) > WINO_SCRATCH_CAP) nb--;
+    while (nb > 1 && scratch_floats(pos, C, K, T, nb) > WINO_SCRATCH_CAP) nb--;
     return nb;
 }
 
-size_t conv2d_winograd_size(const Model *m, const Layer *l, int max_batch)
+static size_t size_of(const Model *m, const Layer *l, int max_batch, int side)
 {
     Shape in = m->tensors[l->in].shape;
-    int T = tiles(in.h, in.w);
-    return scratch_floats(in.c, l->cout, T, chunk_images(in.c, l->cout, T, max_batch));
+    int pos = (side + 2) * (side + 2), T = tiles(in.h, in.w, side);
+    return scratch_floats(pos, in.c, l->cout, T, chunk_images(pos, in.c, l->cout, T, max_batch));
+}
+
+size_t conv2d_winograd_size(const Model *m, const Layer *l, int max_batch) { return size_of(m, l, max_batch, 2); }
+
+/* F(4x4) for the forward pass and input gradient, F(2x2) for the weight
+ * gradient: the larger of the two. */
+size_t conv2d_winograd4_size(const Model *m, const Layer *l, int max_batch)
+{
+    return DDL_MAX(size_of(m, l, max_batch, 4), size_of(m, l, max_batch, 2));
 }
 
 /* y (+)= the 3x3 convolution of x[batch][C][H][W] into K channels. w is the
  * layer's weight [K][C][3][3], or with flip [C][K][3][3] used rotated and
  * transposed (the input gradient: x is dy). */
-static void winograd_conv(Model *m, const float *x, const float *w, bool flip, int C, int K, int H, int W,
-                          float *y, bool acc)
+static void winograd_conv(Model *m, const WinoOps *op, const float *x, const float *w, bool flip, int C, int K, int H,
+                          int W, float *y, bool acc)
 {
-    const Backend *be = m->be;
-    int n = m->batch, T = tiles(H, W), chunk = chunk_images(C, K, T, m->max_batch);
-    float *u = m->scratch, *v = u + (size_t)16 * K * C;
+    int n = m->batch, T = tiles(H, W, op->side), chunk = chunk_images(op->pos, C, K, T, m->max_batch);
+    float *u = m->scratch, *v = u + (size_t)op->pos * K * C;
     size_t in_img = (size_t)C * H * W, out_img = (size_t)K * H * W;
-    be->winograd_filter(w, flip ? C : K, flip ? K : C, flip, u);
+    op->filter(w, flip ? C : K, flip ? K : C, flip, u);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0), cols = nb * T;
-        float *mm = v + (size_t)16 * C * cols;
-        be->winograd_input(x + i0 * in_img, nb, C, H, W, v);
-        for (int e = 0; e < 16; e++)
+        float *mm = v + (size_t)op->pos * C * cols;
+        op->input(x + i0 * in_img, nb, C, H, W, v);
+        for (int e = 0; e < op->pos; e++)
             layer_gemm(m, false, false, K, cols, C, 1.0f, u + (size_t)e * K * C, C, v + (size_t)e * C * cols, cols,
                        0.0f, mm + (size_t)e * K * cols, cols);
-        be->winograd_output(mm, nb, K, H, W, y + i0 * out_img, acc);
+        op->output(mm, nb, K, H, W, y + i0 * out_img, acc);
     }
 }
 
-void conv2d_winograd_forward(Model *m, const Layer *l)
+static void forward_with(Model *m, const Layer *l, int side)
 {
     Shape in = m->tensors[l->in].shape;
-    winograd_conv(m, model_tensor(m, l->in), m->params + l->param_off, false, in.c, l->cout, in.h, in.w,
+    WinoOps op = wino_ops(m->be, side);
+    winograd_conv(m, &op, model_tensor(m, l->in), m->params + l->param_off, false, in.c, l->cout, in.h, in.w,
                   model_tensor(m, l->out), false);
 }
+
+void conv2d_winograd_forward(Model *m, const Layer *l) { forward_with(m, l, 2); }
+void conv2d_winograd4_forward(Model *m, const Layer *l) { forward_with(m, l, 4); }
 
 /* dw += the weight gradient (winograd_grad.c): per chunk, the input's and
  * dy's transforms, then 16 GEMMs du[e] (+)= dm[e] v[e]^T summing over the
@@ -105,8 +136,8 @@ static void winograd_dw(Model *m, const Layer *l, float *dw)
 {
     const Backend *be = m->be;
     Shape in = m->tensors[l->in].shape;
-    int C = in.c, K = l->cout, H = in.h, W = in.w, n = m->batch, T = tiles(H, W);
-    int chunk = chunk_images(C, K, T, m->max_batch);
+    int C = in.c, K = l->cout, H = in.h, W = in.w, n = m->batch, T = tiles(H, W, 2);
+    int chunk = chunk_images(16, C, K, T, m->max_batch);
     const float *x = model_tensor(m, l->in), *dy = model_tensor_grad(m, l->out);
     float *du = m->scratch, *v = du + (size_t)16 * K * C;
     size_t in_img = (size_t)C * H * W, out_img = (size_t)K * H * W;
@@ -123,11 +154,22 @@ static void winograd_dw(Model *m, const Layer *l, float *dw)
 }
 
 /* One after the other: they share the scratch. */
-void conv2d_winograd_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc)
+static void backward_with(Model *m, const Layer *l, float *dw, float *dx, bool acc, int side)
 {
     winograd_dw(m, l, dw);
     if (!dx) return;
     Shape in = m->tensors[l->in].shape;
-    winograd_conv(m, model_tensor_grad(m, l->out), m->params + l->param_off, true, l->cout, in.c, in.h, in.w, dx,
-                  acc);
+    WinoOps op = wino_ops(m->be, side);
+    winograd_conv(m, &op, model_tensor_grad(m, l->out), m->params + l->param_off, true, l->cout, in.c, in.h, in.w,
+                  dx, acc);
+}
+
+void conv2d_winograd_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc)
+{
+    backward_with(m, l, dw, dx, acc, 2);
+}
+
+void conv2d_winograd4_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc)
+{
+    backward_with(m, l, dw, dx, acc, 4);
 }
