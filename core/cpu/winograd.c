@@ -27,11 +27,10 @@
 #include "kernels.h"
 
 #include <string.h>
-#include "parallel.h"
 #include "winograd_tiles.h"
 
 /* Blocks of at most SEG tiles and BAND tile rows (winograd_tiles.h). */
-enum { SEG = WINOGRAD_GROUP, BAND = 16, FILTER_BLOCK = 64 };
+enum { SEG = WINOGRAD_GROUP, BAND = 16 };
 
 /* Row y of the plane (zeros outside), columns x0 - 1 .. x0 + 2n split:
  * e[k] = column x0 - 1 + 2k, o[k] = column x0 + 2k, k <= n. The row is
@@ -88,30 +87,11 @@ static void input_block(const float *plane, int H, int W, const WinoBlock *b, fl
     }
 }
 
-void winograd_tiles_in(const float *x, int nb, int C, int H, int W, float *v, WinogradBlockFn fn)
-{
-    int th = (H + 1) / 2, tw = (W + 1) / 2;
-    size_t ld = (size_t)nb * th * tw, plane = (size_t)H * W;
-    size_t stride = (size_t)C * ld; /* between the 16 positions */
-    PARALLEL_FOR(16 * (size_t)C * ld)
-    for (int c = 0; c < C; c++) {
-        float out[16][WINOGRAD_GROUP];
-        WinoBlock g[WINOGRAD_GROUP];
-        WinoWalk walk = wino_walk(nb, th, tw, SEG, BAND);
-        size_t at = (size_t)c * ld; /* the group's first tile in v's rows */
-        int count, tiles;
-        while ((count = wino_next_group(&walk, g, &tiles)) > 0) {
-            for (int k = 0, j = 0; k < count; j += (g[k].ty1 - g[k].ty0) * g[k].n, k++)
-                fn(x + ((size_t)g[k].i * C + c) * plane, H, W, &g[k], out, j);
-            for (int q = 0; q < 16; q++) memcpy(v + (size_t)q * stride + at, out[q], sizeof(float) * (size_t)tiles);
-            at += (size_t)tiles;
-        }
-    }
-}
+const WinoKind WINOGRAD_F2 = { 2, 16, SEG, BAND };
 
 void winograd_input_cpu(const float *x, int nb, int C, int H, int W, float *v)
 {
-    winograd_tiles_in(x, nb, C, H, W, v, input_block);
+    winograd_tiles_in(&WINOGRAD_F2, x, nb, C, H, W, v, input_block);
 }
 
 /* One row (or column) of G g G^T: 3 values in, 4 out. */
@@ -123,19 +103,11 @@ static inline void g3(const float g[3], float t[4])
     t[3] = g[2];
 }
 
-/* Filters [a0, a0 + n) in u's order (at = k*C + c, or c*K + k with
- * flip): their 9 taps gathered (rotated with flip), G g G^T for all of
- * them in loops over the block, and each of the 16 positions stored as
- * one contiguous run (a filter at a time wrote 16 values 4*K*C bytes
- * apart and stayed scalar; winograd4.c measured why that matters). */
-static void filter_block(const float *w, int K, int C, bool flip, size_t a0, int n, float *u, size_t stride)
+/* G g G^T of a block of filters (winograd_tiles.c gathers and stores):
+ * rows first, then columns, each a loop over the block. */
+static void filter_transform(const float (*g)[WINOGRAD_FILTERS], int n, float (*out)[WINOGRAD_FILTERS])
 {
-    float g[9][FILTER_BLOCK], t[3][4][FILTER_BLOCK], out[16][FILTER_BLOCK];
-    for (int b = 0; b < n; b++) {
-        size_t at = a0 + (size_t)b;
-        size_t f = flip ? ((at % (size_t)K) * C + at / (size_t)K) * 9 : at * 9;
-        for (int r = 0; r < 9; r++) g[r][b] = w[f + (size_t)(flip ? 8 - r : r)];
-    }
+    float t[3][4][WINOGRAD_FILTERS];
     for (int r = 0; r < 3; r++)
         for (int b = 0; b < n; b++) {
             float row[3] = { g[3 * r][b], g[3 * r + 1][b], g[3 * r + 2][b] }, o[4];
@@ -148,17 +120,11 @@ static void filter_block(const float *w, int K, int C, bool flip, size_t a0, int
             g3(col, o);
             for (int r = 0; r < 4; r++) out[r * 4 + q][b] = o[r];
         }
-    for (int q = 0; q < 16; q++) memcpy(u + (size_t)q * stride + a0, out[q], sizeof(float) * (size_t)n);
 }
 
 void winograd_filter_cpu(const float *w, int K, int C, bool flip, float *u)
 {
-    size_t total = (size_t)K * C, blocks = (total + FILTER_BLOCK - 1) / FILTER_BLOCK;
-    PARALLEL_FOR(16 * total)
-    for (size_t bl = 0; bl < blocks; bl++) {
-        size_t a0 = bl * FILTER_BLOCK;
-        filter_block(w, K, C, flip, a0, total - a0 < FILTER_BLOCK ? (int)(total - a0) : FILTER_BLOCK, u, total);
-    }
+    winograd_filter_blocks(16, w, K, C, flip, u, filter_transform);
 }
 
 /* A block of tiles of one output plane: A^T m A (rows first, then
@@ -195,22 +161,5 @@ static void output_block(const float (*in)[WINOGRAD_GROUP], int j0, int H, int W
 
 void winograd_output_cpu(const float *m, int nb, int K, int H, int W, float *y, bool acc)
 {
-    int th = (H + 1) / 2, tw = (W + 1) / 2;
-    size_t ld = (size_t)nb * th * tw, plane = (size_t)H * W;
-    size_t stride = (size_t)K * ld;
-    PARALLEL_FOR(16 * (size_t)K * ld)
-    for (int k = 0; k < K; k++) {
-        float in[16][WINOGRAD_GROUP];
-        WinoBlock g[WINOGRAD_GROUP];
-        WinoWalk walk = wino_walk(nb, th, tw, SEG, BAND);
-        size_t at = (size_t)k * ld;
-        int count, tiles;
-        while ((count = wino_next_group(&walk, g, &tiles)) > 0) {
-            for (int q = 0; q < 16; q++) memcpy(in[q], m + (size_t)q * stride + at, sizeof(float) * (size_t)tiles);
-            for (int b = 0, j = 0; b < count; j += (g[b].ty1 - g[b].ty0) * g[b].n, b++)
-                output_block((const float(*)[WINOGRAD_GROUP])in, j, H, W, &g[b],
-                             y + ((size_t)g[b].i * K + k) * plane, acc);
-            at += (size_t)tiles;
-        }
-    }
+    winograd_tiles_out(&WINOGRAD_F2, m, nb, K, H, W, y, acc, output_block);
 }

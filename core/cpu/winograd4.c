@@ -43,12 +43,11 @@
 #include "kernels.h"
 
 #include <string.h>
-#include "parallel.h"
 #include "winograd_tiles.h"
 
 /* Tiles per block and tile rows per band (winograd_tiles.h): the block's
  * split rows (6, and 4 per further tile row, 4 phases each) stay in L1. */
-enum { SEG4 = 64, BAND4 = 8, FILTER_BLOCK = 64 };
+enum { SEG4 = 64, BAND4 = 8 };
 
 /* B^T d for one row or column of 6. */
 static inline void bt6(const float d[6], float v[6])
@@ -124,41 +123,18 @@ static void input_block4(const float *plane, int H, int W, const WinoBlock *b, f
     }
 }
 
+static const WinoKind F4 = { 4, 36, SEG4, BAND4 };
+
 void winograd4_input_cpu(const float *x, int nb, int C, int H, int W, float *v)
 {
-    int th = (H + 3) / 4, tw = (W + 3) / 4;
-    size_t ld = (size_t)nb * th * tw, plane = (size_t)H * W;
-    size_t stride = (size_t)C * ld; /* between the 36 positions */
-    PARALLEL_FOR(36 * (size_t)C * ld)
-    for (int c = 0; c < C; c++) {
-        float out[36][WINOGRAD_GROUP];
-        WinoBlock g[WINOGRAD_GROUP];
-        WinoWalk walk = wino_walk(nb, th, tw, SEG4, BAND4);
-        size_t at = (size_t)c * ld; /* the group's first tile in v's rows */
-        int count, tiles;
-        while ((count = wino_next_group(&walk, g, &tiles)) > 0) {
-            for (int k = 0, j = 0; k < count; j += (g[k].ty1 - g[k].ty0) * g[k].n, k++)
-                input_block4(x + ((size_t)g[k].i * C + c) * plane, H, W, &g[k], out, j);
-            for (int q = 0; q < 36; q++) memcpy(v + (size_t)q * stride + at, out[q], sizeof(float) * (size_t)tiles);
-            at += (size_t)tiles;
-        }
-    }
+    winograd_tiles_in(&F4, x, nb, C, H, W, v, input_block4);
 }
 
-/* Filters [a0, a0 + n) in u's order (at = k*C + c, or c*K + k with
- * flip): their 9 taps gathered (rotated with flip), G g G^T for all of
- * them in loops over the block (rows, then columns), and each of the 36
- * positions stored as one contiguous run. A filter at a time wrote 36
- * values 4*K*C bytes apart and did not vectorize: it took a quarter of a
- * 512-channel layer's step on 4x4 planes (perf). */
-static void filter_block4(const float *w, int K, int C, bool flip, size_t a0, int n, float *u, size_t stride)
+/* G g G^T of a block of filters (winograd_tiles.c gathers and stores):
+ * rows first, then columns, each a loop over the block. */
+static void filter_transform4(const float (*g)[WINOGRAD_FILTERS], int n, float (*out)[WINOGRAD_FILTERS])
 {
-    float g[9][FILTER_BLOCK], t[3][6][FILTER_BLOCK], out[36][FILTER_BLOCK];
-    for (int b = 0; b < n; b++) {
-        size_t at = a0 + (size_t)b;
-        size_t f = flip ? ((at % (size_t)K) * C + at / (size_t)K) * 9 : at * 9;
-        for (int r = 0; r < 9; r++) g[r][b] = w[f + (size_t)(flip ? 8 - r : r)];
-    }
+    float t[3][6][WINOGRAD_FILTERS];
     for (int r = 0; r < 3; r++)
         for (int b = 0; b < n; b++) {
             float row[3] = { g[3 * r][b], g[3 * r + 1][b], g[3 * r + 2][b] }, o[6];
@@ -171,18 +147,11 @@ static void filter_block4(const float *w, int K, int C, bool flip, size_t a0, in
             g6(col, o);
             for (int r = 0; r < 6; r++) out[r * 6 + q][b] = o[r];
         }
-    for (int q = 0; q < 36; q++) memcpy(u + (size_t)q * stride + a0, out[q], sizeof(float) * (size_t)n);
 }
 
 void winograd4_filter_cpu(const float *w, int K, int C, bool flip, float *u)
 {
-    size_t total = (size_t)K * C, blocks = (total + FILTER_BLOCK - 1) / FILTER_BLOCK;
-    PARALLEL_FOR(36 * total)
-    for (size_t bl = 0; bl < blocks; bl++) {
-        size_t a0 = bl * FILTER_BLOCK;
-        filter_block4(w, K, C, flip, a0,
-                      total - a0 < FILTER_BLOCK ? (int)(total - a0) : FILTER_BLOCK, u, total);
-    }
+    winograd_filter_blocks(36, w, K, C, flip, u, filter_transform4);
 }
 
 /* A block of tiles of one output plane, staged at in[36][j0 + ...]:
@@ -220,22 +189,5 @@ static void output_block4(const float (*in)[WINOGRAD_GROUP], int j0, int H, int 
 
 void winograd4_output_cpu(const float *m, int nb, int K, int H, int W, float *y, bool acc)
 {
-    int th = (H + 3) / 4, tw = (W + 3) / 4;
-    size_t ld = (size_t)nb * th * tw, plane = (size_t)H * W;
-    size_t stride = (size_t)K * ld;
-    PARALLEL_FOR(36 * (size_t)K * ld)
-    for (int k = 0; k < K; k++) {
-        float in[36][WINOGRAD_GROUP];
-        WinoBlock g[WINOGRAD_GROUP];
-        WinoWalk walk = wino_walk(nb, th, tw, SEG4, BAND4);
-        size_t at = (size_t)k * ld;
-        int count, tiles;
-        while ((count = wino_next_group(&walk, g, &tiles)) > 0) {
-            for (int q = 0; q < 36; q++) memcpy(in[q], m + (size_t)q * stride + at, sizeof(float) * (size_t)tiles);
-            for (int b = 0, j = 0; b < count; j += (g[b].ty1 - g[b].ty0) * g[b].n, b++)
-                output_block4((const float(*)[WINOGRAD_GROUP])in, j, H, W, &g[b],
-                              y + ((size_t)g[b].i * K + k) * plane, acc);
-            at += (size_t)tiles;
-        }
-    }
+    winograd_tiles_out(&F4, m, nb, K, H, W, y, acc, output_block4);
 }

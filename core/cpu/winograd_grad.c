@@ -76,7 +76,7 @@ static void grad_block(const float *plane, int H, int W, const WinoBlock *b, flo
 
 void winograd_output_grad_cpu(const float *dy, int nb, int K, int H, int W, float *dm)
 {
-    winograd_tiles_in(dy, nb, K, H, W, dm, grad_block);
+    winograd_tiles_in(&WINOGRAD_F2, dy, nb, K, H, W, dm, grad_block);
 }
 
 /* One row (or column) of G^T u G: 4 values in, 3 out. */

@@ -85,13 +85,39 @@ static inline int wino_next_group(WinoWalk *w, WinoBlock *g, int *tiles)
     return count;
 }
 
+/* The walkers (winograd_tiles.c), for one tile size: output tiles of
+ * `side` x `side`, npos = (side + 2)^2 positions, blocks of at most
+ * max_tiles tiles and max_band tile rows (what the block functions'
+ * buffers hold). */
+enum { WINOGRAD_MAXPOS = 36, WINOGRAD_FILTERS = 64 };
+typedef struct WinoKind {
+    int side, npos, max_tiles, max_band;
+} WinoKind;
+
+/* F(2x2)'s cut (winograd.c), which winograd_grad.c's transform shares. */
+extern const WinoKind WINOGRAD_F2;
+
 /* A block's transform into a group's staging rows out[q][j0 + ...]. */
 typedef void (*WinogradBlockFn)(const float *plane, int H, int W, const WinoBlock *b, float (*out)[WINOGRAD_GROUP],
                                 int j0);
+/* A block's output transform from staging rows in[q][j0 + ...] into its
+ * plane (acc: added). */
+typedef void (*WinogradOutFn)(const float (*in)[WINOGRAD_GROUP], int j0, int H, int W, const WinoBlock *b,
+                              float *plane, bool acc);
+/* G g G^T of n filters: g[9][n] taps in, out[npos][n]. */
+typedef void (*WinogradFilterFn)(const float (*g)[WINOGRAD_FILTERS], int n, float (*out)[WINOGRAD_FILTERS]);
 
-/* F(2x2): x[nb][C][H][W] -> v[16][C][nb*T] (T = ceil(H/2) * ceil(W/2))
- * through fn, group by group (winograd.c's input transform and
- * winograd_grad.c's output-gradient transform). */
-void winograd_tiles_in(const float *x, int nb, int C, int H, int W, float *v, WinogradBlockFn fn);
+/* x[nb][C][H][W] -> v[npos][C][nb*T] (T tiles per plane) through fn,
+ * group by group. */
+void winograd_tiles_in(const WinoKind *k, const float *x, int nb, int C, int H, int W, float *v, WinogradBlockFn fn);
+/* m[npos][K][nb*T] -> y[nb][K][H][W] (+)= through fn, group by group. */
+void winograd_tiles_out(const WinoKind *k, const float *m, int nb, int K, int H, int W, float *y, bool acc,
+                        WinogradOutFn fn);
+/* w[K][C][3][3] -> u[npos][K][C] (flip: u[npos][C][K] from w rotated 180
+ * degrees, the input gradient's filter) through fn, in blocks of
+ * WINOGRAD_FILTERS filters: a filter at a time wrote npos values 4*K*C
+ * bytes apart and stayed scalar (perf: 23% of a 512-channel 4x4 layer's
+ * F(4x4) step). */
+void winograd_filter_blocks(int npos, const float *w, int K, int C, bool flip, float *u, WinogradFilterFn fn);
 
 #endif
