@@ -11,6 +11,8 @@
 # a hang (TEST_TIMEOUT seconds, default 900) can never pass silently.
 # TEST_PHASES="bin:0 bin/san:1" runs the suite on the optimised and the
 # sanitizer builds (SANITIZE=1 in a phase turns on ASan/LSan/UBSan options).
+# At the end, the slowest programs and their wall times (`make test` has
+# a budget of about 15 minutes on 2 cores: they are where to trim).
 set -u
 cd "$(dirname "$0")/.."
 TEST_PHASES=${TEST_PHASES:-"${BIN:-bin}:${SANITIZE:-0}"}
@@ -24,10 +26,14 @@ export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM
 MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
 
 pass=0 fail=0 skip=0
+times=$(mktemp)
+trap 'rm -f "$times"' EXIT
 run_one() { # label, command...
   local label=$1; shift
-  local out rc
+  local out rc t0
+  t0=$(date +%s.%N)
   out=$(timeout "$TEST_TIMEOUT" "$@" 2>&1); rc=$?
+  echo "$(date +%s.%N) $t0 $label" >> "$times"
   printf '%s\n' "$out" | grep -E '^(ok|not ok|skip) - ' | sed "s|^|[$label] |" || true
   local p f s
   p=$(printf '%s\n' "$out" | grep -c '^ok - ')
@@ -98,6 +104,9 @@ for phase in $TEST_PHASES; do
 done
 
 echo
+echo "# slowest test programs (wall seconds):"
+awk '{ printf "%8.1f  %s\n", $1 - $2, substr($0, index($0, $3)) }' "$times" | sort -rn | head -12 | sed 's/^/#   /'
+awk '{ s += $1 - $2 } END { printf "# all test programs: %.0f s\n", s }' "$times"
 if [ "$skip" -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"
 else echo "$pass passed, $fail failed"; fi
 [ "$fail" -eq 0 ]
