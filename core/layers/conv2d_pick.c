@@ -25,9 +25,10 @@
  * Host memory (the CPU), measured on the 2-core dev VM (AMD EPYC with
  * AVX-512, OpenBLAS SGEMM at 480 GFLOP/s on 2 threads; bin/bench/conv_algo,
  * batch 64; bench/RESULTS.md has the table):
- *  - Winograd, stop 27, each shape in its own process (a sweep of all
- *    shapes in one process slowed the later ones by up to 1.6x), after
- *    its transforms moved to blocks and groups of tiles
+ *  - Winograd, stop 27, each shape in its own process, outside the VM's
+ *    slow stretches (Winograd's memory passes then take up to 1.8x as
+ *    long, im2col's GEMMs do not), after its transforms moved to blocks
+ *    and groups of tiles
  *    (core/cpu/winograd_tiles.h) and F(4x4,3x3) joined F(2x2,3x3):
  *    F(4x4) 0.57 for 128 channels on 16x16 (F(2x2) 0.58-0.62), 0.66-0.68
  *    for 256 on 8x8 (0.77-0.78), 0.79 for 128 on 8x8 (0.85-0.87),
