@@ -6,6 +6,7 @@
  * chosen.
  *
  *   bin/bench/conv_algo [--batch 64] [--reps 5] [--cpu] [--1x1] [C K HW ...]
+ * (and Winograd F(4x4,3x3) too, after the first three)
  * Without shapes: every stride-1 3x3 shape of resnet18 and vgg11 on CIFAR,
  * at width 1 and at the quick profile's widths. Prints per shape the
  * median forward and backward ms of each way and the ratios winograd /
@@ -116,20 +117,40 @@ static void shape(int C, int K, int hw, int batch, int reps)
     for (int a = 0; a < NALGO; a++) model_free(&side[a].m), ddl_free(side[a].fwd), ddl_free(side[a].bwd);
 }
 
+static const char USAGE[] =
+    "usage: conv_algo [--batch N] [--reps N] [--cpu] [--1x1] [C K HW ...]\n"
+    "Times one convolution layer (stride 1, 'same' padding) every way, forward and backward, interleaved:\n"
+    "3x3: im2col + GEMM, Winograd F(2x2,3x3), direct, Winograd F(4x4,3x3); --1x1: im2col, pointwise.\n"
+    "Prints per shape the median ms of each way and the step's ratio to im2col's.\n"
+    "  --batch N   images per step (default 64)\n"
+    "  --reps N    timed steps per way (default 5)\n"
+    "  --cpu       this process's CPU time instead of wall time\n"
+    "  --1x1       1x1 layers (MobileNetV2's shapes by default) instead of 3x3\n"
+    "  C K HW ...  shapes to time (channels in, out, plane side); default: resnet18's and vgg11's\n"
+    "Each shape is best timed in its own process, outside the VM's slow stretches (bench/RESULTS.md).\n";
+
 int main(int argc, char **argv)
 {
     int batch = 64, reps = 5, i = 1;
     for (; i < argc && argv[i][0] == '-'; i += 2) {
-        if (!strcmp(argv[i], "--cpu")) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--cpu")) {
             cpu_clock = true;
             i--;
         } else if (!strcmp(argv[i], "--1x1")) {
             ksize = 1;
             i--;
-        } else if (i + 1 >= argc) ddl_die("conv_algo: %s needs a value", argv[i]);
-        else if (!strcmp(argv[i], "--batch")) batch = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
-        else ddl_die("usage: conv_algo [--batch N] [--reps N] [--cpu] [--1x1] [C K HW ...]");
+        } else if (strcmp(argv[i], "--batch") && strcmp(argv[i], "--reps")) {
+            ddl_die("conv_algo: unknown option %s (--help)", argv[i]);
+        } else if (i + 1 >= argc) {
+            ddl_die("conv_algo: %s needs a value", argv[i]);
+        } else if (!strcmp(argv[i], "--batch")) {
+            batch = atoi(argv[i + 1]);
+        } else {
+            reps = atoi(argv[i + 1]);
+        }
     }
     if (batch < 1 || reps < 1) ddl_die("conv_algo: --batch and --reps must be >= 1");
     if (i < argc) {
