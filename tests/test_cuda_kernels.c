@@ -278,12 +278,13 @@ static void test_conv_groups(void)
 
 /* Each transform on its own (the 16 GEMMs between them are gemm_f32's):
  * odd and even planes (partial last tiles), one-tile planes, several
- * images, the flipped filter of the input gradient, output with acc, and
+ * images, a plane wider than the CPU's row segments, the flipped filter of the input gradient, output with acc, and
  * the weight gradient's two. */
 static void test_winograd(void)
 {
     static const int CASES[][5] = { /* nb, C, K, H, W */
         { 1, 1, 1, 2, 2 }, { 2, 3, 5, 7, 9 }, { 3, 8, 4, 4, 4 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
+        { 1, 2, 3, 5, 301 }, /* 151 tiles a row: the CPU cuts rows into segments of 128 */
     };
     for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
         int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
