@@ -39,16 +39,7 @@ enum { SEG = WINOGRAD_GROUP, BAND = 16 };
 static void split_row(const float *plane, int H, int W, int y, int x0, int n, float *restrict e, float *restrict o)
 {
     float line[2 * SEG + 2];
-    int len = 2 * n + 2, lo = x0 - 1; /* line[j] = column lo + j */
-    if (y < 0 || y >= H) {
-        memset(e, 0, sizeof(float) * (size_t)(n + 1));
-        memset(o, 0, sizeof(float) * (size_t)(n + 1));
-        return;
-    }
-    int a = lo < 0 ? -lo : 0, b = W - lo < len ? W - lo : len; /* the columns inside the plane: [a, b) */
-    memset(line, 0, sizeof(float) * (size_t)a);
-    memcpy(line + a, plane + (size_t)y * W + lo + a, sizeof(float) * (size_t)(b - a));
-    memset(line + b, 0, sizeof(float) * (size_t)(len - b));
+    winograd_padded_row(plane, H, W, y, x0 - 1, 2 * n + 2, line);
     for (int k = 0; k <= n; k++) {
         e[k] = line[2 * k];
         o[k] = line[2 * k + 1];

@@ -85,15 +85,7 @@ static inline void at6(const float m[6], float o[4])
 static void split_row4(const float *plane, int H, int W, int y, int t0, int n, float p[4][SEG4 + 1])
 {
     float line[4 * SEG4 + 4];
-    int len = 4 * n + 4, lo = 4 * t0 - 1; /* line[i] = column lo + i */
-    if (y < 0 || y >= H) {
-        for (int j = 0; j < 4; j++) memset(p[j], 0, sizeof(float) * (size_t)(n + 1));
-        return;
-    }
-    int a = lo < 0 ? -lo : 0, b = W - lo < len ? W - lo : len; /* inside the plane: [a, b) */
-    memset(line, 0, sizeof(float) * (size_t)a);
-    memcpy(line + a, plane + (size_t)y * W + lo + a, sizeof(float) * (size_t)(b - a));
-    memset(line + b, 0, sizeof(float) * (size_t)(len - b));
+    winograd_padded_row(plane, H, W, y, 4 * t0 - 1, 4 * n + 4, line);
     for (int k = 0; k <= n; k++)
         for (int j = 0; j < 4; j++) p[j][k] = line[4 * k + j];
 }

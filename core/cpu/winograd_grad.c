@@ -24,7 +24,7 @@
 #include "parallel.h"
 #include "winograd_tiles.h"
 
-enum { SEG = WINOGRAD_GROUP, FILTER_BLOCK = 64 }; /* SEG: the most tiles in a block */
+enum { SEG = WINOGRAD_GROUP }; /* the most tiles in a block */
 
 /* Row y of a dy plane from column 2*t0, n tiles wide, split into even
  * (e) and odd (o) columns, 0 past the plane (an odd plane's last tile
@@ -92,7 +92,7 @@ static inline void gt4(const float u[4], float t[3])
  * the 9 taps added to dw. */
 static void filter_grad_block(const float *du, size_t a0, int n, size_t stride, float *dw)
 {
-    float d[16][FILTER_BLOCK], t[4][3][FILTER_BLOCK];
+    float d[16][WINOGRAD_FILTERS], t[4][3][WINOGRAD_FILTERS];
     for (int q = 0; q < 16; q++) memcpy(d[q], du + (size_t)q * stride + a0, sizeof(float) * (size_t)n);
     for (int r = 0; r < 4; r++)
         for (int b = 0; b < n; b++) {
@@ -111,10 +111,10 @@ static void filter_grad_block(const float *du, size_t a0, int n, size_t stride, 
 
 void winograd_filter_grad_cpu(const float *du, int K, int C, float *dw)
 {
-    size_t total = (size_t)K * C, blocks = (total + FILTER_BLOCK - 1) / FILTER_BLOCK;
+    size_t total = (size_t)K * C, blocks = (total + WINOGRAD_FILTERS - 1) / WINOGRAD_FILTERS;
     PARALLEL_FOR(16 * total)
     for (size_t bl = 0; bl < blocks; bl++) {
-        size_t a0 = bl * FILTER_BLOCK;
-        filter_grad_block(du, a0, total - a0 < FILTER_BLOCK ? (int)(total - a0) : FILTER_BLOCK, total, dw);
+        size_t a0 = bl * WINOGRAD_FILTERS;
+        filter_grad_block(du, a0, total - a0 < WINOGRAD_FILTERS ? (int)(total - a0) : WINOGRAD_FILTERS, total, dw);
     }
 }

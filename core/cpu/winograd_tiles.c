@@ -10,6 +10,59 @@
 
 static int tiles_along(int n, int side) { return (n + side - 1) / side; }
 
+/* A walk over one channel's blocks: nb images of th x tw tiles, blocks of
+ * at most max_tiles tiles and max_band tile rows. */
+typedef struct WinoWalk {
+    int nb, th, tw, band, seg; /* tile rows per band, tiles per row segment */
+    int i, ty0, t0;            /* the next block */
+} WinoWalk;
+
+static WinoWalk wino_walk(int nb, int th, int tw, int max_tiles, int max_band)
+{
+    WinoWalk w = { nb, th, tw, 1, tw, 0, 0, 0 };
+    if (tw < max_tiles) {
+        w.band = max_tiles / tw;
+        if (w.band > max_band) w.band = max_band;
+    } else {
+        w.seg = max_tiles;
+    }
+    return w;
+}
+
+static bool wino_next_block(WinoWalk *w, WinoBlock *b)
+{
+    if (w->i >= w->nb) return false;
+    b->i = w->i, b->ty0 = w->ty0, b->t0 = w->t0;
+    b->ty1 = w->th - w->ty0 < w->band ? w->th : w->ty0 + w->band;
+    b->n = w->tw - w->t0 < w->seg ? w->tw - w->t0 : w->seg;
+    if ((w->t0 += b->n) >= w->tw) { /* the next band, or the next image */
+        w->t0 = 0;
+        if ((w->ty0 = b->ty1) >= w->th) w->ty0 = 0, w->i++;
+    }
+    return true;
+}
+
+/* The next group of blocks into g[WINOGRAD_GROUP]: their count (0 at the
+ * end), and their tiles in *tiles. */
+static int wino_next_group(WinoWalk *w, WinoBlock *g, int *tiles)
+{
+    int count = 0;
+    *tiles = 0;
+    for (;;) {
+        WinoWalk before = *w;
+        WinoBlock b;
+        if (!wino_next_block(w, &b)) break;
+        int size = (b.ty1 - b.ty0) * b.n;
+        if (count > 0 && *tiles + size > WINOGRAD_GROUP) {
+            *w = before;
+            break;
+        }
+        g[count++] = b;
+        *tiles += size;
+    }
+    return count;
+}
+
 void winograd_tiles_in(const WinoKind *k, const float *x, int nb, int C, int H, int W, float *v, WinogradBlockFn fn)
 {
     int th = tiles_along(H, k->side), tw = tiles_along(W, k->side);
@@ -53,6 +106,18 @@ void winograd_tiles_out(const WinoKind *k, const float *m, int nb, int K, int H,
             at += (size_t)tiles;
         }
     }
+}
+
+void winograd_padded_row(const float *plane, int H, int W, int y, int lo, int len, float *line)
+{
+    if (y < 0 || y >= H) {
+        memset(line, 0, sizeof(float) * (size_t)len);
+        return;
+    }
+    int a = lo < 0 ? -lo : 0, b = W - lo < len ? W - lo : len; /* the columns inside the plane: [a, b) */
+    memset(line, 0, sizeof(float) * (size_t)a);
+    memcpy(line + a, plane + (size_t)y * W + lo + a, sizeof(float) * (size_t)(b - a));
+    memset(line + b, 0, sizeof(float) * (size_t)(len - b));
 }
 
 /* Filters [a0, a0 + n) in u's order (at = k*C + c, or c*K + k with flip):

@@ -32,59 +32,6 @@ typedef struct WinoBlock {
     int i, ty0, ty1, t0, n; /* image; tile rows; first tile column and count */
 } WinoBlock;
 
-/* A walk over one channel's blocks: nb images of th x tw tiles, blocks of
- * at most max_tiles tiles and max_band tile rows. */
-typedef struct WinoWalk {
-    int nb, th, tw, band, seg; /* tile rows per band, tiles per row segment */
-    int i, ty0, t0;            /* the next block */
-} WinoWalk;
-
-static inline WinoWalk wino_walk(int nb, int th, int tw, int max_tiles, int max_band)
-{
-    WinoWalk w = { nb, th, tw, 1, tw, 0, 0, 0 };
-    if (tw < max_tiles) {
-        w.band = max_tiles / tw;
-        if (w.band > max_band) w.band = max_band;
-    } else {
-        w.seg = max_tiles;
-    }
-    return w;
-}
-
-static inline bool wino_next_block(WinoWalk *w, WinoBlock *b)
-{
-    if (w->i >= w->nb) return false;
-    b->i = w->i, b->ty0 = w->ty0, b->t0 = w->t0;
-    b->ty1 = w->th - w->ty0 < w->band ? w->th : w->ty0 + w->band;
-    b->n = w->tw - w->t0 < w->seg ? w->tw - w->t0 : w->seg;
-    if ((w->t0 += b->n) >= w->tw) { /* the next band, or the next image */
-        w->t0 = 0;
-        if ((w->ty0 = b->ty1) >= w->th) w->ty0 = 0, w->i++;
-    }
-    return true;
-}
-
-/* The next group of blocks into g[WINOGRAD_GROUP]: their count (0 at the
- * end), and their tiles in *tiles. */
-static inline int wino_next_group(WinoWalk *w, WinoBlock *g, int *tiles)
-{
-    int count = 0;
-    *tiles = 0;
-    for (;;) {
-        WinoWalk before = *w;
-        WinoBlock b;
-        if (!wino_next_block(w, &b)) break;
-        int size = (b.ty1 - b.ty0) * b.n;
-        if (count > 0 && *tiles + size > WINOGRAD_GROUP) {
-            *w = before;
-            break;
-        }
-        g[count++] = b;
-        *tiles += size;
-    }
-    return count;
-}
-
 /* The walkers (winograd_tiles.c), for one tile size: output tiles of
  * `side` x `side`, npos = (side + 2)^2 positions, blocks of at most
  * max_tiles tiles and max_band tile rows (what the block functions'
@@ -106,6 +53,11 @@ typedef void (*WinogradOutFn)(const float (*in)[WINOGRAD_GROUP], int j0, int H, 
                               float *plane, bool acc);
 /* G g G^T of n filters: g[9][n] taps in, out[npos][n]. */
 typedef void (*WinogradFilterFn)(const float (*g)[WINOGRAD_FILTERS], int n, float (*out)[WINOGRAD_FILTERS]);
+
+/* line[0, len) = row y of an H x W plane from column lo on, zeros outside
+ * the plane (the input transforms' padding), copied at once so that the
+ * splits into phases that follow need no bounds tests and vectorize. */
+void winograd_padded_row(const float *plane, int H, int W, int y, int lo, int len, float *line);
 
 /* x[nb][C][H][W] -> v[npos][C][nb*T] (T tiles per plane) through fn,
  * group by group. */
