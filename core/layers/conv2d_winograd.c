@@ -55,11 +55,14 @@ typedef struct WinoOps {
     void (*output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
 } WinoOps;
 
-static WinoOps wino_ops(const Backend *be, int side)
+typedef enum WinoSize { WINO_F2, WINO_F4 } WinoSize;
+static const int SIDE[2] = { 2, 4 }, POS[2] = { 16, 36 };
+
+static WinoOps wino_ops(const Backend *be, WinoSize size)
 {
-    const WinoOps ops[2] = { { 2, 16, be->winograd_filter, be->winograd_input, be->winograd_output },
-                             { 4, 36, be->winograd4_filter, be->winograd4_input, be->winograd4_output } };
-    return ops[side == 4];
+    const WinoOps ops[2] = { { SIDE[WINO_F2], POS[WINO_F2], be->winograd_filter, be->winograd_input, be->winograd_output },
+                             { SIDE[WINO_F4], POS[WINO_F4], be->winograd4_filter, be->winograd4_input, be->winograd4_output } };
+    return ops[size];
 }
 
 static int tiles(int H, int W, int side) { return ((H + side - 1) / side) * ((W + side - 1) / side); }
@@ -81,20 +84,20 @@ static int chunk_images(int pos, int C, int K, int T, int batch)
     return nb;
 }
 
-static size_t size_of(const Model *m, const Layer *l, int max_batch, int side)
+static size_t size_of(const Model *m, const Layer *l, int max_batch, WinoSize size)
 {
     Shape in = m->tensors[l->in].shape;
-    int pos = (side + 2) * (side + 2), T = tiles(in.h, in.w, side);
+    int pos = POS[size], T = tiles(in.h, in.w, SIDE[size]);
     return scratch_floats(pos, in.c, l->cout, T, chunk_images(pos, in.c, l->cout, T, max_batch));
 }
 
-size_t conv2d_winograd_size(const Model *m, const Layer *l, int max_batch) { return size_of(m, l, max_batch, 2); }
+size_t conv2d_winograd_size(const Model *m, const Layer *l, int max_batch) { return size_of(m, l, max_batch, WINO_F2); }
 
 /* F(4x4) for the forward pass and input gradient, F(2x2) for the weight
  * gradient: the larger of the two. */
 size_t conv2d_winograd4_size(const Model *m, const Layer *l, int max_batch)
 {
-    return DDL_MAX(size_of(m, l, max_batch, 4), size_of(m, l, max_batch, 2));
+    return DDL_MAX(size_of(m, l, max_batch, WINO_F4), size_of(m, l, max_batch, WINO_F2));
 }
 
 /* y (+)= the 3x3 convolution of x[batch][C][H][W] into K channels. w is the
@@ -118,16 +121,16 @@ static void winograd_conv(Model *m, const WinoOps *op, const float *x, const flo
     }
 }
 
-static void forward_with(Model *m, const Layer *l, int side)
+static void forward_with(Model *m, const Layer *l, WinoSize size)
 {
     Shape in = m->tensors[l->in].shape;
-    WinoOps op = wino_ops(m->be, side);
+    WinoOps op = wino_ops(m->be, size);
     winograd_conv(m, &op, model_tensor(m, l->in), m->params + l->param_off, false, in.c, l->cout, in.h, in.w,
                   model_tensor(m, l->out), false);
 }
 
-void conv2d_winograd_forward(Model *m, const Layer *l) { forward_with(m, l, 2); }
-void conv2d_winograd4_forward(Model *m, const Layer *l) { forward_with(m, l, 4); }
+void conv2d_winograd_forward(Model *m, const Layer *l) { forward_with(m, l, WINO_F2); }
+void conv2d_winograd4_forward(Model *m, const Layer *l) { forward_with(m, l, WINO_F4); }
 
 /* dw += the weight gradient (winograd_grad.c): per chunk, the input's and
  * dy's transforms, then 16 GEMMs du[e] (+)= dm[e] v[e]^T summing over the
@@ -137,7 +140,7 @@ static void winograd_dw(Model *m, const Layer *l, float *dw)
     const Backend *be = m->be;
     Shape in = m->tensors[l->in].shape;
     int C = in.c, K = l->cout, H = in.h, W = in.w, n = m->batch, T = tiles(H, W, 2);
-    int chunk = chunk_images(16, C, K, T, m->max_batch);
+    int chunk = chunk_images(POS[WINO_F2], C, K, T, m->max_batch);
     const float *x = model_tensor(m, l->in), *dy = model_tensor_grad(m, l->out);
     float *du = m->scratch, *v = du + (size_t)16 * K * C;
     size_t in_img = (size_t)C * H * W, out_img = (size_t)K * H * W;
@@ -154,22 +157,22 @@ static void winograd_dw(Model *m, const Layer *l, float *dw)
 }
 
 /* One after the other: they share the scratch. */
-static void backward_with(Model *m, const Layer *l, float *dw, float *dx, bool acc, int side)
+static void backward_with(Model *m, const Layer *l, float *dw, float *dx, bool acc, WinoSize size)
 {
     winograd_dw(m, l, dw);
     if (!dx) return;
     Shape in = m->tensors[l->in].shape;
-    WinoOps op = wino_ops(m->be, side);
+    WinoOps op = wino_ops(m->be, size);
     winograd_conv(m, &op, model_tensor_grad(m, l->out), m->params + l->param_off, true, l->cout, in.c, in.h, in.w,
                   dx, acc);
 }
 
 void conv2d_winograd_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc)
 {
-    backward_with(m, l, dw, dx, acc, 2);
+    backward_with(m, l, dw, dx, acc, WINO_F2);
 }
 
 void conv2d_winograd4_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc)
 {
-    backward_with(m, l, dw, dx, acc, 4);
+    backward_with(m, l, dw, dx, acc, WINO_F4);
 }
