@@ -325,10 +325,12 @@ static void backend_winograd(const Backend *be)
  * CPU's order, so bit-exact too, both ways (forward: C -> K; input
  * gradient: the flipped filters, K -> C), overwriting and adding; the
  * weight gradient, a sum over positions in another order, within TOL_RED.
- * K = 11 is not a multiple of the packing's 8, and the plane is odd. */
-static void backend_direct(const Backend *be)
+ * K = 11 is not a multiple of the packing's 8, and the plane is odd; a
+ * plane up to 16 wide interleaves the images' rows, a wider one does not
+ * (conv_direct_layout.h), so both are run. */
+static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W)
 {
-    int nb = 3, C = 5, K = 11, H = 7, W = 6;
+    char what[96];
     size_t nx = (size_t)nb * C * H * W, ny = (size_t)nb * K * H * W, nw = (size_t)K * C * 9;
     size_t nxq = direct_padded_floats(nb, C, H, W), nyq = direct_padded_floats(nb, K, H, W);
     size_t nwp = DDL_MAX(direct_filter_floats(K, C), direct_filter_floats(C, K));
@@ -342,7 +344,8 @@ static void backend_direct(const Backend *be)
     be->direct_pad(xd, nb, C, H, W, xqd);
     be->direct_pad(dyd, nb, K, H, W, dyqd);
     float *got = down(be, xqd, nxq);
-    check_same(be->name, "direct_pad (with the slack)", got, xq, nxq);
+    snprintf(what, sizeof what, "direct_pad %dx%d (with the slack)", H, W);
+    check_same(be->name, what, got, xq, nxq);
     ddl_free(got);
     for (int flip = 0; flip < 2; flip++) {
         int outs = flip ? C : K, ins = flip ? K : C, nout = flip ? (int)nx : (int)ny;
@@ -359,8 +362,8 @@ static void backend_direct(const Backend *be)
             float *outd = acc ? up(be, start, 4 * (size_t)nout) : poisoned(be, (size_t)nout);
             be->direct_conv(ind, wpd, nb, ins, outs, H, W, outd, acc);
             got = down(be, outd, (size_t)nout);
-            char what[80];
-            snprintf(what, sizeof what, "direct_conv %s%s", flip ? "input gradient" : "forward", acc ? " acc" : "");
+            snprintf(what, sizeof what, "direct_conv %dx%d %s%s", H, W, flip ? "input gradient" : "forward",
+                     acc ? " acc" : "");
             check_same(be->name, what, got, want, (size_t)nout);
             ddl_free(got);
             be->release(outd);
@@ -372,7 +375,8 @@ static void backend_direct(const Backend *be)
     be->direct_filter_grad(xqd, dyqd, nb, C, K, H, W, dwd);
     got = down(be, dwd, nw);
     double e = t_rel_err(got, want, nw, REL_FLOOR);
-    if (!t_check(e <= TOL_RED, "%s direct_filter_grad (accumulates) within %.0e of cpu", be->name, TOL_RED))
+    if (!t_check(e <= TOL_RED, "%s direct_filter_grad %dx%d (accumulates) within %.0e of cpu", be->name, H, W,
+                 TOL_RED))
         printf("# relative error %.3g\n", e);
     ddl_free(got);
     float *all[] = { x, dy, w, y0, dx0, dw0, xq, dyq, wp, want };
@@ -540,7 +544,8 @@ int main(void)
         backend_depthwise(bes[b]);
         backend_layout(bes[b]);
         backend_winograd(bes[b]);
-        backend_direct(bes[b]);
+        backend_direct(bes[b], 3, 5, 11, 7, 6);
+        backend_direct(bes[b], 3, 5, 11, 5, 19);
         backend_pointwise(bes[b]);
         backend_small_kernels(bes[b]);
         backend_device_batch(bes[b]);

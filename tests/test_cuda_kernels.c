@@ -370,13 +370,14 @@ static void test_winograd4(void)
 /* Padding, packing (both ways), the convolution forward and as the input
  * gradient (overwriting and adding) and the weight gradient (accumulating):
  * odd planes, channel counts off the packing's 8, a 1x1 plane, several
- * images. The convolution is one FMA chain per output on both sides, so
+ * images, with their rows interleaved (planes up to 16 wide) or not. The convolution is one FMA chain per output on both sides, so
  * within TOL_ELEM (bit-exact on the emulated GPU, tests/
  * test_backend_kernels.c); the weight gradient sums in another order. */
 static void test_direct(void)
 {
     static const int CASES[][5] = { /* nb, C, K, H, W */
         { 1, 1, 1, 1, 1 }, { 2, 3, 5, 7, 9 }, { 3, 8, 16, 4, 4 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
+        { 3, 4, 9, 5, 19 }, /* wider than 16: one image per group of rows (conv_direct_layout.h) */
     };
     for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
         int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];

@@ -10,12 +10,14 @@
  * at a quarter of the GEMM's peak. Here the input is read in place (after
  * one padding pass) and the arithmetic runs from registers.
  *
- * How (layouts: conv_direct_layout.h). On the padded planes, output pixel
- * (oh, ow) of image i sits at "grid" position j = i*plane + oh*(W+2) + ow,
- * and tap (ki, kj) of input channel c reads xq[c][j + ki*(W+2) + kj]: a
- * fixed offset per tap, so one run of j covers whole rows and whole images
- * with no bounds tests. Positions between rows and images are computed
- * and thrown away (2 columns of W+2; 2 rows per image).
+ * How (layouts: conv_direct_layout.h). On the padded planes, in groups
+ * of g images with interleaved rows (a group's padded row is g*(W+2)
+ * floats), output pixel (oh, ow) of image i = G*g + u sits at "grid"
+ * position j = G*gs + (oh*g + u)*(W+2) + ow (gs: floats per group), and
+ * tap (ki, kj) of input channel c reads xq[c][j + ki*g*(W+2) + kj]: a
+ * fixed offset per tap, so one run of j covers whole rows of many images
+ * with no bounds tests. The padding columns between rows (and, with
+ * g < nb, the padding rows between groups) are computed and thrown away.
  *  - forward: a register block is 8 output channels x VF_ROWS vectors of
  *    positions; per input channel and tap it loads VF_ROWS vectors of x
  *    and multiplies them by 8 broadcast weights (24 FMAs from 11 loads
@@ -48,37 +50,43 @@ enum { BLK = VF_ROWS * VF_LANES };  /* positions per register block */
 enum { SEG_FLOATS = 32768, SPAN_FLOATS = 262144 };
 
 typedef struct Grid {
-    int H, W, Wp;
-    size_t plane, cs; /* floats per padded plane; per channel (nb planes) */
-    int L;            /* positions up to the last output: (nb-1)*plane + (H-1)*Wp + W */
-    int off[9];       /* tap (ki, kj) -> ki*Wp + kj */
+    int nb, g, H, W, Wp;
+    int rs;     /* floats per padded row of a group: g*Wp */
+    size_t gs;  /* floats per group: (H+2)*rs */
+    size_t cs;  /* floats per channel: nb/g groups */
+    int L;      /* positions up to the last output: that of group nb/g - 1's last row, plus W */
+    int off[9]; /* tap (ki, kj) -> ki*rs + kj */
 } Grid;
 
 static Grid grid(int nb, int H, int W)
 {
-    Grid g = { H, W, W + 2, direct_plane(H, W), 0, 0, { 0 } };
-    g.cs = (size_t)nb * g.plane;
-    g.L = (int)((size_t)(nb - 1) * g.plane) + (H - 1) * g.Wp + W;
-    for (int t = 0; t < 9; t++) g.off[t] = (t / 3) * g.Wp + t % 3;
-    return g;
+    int g = direct_group(nb, W);
+    Grid r = { nb, g, H, W, W + 2, g * (W + 2), 0, direct_channel_floats(nb, H, W), 0, { 0 } };
+    r.gs = (size_t)(H + 2) * r.rs;
+    r.L = (int)((size_t)(nb / g - 1) * r.gs) + (H * g - 1) * r.Wp + W;
+    for (int t = 0; t < 9; t++) r.off[t] = (t / 3) * r.rs + t % 3;
+    return r;
 }
 
+/* Per (channel, group): its H+2 padded rows, each the images' rows
+ * between two zeros, or zeros on the top and bottom. */
 void direct_pad_cpu(const float *x, int nb, int C, int H, int W, float *xq)
 {
     Grid g = grid(nb, H, W);
-    PARALLEL_FOR((size_t)C * nb * g.plane)
-    for (int c = 0; c < C; c++)
-        for (int i = 0; i < nb; i++) {
-            float *q = xq + (size_t)c * g.cs + (size_t)i * g.plane;
-            const float *plane = x + ((size_t)i * C + c) * H * W;
-            memset(q, 0, sizeof(float) * (size_t)(g.Wp + 1));
-            for (int h = 0; h < H; h++) {
-                float *row = q + (size_t)(h + 1) * g.Wp + 1;
-                memcpy(row, plane + (size_t)h * W, sizeof(float) * (size_t)W);
-                row[W] = row[W + 1] = 0.0f; /* right border, next row's left border */
+    int groups = nb / g.g;
+    PARALLEL_FOR((size_t)C * g.cs)
+    for (int cg = 0; cg < C * groups; cg++) {
+        int c = cg / groups, i0 = cg % groups * g.g;
+        float *q = xq + (size_t)c * g.cs + (size_t)(cg % groups) * g.gs;
+        memset(q, 0, sizeof(float) * (size_t)g.rs);
+        q += g.rs;
+        for (int h = 0; h < H; h++)
+            for (int i = i0; i < i0 + g.g; i++, q += g.Wp) {
+                q[0] = q[W + 1] = 0.0f;
+                memcpy(q + 1, x + (((size_t)i * C + c) * H + h) * W, sizeof(float) * (size_t)W);
             }
-            memset(q + (size_t)(H + 1) * g.Wp + 1, 0, sizeof(float) * (size_t)(g.Wp - 1));
-        }
+        memset(q, 0, sizeof(float) * (size_t)g.rs);
+    }
     memset(xq + (size_t)C * g.cs, 0, sizeof(float) * DIRECT_SLACK);
 }
 
@@ -120,18 +128,32 @@ static void forward_block(const float *xq, const Grid *g, const float *wpb, int 
         for (int r = 0; r < VF_ROWS; r++) vf_store(&tile[a][r * VF_LANES], acc[a][r]);
 }
 
-/* The outputs among positions [j0, j0 + len) into y[nb][K][H][W]
- * (channels k0 .. k0 + kn - 1), row run by row run. */
-static void scatter_block(const float tile[DIRECT_KB][BLK], const Grid *g, int j0, int len, int K, int k0, int kn,
-                          float *y, bool acc)
+/* Where a grid position falls: group G, row oh of the group's output rows
+ * (a padding row when oh >= H), image G*g + u, column ow (padding when
+ * ow >= W). The scatter moves it along, so the divisions run once per
+ * item, not once per block. */
+typedef struct Cursor {
+    int G, oh, u, ow;
+} Cursor;
+
+static Cursor cursor_at(const Grid *g, int j)
 {
-    int i = (int)((size_t)j0 / g->plane), r = (int)((size_t)j0 % g->plane), oh = r / g->Wp, ow = r % g->Wp;
+    int G = (int)((size_t)j / g->gs), row = (int)((size_t)j % g->gs) / g->Wp;
+    return (Cursor){ G, row / g->g, row % g->g, j % g->Wp };
+}
+
+/* The outputs among the len positions at *cur into y[nb][K][H][W]
+ * (channels k0 .. k0 + kn - 1), row run by row run; *cur moves past them. */
+static void scatter_block(const float tile[DIRECT_KB][BLK], const Grid *g, Cursor *cur, int len, int K, int k0,
+                          int kn, float *y, bool acc)
+{
+    Cursor c = *cur;
     for (int q = 0; q < len;) {
-        int run = DDL_MIN(len - q, g->Wp - ow);
-        if (oh < g->H && ow < g->W) {
-            int n = DDL_MIN(run, g->W - ow);
+        int run = DDL_MIN(len - q, g->Wp - c.ow);
+        if (c.oh < g->H && c.ow < g->W) {
+            int i = c.G * g->g + c.u, n = DDL_MIN(run, g->W - c.ow);
             for (int a = 0; a < kn; a++) {
-                float *out = y + (((size_t)i * K + k0 + a) * g->H + oh) * g->W + ow;
+                float *out = y + (((size_t)i * K + k0 + a) * g->H + c.oh) * g->W + c.ow;
                 const float *src = &tile[a][q];
                 if (acc)
                     for (int e = 0; e < n; e++) out[e] += src[e];
@@ -140,12 +162,16 @@ static void scatter_block(const float tile[DIRECT_KB][BLK], const Grid *g, int j
             }
         }
         q += run;
-        ow += run;
-        if (ow == g->Wp) {
-            ow = 0;
-            if (++oh == g->H + 2) oh = 0, i++;
+        c.ow += run;
+        if (c.ow == g->Wp) {
+            c.ow = 0;
+            if (++c.u == g->g) {
+                c.u = 0;
+                if (++c.oh == g->H + 2) c.oh = 0, c.G++;
+            }
         }
     }
+    *cur = c;
 }
 
 void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc)
@@ -162,9 +188,10 @@ void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int
         int s = it / kblocks, kb = it % kblocks, k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
         float tile[DIRECT_KB][BLK];
         int end = DDL_MIN(g.L, (s + 1) * seg);
+        Cursor cur = cursor_at(&g, s * seg);
         for (int j0 = s * seg; j0 < end; j0 += BLK) {
             forward_block(xq, &g, wp + (size_t)kb * C * 9 * DIRECT_KB, C, j0, tile);
-            scatter_block(tile, &g, j0, DDL_MIN(BLK, end - j0), K, k0, kn, y, acc);
+            scatter_block(tile, &g, &cur, DDL_MIN(BLK, end - j0), K, k0, kn, y, acc);
         }
     }
 }
@@ -212,7 +239,7 @@ static void filter_grad_item(const float *xq, const float *dyq, const Grid *g, i
     int kb = it / C, c = it % C, k0 = kb * VF_DW_K, kn = DDL_MIN(VF_DW_K, K - k0);
     const float *dya[VF_DW_K];
     for (int a = 0; a < VF_DW_K; a++) /* a block past K repeats its last channel; those sums are dropped */
-        dya[a] = dyq + (size_t)(k0 + DDL_MIN(a, kn - 1)) * g->cs + g->Wp + 1;
+        dya[a] = dyq + (size_t)(k0 + DDL_MIN(a, kn - 1)) * g->cs + g->rs + 1;
     float sums[VF_DW_K][9];
     filter_grad_block(xq + (size_t)c * g->cs, dya, g->off, j0, j1, sums);
     for (int a = 0; a < kn; a++)

@@ -18,21 +18,25 @@
 namespace {
 
 struct DirectGeom {
-    unsigned nb, C, H, W, Wp, plane, cs; // cs: floats per channel (nb planes)
-    unsigned L;                          // positions up to the last output
+    unsigned nb, g, C, H, W, Wp; // g: images per group of interleaved rows
+    unsigned rs, gs, cs;         // floats per padded row of a group, per group, per channel
+    unsigned L;                  // positions up to the last output
 };
 
 DirectGeom direct_geom(int nb, int C, int H, int W)
 {
     DirectGeom g;
     g.nb = (unsigned)nb, g.C = (unsigned)C, g.H = (unsigned)H, g.W = (unsigned)W, g.Wp = (unsigned)W + 2;
-    g.plane = (unsigned)direct_plane(H, W);
-    g.cs = g.nb * g.plane;
-    g.L = (g.nb - 1) * g.plane + (g.H - 1) * g.Wp + g.W;
+    g.g = (unsigned)direct_group(nb, W);
+    g.rs = g.g * g.Wp;
+    g.gs = (g.H + 2) * g.rs;
+    g.cs = (unsigned)direct_channel_floats(nb, H, W);
+    g.L = (g.nb / g.g - 1) * g.gs + (g.H * g.g - 1) * g.Wp + g.W;
     return g;
 }
 
-__device__ inline unsigned tap_off(unsigned t, unsigned Wp) { return (t / 3) * Wp + t % 3; }
+// Rows interleaved in groups of images ([C][nb/g][H+2][g][W+2]): tap (ki, kj) is ki padded rows of a group down.
+__device__ inline unsigned tap_off(unsigned t, unsigned rs) { return (t / 3) * rs + t % 3; }
 
 __global__ void pad_kernel(const float *__restrict__ x, DirectGeom g, size_t total, float *__restrict__ xq)
 {
@@ -40,8 +44,8 @@ __global__ void pad_kernel(const float *__restrict__ x, DirectGeom g, size_t tot
     {
         float v = 0.0f;
         if (e < (size_t)g.C * g.cs) {
-            unsigned c = (unsigned)e / g.cs, r = (unsigned)e % g.cs, i = r / g.plane, q = r % g.plane;
-            unsigned h = q / g.Wp, w = q % g.Wp;
+            unsigned c = (unsigned)e / g.cs, r = (unsigned)e % g.cs, G = r / g.gs, q = r % g.gs;
+            unsigned h = q / g.rs, i = G * g.g + q % g.rs / g.Wp, w = q % g.Wp;
             if (h >= 1 && h <= g.H && w >= 1 && w <= g.W)
                 v = x[(((size_t)i * g.C + c) * g.H + (h - 1)) * g.W + (w - 1)];
         }
@@ -71,13 +75,13 @@ __global__ void conv_kernel(const float *__restrict__ xq, const float *__restric
     DDL_GRID_STRIDE(e, total)
     {
         unsigned ow = (unsigned)e % g.W, t = (unsigned)e / g.W, oh = t % g.H, ik = t / g.H, k = ik % K, i = ik / K;
-        unsigned j = i * g.plane + oh * g.Wp + ow;
+        unsigned j = i / g.g * g.gs + (oh * g.g + i % g.g) * g.Wp + ow;
         const float *wk = wp + (size_t)(k / DIRECT_KB) * g.C * 9 * DIRECT_KB + k % DIRECT_KB;
         float s = 0.0f;
         for (unsigned c = 0; c < g.C; c++) {
             const float *xc = xq + (size_t)c * g.cs + j;
             for (unsigned tap = 0; tap < 9; tap++)
-                s = fmaf(wk[((size_t)c * 9 + tap) * DIRECT_KB], xc[tap_off(tap, g.Wp)], s);
+                s = fmaf(wk[((size_t)c * 9 + tap) * DIRECT_KB], xc[tap_off(tap, g.rs)], s);
         }
         y[e] = acc ? __fadd_rn(y[e], s) : s;
     }
@@ -90,7 +94,7 @@ __global__ void filter_grad_kernel(const float *__restrict__ xq, const float *__
 {
     __shared__ double sh[DDL_BLOCK];
     unsigned tap = blockIdx.x % 9, kc = blockIdx.x / 9, c = kc % g.C, k = kc / g.C;
-    const float *dy = dyq + (size_t)k * g.cs + g.Wp + 1, *x = xq + (size_t)c * g.cs + tap_off(tap, g.Wp);
+    const float *dy = dyq + (size_t)k * g.cs + g.rs + 1, *x = xq + (size_t)c * g.cs + tap_off(tap, g.rs);
     double s = 0.0;
     for (unsigned j = threadIdx.x; j < g.L; j += DDL_BLOCK) s += (double)__fmul_rn(dy[j], x[j]);
     s = ddl_block_sum(s, sh);

@@ -38,7 +38,7 @@ static Dims dims(const Model *m, const Layer *l)
 
 static int chunk_images(const Dims *d, int batch)
 {
-    size_t per = (size_t)(d->C + d->K) * direct_plane(d->H, d->W);
+    size_t per = (size_t)(d->C + d->K) * direct_channel_floats(1, d->H, d->W);
     int nb = (int)(DIRECT_SCRATCH_CAP / per);
     return DDL_MAX(1, DDL_MIN(nb, batch));
 }
