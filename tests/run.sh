@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # tests/run.sh - run every test program and print "N passed, M failed".
 #
-# bin/tests/test_*  run once, serially.
+# bin/tests/test_*  run once each, TEST_JOBS at a time (default: the
+#                   cores): each is one single-threaded process in its own
+#                   temporary directories, and serially they left all but
+#                   one core idle.
 # bin/tests/mpi_*   run under mpirun for each rank count listed in the
 #                   source's "ddl-test-np:" line (default 1 2 3 4),
-#                   oversubscribed where ranks exceed cores.
-# bin/fuzz/replay_* each fuzz harness over tests/fuzz/corpus/ and crashes/.
+#                   oversubscribed where ranks exceed cores; one at a time.
+# bin/fuzz/replay_* each fuzz harness over tests/fuzz/corpus/ and crashes/,
+#                   TEST_JOBS at a time.
+# tests/e2e_*.sh    one at a time (they launch mpirun, labs and network
+#                   namespaces of their own).
+# Reports come in the same order whatever TEST_JOBS is.
 # Each program prints "ok - ..." / "not ok - ..." / "skip - ..." lines; a
 # program that dies without reporting counts as one failure, so a crash or
 # a hang (TEST_TIMEOUT seconds, default 900) can never pass silently.
@@ -17,6 +24,8 @@ set -u
 cd "$(dirname "$0")/.."
 TEST_PHASES=${TEST_PHASES:-"${BIN:-bin}:${SANITIZE:-0}"}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
+TEST_JOBS=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case "$TEST_JOBS" in ''|*[!0-9]*|0*) echo "error: TEST_JOBS must be a positive integer (got '$TEST_JOBS')" >&2; exit 2 ;; esac
 export DDL_TEST_ROOT=$PWD
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -27,27 +36,61 @@ MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
 
 pass=0 fail=0 skip=0
 times=$(mktemp)
-trap 'rm -f "$times"' EXIT
-run_one() { # label, command...
-  local label=$1; shift
-  local out rc t0
+outs=$(mktemp -d)
+trap 'rm -rf "$times" "$outs"' EXIT
+started=() # labels of the programs started by start_one, in order
+
+# Run one program (label, command...) into $outs/<k>.out and .rc, and log
+# its wall time.
+exec_one() {
+  local k=$1 label=$2; shift 2
+  local t0
   t0=$(date +%s.%N)
-  out=$(timeout "$TEST_TIMEOUT" "$@" 2>&1); rc=$?
+  timeout "$TEST_TIMEOUT" "$@" > "$outs/$k.out" 2>&1
+  echo $? > "$outs/$k.rc"
   echo "$(date +%s.%N) $t0 $label" >> "$times"
-  printf '%s\n' "$out" | grep -E '^(ok|not ok|skip) - ' | sed "s|^|[$label] |" || true
+}
+
+# Count and print one finished program's checks (label, output file, exit status).
+report_one() {
+  local label=$1 file=$2 rc=$3
+  grep -E '^(ok|not ok|skip) - ' "$file" | sed "s|^|[$label] |" || true
   local p f s
-  p=$(printf '%s\n' "$out" | grep -c '^ok - ')
-  f=$(printf '%s\n' "$out" | grep -c '^not ok - ')
-  s=$(printf '%s\n' "$out" | grep -c '^skip - ')
+  p=$(grep -c '^ok - ' "$file")
+  f=$(grep -c '^not ok - ' "$file")
+  s=$(grep -c '^skip - ' "$file")
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
     f=1
     if [ "$rc" -eq 124 ]; then echo "[$label] not ok - timed out after ${TEST_TIMEOUT}s"
     else echo "[$label] not ok - exited with status $rc without reporting a failure"; fi
-    printf '%s\n' "$out" | tail -20 | sed "s|^|[$label]   |"
+    tail -20 "$file" | sed "s|^|[$label]   |"
   elif [ "$f" -gt 0 ]; then
-    printf '%s\n' "$out" | grep -v -E '^(ok|not ok|skip) - ' | tail -20 | sed "s|^|[$label]   |"
+    grep -v -E '^(ok|not ok|skip) - ' "$file" | tail -20 | sed "s|^|[$label]   |"
   fi
   pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
+
+# A program run alone, reported at once.
+run_one() { # label, command...
+  exec_one serial "$@"
+  report_one "$1" "$outs/serial.out" "$(cat "$outs/serial.rc")"
+}
+
+# A program started in the background once fewer than TEST_JOBS run;
+# finish_started waits for them all and reports them in the order started.
+start_one() { # label, command...
+  while [ "$(jobs -rp | wc -l)" -ge "$TEST_JOBS" ]; do wait -n; done
+  local k=${#started[@]}
+  started+=("$1")
+  exec_one "$k" "$@" &
+}
+
+finish_started() {
+  wait
+  local k
+  for k in "${!started[@]}"; do report_one "${started[$k]}" "$outs/$k.out" "$(cat "$outs/$k.rc")"; done
+  started=()
+  rm -f "$outs"/*
 }
 
 run_phase() { # bin-dir, sanitize(0|1)
@@ -68,8 +111,9 @@ run_phase() { # bin-dir, sanitize(0|1)
   fi
   for t in "$BIN"/tests/test_*; do
     [ -x "$t" ] || continue
-    run_one "$tag$(basename "$t")" "$t"
+    start_one "$tag$(basename "$t")" "$t"
   done
+  finish_started
   for t in "$BIN"/tests/mpi_*; do
     [ -x "$t" ] || continue
     local name nps
@@ -85,8 +129,9 @@ run_phase() { # bin-dir, sanitize(0|1)
     local target
     target=$(basename "$src" .c)
     [ "$target" = replay_main ] && continue
-    run_one "${tag}fuzz_replay $target" tests/fuzz/replay.sh "$BIN" "$target"
+    start_one "${tag}fuzz_replay $target" tests/fuzz/replay.sh "$BIN" "$target"
   done
+  finish_started
   # The labs' e2e tests leave their tables and figures here for
   # e2e_report.sh, which sorts after them (tests/share_outputs.sh).
   DDL_E2E_SHARE=$(mktemp -d)
@@ -106,7 +151,7 @@ done
 echo
 echo "# slowest test programs (wall seconds):"
 awk '{ printf "%8.1f  %s\n", $1 - $2, substr($0, index($0, $3)) }' "$times" | sort -rn | head -12 | sed 's/^/#   /'
-awk '{ s += $1 - $2 } END { printf "# all test programs: %.0f s\n", s }' "$times"
+awk -v wall=$SECONDS '{ s += $1 - $2 } END { printf "# all test programs: %.0f s of their own, %d s of wall time (TEST_JOBS=%s)\n", s, wall, jobs }' jobs="$TEST_JOBS" "$times"
 if [ "$skip" -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"
 else echo "$pass passed, $fail failed"; fi
 [ "$fail" -eq 0 ]
