@@ -54,6 +54,13 @@
  *    8x8, and 1.4-4 on 4x4 and 2x2 planes, where the padded plane computes
  *    (H+2)(W+2) positions for H*W outputs. So: up to 64 channels in on
  *    planes of 16x16 or more; up to 64 in and out on 8x8.
+ *    Stop 28: planes up to 16 wide now interleave the images' rows
+ *    (conv_direct_layout.h) and compute (W+2) positions per W outputs:
+ *    0.77-0.80 for 64 channels on 8x8 (was 0.98-1.01; Winograd 0.95-1.03
+ *    there), 0.53-0.55 for 32 on 16x16 (0.55-0.56), 0.98-1.00 for 128 on
+ *    8x8 (1.17-1.22; F(4x4) 0.78-0.82), 1.03-1.08 for 64 into 128 on 8x8
+ *    (F(4x4) 0.97-1.05), 1.19-1.25 for 128 on 4x4 (F(4x4) 0.84-0.86):
+ *    the rule stands.
  *    Winograd also suffers more than im2col when other jobs take a core:
  *    it runs more, smaller parallel regions (transforms and 16 or 36 GEMMs
  *    per chunk), each waiting for its slowest thread.
