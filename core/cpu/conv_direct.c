@@ -174,9 +174,83 @@ static void scatter_block(const float tile[DIRECT_KB][BLK], const Grid *g, Curso
     *cur = c;
 }
 
+/* Row-exact blocks, for planes whose rows are one vector (W == VF_LANES)
+ * or half of one (2W == VF_LANES), with every image's rows interleaved
+ * (g = nb): output row r (image r % nb, row r / nb) is positions
+ * [r*Wp, r*Wp + W), so a vector holds whole rows and nothing else, and is
+ * stored straight into y. Nothing is computed for the padding columns, and
+ * no tile is copied. Each lane runs the same chain of FMAs as in
+ * forward_block: the same bits. */
+enum { ROW_BLOCK_ROWS = 2 * VF_ROWS }; /* the most rows one block holds */
+
+static inline vf load_rows(const float *xc, int r, int rv, int Wp)
+{
+    return rv == 1 ? vf_load(xc + (size_t)r * Wp) : vf_load_halves(xc + (size_t)r * Wp, xc + (size_t)(r + 1) * Wp);
+}
+
+/* Rows r0 .. r0 + VF_ROWS*rv - 1 (those below R = H*nb, a multiple of rv;
+ * a vector past R reads the last rows' inputs and is not stored),
+ * channels k0 .. k0 + kn - 1. */
+static void forward_rows(const float *xq, const Grid *g, const float *wpb, int C, int r0, int rv, int K, int k0,
+                         int kn, float *y, bool acc)
+{
+    int R = g->H * g->nb, rr[VF_ROWS];
+    for (int v = 0; v < VF_ROWS; v++) rr[v] = DDL_MIN(r0 + v * rv, R - rv);
+    vf accv[DIRECT_KB][VF_ROWS];
+    for (int a = 0; a < DIRECT_KB; a++)
+        for (int v = 0; v < VF_ROWS; v++) accv[a][v] = vf_zero();
+    for (int c = 0; c < C; c++) {
+        const float *xc = xq + (size_t)c * g->cs, *wc = wpb + (size_t)c * 9 * DIRECT_KB;
+        for (int t = 0; t < 9; t++) {
+            vf xv[VF_ROWS];
+            for (int v = 0; v < VF_ROWS; v++) xv[v] = load_rows(xc + g->off[t], rr[v], rv, g->Wp);
+            const float *wt = wc + t * DIRECT_KB;
+            for (int a = 0; a < DIRECT_KB; a++) {
+                vf wa = vf_set1(wt[a]);
+                for (int v = 0; v < VF_ROWS; v++) accv[a][v] = vf_fma(wa, xv[v], accv[a][v]);
+            }
+        }
+    }
+    for (int v = 0; v < VF_ROWS; v++) {
+        int r = r0 + v * rv;
+        if (r >= R) break;
+        for (int a = 0; a < kn; a++) {
+            float *o[2] = { NULL, NULL };
+            for (int h = 0; h < rv; h++)
+                o[h] = y + (((size_t)((r + h) % g->nb) * K + k0 + a) * g->H + (r + h) / g->nb) * g->W;
+            vf out = accv[a][v];
+            if (acc) out = vf_add(rv == 1 ? vf_load(o[0]) : vf_load_halves(o[0], o[1]), out);
+            if (rv == 1)
+                vf_store(o[0], out);
+            else
+                vf_store_halves(o[0], o[1], out);
+        }
+    }
+}
+
+static void direct_conv_rows(const float *xq, const float *wp, const Grid *g, int C, int K, int rv, float *y, bool acc)
+{
+    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, per = VF_ROWS * rv, R = g->H * g->nb;
+    int seg = DDL_MAX(SEG_FLOATS / DDL_MAX(C, 1) / (g->Wp * per), 1) * per; /* rows per item */
+    int segs = (R + seg - 1) / seg, items = segs * kblocks;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g->L * K * C > 32768)
+#endif
+    for (int it = 0; it < items; it++) {
+        int s = it / kblocks, kb = it % kblocks, k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
+        int end = DDL_MIN(R, (s + 1) * seg);
+        for (int r0 = s * seg; r0 < end; r0 += per)
+            forward_rows(xq, g, wp + (size_t)kb * C * 9 * DIRECT_KB, C, r0, rv, K, k0, kn, y, acc);
+    }
+}
+
 void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc)
 {
     Grid g = grid(nb, H, W);
+    if (g.g == nb && (W == VF_LANES || (2 * W == VF_LANES && H * nb % 2 == 0))) {
+        direct_conv_rows(xq, wp, &g, C, K, W == VF_LANES ? 1 : 2, y, acc);
+        return;
+    }
     int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB;
     int seg = SEG_FLOATS / (C > 0 ? C : 1) / BLK * BLK;
     if (seg < BLK) seg = BLK;

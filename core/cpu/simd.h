@@ -34,6 +34,17 @@ static inline vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 static inline vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
 /* The lanes' sum by a fixed tree (halves, then quarters, ...). */
 static inline float vf_hsum(vf v) { return _mm512_reduce_add_ps(v); }
+/* Two half vectors from / to two places (the low lanes at a). */
+static inline vf vf_load_halves(const float *a, const float *b)
+{
+    __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(a))); /* AVX-512F only: no f32x8 */
+    return _mm512_castpd_ps(_mm512_insertf64x4(lo, _mm256_castps_pd(_mm256_loadu_ps(b)), 1));
+}
+static inline void vf_store_halves(float *a, float *b, vf v)
+{
+    _mm256_storeu_ps(a, _mm512_castps512_ps256(v));
+    _mm256_storeu_ps(b, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
 /* Keeps a loaded vector in a register: without it GCC folds the load into
  * each FMA that uses it, tripling the loads of the weight-gradient loop. */
 #define VF_PIN(v) __asm__("" : "+v"(v))
@@ -53,6 +64,8 @@ static inline float vf_hsum(vf v)
     q = _mm_add_ps(q, _mm_movehl_ps(q, q));
     return _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
 }
+static inline vf vf_load_halves(const float *a, const float *b) { return _mm256_loadu2_m128(b, a); }
+static inline void vf_store_halves(float *a, float *b, vf v) { _mm256_storeu2_m128(b, a, v); }
 #define VF_PIN(v) __asm__("" : "+x"(v))
 #else
 typedef struct vf {
@@ -79,6 +92,11 @@ static inline vf vf_add(vf a, vf b)
     return a;
 }
 static inline float vf_hsum(vf v) { return (v.v[0] + v.v[2]) + (v.v[1] + v.v[3]); }
+static inline vf vf_load_halves(const float *a, const float *b) { return (vf){ { a[0], a[1], b[0], b[1] } }; }
+static inline void vf_store_halves(float *a, float *b, vf v)
+{
+    a[0] = v.v[0], a[1] = v.v[1], b[0] = v.v[2], b[1] = v.v[3];
+}
 #define VF_PIN(v) ((void)0)
 #endif
 
