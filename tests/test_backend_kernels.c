@@ -327,8 +327,8 @@ static void backend_winograd(const Backend *be)
  * weight gradient, a sum over positions in another order, within TOL_RED.
  * K = 11 is not a multiple of the packing's 8, and the plane is odd; a
  * plane up to 16 wide interleaves the images' rows, a wider one does not
- * (conv_direct_layout.h), so both are run; planes 16 and 8 wide take the
- * CPU's row-exact blocks, which must give the same bits. */
+ * (conv_direct_layout.h), so both are run; planes 32, 16 and 8 wide take
+ * the CPU's row-exact blocks, which must give the same bits. */
 static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W)
 {
     char what[96];
@@ -551,6 +551,7 @@ int main(void)
         backend_direct(bes[b], 3, 5, 11, 5, 16);
         backend_direct(bes[b], 2, 5, 11, 5, 8);
         backend_direct(bes[b], 3, 5, 11, 5, 8);
+        backend_direct(bes[b], 2, 5, 11, 3, 32); /* rows of two vectors, one image per group */
         backend_pointwise(bes[b]);
         backend_small_kernels(bes[b]);
         backend_device_batch(bes[b]);

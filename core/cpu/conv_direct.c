@@ -23,7 +23,12 @@
  *    and multiplies them by 8 broadcast weights (24 FMAs from 11 loads
  *    with AVX-512). Each output is one chain of FMAs over (c, ki, kj) in
  *    that order, starting from 0: the same bits whatever the vector width
- *    or thread count, and the GPU twin runs the same chain.
+ *    or thread count, and the GPU twin runs the same chain. Where a row
+ *    of the plane is half a vector, one or two (8, 16 or 32 wide with
+ *    AVX-512), blocks are whole rows instead (forward_rows, forward_row2):
+ *    nothing is computed for the padding and the vectors are stored
+ *    straight into y, without the tile and its row-by-row copy, which
+ *    made the forward 9-28% faster on such planes (bench/RESULTS.md).
  *  - weight gradient: dw[k][c][tap] = sum over positions of dy[k][j] *
  *    xq[c][j + tap]; dy read on the padded grid is 0 at the discarded
  *    positions, so they add nothing. A block is VF_DW_K output channels x
@@ -244,9 +249,59 @@ static void direct_conv_rows(const float *xq, const float *wp, const Grid *g, in
     }
 }
 
+/* Rows of two vectors (W == 2 * VF_LANES), one image per group: row
+ * r = i*H + oh starts at position i*gs + oh*Wp. A block is one row of 8
+ * output channels (16 accumulators). */
+static void forward_row2(const float *xq, const Grid *g, const float *wpb, int C, int r, int K, int k0, int kn,
+                         float *y, bool acc)
+{
+    size_t p0 = (size_t)(r / g->H) * g->gs + (size_t)(r % g->H) * g->Wp;
+    vf accv[DIRECT_KB][2];
+    for (int a = 0; a < DIRECT_KB; a++) accv[a][0] = accv[a][1] = vf_zero();
+    for (int c = 0; c < C; c++) {
+        const float *xc = xq + (size_t)c * g->cs + p0, *wc = wpb + (size_t)c * 9 * DIRECT_KB;
+        for (int t = 0; t < 9; t++) {
+            vf x0 = vf_load(xc + g->off[t]), x1 = vf_load(xc + g->off[t] + VF_LANES);
+            const float *wt = wc + t * DIRECT_KB;
+            for (int a = 0; a < DIRECT_KB; a++) {
+                vf wa = vf_set1(wt[a]);
+                accv[a][0] = vf_fma(wa, x0, accv[a][0]);
+                accv[a][1] = vf_fma(wa, x1, accv[a][1]);
+            }
+        }
+    }
+    for (int a = 0; a < kn; a++) {
+        float *o = y + (((size_t)(r / g->H) * K + k0 + a) * g->H + r % g->H) * g->W;
+        for (int h = 0; h < 2; h++) {
+            vf out = accv[a][h];
+            if (acc) out = vf_add(vf_load(o + h * VF_LANES), out);
+            vf_store(o + h * VF_LANES, out);
+        }
+    }
+}
+
+static void direct_conv_row2(const float *xq, const float *wp, const Grid *g, int C, int K, float *y, bool acc)
+{
+    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, R = g->H * g->nb;
+    int seg = DDL_MAX(SEG_FLOATS / DDL_MAX(C, 1) / g->Wp, 1); /* rows per item */
+    int segs = (R + seg - 1) / seg, items = segs * kblocks;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g->L * K * C > 32768)
+#endif
+    for (int it = 0; it < items; it++) {
+        int s = it / kblocks, kb = it % kblocks, k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
+        for (int r = s * seg; r < DDL_MIN(R, (s + 1) * seg); r++)
+            forward_row2(xq, g, wp + (size_t)kb * C * 9 * DIRECT_KB, C, r, K, k0, kn, y, acc);
+    }
+}
+
 void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc)
 {
     Grid g = grid(nb, H, W);
+    if (g.g == 1 && W == 2 * VF_LANES) {
+        direct_conv_row2(xq, wp, &g, C, K, y, acc);
+        return;
+    }
     if (g.g == nb && (W == VF_LANES || (2 * W == VF_LANES && H * nb % 2 == 0))) {
         direct_conv_rows(xq, wp, &g, C, K, W == VF_LANES ? 1 : 2, y, acc);
         return;
