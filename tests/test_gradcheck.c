@@ -808,6 +808,40 @@ static void check_running_stats(void)
     t_checkf(worst <= 1e-5, name, "off");
 }
 
+/* Statistics of channels far from zero (mean 1e6, std ~1-2; -3e4, std
+ * ~0.5): the one-pass shifted moments (core/cpu/batchnorm.c) must match a
+ * two-pass double reference. Unshifted sums would lose them: at 1e6 the
+ * sum of squares cancels 12 digits, and their error (~1e-4 of var even in
+ * double) fails the 1e-5 here. P = 300: whole lanes and a tail. */
+static void check_stats_far_from_zero(void)
+{
+    enum { N = 4, C = 2, P = 300 };
+    static float x[N * C * P], y[N * C * P];
+    float gamma[C] = { 1.0f, 1.0f }, beta[C] = { 0.0f, 0.0f }, rm[C] = { 0, 0 }, rv[C] = { 1, 1 }, sm[C], si[C];
+    const float centre[C] = { 1e6f, -3e4f }, spread[C] = { 3.0f, 0.8f };
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < C; j++)
+            for (int q = 0; q < P; q++) x[(i * C + j) * P + q] = centre[j] + urand(-spread[j], spread[j]);
+    batchnorm_forward_train_cpu(x, y, gamma, beta, N, C, P, 1e-5f, 1.0f, rm, rv, sm, si, 0);
+    double worst = 0.0;
+    for (int j = 0; j < C; j++) {
+        double s = 0, ss = 0;
+        for (int i = 0; i < N; i++)
+            for (int q = 0; q < P; q++) s += x[(i * C + j) * P + q];
+        double mean = s / (N * P);
+        for (int i = 0; i < N; i++)
+            for (int q = 0; q < P; q++) ss += pow(x[(i * C + j) * P + q] - mean, 2);
+        double inv = 1.0 / sqrt(ss / (N * P) + 1e-5), unbiased = ss / (N * P - 1);
+        worst = fmax(worst, fmax(fabs(si[j] - inv) / inv, fabs(rv[j] - unbiased) / unbiased));
+        float mf = (float)mean, ulp = nextafterf(fabsf(mf), INFINITY) - fabsf(mf);
+        if (fabs(sm[j] - mean) > ulp) worst = fmax(worst, 1.0); /* the mean: within a float step of the exact one */
+    }
+    char name[200];
+    snprintf(name, sizeof name, "batchnorm train: statistics of channels at mean 1e6 and -3e4 rel err %.1e (tol 1e-5)",
+             worst);
+    t_checkf(worst <= 1e-5, name, "off");
+}
+
 static void check_sgd(void)
 {
     enum { K = 5 };
@@ -984,6 +1018,7 @@ int main(void)
     check_dropout_masks();
     check_depthwise_threads();
     check_running_stats();
+    check_stats_far_from_zero();
     check_sgd();
     check_init();
     return t_done();

@@ -8,6 +8,16 @@
  * order; in double the order moves the sum by ~1e-16 relative, so the two
  * round to the same float mean and 1/std almost always.
  *
+ * Mean and variance come from one pass: the sums of d = x - k and d^2,
+ * with k the channel's first value (shifted moments). d and d^2 are exact
+ * in double (a difference of two floats, and its square, fit in 53 bits),
+ * and var = S2/m - (S1/m)^2 cancels only as far as the mean lies from k in
+ * standard deviations, which for a value of the channel itself is a few:
+ * no cancellation when |mean| >> std, which is what a second pass around
+ * the mean was for. One read of x instead of two: the forward batch norm
+ * took 26.2-26.8 ms of MobileNetV2's step instead of 31.5-32.8
+ * (--profile-layers, batch 64, 2 threads).
+ *
  * Why 8 lanes: a single running sum is one long chain of dependent adds,
  * 4 cycles each. 8 independent double sums (element q of a row goes to
  * lane q mod 8; the lanes are added in a fixed order at the end) run as
@@ -41,37 +51,23 @@ static f8 tail8(const float *v, int n)
 /* Row i of channel j in an [n][c][p] tensor. */
 static const float *chan_row(const float *x, int c, int j, int p, int i) { return x + ((size_t)i * c + j) * p; }
 
-static double channel_sum(const float *x, int n, int c, int j, int p)
+/* Sums of d = x - k and of d^2 over channel j, in double (see the top);
+ * a row's last p % 8 values padded with k (they add nothing). */
+static void channel_moments(const float *x, int n, int c, int j, int p, float k, double *s1, double *s2)
 {
-    d8 acc = d8_zero();
+    d8 a1 = d8_zero(), a2 = d8_zero();
     for (int i = 0; i < n; i++) {
         const float *row = chan_row(x, c, j, p, i);
         int q = 0;
-        for (; q + 8 <= p; q += 8) acc = d8_add(acc, f8_load(row + q));
-        if (q < p) acc = d8_add(acc, tail8(row + q, p - q));
-    }
-    return total(acc);
-}
-
-/* Sum of (x - mean)^2, each square rounded to float (as the GPU twin). */
-static double channel_sq_dev(const float *x, int n, int c, int j, int p, float mean)
-{
-    d8 acc = d8_zero();
-    f8 m = f8_set1(mean);
-    for (int i = 0; i < n; i++) {
-        const float *row = chan_row(x, c, j, p, i);
-        int q = 0;
-        for (; q + 8 <= p; q += 8) {
-            f8 d = f8_sub(f8_load(row + q), m);
-            acc = d8_add(acc, f8_mul(d, d));
-        }
+        for (; q + 8 <= p; q += 8) d8_add_moments(&a1, &a2, f8_load(row + q), (double)k);
         if (q < p) {
-            float sq[8];
-            for (int e = 0; e < p - q; e++) sq[e] = (row[q + e] - mean) * (row[q + e] - mean);
-            acc = d8_add(acc, tail8(sq, p - q));
+            float t[8] = { k, k, k, k, k, k, k, k };
+            memcpy(t, row + q, sizeof(float) * (size_t)(p - q));
+            d8_add_moments(&a1, &a2, f8_load(t), (double)k);
         }
     }
-    return total(acc);
+    *s1 = total(a1);
+    *s2 = total(a2);
 }
 
 /* dy as the batch norm's own output gradient: with a fused activation,
@@ -155,11 +151,13 @@ void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, c
     size_t m = (size_t)n * p;
     PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
-        double mean = channel_sum(x, n, c, j, p) / (double)m;
-        float mf = (float)mean;
-        /* second pass around the mean: no cancellation when |mean| >> std */
-        double ss = channel_sq_dev(x, n, c, j, p, mf);
-        double var = ss / (double)m; /* biased, used to normalise */
+        float k = m ? x[(size_t)j * p] : 0.0f; /* image 0's first value of channel j */
+        double s1, s2;
+        channel_moments(x, n, c, j, p, k, &s1, &s2);
+        double dm = s1 / (double)m, var = s2 / (double)m - dm * dm; /* biased, used to normalise */
+        if (var < 0.0) var = 0.0;                                    /* rounding, when all values are equal */
+        float mf = (float)((double)k + dm);
+        double ss = var * (double)m;
         float invstd = (float)(1.0 / sqrt(var + (double)eps));
         save_mean[j] = mf;
         save_invstd[j] = invstd;

@@ -127,6 +127,13 @@ typedef __m512d d8;
 static inline d8 d8_zero(void) { return _mm512_setzero_pd(); }
 static inline d8 d8_add(d8 acc, f8 v) { return _mm512_add_pd(acc, _mm512_cvtps_pd(v)); }
 static inline void d8_store(double *p, d8 v) { _mm512_storeu_pd(p, v); }
+/* s1 += v - k, s2 += (v - k)^2, in double (v - k and its square are exact there) */
+static inline void d8_add_moments(d8 *s1, d8 *s2, f8 v, double k)
+{
+    __m512d d = _mm512_sub_pd(_mm512_cvtps_pd(v), _mm512_set1_pd(k));
+    *s1 = _mm512_add_pd(*s1, d);
+    *s2 = _mm512_add_pd(*s2, _mm512_mul_pd(d, d));
+}
 #else
 typedef struct d8 {
     __m256d lo, hi;
@@ -142,6 +149,14 @@ static inline void d8_store(double *p, d8 v)
 {
     _mm256_storeu_pd(p, v.lo);
     _mm256_storeu_pd(p + 4, v.hi);
+}
+static inline void d8_add_moments(d8 *s1, d8 *s2, f8 v, double k)
+{
+    __m256d kk = _mm256_set1_pd(k);
+    __m256d lo = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), kk);
+    __m256d hi = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), kk);
+    s1->lo = _mm256_add_pd(s1->lo, lo), s1->hi = _mm256_add_pd(s1->hi, hi);
+    s2->lo = _mm256_add_pd(s2->lo, _mm256_mul_pd(lo, lo)), s2->hi = _mm256_add_pd(s2->hi, _mm256_mul_pd(hi, hi));
 }
 #endif
 #else
@@ -192,6 +207,14 @@ static inline d8 d8_add(d8 acc, f8 v)
     return acc;
 }
 static inline void d8_store(double *p, d8 v) { memcpy(p, v.v, sizeof v.v); }
+static inline void d8_add_moments(d8 *s1, d8 *s2, f8 v, double k)
+{
+    for (int i = 0; i < 8; i++) {
+        double d = (double)v.v[i] - k;
+        s1->v[i] += d;
+        s2->v[i] += d * d;
+    }
+}
 #endif
 
 #endif

@@ -49,27 +49,26 @@ unsigned bn_segments(int c, unsigned m)
     return want < most ? want : most;
 }
 
-// part[j * S + s] = sum over segment s of channel j of x (mean == NULL), or
-// of (x - mean[j])^2 with each square rounded to float (as the CPU).
-__global__ void bn_part_kernel(const float *x, int c, int p, unsigned m, unsigned seg, const float *mean,
-                               double *part)
+// The CPU's shifted moments: k = image 0's first value of channel j;
+// part[j * S + s] = sum over segment s of channel j of d = x - k, and
+// part[(c + j) * S + s] of d^2, in double (exact terms: core/cpu/batchnorm.c).
+__global__ void bn_part_kernel(const float *x, int c, int p, unsigned m, unsigned seg, double *part)
 {
     __shared__ double sh[DDL_BLOCK];
     int j = blockIdx.x;
     unsigned s0 = blockIdx.y * seg, s1 = s0 + seg < m ? s0 + seg : m;
-    double acc = 0.0;
-    float mf = mean ? mean[j] : 0.0f;
+    double k = x[(size_t)j * p], a1 = 0.0, a2 = 0.0;
     for (unsigned t = s0 + threadIdx.x; t < s1; t += DDL_BLOCK) {
-        float v = x[ddl_chan_off(t, j, c, p)];
-        if (mean) {
-            float d = v - mf;
-            acc += (double)__fmul_rn(d, d);
-        } else {
-            acc += v;
-        }
+        double d = (double)x[ddl_chan_off(t, j, c, p)] - k;
+        a1 += d;
+        a2 += d * d;
     }
-    acc = ddl_block_sum(acc, sh);
-    if (threadIdx.x == 0) part[(size_t)j * gridDim.y + blockIdx.y] = acc;
+    a1 = ddl_block_sum(a1, sh);
+    a2 = ddl_block_sum(a2, sh);
+    if (threadIdx.x == 0) {
+        part[(size_t)j * gridDim.y + blockIdx.y] = a1;
+        part[(size_t)(c + j) * gridDim.y + blockIdx.y] = a2;
+    }
 }
 
 __device__ inline double bn_part_total(const double *part, int j, unsigned S)
@@ -79,25 +78,20 @@ __device__ inline double bn_part_total(const double *part, int j, unsigned S)
     return t;
 }
 
-// One thread per channel: the mean, rounded to float.
-__global__ void bn_mean_kernel(const double *part, int c, unsigned S, unsigned m, float *mean)
-{
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < c) mean[j] = (float)(bn_part_total(part, j, S) / (double)m);
-}
-
 // One thread per channel: 1/std, the saved and running statistics, and the
 // affine coefficients of the output (coef[j] = a, coef[c + j] = b).
-__global__ void bn_stats_kernel(const double *part, int c, unsigned S, unsigned m, const float *mean,
+__global__ void bn_stats_kernel(const double *part, const float *x, int c, int p, unsigned S, unsigned m,
                                 const float *gamma, const float *beta, float eps, float momentum,
                                 float *running_mean, float *running_var, float *save_mean, float *save_invstd,
                                 float *coef)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= c) return;
-    double ss = bn_part_total(part, j, S);
-    double var = ss / (double)m; // biased, used to normalise
-    float mf = mean[j], invstd = (float)(1.0 / sqrt(var + (double)eps));
+    double dm = bn_part_total(part, j, S) / (double)m;
+    double var = bn_part_total(part, c + j, S) / (double)m - dm * dm; // biased, used to normalise
+    if (var < 0.0) var = 0.0;
+    double ss = var * (double)m;
+    float mf = (float)((double)x[(size_t)j * p] + dm), invstd = (float)(1.0 / sqrt(var + (double)eps));
     save_mean[j] = mf;
     save_invstd[j] = invstd;
     if (running_mean) { // PyTorch: running variance uses the unbiased estimate
@@ -200,21 +194,17 @@ extern "C" void batchnorm_forward_train_cuda(const float *x, float *y, const flo
     ddl_check_u32((size_t)n * c * p, "batchnorm_forward_train_cuda");
     cudaStream_t st = ddl_stream();
     unsigned m = (unsigned)n * (unsigned)p, S = bn_segments(c, m), seg = (m + S - 1) / S;
-    // Scratch in stream order: [partial sums: c*S doubles][mean: c][coef: 2c floats].
+    // Scratch in stream order: [partial sums: 2*c*S doubles][coef: 2c floats].
     void *buf = nullptr;
-    DDL_CUDA_CHECK(cudaMallocAsync(&buf, sizeof(double) * c * S + sizeof(float) * 3 * c, st));
+    DDL_CUDA_CHECK(cudaMallocAsync(&buf, sizeof(double) * 2 * c * S + sizeof(float) * 2 * c, st));
     double *part = static_cast<double *>(buf);
-    float *mean = reinterpret_cast<float *>(part + (size_t)c * S), *coef = mean + c;
+    float *coef = reinterpret_cast<float *>(part + (size_t)2 * c * S);
     dim3 grid((unsigned)c, S);
     unsigned per = (unsigned)ddl_grid((size_t)c);
-    DDL_LAUNCH(bn_part_kernel, grid, DDL_BLOCK, 0, st)(x, c, p, m, seg, nullptr, part);
+    // One pass of shifted moments (as the CPU): no cancellation when |mean| >> std.
+    DDL_LAUNCH(bn_part_kernel, grid, DDL_BLOCK, 0, st)(x, c, p, m, seg, part);
     DDL_CUDA_LAUNCHED();
-    DDL_LAUNCH(bn_mean_kernel, per, DDL_BLOCK, 0, st)(part, c, S, m, mean);
-    DDL_CUDA_LAUNCHED();
-    // Second pass around the mean (as the CPU): no cancellation when |mean| >> std.
-    DDL_LAUNCH(bn_part_kernel, grid, DDL_BLOCK, 0, st)(x, c, p, m, seg, mean, part);
-    DDL_CUDA_LAUNCHED();
-    DDL_LAUNCH(bn_stats_kernel, per, DDL_BLOCK, 0, st)(part, c, S, m, mean, gamma, beta, eps, momentum, running_mean,
+    DDL_LAUNCH(bn_stats_kernel, per, DDL_BLOCK, 0, st)(part, x, c, p, S, m, gamma, beta, eps, momentum, running_mean,
                                                       running_var, save_mean, save_invstd, coef);
     DDL_CUDA_LAUNCHED();
     size_t total = (size_t)n * c * p;
