@@ -17,7 +17,9 @@
  * three cache streams per channel instead of one: on 32x32 planes with 16
  * channels that made the forward pass 1.3-1.45x slower on the dev VM
  * (bin/bench/conv_algo), where the saving is only 6%. So small planes
- * interleave all images, large ones none (direct_group).
+ * interleave all images, large ones none (direct_group). (The CPU's
+ * forward skips the padding altogether where a row is half a vector, one
+ * or two: conv_direct.c's row-exact blocks, on the same layout.)
  *
  * Packed filters ("wp"): the K x C x 3 x 3 filters of one convolution as
  * [ceil(K/8)][C][9][8]: for each block of 8 output channels, per input
