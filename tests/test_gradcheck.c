@@ -776,6 +776,18 @@ static void check_depthwise_threads(void)
 #endif
 }
 
+/* Channel j's mean and sum of squared deviations, two passes in double. */
+static void channel_reference(const float *x, int N, int C, int P, int j, double *mean, double *ss)
+{
+    double s = 0;
+    for (int i = 0; i < N; i++)
+        for (int q = 0; q < P; q++) s += x[(i * C + j) * P + q];
+    *mean = s / (N * P);
+    *ss = 0;
+    for (int i = 0; i < N; i++)
+        for (int q = 0; q < P; q++) *ss += pow(x[(i * C + j) * P + q] - *mean, 2);
+}
+
 static void check_running_stats(void)
 {
     enum { N = 3, C = 2, P = 5 };
@@ -786,12 +798,8 @@ static void check_running_stats(void)
     double worst = 0.0;
     float rm0[C] = { 0.3f, -0.1f }, rv0[C] = { 1.5f, 0.8f };
     for (int j = 0; j < C; j++) {
-        double s = 0, ss = 0;
-        for (int i = 0; i < N; i++)
-            for (int q = 0; q < P; q++) s += x[(i * C + j) * P + q];
-        double mean = s / (N * P);
-        for (int i = 0; i < N; i++)
-            for (int q = 0; q < P; q++) ss += pow(x[(i * C + j) * P + q] - mean, 2);
+        double mean, ss;
+        channel_reference(x, N, C, P, j, &mean, &ss);
         double em = 0.9 * rm0[j] + 0.1 * mean, ev = 0.9 * rv0[j] + 0.1 * ss / (N * P - 1);
         worst = fmax(worst, fmax(fabs(rm[j] - em) / fabs(em), fabs(rv[j] - ev) / ev));
         double inv = 1.0 / sqrt(ss / (N * P) + 1e-5);
@@ -825,12 +833,8 @@ static void check_stats_far_from_zero(void)
     batchnorm_forward_train_cpu(x, y, gamma, beta, N, C, P, 1e-5f, 1.0f, rm, rv, sm, si, 0);
     double worst = 0.0;
     for (int j = 0; j < C; j++) {
-        double s = 0, ss = 0;
-        for (int i = 0; i < N; i++)
-            for (int q = 0; q < P; q++) s += x[(i * C + j) * P + q];
-        double mean = s / (N * P);
-        for (int i = 0; i < N; i++)
-            for (int q = 0; q < P; q++) ss += pow(x[(i * C + j) * P + q] - mean, 2);
+        double mean, ss;
+        channel_reference(x, N, C, P, j, &mean, &ss);
         double inv = 1.0 / sqrt(ss / (N * P) + 1e-5), unbiased = ss / (N * P - 1);
         worst = fmax(worst, fmax(fabs(si[j] - inv) / inv, fabs(rv[j] - unbiased) / unbiased));
         float mf = (float)mean, ulp = nextafterf(fabsf(mf), INFINITY) - fabsf(mf);

@@ -179,6 +179,19 @@ static void scatter_block(const float tile[DIRECT_KB][BLK], const Grid *g, Curso
     *cur = c;
 }
 
+/* How the row-exact kernels walk a plane (forward_rows, forward_row2):
+ * not at all (runs of positions, forward_block), a row per vector, two
+ * rows per vector, or two vectors per row. */
+enum { ROWS_NONE, ROWS_ONE, ROWS_HALVES, ROWS_TWO_VECTORS };
+
+static int row_mode(const Grid *g)
+{
+    if (g->g == g->nb && g->W == VF_LANES) return ROWS_ONE;
+    if (g->g == g->nb && 2 * g->W == VF_LANES && g->H * g->nb % 2 == 0) return ROWS_HALVES;
+    if (g->g == 1 && g->W == 2 * VF_LANES) return ROWS_TWO_VECTORS;
+    return ROWS_NONE;
+}
+
 /* Row-exact blocks, for planes whose rows are one vector (W == VF_LANES)
  * or half of one (2W == VF_LANES), with every image's rows interleaved
  * (g = nb): output row r (image r % nb, row r / nb) is positions
@@ -233,22 +246,6 @@ static void forward_rows(const float *xq, const Grid *g, const float *wpb, int C
     }
 }
 
-static void direct_conv_rows(const float *xq, const float *wp, const Grid *g, int C, int K, int rv, float *y, bool acc)
-{
-    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, per = VF_ROWS * rv, R = g->H * g->nb;
-    int seg = DDL_MAX(SEG_FLOATS / DDL_MAX(C, 1) / (g->Wp * per), 1) * per; /* rows per item */
-    int segs = (R + seg - 1) / seg, items = segs * kblocks;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g->L * K * C > 32768)
-#endif
-    for (int it = 0; it < items; it++) {
-        int s = it / kblocks, kb = it % kblocks, k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
-        int end = DDL_MIN(R, (s + 1) * seg);
-        for (int r0 = s * seg; r0 < end; r0 += per)
-            forward_rows(xq, g, wp + (size_t)kb * C * 9 * DIRECT_KB, C, r0, rv, K, k0, kn, y, acc);
-    }
-}
-
 /* Rows of two vectors (W == 2 * VF_LANES), one image per group: row
  * r = i*H + oh starts at position i*gs + oh*Wp. A block is one row of 8
  * output channels (16 accumulators). */
@@ -280,30 +277,35 @@ static void forward_row2(const float *xq, const Grid *g, const float *wpb, int C
     }
 }
 
-static void direct_conv_row2(const float *xq, const float *wp, const Grid *g, int C, int K, float *y, bool acc)
+/* The row-exact forward (mode: row_mode's), items of whole blocks of rows
+ * by channel blocks, as direct_conv_cpu's items of positions. */
+static void direct_conv_rows(const float *xq, const float *wp, const Grid *g, int C, int K, int mode, float *y,
+                             bool acc)
 {
+    int rv = mode == ROWS_HALVES ? 2 : 1, per = mode == ROWS_TWO_VECTORS ? 1 : VF_ROWS * rv; /* rows per block */
     int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, R = g->H * g->nb;
-    int seg = DDL_MAX(SEG_FLOATS / DDL_MAX(C, 1) / g->Wp, 1); /* rows per item */
+    int seg = DDL_MAX(SEG_FLOATS / DDL_MAX(C, 1) / (g->Wp * per), 1) * per; /* rows per item */
     int segs = (R + seg - 1) / seg, items = segs * kblocks;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g->L * K * C > 32768)
 #endif
     for (int it = 0; it < items; it++) {
         int s = it / kblocks, kb = it % kblocks, k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
-        for (int r = s * seg; r < DDL_MIN(R, (s + 1) * seg); r++)
-            forward_row2(xq, g, wp + (size_t)kb * C * 9 * DIRECT_KB, C, r, K, k0, kn, y, acc);
+        const float *wpb = wp + (size_t)kb * C * 9 * DIRECT_KB;
+        for (int r0 = s * seg; r0 < DDL_MIN(R, (s + 1) * seg); r0 += per)
+            if (mode == ROWS_TWO_VECTORS)
+                forward_row2(xq, g, wpb, C, r0, K, k0, kn, y, acc);
+            else
+                forward_rows(xq, g, wpb, C, r0, rv, K, k0, kn, y, acc);
     }
 }
 
 void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc)
 {
     Grid g = grid(nb, H, W);
-    if (g.g == 1 && W == 2 * VF_LANES) {
-        direct_conv_row2(xq, wp, &g, C, K, y, acc);
-        return;
-    }
-    if (g.g == nb && (W == VF_LANES || (2 * W == VF_LANES && H * nb % 2 == 0))) {
-        direct_conv_rows(xq, wp, &g, C, K, W == VF_LANES ? 1 : 2, y, acc);
+    int mode = row_mode(&g);
+    if (mode != ROWS_NONE) {
+        direct_conv_rows(xq, wp, &g, C, K, mode, y, acc);
         return;
     }
     int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB;
