@@ -278,8 +278,8 @@ static void test_conv_groups(void)
 
 /* Each transform on its own (the 16 GEMMs between them are gemm_f32's):
  * odd and even planes (partial last tiles), one-tile planes, several
- * images, a plane wider than the CPU's row segments, the flipped filter of the input gradient, output with acc, and
- * the weight gradient's two. */
+ * images, a plane wider than the CPU's row segments, the flipped filter of
+ * the input gradient, output with acc, and the weight gradient's two. */
 static void test_winograd(void)
 {
     static const int CASES[][5] = { /* nb, C, K, H, W */
@@ -370,8 +370,8 @@ static void test_winograd4(void)
 /* Padding, packing (both ways), the convolution forward and as the input
  * gradient (overwriting and adding) and the weight gradient (accumulating):
  * odd planes, channel counts off the packing's 8, a 1x1 plane, several
- * images, with their rows interleaved (planes up to 16 wide) or not. The convolution is one FMA chain per output on both sides, so
- * within TOL_ELEM (bit-exact on the emulated GPU, tests/
+ * images, with their rows interleaved (planes up to 16 wide) or not. The
+ * convolution is one FMA chain per output on both sides, so within TOL_ELEM (bit-exact on the emulated GPU, tests/
  * test_backend_kernels.c); the weight gradient sums in another order. */
 static void test_direct(void)
 {
@@ -712,6 +712,38 @@ static void batchnorm_case(int n, int c, int p, int act)
     buf_free(&sm), buf_free(&si), buf_free(&dy), buf_free(&yfwd);
 }
 
+/* Channels far from zero (mean 1e7, std ~2.3, in whole numbers: the
+ * float step there is 1; -3e4, std ~0.5): both sides take shifted moments
+ * (core/cpu/batchnorm.c), so their statistics agree to float rounding.
+ * Unshifted, the sum of squares cancels 13 digits; even in double and
+ * with the GPU's tree of partial sums the variance then strays from the
+ * CPU's (which test_gradcheck holds to a two-pass reference) by ~3e-5,
+ * past TOL_ELEM. (At 1e6 the tree kept it within 1e-5.) The output is
+ * not compared: at 1e7 one float step of x is 0.4 of a standard deviation.
+ * 2999 values per channel: several GPU segments. */
+static void batchnorm_far_case(void)
+{
+    enum { N = 2, C = 2, P = 2999 };
+    const float centre[C] = { 1e7f, -3e4f }, spread[C] = { 4.0f, 0.8f };
+    float *xv = ddl_alloc(sizeof(float) * N * C * P);
+    for (int i = 0; i < N * C * P; i++) {
+        int j = i / P % C;
+        xv[i] = centre[j] + rng_uniform_range(&R, -spread[j], spread[j]);
+    }
+    Buf x = buf_from(xv, (size_t)N * C * P);
+    ddl_free(xv);
+    Buf gamma = buf_rand(C, 0.5f, 1.5f), beta = buf_rand(C, -0.5f, 0.5f), rm = buf_rand(C, -1.0f, 1.0f);
+    Buf rv = buf_rand(C, 0.5f, 2.0f), y = buf_poison((size_t)N * C * P), sm = buf_poison(C), si = buf_poison(C);
+    /* momentum 1: running_var is this batch's unbiased variance, undiluted */
+    batchnorm_forward_train_cpu(x.h, y.h, gamma.h, beta.h, N, C, P, 1e-5f, 1.0f, rm.h, rv.h, sm.h, si.h, BN_ACT_NONE);
+    batchnorm_forward_train_cuda(x.d, y.d, gamma.d, beta.d, N, C, P, 1e-5f, 1.0f, rm.d, rv.d, sm.d, si.d, BN_ACT_NONE);
+    check_buf(&sm, TOL_ELEM, DEV " batchnorm_forward_train save_mean, channels at 1e7 and -3e4");
+    check_buf(&si, TOL_ELEM, DEV " batchnorm_forward_train save_invstd, channels at 1e7 and -3e4");
+    check_buf(&rv, TOL_ELEM, DEV " batchnorm_forward_train running_var, channels at 1e7 and -3e4");
+    buf_free(&x), buf_free(&gamma), buf_free(&beta), buf_free(&rm), buf_free(&rv);
+    buf_free(&y), buf_free(&sm), buf_free(&si);
+}
+
 static void test_batchnorm(void)
 {
     /* n = 1 and > 1, p = 1 (after a linear layer), m = n*p = 1, p not a
@@ -721,6 +753,7 @@ static void test_batchnorm(void)
                                  { 3, 2, 1000 }, { 16, 3, 1 }, { 32, 8, 256 }, { 5, 3, 2999 } };
     for (int act = BN_ACT_NONE; act <= BN_ACT_RELU6; act++)
         for (size_t t = 0; t < sizeof SH / sizeof SH[0]; t++) batchnorm_case(SH[t][0], SH[t][1], SH[t][2], act);
+    batchnorm_far_case();
 }
 
 /* ---- dropout ------------------------------------------------------------- */

@@ -15,8 +15,8 @@
  * standard deviations, which for a value of the channel itself is a few:
  * no cancellation when |mean| >> std, which is what a second pass around
  * the mean was for. One read of x instead of two: the forward batch norm
- * took 26.2-26.8 ms of MobileNetV2's step instead of 31.5-32.8
- * (--profile-layers, batch 64, 2 threads).
+ * took 27.2-27.4 ms of MobileNetV2's step instead of 30.8-31.6
+ * (--profile-layers, batch 64, 2 threads, paired).
  *
  * Why 8 lanes: a single running sum is one long chain of dependent adds,
  * 4 cycles each. 8 independent double sums (element q of a row goes to

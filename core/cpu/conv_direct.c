@@ -199,8 +199,6 @@ static int row_mode(const Grid *g)
  * stored straight into y. Nothing is computed for the padding columns, and
  * no tile is copied. Each lane runs the same chain of FMAs as in
  * forward_block: the same bits. */
-enum { ROW_BLOCK_ROWS = 2 * VF_ROWS }; /* the most rows one block holds */
-
 static inline vf load_rows(const float *xc, int r, int rv, int Wp)
 {
     return rv == 1 ? vf_load(xc + (size_t)r * Wp) : vf_load_halves(xc + (size_t)r * Wp, xc + (size_t)(r + 1) * Wp);

@@ -57,7 +57,7 @@ __global__ void bn_part_kernel(const float *x, int c, int p, unsigned m, unsigne
     __shared__ double sh[DDL_BLOCK];
     int j = blockIdx.x;
     unsigned s0 = blockIdx.y * seg, s1 = s0 + seg < m ? s0 + seg : m;
-    double k = x[(size_t)j * p], a1 = 0.0, a2 = 0.0;
+    double k = m ? x[(size_t)j * p] : 0.0, a1 = 0.0, a2 = 0.0; // no values (n = 0): x is not read
     for (unsigned t = s0 + threadIdx.x; t < s1; t += DDL_BLOCK) {
         double d = (double)x[ddl_chan_off(t, j, c, p)] - k;
         a1 += d;
@@ -91,7 +91,7 @@ __global__ void bn_stats_kernel(const double *part, const float *x, int c, int p
     double var = bn_part_total(part, c + j, S) / (double)m - dm * dm; // biased, used to normalise
     if (var < 0.0) var = 0.0;
     double ss = var * (double)m;
-    float mf = (float)((double)x[(size_t)j * p] + dm), invstd = (float)(1.0 / sqrt(var + (double)eps));
+    float mf = (float)((m ? (double)x[(size_t)j * p] : 0.0) + dm), invstd = (float)(1.0 / sqrt(var + (double)eps));
     save_mean[j] = mf;
     save_invstd[j] = invstd;
     if (running_mean) { // PyTorch: running variance uses the unbiased estimate
