@@ -82,19 +82,22 @@ static float *copy_of(const float *src, size_t n)
     return a;
 }
 
+/* Output rows (or columns) of a k x k convolution, padding (k - 1) / 2. */
+static int out_side(int n, int k, int stride) { return (n + 2 * ((k - 1) / 2) - k) / stride + 1; }
+
 /* Forward and backward of one conv layer on inputs drawn from `seed`. */
-static Result run(const ConvShape *s, int k, ConvAlgo algo, uint64_t seed)
+static Result run(const ConvShape *s, int k, int stride, ConvAlgo algo, uint64_t seed)
 {
     Model m;
     model_begin(&m, "conv_paths", (Shape){ s->C, s->H, s->W });
     m.conv_algo = algo;
     if (seed % 2) m.col_cache_floats = 0; /* half the shapes: im2col lowers its input again in backward */
-    mb_conv2d(&m, "conv", m.input, s->K, k, 1, (k - 1) / 2, 1, true);
+    mb_conv2d(&m, "conv", m.input, s->K, k, stride, (k - 1) / 2, 1, true);
     model_finalize(&m, s->n, 5);
     Layer *l = &m.layers[0];
     Result r = { 0 };
     r.nx = (size_t)s->n * s->C * s->H * s->W;
-    r.ny = (size_t)s->n * s->K * s->H * s->W;
+    r.ny = (size_t)s->n * s->K * out_side(s->H, k, stride) * out_side(s->W, k, stride);
     r.np = m.nparams;
     r.path = l->conv_path;
     Rng g = rng_make(seed, "test_conv_paths");
@@ -118,27 +121,28 @@ static Result run(const ConvShape *s, int k, ConvAlgo algo, uint64_t seed)
 static void result_free(Result *r) { ddl_free(r->y), ddl_free(r->dx), ddl_free(r->dxacc), ddl_free(r->grads); }
 
 /* The exact output in double: direct k x k convolution (k 3 or 1),
- * padding (k - 1) / 2. */
-static double exact_err(const ConvShape *s, int kk, uint64_t seed, const float *y)
+ * padding (k - 1) / 2, this stride. */
+static double exact_err(const ConvShape *s, int kk, int stride, uint64_t seed, const float *y)
 {
     Model m;
     model_begin(&m, "conv_paths exact", (Shape){ s->C, s->H, s->W });
-    mb_conv2d(&m, "conv", m.input, s->K, kk, 1, (kk - 1) / 2, 1, true);
+    mb_conv2d(&m, "conv", m.input, s->K, kk, stride, (kk - 1) / 2, 1, true);
     model_finalize(&m, s->n, 5); /* the same weights as run's */
     Rng g = rng_make(seed, "test_conv_paths");
-    size_t nx = (size_t)s->n * s->C * s->H * s->W, ny = (size_t)s->n * s->K * s->H * s->W;
+    int Ho = out_side(s->H, kk, stride), Wo = out_side(s->W, kk, stride);
+    size_t nx = (size_t)s->n * s->C * s->H * s->W, ny = (size_t)s->n * s->K * Ho * Wo;
     float *x = random_array(&g, nx);
     int pad = (kk - 1) / 2;
     const float *w = m.params, *b = m.params + (size_t)s->K * s->C * kk * kk;
     double worst = 0.0, big = 0.0;
     for (size_t o = 0; o < ny; o++) {
-        int px = (int)(o % s->W), py = (int)(o / s->W % s->H), k = (int)(o / ((size_t)s->W * s->H) % s->K);
-        int i = (int)(o / ((size_t)s->W * s->H * s->K));
+        int px = (int)(o % Wo), py = (int)(o / Wo % Ho), k = (int)(o / ((size_t)Wo * Ho) % s->K);
+        int i = (int)(o / ((size_t)Wo * Ho * s->K));
         double acc = b[k];
         for (int c = 0; c < s->C; c++)
             for (int a = 0; a < kk; a++)
                 for (int d = 0; d < kk; d++) {
-                    int yy = py + a - pad, xx = px + d - pad;
+                    int yy = py * stride + a - pad, xx = px * stride + d - pad;
                     if (yy < 0 || yy >= s->H || xx < 0 || xx >= s->W) continue;
                     acc += (double)w[((size_t)k * s->C + c) * kk * kk + a * kk + d] *
                            x[(((size_t)i * s->C + c) * s->H + yy) * s->W + xx];
@@ -157,13 +161,16 @@ typedef struct PathCase {
     ConvPath path;
     int k;      /* the filters' side: 3, or 1 (pointwise) */
     double tol; /* relative to the largest value (top of the file) */
+    int stride;
 } PathCase;
 
 static const PathCase PATH_CASES[] = {
-    { "winograd", CONV_ALGO_WINOGRAD, CONV_PATH_WINOGRAD, 3, TOL_PATH },
-    { "winograd4", CONV_ALGO_WINOGRAD4, CONV_PATH_WINOGRAD4, 3, TOL_WINO4 },
-    { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH },
-    { "pointwise", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1, TOL_PATH },
+    { "winograd", CONV_ALGO_WINOGRAD, CONV_PATH_WINOGRAD, 3, TOL_PATH, 1 },
+    { "winograd4", CONV_ALGO_WINOGRAD4, CONV_PATH_WINOGRAD4, 3, TOL_WINO4, 1 },
+    { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH, 1 },
+    /* the input's 4 phases (conv_direct_layout.h); odd planes leave odd phases short */
+    { "direct stride 2", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH, 2 },
+    { "pointwise", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1, TOL_PATH, 1 },
 };
 
 static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
@@ -171,14 +178,14 @@ static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
     char name[200];
     snprintf(name, sizeof name, "%s n%d C%d K%d %dx%d", pc->name, s->n, s->C, s->K, s->H, s->W);
     uint64_t seed = 100 + (uint64_t)(s - SHAPES);
-    Result w = run(s, pc->k, pc->algo, seed), c = run(s, pc->k, CONV_ALGO_IM2COL, seed);
+    Result w = run(s, pc->k, pc->stride, pc->algo, seed), c = run(s, pc->k, pc->stride, CONV_ALGO_IM2COL, seed);
     char what[512];
     snprintf(what, sizeof what, "%s: %s and im2col models take their paths", name, pc->name);
     t_checkf(w.path == pc->path && c.path == CONV_PATH_IM2COL, what, "paths taken: %d and %d (want %d, then %d)",
              (int)w.path, (int)c.path, (int)pc->path, (int)CONV_PATH_IM2COL);
     double ey = t_rel_err(w.y, c.y, w.ny, 1e-30), edx = t_rel_err(w.dx, c.dx, w.nx, 1e-30);
     double eacc = t_rel_err(w.dxacc, c.dxacc, w.nx, 1e-30);
-    double exw = exact_err(s, pc->k, seed, w.y), exc = exact_err(s, pc->k, seed, c.y);
+    double exw = exact_err(s, pc->k, pc->stride, seed, w.y), exc = exact_err(s, pc->k, pc->stride, seed, c.y);
     printf("# %s: vs im2col y %.2e (max abs %.2e), dx %.2e (max abs %.2e), dx acc %.2e; vs exact: %s %.2e, "
            "im2col %.2e\n",
            name, ey, t_max_abs_diff(w.y, c.y, w.ny), edx, t_max_abs_diff(w.dx, c.dx, w.nx), eacc, pc->name, exw, exc);
@@ -203,9 +210,9 @@ static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
 static void check_threads(const PathCase *pc, const ConvShape *s)
 {
     ddl_set_kernel_threads(1);
-    Result one = run(s, pc->k, pc->algo, 77);
+    Result one = run(s, pc->k, pc->stride, pc->algo, 77);
     ddl_set_kernel_threads(2);
-    Result two = run(s, pc->k, pc->algo, 77);
+    Result two = run(s, pc->k, pc->stride, pc->algo, 77);
     ddl_set_kernel_threads(0);
     bool same = !memcmp(one.y, two.y, sizeof(float) * one.ny) && !memcmp(one.dx, two.dx, sizeof(float) * one.nx) &&
                 !memcmp(one.dxacc, two.dxacc, sizeof(float) * one.nx) &&
@@ -248,6 +255,36 @@ static void check_auto(void)
                           "the rest im2col + GEMM (DDL_CONV=auto)") == 0,
              "conv paths: the summary line counts each path", "got '%s'", line);
     model_free(&m);
+}
+
+/* 3x3 stride-2 convolutions under auto on host memory: the direct kernels
+ * (on the input's phases) for up to 16 channels in on 16x16 or more, and
+ * 32 into at most 64 on 16x16; im2col otherwise, and under DDL_CONV
+ * other than direct and auto. */
+static void check_auto_stride2(void)
+{
+    static const struct {
+        int C, K, hw;
+        ConvPath want;
+    } CASES[] = { { 16, 32, 32, CONV_PATH_DIRECT }, { 16, 32, 16, CONV_PATH_DIRECT }, { 16, 32, 8, CONV_PATH_IM2COL },
+                  { 32, 64, 16, CONV_PATH_DIRECT }, { 32, 64, 32, CONV_PATH_IM2COL }, { 32, 128, 16, CONV_PATH_IM2COL },
+                  { 64, 128, 16, CONV_PATH_IM2COL } };
+    int bad = -1;
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0] && bad < 0; i++) {
+        for (int forced = 0; forced < 2 && bad < 0; forced++) {
+            Model m;
+            model_begin(&m, "conv_paths auto stride 2", (Shape){ CASES[i].C, CASES[i].hw, CASES[i].hw });
+            m.conv_algo = forced ? CONV_ALGO_WINOGRAD : CONV_ALGO_AUTO;
+            mb_conv2d(&m, "strided", m.input, CASES[i].K, 3, 2, 1, 1, false);
+            model_finalize(&m, 2, 1);
+            if (m.layers[0].conv_path != (forced ? CONV_PATH_IM2COL : CASES[i].want)) bad = (int)i;
+            model_free(&m);
+        }
+    }
+    t_checkf(bad < 0, "conv paths: auto takes stride-2 3x3 layers direct for 16 channels in (16x16+) and 32 into 64 on "
+                      "16x16, im2col otherwise and under DDL_CONV=winograd",
+             "case %d (C %d K %d %dx%d) took the other path", bad, bad < 0 ? 0 : CASES[bad].C,
+             bad < 0 ? 0 : CASES[bad].K, bad < 0 ? 0 : CASES[bad].hw, bad < 0 ? 0 : CASES[bad].hw);
 }
 
 /* The device-memory rule (a GPU, and the emulated GPU), measured on an
@@ -339,6 +376,7 @@ int main(int argc, char **argv)
         check_threads(pc, &(ConvShape){ 2, 64, 64, 9, 7 });
     }
     check_auto();
+    check_auto_stride2();
     check_auto_device();
     check_auto_pointwise();
     return t_done();

@@ -367,48 +367,78 @@ static void test_winograd4(void)
 
 /* ---- direct 3x3 convolution ---------------------------------------------- */
 
-/* Padding, packing (both ways), the convolution forward and as the input
- * gradient (overwriting and adding) and the weight gradient (accumulating):
- * odd planes, channel counts off the packing's 8, a 1x1 plane, several
- * images, with their rows interleaved (planes up to 16 wide) or not. The
- * convolution is one FMA chain per output on both sides, so within TOL_ELEM (bit-exact on the emulated GPU, tests/
- * test_backend_kernels.c); the weight gradient sums in another order. */
+/* Padding, packing (every tap table), the convolution forward and as the
+ * input gradient (overwriting and adding) and the weight gradient
+ * (accumulating): odd planes, channel counts off the packing's 8, a 1x1
+ * plane, several images, with their rows interleaved (planes up to 16
+ * wide) or not, at stride 1 and 2 (the input's phases, the input gradient
+ * per phase and interleaved back). The convolution is one FMA chain per
+ * output on both sides, so within TOL_ELEM (bit-exact on the emulated GPU,
+ * tests/test_backend_kernels.c); the weight gradient sums in another
+ * order. */
+static void direct_conv_mode(const Buf *w, int mode, const Buf *in, int nb, int C, int K, int Ho, int Wo,
+                             const char *tag)
+{
+    bool tr = direct_transposed(mode);
+    int outs = tr ? C : K, ins = tr ? K : C;
+    Buf wp = buf_poison(direct_filter_floats(outs, ins) / 9 * (size_t)direct_taps(mode).n);
+    direct_filter_cpu(w->h, K, C, mode, wp.h);
+    direct_filter_cuda(w->d, K, C, mode, wp.d);
+    check_buf(&wp, TOL_ELEM, DEV " direct_filter %s mode=%d", tag, mode);
+    for (int acc = 0; acc < 2; acc++) {
+        Buf y = buf_out((size_t)nb * outs * Ho * Wo, acc);
+        direct_conv_cpu(in->h, wp.h, nb, ins, outs, Ho, Wo, mode, y.h, acc);
+        direct_conv_cuda(in->d, wp.d, nb, ins, outs, Ho, Wo, mode, y.d, acc);
+        check_buf(&y, TOL_ELEM, DEV " direct_conv %s mode=%d acc=%d", tag, mode, acc);
+        buf_free(&y);
+    }
+    buf_free(&wp);
+}
+
 static void test_direct(void)
 {
-    static const int CASES[][5] = { /* nb, C, K, H, W */
-        { 1, 1, 1, 1, 1 }, { 2, 3, 5, 7, 9 }, { 3, 8, 16, 4, 4 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
-        { 3, 4, 9, 5, 19 }, /* wider than 16: one image per group of rows (conv_direct_layout.h) */
+    static const int CASES[][6] = { /* nb, C, K, H, W, stride */
+        { 1, 1, 1, 1, 1, 1 }, { 2, 3, 5, 7, 9, 1 }, { 3, 8, 16, 4, 4, 1 }, { 2, 16, 24, 13, 6, 1 },
+        { 1, 5, 3, 1, 3, 1 },
+        { 3, 4, 9, 5, 19, 1 }, /* wider than 16: one image per group of rows (conv_direct_layout.h) */
+        { 1, 1, 1, 1, 1, 2 }, { 2, 3, 5, 7, 9, 2 }, { 3, 8, 16, 8, 8, 2 }, { 2, 4, 9, 10, 38, 2 },
     };
     for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
-        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
+        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4], s = CASES[t][5];
+        int Ho = direct_out(H, s), Wo = direct_out(W, s);
         char tag[96];
-        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", nb, C, K, H, W);
-        Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), dy = buf_rand((size_t)nb * K * H * W, -1.0f, 1.0f);
-        Buf xq = buf_poison(direct_padded_floats(nb, C, H, W)), dyq = buf_poison(direct_padded_floats(nb, K, H, W));
-        direct_pad_cpu(x.h, nb, C, H, W, xq.h);
-        direct_pad_cuda(x.d, nb, C, H, W, xq.d);
+        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d stride %d", nb, C, K, H, W, s);
+        Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), dy = buf_rand((size_t)nb * K * Ho * Wo, -1.0f, 1.0f);
+        Buf xq = buf_poison(direct_input_floats(nb, C, H, W, s)), dyq = buf_poison(direct_padded_floats(nb, K, Ho, Wo));
+        direct_pad_cpu(x.h, nb, C, H, W, s, xq.h);
+        direct_pad_cuda(x.d, nb, C, H, W, s, xq.d);
         check_buf(&xq, TOL_ELEM, DEV " direct_pad %s", tag);
-        direct_pad_cpu(dy.h, nb, K, H, W, dyq.h);
-        direct_pad_cuda(dy.d, nb, K, H, W, dyq.d);
+        direct_pad_cpu(dy.h, nb, K, Ho, Wo, 1, dyq.h);
+        direct_pad_cuda(dy.d, nb, K, Ho, Wo, 1, dyq.d);
         Buf w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-        for (int flip = 0; flip < 2; flip++) {
-            int outs = flip ? C : K, ins = flip ? K : C;
-            Buf wp = buf_poison(direct_filter_floats(outs, ins));
-            direct_filter_cpu(w.h, K, C, flip, wp.h);
-            direct_filter_cuda(w.d, K, C, flip, wp.d);
-            check_buf(&wp, TOL_ELEM, DEV " direct_filter %s flip=%d", tag, flip);
-            for (int acc = 0; acc < 2; acc++) {
-                Buf y = buf_out((size_t)nb * outs * H * W, acc);
-                direct_conv_cpu(flip ? dyq.h : xq.h, wp.h, nb, ins, outs, H, W, y.h, acc);
-                direct_conv_cuda(flip ? dyq.d : xq.d, wp.d, nb, ins, outs, H, W, y.d, acc);
-                check_buf(&y, TOL_ELEM, DEV " direct_conv %s flip=%d acc=%d", tag, flip, acc);
-                buf_free(&y);
-            }
-            buf_free(&wp);
+        direct_conv_mode(&w, s == 2 ? DIRECT_FWD_S2 : DIRECT_FWD, &xq, nb, C, K, Ho, Wo, tag);
+        if (s == 1) direct_conv_mode(&w, DIRECT_DX, &dyq, nb, C, K, Ho, Wo, tag);
+        for (int p = 0; s == 2 && p < 4; p++) direct_conv_mode(&w, DIRECT_DX_S2 + p, &dyq, nb, C, K, Ho, Wo, tag);
+        if (s == 2) { /* all 4 phases in one call: 4 packings and 4 outputs one after another */
+            Buf wp = buf_poison(4 * direct_filter_floats(C, K)), y = buf_out((size_t)4 * nb * C * Ho * Wo, false);
+            direct_filter_cpu(w.h, K, C, DIRECT_DX_S2_ALL, wp.h);
+            direct_filter_cuda(w.d, K, C, DIRECT_DX_S2_ALL, wp.d);
+            direct_conv_cpu(dyq.h, wp.h, nb, K, C, Ho, Wo, DIRECT_DX_S2_ALL, y.h, false);
+            direct_conv_cuda(dyq.d, wp.d, nb, K, C, Ho, Wo, DIRECT_DX_S2_ALL, y.d, false);
+            check_buf(&y, TOL_ELEM, DEV " direct_conv %s all 4 phases", tag);
+            buf_free(&wp), buf_free(&y);
         }
+        if (s == 2)
+            for (int acc = 0; acc < 2; acc++) {
+                Buf dp = buf_rand((size_t)4 * nb * C * Ho * Wo, -1.0f, 1.0f), dx = buf_out((size_t)nb * C * H * W, acc);
+                direct_unphase_cpu(dp.h, nb, C, H, W, dx.h, acc);
+                direct_unphase_cuda(dp.d, nb, C, H, W, dx.d, acc);
+                check_buf(&dx, TOL_ELEM, DEV " direct_unphase %s acc=%d", tag, acc);
+                buf_free(&dp), buf_free(&dx);
+            }
         Buf dw = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-        direct_filter_grad_cpu(xq.h, dyq.h, nb, C, K, H, W, dw.h);
-        direct_filter_grad_cuda(xq.d, dyq.d, nb, C, K, H, W, dw.d);
+        direct_filter_grad_cpu(xq.h, dyq.h, nb, C, K, Ho, Wo, s, dw.h);
+        direct_filter_grad_cuda(xq.d, dyq.d, nb, C, K, Ho, Wo, s, dw.d);
         check_buf(&dw, TOL_RED, DEV " direct_filter_grad %s (accumulates)", tag);
         buf_free(&x), buf_free(&dy), buf_free(&xq), buf_free(&dyq), buf_free(&w), buf_free(&dw);
     }

@@ -108,10 +108,13 @@ typedef struct Backend {
     void (*winograd4_input)(const float *x, int nb, int C, int H, int W, float *v);
     void (*winograd4_filter)(const float *w, int K, int C, bool flip, float *u);
     void (*winograd4_output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
-    void (*direct_pad)(const float *x, int nb, int C, int H, int W, float *xq);
-    void (*direct_filter)(const float *w, int K, int C, bool flip, float *wp);
-    void (*direct_conv)(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc);
-    void (*direct_filter_grad)(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw);
+    void (*direct_pad)(const float *x, int nb, int C, int H, int W, int stride, float *xq);
+    void (*direct_filter)(const float *w, int K, int C, int mode, float *wp);
+    void (*direct_conv)(const float *xq, const float *wp, int nb, int C, int K, int H, int W, int mode, float *y,
+                        bool acc);
+    void (*direct_filter_grad)(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride,
+                               float *dw);
+    void (*direct_unphase)(const float *dp, int nb, int C, int H, int W, float *dx, bool acc);
     void (*pointwise_filter)(const float *w, int K, int C, bool transpose, float *wp);
     void (*pointwise_conv)(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
     void (*pointwise_filter_grad)(const float *x, const float *dy, int n, int C, int K, int P, float *dw);

@@ -62,6 +62,7 @@ const Backend ddl_backend_cpu = {
     .direct_filter = direct_filter_cpu,
     .direct_conv = direct_conv_cpu,
     .direct_filter_grad = direct_filter_grad_cpu,
+    .direct_unphase = direct_unphase_cpu,
     .pointwise_filter = pointwise_filter_cpu,
     .pointwise_conv = pointwise_conv_cpu,
     .pointwise_filter_grad = pointwise_filter_grad_cpu,

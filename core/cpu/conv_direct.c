@@ -46,6 +46,9 @@
 #include "simd.h"
 
 enum { BLK = VF_ROWS * VF_LANES };  /* positions per register block */
+/* The register blocks below take the tap count n as an argument and are
+ * inlined where it is a constant (DIRECT_TAPS_SWITCH). */
+#define DIRECT_INLINE inline __attribute__((always_inline))
 /* x floats (all C channels) of the positions one forward item covers, and
  * of one weight-gradient span: measured on the dev VM (AMD EPYC, 1 MiB L2
  * per core), 8K to 128K floats per forward segment ran alike; spans of
@@ -55,29 +58,39 @@ enum { BLK = VF_ROWS * VF_LANES };  /* positions per register block */
 enum { SEG_FLOATS = 32768, SPAN_FLOATS = 262144 };
 
 typedef struct Grid {
-    int nb, g, H, W, Wp;
+    int nb, g, H, W, Wp; /* the output's plane, H x W, and its padded grid */
     int rs;     /* floats per padded row of a group: g*Wp */
     size_t gs;  /* floats per group: (H+2)*rs */
-    size_t cs;  /* floats per channel: nb/g groups */
+    size_t cs;  /* floats per channel of a padded plane on this grid (the output's, dy's) */
+    size_t xcs; /* floats per channel of the input: cs, or 4*cs for a stride-2 input's phases */
     int L;      /* positions up to the last output: that of group nb/g - 1's last row, plus W */
-    int off[9]; /* tap (ki, kj) -> ki*rs + kj */
+    int n;      /* taps (direct_taps) */
+    int off[9]; /* tap i -> its input's offset from the output's window: ph*cs + dr*rs + dc */
 } Grid;
 
-static Grid grid(int nb, int H, int W)
+/* Planes per input channel a position's taps read from: 4 phases with
+ * stride 2, else 1 (what the cache blocking below counts as x). */
+static inline int input_planes(const Grid *g) { return (int)(g->xcs / g->cs); }
+
+/* The grid of an H x W output and the input offsets of mode's taps. */
+static Grid grid(int nb, int H, int W, int mode)
 {
     int g = direct_group(nb, W);
-    Grid r = { nb, g, H, W, W + 2, g * (W + 2), 0, direct_channel_floats(nb, H, W), 0, { 0 } };
+    Grid r = { nb, g, H, W, W + 2, g * (W + 2), 0, direct_channel_floats(nb, H, W), 0, 0, 0, { 0 } };
     r.gs = (size_t)(H + 2) * r.rs;
+    r.xcs = mode == DIRECT_FWD_S2 ? 4 * r.cs : r.cs;
     r.L = (int)((size_t)(nb / g - 1) * r.gs) + (H * g - 1) * r.Wp + W;
-    for (int t = 0; t < 9; t++) r.off[t] = (t / 3) * r.rs + t % 3;
+    DirectTaps d = direct_taps(mode);
+    r.n = d.n;
+    for (int t = 0; t < d.n; t++) r.off[t] = (int)((size_t)d.ph[t] * r.cs) + d.dr[t] * r.rs + d.dc[t];
     return r;
 }
 
 /* Per (channel, group): its H+2 padded rows, each the images' rows
  * between two zeros, or zeros on the top and bottom. */
-void direct_pad_cpu(const float *x, int nb, int C, int H, int W, float *xq)
+static void pad_planes(const float *x, int nb, int C, int H, int W, float *xq)
 {
-    Grid g = grid(nb, H, W);
+    Grid g = grid(nb, H, W, DIRECT_FWD);
     int groups = nb / g.g;
     PARALLEL_FOR((size_t)C * g.cs)
     for (int cg = 0; cg < C * groups; cg++) {
@@ -95,31 +108,94 @@ void direct_pad_cpu(const float *x, int nb, int C, int H, int W, float *xq)
     memset(xq + (size_t)C * g.cs, 0, sizeof(float) * DIRECT_SLACK);
 }
 
-void direct_filter_cpu(const float *w, int K, int C, bool flip, float *wp)
+/* The same for a stride-2 input, per (channel, row parity, group): each
+ * input row goes to two phases, its even columns to one and its odd
+ * columns to the other, split in one pass over the row (the compiler
+ * vectorises the split); rows and columns past x are zeros. One loop per
+ * phase with a bounds test per value made this pad cost as much as the
+ * convolution after it. (Stride 1 has its own loop: folding it into
+ * this one made that pad 5% slower.) */
+static void pad_phases(const float *x, int nb, int C, int H, int W, float *xq)
 {
-    int outs = flip ? C : K, ins = flip ? K : C; /* the convolution this packs for */
-    size_t total = direct_filter_floats(outs, ins);
-    PARALLEL_FOR(total)
-    for (size_t e = 0; e < total; e++) {
-        int a = (int)(e % DIRECT_KB), t = (int)(e / DIRECT_KB % 9);
-        int in = (int)(e / ((size_t)DIRECT_KB * 9) % (size_t)ins);
-        int out = (int)(e / ((size_t)DIRECT_KB * 9 * ins)) * DIRECT_KB + a;
-        float v = 0.0f;
-        if (out < outs)
-            v = flip ? w[((size_t)in * C + out) * 9 + (8 - t)] : w[((size_t)out * C + in) * 9 + t];
-        wp[e] = v;
+    int Ho = direct_out(H, 2), Wo = direct_out(W, 2), Wodd = W / 2; /* columns of the even, odd phases */
+    Grid g = grid(nb, Ho, Wo, DIRECT_FWD);
+    int groups = nb / g.g;
+    PARALLEL_FOR((size_t)C * 4 * g.cs)
+    for (int e = 0; e < C * 2 * groups; e++) {
+        int c = e / (2 * groups), a = e / groups % 2, G = e % groups;
+        float *qe = xq + ((size_t)c * 4 + 2 * a) * g.cs + (size_t)G * g.gs, *qo = qe + g.cs;
+        memset(qe, 0, sizeof(float) * (size_t)g.rs);
+        memset(qo, 0, sizeof(float) * (size_t)g.rs);
+        qe += g.rs, qo += g.rs;
+        for (int m = 0; m < Ho; m++)
+            for (int i = G * g.g; i < (G + 1) * g.g; i++, qe += g.Wp, qo += g.Wp) {
+                int h = 2 * m + a;
+                qe[0] = qe[Wo + 1] = qo[0] = qo[Wo + 1] = 0.0f;
+                if (h >= H) {
+                    memset(qe + 1, 0, sizeof(float) * (size_t)Wo);
+                    memset(qo + 1, 0, sizeof(float) * (size_t)Wo);
+                    continue;
+                }
+                const float *row = x + (((size_t)i * C + c) * H + h) * W;
+                float *restrict de = qe + 1, *restrict dodd = qo + 1;
+                for (int n = 0; n < Wodd; n++) {
+                    de[n] = row[2 * n];
+                    dodd[n] = row[2 * n + 1];
+                }
+                if (Wo > Wodd) de[Wodd] = row[W - 1], dodd[Wodd] = 0.0f; /* odd W */
+            }
+        memset(qe, 0, sizeof(float) * (size_t)g.rs);
+        memset(qo, 0, sizeof(float) * (size_t)g.rs);
+    }
+    memset(xq + (size_t)C * 4 * g.cs, 0, sizeof(float) * DIRECT_SLACK);
+}
+
+void direct_pad_cpu(const float *x, int nb, int C, int H, int W, int stride, float *xq)
+{
+    if (stride == 2)
+        pad_phases(x, nb, C, H, W, xq);
+    else
+        pad_planes(x, nb, C, H, W, xq);
+}
+
+/* Nested loops, not one loop over the packed floats: with the tap count a
+ * run-time value its divisions made packing 64 x 64 filters cost 0.1 ms. */
+void direct_filter_cpu(const float *w, int K, int C, int mode, float *wp)
+{
+    if (mode == DIRECT_DX_S2_ALL) { /* the 4 phases' filters, each where tap_sets looks for it */
+        for (int p = 0; p < 4; p++)
+            direct_filter_cpu(w, K, C, DIRECT_DX_S2 + p, wp + (size_t)p * direct_filter_floats(C, K));
+        return;
+    }
+    bool tr = direct_transposed(mode);
+    int outs = tr ? C : K, ins = tr ? K : C; /* the convolution this packs for */
+    int blocks = (outs + DIRECT_KB - 1) / DIRECT_KB;
+    DirectTaps d = direct_taps(mode);
+    PARALLEL_FOR((size_t)blocks * ins * d.n * DIRECT_KB)
+    for (int bi = 0; bi < blocks * ins; bi++) {
+        int ob = bi / ins, in = bi % ins;
+        float *q = wp + (size_t)bi * d.n * DIRECT_KB;
+        for (int t = 0; t < d.n; t++)
+            for (int a = 0; a < DIRECT_KB; a++) {
+                int out = ob * DIRECT_KB + a;
+                float v = 0.0f;
+                if (out < outs)
+                    v = tr ? w[((size_t)in * C + out) * 9 + d.wt[t]] : w[((size_t)out * C + in) * 9 + d.wt[t]];
+                q[t * DIRECT_KB + a] = v;
+            }
     }
 }
 
 /* tile[a][q] = output channel a of the block at position j0 + q. */
-static void forward_block(const float *xq, const Grid *g, const float *wpb, int C, int j0, float tile[DIRECT_KB][BLK])
+static DIRECT_INLINE void forward_block(const float *xq, const Grid *g, const float *wpb, int C, int n, int j0,
+                                        float tile[DIRECT_KB][BLK])
 {
     vf acc[DIRECT_KB][VF_ROWS];
     for (int a = 0; a < DIRECT_KB; a++)
         for (int r = 0; r < VF_ROWS; r++) acc[a][r] = vf_zero();
     for (int c = 0; c < C; c++) {
-        const float *xc = xq + (size_t)c * g->cs + j0, *wc = wpb + (size_t)c * 9 * DIRECT_KB;
-        for (int t = 0; t < 9; t++) {
+        const float *xc = xq + (size_t)c * g->xcs + j0, *wc = wpb + (size_t)c * n * DIRECT_KB;
+        for (int t = 0; t < n; t++) {
             vf xv[VF_ROWS];
             for (int r = 0; r < VF_ROWS; r++) xv[r] = vf_load(xc + g->off[t] + r * VF_LANES);
             const float *wt = wc + t * DIRECT_KB;
@@ -207,8 +283,8 @@ static inline vf load_rows(const float *xc, int r, int rv, int Wp)
 /* Rows r0 .. r0 + VF_ROWS*rv - 1 (those below R = H*nb, a multiple of rv;
  * a vector past R reads the last rows' inputs and is not stored),
  * channels k0 .. k0 + kn - 1. */
-static void forward_rows(const float *xq, const Grid *g, const float *wpb, int C, int r0, int rv, int K, int k0,
-                         int kn, float *y, bool acc)
+static DIRECT_INLINE void forward_rows(const float *xq, const Grid *g, const float *wpb, int C, int n, int r0, int rv,
+                                       int K, int k0, int kn, float *y, bool acc)
 {
     int R = g->H * g->nb, rr[VF_ROWS];
     for (int v = 0; v < VF_ROWS; v++) rr[v] = DDL_MIN(r0 + v * rv, R - rv);
@@ -216,8 +292,8 @@ static void forward_rows(const float *xq, const Grid *g, const float *wpb, int C
     for (int a = 0; a < DIRECT_KB; a++)
         for (int v = 0; v < VF_ROWS; v++) accv[a][v] = vf_zero();
     for (int c = 0; c < C; c++) {
-        const float *xc = xq + (size_t)c * g->cs, *wc = wpb + (size_t)c * 9 * DIRECT_KB;
-        for (int t = 0; t < 9; t++) {
+        const float *xc = xq + (size_t)c * g->xcs, *wc = wpb + (size_t)c * n * DIRECT_KB;
+        for (int t = 0; t < n; t++) {
             vf xv[VF_ROWS];
             for (int v = 0; v < VF_ROWS; v++) xv[v] = load_rows(xc + g->off[t], rr[v], rv, g->Wp);
             const float *wt = wc + t * DIRECT_KB;
@@ -247,15 +323,15 @@ static void forward_rows(const float *xq, const Grid *g, const float *wpb, int C
 /* Rows of two vectors (W == 2 * VF_LANES), one image per group: row
  * r = i*H + oh starts at position i*gs + oh*Wp. A block is one row of 8
  * output channels (16 accumulators). */
-static void forward_row2(const float *xq, const Grid *g, const float *wpb, int C, int r, int K, int k0, int kn,
-                         float *y, bool acc)
+static DIRECT_INLINE void forward_row2(const float *xq, const Grid *g, const float *wpb, int C, int n, int r, int K,
+                                       int k0, int kn, float *y, bool acc)
 {
     size_t p0 = (size_t)(r / g->H) * g->gs + (size_t)(r % g->H) * g->Wp;
     vf accv[DIRECT_KB][2];
     for (int a = 0; a < DIRECT_KB; a++) accv[a][0] = accv[a][1] = vf_zero();
     for (int c = 0; c < C; c++) {
-        const float *xc = xq + (size_t)c * g->cs + p0, *wc = wpb + (size_t)c * 9 * DIRECT_KB;
-        for (int t = 0; t < 9; t++) {
+        const float *xc = xq + (size_t)c * g->xcs + p0, *wc = wpb + (size_t)c * n * DIRECT_KB;
+        for (int t = 0; t < n; t++) {
             vf x0 = vf_load(xc + g->off[t]), x1 = vf_load(xc + g->off[t] + VF_LANES);
             const float *wt = wc + t * DIRECT_KB;
             for (int a = 0; a < DIRECT_KB; a++) {
@@ -275,52 +351,122 @@ static void forward_row2(const float *xq, const Grid *g, const float *wpb, int C
     }
 }
 
-/* The row-exact forward (mode: row_mode's), items of whole blocks of rows
- * by channel blocks, as direct_conv_cpu's items of positions. */
-static void direct_conv_rows(const float *xq, const float *wp, const Grid *g, int C, int K, int mode, float *y,
-                             bool acc)
+/* The register blocks with the grid's tap count as a constant: 9, or the
+ * 1, 2 or 4 of a stride-2 input gradient's phases (with it read at run
+ * time, those ran 30% slower per product than the 9-tap forward). */
+#define DIRECT_TAPS_SWITCH(n, CALL)                                                                                   \
+    switch (n) {                                                                                                      \
+    case 9: CALL(9); break;                                                                                           \
+    case 4: CALL(4); break;                                                                                           \
+    case 2: CALL(2); break;                                                                                           \
+    case 1: CALL(1); break;                                                                                           \
+    default: CALL(n); break;                                                                                          \
+    }
+
+static void block_taps(const float *xq, const Grid *g, const float *wpb, int C, int j0, float tile[DIRECT_KB][BLK])
 {
+#define CALL(n) forward_block(xq, g, wpb, C, n, j0, tile)
+    DIRECT_TAPS_SWITCH(g->n, CALL)
+#undef CALL
+}
+
+static void rows_taps(const float *xq, const Grid *g, const float *wpb, int C, int r0, int rv, int K, int k0, int kn,
+                      float *y, bool acc)
+{
+#define CALL(n) forward_rows(xq, g, wpb, C, n, r0, rv, K, k0, kn, y, acc)
+    DIRECT_TAPS_SWITCH(g->n, CALL)
+#undef CALL
+}
+
+static void row2_taps(const float *xq, const Grid *g, const float *wpb, int C, int r, int K, int k0, int kn, float *y,
+                      bool acc)
+{
+#define CALL(n) forward_row2(xq, g, wpb, C, n, r, K, k0, kn, y, acc)
+    DIRECT_TAPS_SWITCH(g->n, CALL)
+#undef CALL
+}
+
+/* What the drivers run: one set of taps, or the 4 of a stride-2 input
+ * gradient (DIRECT_DX_S2_ALL), each with its grid (tap offsets), packed
+ * filters and output. The sets share the input and the grid's geometry,
+ * so a driver's item (a segment of the input by a block of outputs) takes
+ * its block from any set, and every set's blocks pass over a segment while
+ * it is in cache: one pass over dy for the 4 phases, not 4. */
+typedef struct TapSets {
+    int n;
+    Grid g[4];
+    const float *wp[4];
+    float *y[4];
+} TapSets;
+
+static TapSets tap_sets(const float *wp, int nb, int C, int K, int H, int W, int mode, float *y)
+{
+    TapSets t;
+    bool all = mode == DIRECT_DX_S2_ALL;
+    t.n = all ? 4 : 1;
+    for (int p = 0; p < t.n; p++) {
+        t.g[p] = grid(nb, H, W, all ? DIRECT_DX_S2 + p : mode);
+        t.wp[p] = wp + (size_t)p * direct_filter_floats(K, C);
+        t.y[p] = y + (size_t)p * nb * K * H * W;
+    }
+    return t;
+}
+
+/* The row-exact forward (mode: row_mode's), items of whole blocks of rows
+ * by channel blocks (of every set), as direct_conv_cpu's items of
+ * positions. */
+static void direct_conv_rows(const float *xq, const TapSets *ts, int C, int K, int mode, bool acc)
+{
+    const Grid *g0 = &ts->g[0];
     int rv = mode == ROWS_HALVES ? 2 : 1, per = mode == ROWS_TWO_VECTORS ? 1 : VF_ROWS * rv; /* rows per block */
-    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, R = g->H * g->nb;
-    int seg = DDL_MAX(SEG_FLOATS / DDL_MAX(C, 1) / (g->Wp * per), 1) * per; /* rows per item */
-    int segs = (R + seg - 1) / seg, items = segs * kblocks;
+    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, blocks = ts->n * kblocks, R = g0->H * g0->nb;
+    int seg = DDL_MAX(SEG_FLOATS / DDL_MAX(C * input_planes(g0), 1) / (g0->Wp * per), 1) * per; /* rows per item */
+    int segs = (R + seg - 1) / seg, items = segs * blocks;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g->L * K * C > 32768)
+#pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g0->L * K * C > 32768)
 #endif
     for (int it = 0; it < items; it++) {
-        int s = it / kblocks, kb = it % kblocks, k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
-        const float *wpb = wp + (size_t)kb * C * 9 * DIRECT_KB;
+        int s = it / blocks, set = it % blocks / kblocks, kb = it % kblocks;
+        int k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
+        const Grid *g = &ts->g[set];
+        const float *wpb = ts->wp[set] + (size_t)kb * C * g->n * DIRECT_KB;
+        float *y = ts->y[set];
         for (int r0 = s * seg; r0 < DDL_MIN(R, (s + 1) * seg); r0 += per)
             if (mode == ROWS_TWO_VECTORS)
-                forward_row2(xq, g, wpb, C, r0, K, k0, kn, y, acc);
+                row2_taps(xq, g, wpb, C, r0, K, k0, kn, y, acc);
             else
-                forward_rows(xq, g, wpb, C, r0, rv, K, k0, kn, y, acc);
+                rows_taps(xq, g, wpb, C, r0, rv, K, k0, kn, y, acc);
     }
 }
 
-void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc)
+void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, int mode, float *y,
+                     bool acc)
 {
-    Grid g = grid(nb, H, W);
-    int mode = row_mode(&g);
-    if (mode != ROWS_NONE) {
-        direct_conv_rows(xq, wp, &g, C, K, mode, y, acc);
+    TapSets ts = tap_sets(wp, nb, C, K, H, W, mode, y);
+    const Grid *g0 = &ts.g[0];
+    int rows = row_mode(g0);
+    if (rows != ROWS_NONE) {
+        direct_conv_rows(xq, &ts, C, K, rows, acc);
         return;
     }
-    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB;
-    int seg = SEG_FLOATS / (C > 0 ? C : 1) / BLK * BLK;
+    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, blocks = ts.n * kblocks;
+    int seg = SEG_FLOATS / DDL_MAX(C * input_planes(g0), 1) / BLK * BLK;
     if (seg < BLK) seg = BLK;
-    int segs = (g.L + seg - 1) / seg, items = segs * kblocks;
+    int segs = (g0->L + seg - 1) / seg, items = segs * blocks;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g.L * K * C > 32768)
+#pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g0->L * K * C > 32768)
 #endif
     for (int it = 0; it < items; it++) {
-        int s = it / kblocks, kb = it % kblocks, k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
+        int s = it / blocks, set = it % blocks / kblocks, kb = it % kblocks;
+        int k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
+        const Grid *g = &ts.g[set];
+        const float *wpb = ts.wp[set] + (size_t)kb * C * g->n * DIRECT_KB;
         float tile[DIRECT_KB][BLK];
-        int end = DDL_MIN(g.L, (s + 1) * seg);
-        Cursor cur = cursor_at(&g, s * seg);
+        int end = DDL_MIN(g->L, (s + 1) * seg);
+        Cursor cur = cursor_at(g, s * seg);
         for (int j0 = s * seg; j0 < end; j0 += BLK) {
-            forward_block(xq, &g, wp + (size_t)kb * C * 9 * DIRECT_KB, C, j0, tile);
-            scatter_block(tile, &g, &cur, DDL_MIN(BLK, end - j0), K, k0, kn, y, acc);
+            block_taps(xq, g, wpb, C, j0, tile);
+            scatter_block(tile, g, &cur, DDL_MIN(BLK, end - j0), K, k0, kn, ts.y[set], acc);
         }
     }
 }
@@ -370,7 +516,7 @@ static void filter_grad_item(const float *xq, const float *dyq, const Grid *g, i
     for (int a = 0; a < VF_DW_K; a++) /* a block past K repeats its last channel; those sums are dropped */
         dya[a] = dyq + (size_t)(k0 + DDL_MIN(a, kn - 1)) * g->cs + g->rs + 1;
     float sums[VF_DW_K][9];
-    filter_grad_block(xq + (size_t)c * g->cs, dya, g->off, j0, j1, sums);
+    filter_grad_block(xq + (size_t)c * g->xcs, dya, g->off, j0, j1, sums);
     for (int a = 0; a < kn; a++)
         for (int t = 0; t < 9; t++) dw[((size_t)(k0 + a) * C + c) * 9 + t] += sums[a][t];
 }
@@ -380,11 +526,12 @@ static void filter_grad_item(const float *xq, const float *dyq, const Grid *g, i
  * items in every span (a static schedule over the same count), so a dw
  * entry is only ever added to by one thread, span after span, in order:
  * no barrier between spans, and the same sums for any thread count. */
-void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw)
+void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride,
+                            float *dw)
 {
-    Grid g = grid(nb, H, W);
+    Grid g = grid(nb, H, W, stride == 2 ? DIRECT_FWD_S2 : DIRECT_FWD);
     int items = (K + VF_DW_K - 1) / VF_DW_K * C;
-    int span = DDL_MAX(SPAN_FLOATS / DDL_MAX(C, 1) / VF_LANES, 16) * VF_LANES;
+    int span = DDL_MAX(SPAN_FLOATS / DDL_MAX(C * input_planes(&g), 1) / VF_LANES, 16) * VF_LANES;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(ddl_kernel_threads()) if ((size_t)g.L * K * C > 32768)
 #endif
@@ -394,4 +541,23 @@ void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, in
 #endif
         for (int it = 0; it < items; it++) filter_grad_item(xq, dyq, &g, C, K, it, j0, DDL_MIN(g.L, j0 + span), dw);
     }
+}
+
+/* dx[i][c][h][w] (+)= phase (h&1, w&1)'s gradient at (h>>1, w>>1): the
+ * 4 phases' outputs, each [nb][C][Ho][Wo], one after the other. */
+void direct_unphase_cpu(const float *dp, int nb, int C, int H, int W, float *dx, bool acc)
+{
+    int Ho = direct_out(H, 2), Wo = direct_out(W, 2);
+    size_t plane = (size_t)Ho * Wo, phase = (size_t)nb * C * plane;
+    PARALLEL_FOR((size_t)nb * C * H * W)
+    for (int ic = 0; ic < nb * C; ic++)
+        for (int h = 0; h < H; h++) {
+            const float *even = dp + (size_t)(2 * (h & 1)) * phase + ic * plane + (size_t)(h >> 1) * Wo;
+            const float *odd = even + phase;
+            float *row = dx + ((size_t)ic * H + h) * W;
+            for (int w = 0; w < W; w++) {
+                float v = (w & 1 ? odd : even)[w >> 1];
+                row[w] = acc ? row[w] + v : v;
+            }
+        }
 }

@@ -21,16 +21,83 @@
  * forward skips the padding altogether where a row is half a vector, one
  * or two: conv_direct.c's row-exact blocks, on the same layout.)
  *
+ * Stride 2 ("phases"): the input of a stride-2 convolution is split into
+ * its 4 phases, even or odd rows by even or odd columns, each a plane of
+ * the output's size (Ho x Wo, Ho = ceil(H/2)), laid out and padded as
+ * above: [C][4][nb/g][Ho+2][g][Wo+2]. Phase p = 2*(row odd) + (column
+ * odd) holds x[2m + (p>>1)][2n + (p&1)] at padded (m+1, n+1) (zero past
+ * the input). Output (oh, ow) then reads, for kernel row ki, input row
+ * 2*oh + ki - 1: the odd phase's padded row oh for ki = 0, and row oh+1
+ * of the even (ki = 1) or odd (ki = 2) phase: every tap is again a fixed
+ * offset from the output's grid position, on planes of the output's
+ * geometry, so the stride-1 kernels run it unchanged with another tap
+ * table (DirectTaps). The input gradient is the 4 phases' gradients, each
+ * a stride-1 convolution of the padded dy by the taps that read that
+ * phase (1, 2, 2 and 4 of them), then interleaved back (unphase).
+ *
  * Packed filters ("wp"): the K x C x 3 x 3 filters of one convolution as
- * [ceil(K/8)][C][9][8]: for each block of 8 output channels, per input
- * channel and tap, the 8 weights side by side (zeros past K), which is the
- * order the kernel broadcasts them in. */
+ * [ceil(K/8)][C][n][8]: for each block of 8 output channels, per input
+ * channel and tap of the tap table (n of them, 9 but for the phases of a
+ * stride-2 input gradient), the 8 weights side by side (zeros past K),
+ * which is the order the kernel broadcasts them in. */
 #ifndef DDL_CPU_CONV_DIRECT_LAYOUT_H
 #define DDL_CPU_CONV_DIRECT_LAYOUT_H
 
 #include <stddef.h>
 
 enum { DIRECT_KB = 8, DIRECT_SLACK = 64 };
+
+/* Which convolution a tap table describes (the kernels' `mode`):
+ * DIRECT_FWD        stride 1: y = x (*) w;
+ * DIRECT_DX         its input gradient: dx = dy (*) w transposed and
+ *                   rotated 180 degrees;
+ * DIRECT_FWD_S2     stride 2, on the input's phases;
+ * DIRECT_DX_S2 + p  (p = 0..3) the gradient of phase p of a stride-2
+ *                   input, from the padded dy;
+ * DIRECT_DX_S2_ALL  all 4 in one pass over dy: the filters are the 4
+ *                   phases' packings one after another, each
+ *                   direct_filter_floats(C, K) floats, and so are the
+ *                   outputs, each [nb][C][Ho][Wo]. */
+enum { DIRECT_FWD, DIRECT_DX, DIRECT_FWD_S2, DIRECT_DX_S2, DIRECT_DX_S2_ALL = DIRECT_DX_S2 + 4 };
+
+/* A tap table: n taps; tap i multiplies filter tap wt[i] (ki*3 + kj) by
+ * the input value in phase plane ph[i], dr[i] rows and dc[i] columns from
+ * the top left of the output's 3x3 window on the padded grid. */
+typedef struct DirectTaps {
+    int n, wt[9], ph[9], dr[9], dc[9];
+} DirectTaps;
+
+/* The rows (or columns) of a stride-2 tap: kernel row k reads the odd
+ * phase for k = 0 and 2, the even for k = 1; forward one row up for
+ * k = 0; the input gradient reads dy one row down for k = 0. */
+static inline int direct_s2_odd(int k) { return k != 1; }
+
+static inline DirectTaps direct_taps(int mode)
+{
+    DirectTaps d = { 0, { 0 }, { 0 }, { 0 }, { 0 } };
+    for (int t = 0; t < 9; t++) {
+        int ki = t / 3, kj = t % 3, i = d.n;
+        if (mode == DIRECT_FWD || mode == DIRECT_DX) {
+            d.wt[i] = mode == DIRECT_FWD ? t : 8 - t;
+            d.dr[i] = ki, d.dc[i] = kj;
+        } else if (mode == DIRECT_FWD_S2) {
+            d.wt[i] = t, d.ph[i] = 2 * direct_s2_odd(ki) + direct_s2_odd(kj);
+            d.dr[i] = ki != 0, d.dc[i] = kj != 0;
+        } else {
+            int p = mode - DIRECT_DX_S2;
+            if (direct_s2_odd(ki) != p >> 1 || direct_s2_odd(kj) != (p & 1)) continue;
+            d.wt[i] = t, d.dr[i] = ki == 0 ? 2 : 1, d.dc[i] = kj == 0 ? 2 : 1;
+        }
+        d.n++;
+    }
+    return d;
+}
+
+/* Whether the mode's filters are the transposed ones (C outputs from K inputs). */
+static inline int direct_transposed(int mode) { return mode == DIRECT_DX || mode >= DIRECT_DX_S2; }
+
+/* Output rows (or columns) of a 3x3 convolution with padding 1. */
+static inline int direct_out(int n, int stride) { return (n - 1) / stride + 1; }
 
 /* Images per group of interleaved rows: all of them on planes up to 16
  * wide (measured on 8x8 and 16x16: above), else one. */
@@ -48,7 +115,17 @@ static inline size_t direct_padded_floats(int nb, int C, int H, int W)
     return (size_t)C * direct_channel_floats(nb, H, W) + DIRECT_SLACK;
 }
 
-/* Floats of the packed filters of a convolution with K outputs, C inputs. */
+/* Floats of the padded input of a convolution with this stride (1 or 2)
+ * of nb images of C channels of H x W: stride 2 keeps 4 phase planes of
+ * the output's size per channel. */
+static inline size_t direct_input_floats(int nb, int C, int H, int W, int stride)
+{
+    int Ho = direct_out(H, stride), Wo = direct_out(W, stride);
+    return (size_t)C * (size_t)(stride * stride) * direct_channel_floats(nb, Ho, Wo) + DIRECT_SLACK;
+}
+
+/* Floats of the packed filters of a convolution with K outputs, C inputs
+ * (9 taps: the most any table has). */
 static inline size_t direct_filter_floats(int K, int C)
 {
     return (size_t)((K + DIRECT_KB - 1) / DIRECT_KB) * DIRECT_KB * (size_t)C * 9;

@@ -49,20 +49,30 @@ void winograd4_input_cpu(const float *x, int nb, int C, int H, int W, float *v);
 void winograd4_filter_cpu(const float *w, int K, int C, bool flip, float *u);
 void winograd4_output_cpu(const float *m, int nb, int K, int H, int W, float *y, bool acc);
 
-/* Direct 3x3 convolution, stride 1, padding 1 (conv_direct.c says why and
- * how; buffer layouts in conv_direct_layout.h):
+/* Direct 3x3 convolution, padding 1, stride 1 or 2 (conv_direct.c says
+ * why and how; buffer layouts, phases and tap tables (modes) in
+ * conv_direct_layout.h):
  * pad:         xq = x[nb][C][H][W] on zero-bordered planes [C][nb][H+2][W+2]
- *              (+ DIRECT_SLACK zeros);
- * filter:      wp = w[K][C][3][3] packed in blocks of 8 output channels; with
- *              flip, the filter of the input gradient instead (C outputs from
- *              K inputs, rotated 180 degrees: dx = this convolution of dy);
- * conv:        y[nb][K][H][W] (+)= the convolution of xq (C channels) by wp;
+ *              (+ DIRECT_SLACK zeros); with stride 2, its 4 phases on planes
+ *              of the output's size, [C][4][nb][Ho+2][Wo+2];
+ * filter:      wp = w[K][C][3][3] packed in blocks of 8 output channels for
+ *              mode's taps; the DX modes pack the input gradient's filters
+ *              (C outputs from K inputs);
+ * conv:        y[nb][K][H][W] (+)= the convolution of xq (C channels) by wp
+ *              with mode's taps; H x W is the output's plane (a stride-2
+ *              input was padded with its own size);
  * filter_grad: dw[K][C][3][3] += sum over the nb images of dy (x) x, from
- *              the padded xq (C channels) and dyq (K channels). */
-void direct_pad_cpu(const float *x, int nb, int C, int H, int W, float *xq);
-void direct_filter_cpu(const float *w, int K, int C, bool flip, float *wp);
-void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc);
-void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw);
+ *              the padded xq (C channels, padded with this stride) and dyq
+ *              (K channels of the H x W output, padded with stride 1);
+ * unphase:     dx[nb][C][H][W] (+)= the 4 phases' gradients of a stride-2
+ *              input, dp[4][nb][C][Ho][Wo] (DIRECT_DX_S2 + p). */
+void direct_pad_cpu(const float *x, int nb, int C, int H, int W, int stride, float *xq);
+void direct_filter_cpu(const float *w, int K, int C, int mode, float *wp);
+void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int H, int W, int mode, float *y,
+                     bool acc);
+void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride,
+                            float *dw);
+void direct_unphase_cpu(const float *dp, int nb, int C, int H, int W, float *dx, bool acc);
 
 /* Pointwise (1x1, stride 1) convolution, direct on NCHW (conv_pointwise.c
  * says why and how; packed filters in conv_pointwise_layout.h):

@@ -82,6 +82,7 @@ extern "C" const Backend ddl_backend_cuda = {
     /* .direct_filter = */ direct_filter_cuda,
     /* .direct_conv = */ direct_conv_cuda,
     /* .direct_filter_grad = */ direct_filter_grad_cuda,
+    /* .direct_unphase = */ direct_unphase_cuda,
     /* .pointwise_filter = */ pointwise_filter_cuda,
     /* .pointwise_conv = */ pointwise_conv_cuda,
     /* .pointwise_filter_grad = */ pointwise_filter_grad_cuda,

@@ -45,10 +45,13 @@ void winograd4_filter_cuda(const float *w, int K, int C, bool flip, float *u);
 void winograd4_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc);
 
 /* conv_direct.cu: direct 3x3 convolution (layouts in conv_direct_layout.h). */
-void direct_pad_cuda(const float *x, int nb, int C, int H, int W, float *xq);
-void direct_filter_cuda(const float *w, int K, int C, bool flip, float *wp);
-void direct_conv_cuda(const float *xq, const float *wp, int nb, int C, int K, int H, int W, float *y, bool acc);
-void direct_filter_grad_cuda(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, float *dw);
+void direct_pad_cuda(const float *x, int nb, int C, int H, int W, int stride, float *xq);
+void direct_filter_cuda(const float *w, int K, int C, int mode, float *wp);
+void direct_conv_cuda(const float *xq, const float *wp, int nb, int C, int K, int H, int W, int mode, float *y,
+                      bool acc);
+void direct_filter_grad_cuda(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride,
+                             float *dw);
+void direct_unphase_cuda(const float *dp, int nb, int C, int H, int W, float *dx, bool acc);
 
 /* layout.cu: x[nb][c][p] <-> t[c][nb*p] around multi-image conv GEMMs. */
 void images_to_channels_cuda(const float *x, int nb, int c, int p, float *t);

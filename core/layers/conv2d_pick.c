@@ -2,8 +2,9 @@
  *
  * Depthwise convolutions take the depthwise kernels. 3x3 convolutions
  * with stride 1, padding 1 and no groups may take Winograd F(4x4,3x3) or
- * F(2x2,3x3) or the direct 3x3 kernels, 1x1 ones with stride 1 the
- * pointwise kernels; everything else takes im2col + GEMM.
+ * F(2x2,3x3) or the direct 3x3 kernels, those with stride 2 the direct
+ * kernels on the input's phases, 1x1 ones with stride 1 the pointwise
+ * kernels; everything else takes im2col + GEMM.
  * m->conv_algo (DDL_CONV) decides: im2col, winograd4, winograd, direct or pointwise
  * force that path on every eligible layer (tests compare them on all
  * shapes; im2col forces 1x1 layers too, the others leave them to the rule
@@ -79,6 +80,22 @@
  *    chunk of 1024 tiles, each too small for the GPU); 0.75 only for 512
  *    channels on 4x4 at batch 256 (1.2 ms of a 74 ms resnet18 step). So:
  *    never. F(4x4) (36 launches) was not measured on a GPU: never. */
+/* 3x3 convolutions with stride 2 (resnet18's first of layers 2-4), the
+ * direct kernels on the input's 4 phases (conv_direct_layout.h) against
+ * im2col + GEMM, per layer step:
+ *  - host memory (dev VM, bin/bench/conv_algo --stride 2, batch 64, 2
+ *    threads, each shape in its own process, twice; stop 29): 0.79-0.83
+ *    for 16 channels into 32 on 32x32 (forward 0.93-0.99 ms against
+ *    1.43-1.53: im2col writes 2.25 times its input as columns), 0.93 for
+ *    32 into 64 on 16x16; but 1.04-1.05 for 32 into 64 on 32x32, 1.10-1.13
+ *    for 64 into 128 on 16x16, 1.28-1.32 on 8x8, 1.23-1.47 for 64-128
+ *    channels in at width 1: the forward still wins or ties, but the
+ *    weight gradient (reading x's 4 phase planes per channel) and the
+ *    input gradient (4 phases of 1, 2, 2 and 4 taps, then interleaved back
+ *    into dx) fall behind the GEMMs as the channels grow. So: up to 16
+ *    channels in on 16x16 or more, and 32 into at most 64 on 16x16.
+ *  - device memory: not measured on a GPU: never (DDL_CONV=direct tests
+ *    the twin). */
 /* 1x1 convolutions with stride 1 (MobileNetV2's expand and project
  * layers), pointwise kernels against im2col + GEMM, per layer step:
  *  - host memory (dev VM, bin/bench/conv_algo --1x1: MobileNetV2's
@@ -90,27 +107,31 @@
  *    planes of 14x14 or more.
  *  - device memory: not measured on a GPU; cuBLAS runs these as one GEMM
  *    per chunk of images, so never (DDL_CONV=pointwise tests the twin). */
-typedef struct Clause { int max_c, max_k, min_side; } Clause;
+typedef struct Clause { int max_c, max_k, min_side, max_side; } Clause; /* max_side 0: no bound */
 typedef struct WinoClause { int min_c, min_side; } WinoClause; /* min_c NEVER: never */
 typedef struct ConvRule {
     WinoClause wino4, wino; /* asked first: F(4x4,3x3), then F(2x2,3x3) */
     Clause direct[2];       /* either clause picks direct */
     Clause pointwise[2];    /* either clause picks pointwise */
+    Clause direct_s2[2];    /* 3x3 stride 2: either clause picks direct (side: the input's) */
 } ConvRule;
 
 enum { NEVER = INT_MAX };
 static const ConvRule HOST_RULE = { { 128, 4 }, { 64, 16 },
-                                    { { 64, NEVER, 16 }, { 64, 64, 8 } },
-                                    { { NEVER, NEVER, 14 }, { 0, 0, NEVER } } };
+                                    { { 64, NEVER, 16, 0 }, { 64, 64, 8, 0 } },
+                                    { { NEVER, NEVER, 14, 0 }, { 0, 0, NEVER, 0 } },
+                                    { { 16, NEVER, 16, 0 }, { 32, 64, 16, 16 } } };
 static const ConvRule DEVICE_RULE = { { NEVER, 0 }, { NEVER, 0 },
-                                      { { 16, NEVER, 16 }, { 32, NEVER, 32 } },
-                                      { { 0, 0, NEVER }, { 0, 0, NEVER } } };
+                                      { { 16, NEVER, 16, 0 }, { 32, NEVER, 32, 0 } },
+                                      { { 0, 0, NEVER, 0 }, { 0, 0, NEVER, 0 } },
+                                      { { 0, 0, NEVER, 0 }, { 0, 0, NEVER, 0 } } };
 
 static bool clause_holds(const Clause c[2], Shape in, int K)
 {
     int side = DDL_MIN(in.h, in.w);
     for (int i = 0; i < 2; i++)
-        if (in.c <= c[i].max_c && K <= c[i].max_k && side >= c[i].min_side) return true;
+        if (in.c <= c[i].max_c && K <= c[i].max_k && side >= c[i].min_side && (!c[i].max_side || side <= c[i].max_side))
+            return true;
     return false;
 }
 
@@ -154,7 +175,13 @@ ConvPath conv2d_pick_path(const Model *m, const Layer *l)
         if (m->conv_algo == CONV_ALGO_POINTWISE) return CONV_PATH_POINTWISE;
         return clause_holds(rule_of(m)->pointwise, in, l->cout) ? CONV_PATH_POINTWISE : CONV_PATH_IM2COL;
     }
-    bool same3x3 = l->k == 3 && l->stride == 1 && l->pad == 1 && l->groups == 1;
+    bool ungrouped3x3 = l->k == 3 && l->pad == 1 && l->groups == 1;
+    if (ungrouped3x3 && l->stride == 2) { /* only the direct kernels take stride 2 */
+        if (m->conv_algo == CONV_ALGO_DIRECT) return CONV_PATH_DIRECT;
+        if (m->conv_algo != CONV_ALGO_AUTO) return CONV_PATH_IM2COL;
+        return clause_holds(rule_of(m)->direct_s2, in, l->cout) ? CONV_PATH_DIRECT : CONV_PATH_IM2COL;
+    }
+    bool same3x3 = ungrouped3x3 && l->stride == 1;
     if (!same3x3) return CONV_PATH_IM2COL;
     switch (m->conv_algo) {
     case CONV_ALGO_IM2COL: return CONV_PATH_IM2COL;

@@ -61,6 +61,7 @@
 #define direct_filter_cuda direct_filter_cuda_emu
 #define direct_filter_grad_cuda direct_filter_grad_cuda_emu
 #define direct_pad_cuda direct_pad_cuda_emu
+#define direct_unphase_cuda direct_unphase_cuda_emu
 #define dropout_mask_cuda dropout_mask_cuda_emu
 #define pointwise_conv_cuda pointwise_conv_cuda_emu
 #define pointwise_filter_cuda pointwise_filter_cuda_emu
