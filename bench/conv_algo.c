@@ -1,18 +1,21 @@
-/* conv_algo.c - one 3x3 convolution (stride 1, padding 1) timed every
+/* conv_algo.c - one 3x3 convolution (padding 1) timed every
  * way: im2col + GEMM, Winograd F(2x2,3x3) (core/layers/conv2d_winograd.c)
  * and the direct kernels (conv2d_direct.c), forward and backward (weight
  * and input gradients), interleaved so that a noisy machine slows all
  * alike. This is how the CONV_ALGO_AUTO thresholds (conv2d_pick.c) were
  * chosen.
  *
- *   bin/bench/conv_algo [--batch 64] [--reps 5] [--cpu] [--1x1] [C K HW ...]
+ *   bin/bench/conv_algo [--batch 64] [--reps 5] [--cpu] [--1x1 | --stride 2] [C K HW ...]
  * (and Winograd F(4x4,3x3) too, after the first three)
  * Without shapes: every stride-1 3x3 shape of resnet18 and vgg11 on CIFAR,
  * at width 1 and at the quick profile's widths. Prints per shape the
  * median forward and backward ms of each way and the ratios winograd /
  * im2col and direct / im2col of the step (fwd + bwd). --1x1: 1x1 layers
  * instead (MobileNetV2's shapes without shapes given), im2col against the
- * pointwise kernels (conv2d_pointwise.c). */
+ * pointwise kernels (conv2d_pointwise.c). --stride 2: 3x3 stride-2 layers
+ * (resnet18's three, at widths 1, 0.5 and 0.25, without shapes given; HW
+ * is the input's side), im2col against the direct kernels on the input's
+ * phases (conv_direct_layout.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,8 @@ static bool cpu_clock;
 /* --1x1: 1x1 stride-1 convolutions (im2col against the pointwise kernels)
  * instead of 3x3 ones. */
 static int ksize = 3;
+/* --stride 2: 3x3 stride-2 convolutions, im2col against direct. */
+static int stride = 1;
 
 static double clock_now(void)
 {
@@ -48,12 +53,13 @@ static void side_init(Side *s, ConvAlgo algo, int C, int K, int hw, int batch, i
 {
     model_begin(&s->m, "conv_algo", (Shape){ C, hw, hw });
     s->m.conv_algo = algo;
-    mb_conv2d(&s->m, "conv", s->m.input, K, ksize, 1, (ksize - 1) / 2, 1, false);
+    mb_conv2d(&s->m, "conv", s->m.input, K, ksize, stride, (ksize - 1) / 2, 1, false);
     model_finalize(&s->m, batch, 1);
     Layer *l = &s->m.layers[0];
     s->m.batch = batch;
     Rng r = rng_make(3, "conv_algo");
-    size_t nx = (size_t)batch * C * hw * hw, ny = (size_t)batch * K * hw * hw;
+    int ohw = (hw - 1) / stride + 1;
+    size_t nx = (size_t)batch * C * hw * hw, ny = (size_t)batch * K * ohw * ohw;
     float *x = model_tensor(&s->m, l->in), *dy = model_tensor_grad(&s->m, l->out);
     for (size_t i = 0; i < nx; i++) x[i] = rng_uniform_range(&r, -1.0f, 1.0f);
     for (size_t i = 0; i < ny; i++) dy[i] = rng_uniform_range(&r, -1.0f, 1.0f);
@@ -95,12 +101,13 @@ static const Algo ALGOS3[] = { { "im2col", CONV_ALGO_IM2COL },
                                { "direct", CONV_ALGO_DIRECT },
                                { "winograd4", CONV_ALGO_WINOGRAD4 } };
 static const Algo ALGOS1[] = { { "im2col", CONV_ALGO_IM2COL }, { "pointwise", CONV_ALGO_POINTWISE } };
+static const Algo ALGOS_S2[] = { { "im2col", CONV_ALGO_IM2COL }, { "direct", CONV_ALGO_DIRECT } };
 enum { MAXALGO = 4 };
 
 static void shape(int C, int K, int hw, int batch, int reps)
 {
-    const Algo *ALGOS = ksize == 1 ? ALGOS1 : ALGOS3;
-    int NALGO = ksize == 1 ? 2 : 4;
+    const Algo *ALGOS = ksize == 1 ? ALGOS1 : stride == 2 ? ALGOS_S2 : ALGOS3;
+    int NALGO = ksize == 1 || stride == 2 ? 2 : 4;
     Side side[MAXALGO];
     for (int a = 0; a < NALGO; a++) side_init(&side[a], ALGOS[a].algo, C, K, hw, batch, reps);
     for (int a = 0; a < NALGO; a++) side_step(&side[a], -1); /* warm-up */
@@ -108,7 +115,8 @@ static void shape(int C, int K, int hw, int batch, int reps)
         for (int a = 0; a < NALGO; a++) side_step(&side[a], r);
     double f[MAXALGO], b[MAXALGO];
     for (int a = 0; a < NALGO; a++) f[a] = median(side[a].fwd, reps), b[a] = median(side[a].bwd, reps);
-    printf("conv_algo %dx%d C%-4d K%-4d %2dx%-2d b%d:", ksize, ksize, C, K, hw, hw, batch);
+    printf("conv_algo %dx%d%s C%-4d K%-4d %2dx%-2d b%d:", ksize, ksize, stride == 2 ? " stride 2" : "", C, K, hw, hw,
+           batch);
     for (int a = 0; a < NALGO; a++) printf(" | %s fwd %7.2f bwd %7.2f ms", ALGOS[a].name, f[a], b[a]);
     printf(" | ratio");
     for (int a = 1; a < NALGO; a++) printf(" %s %.2f", ALGOS[a].name, (f[a] + b[a]) / (f[0] + b[0]));
@@ -118,14 +126,16 @@ static void shape(int C, int K, int hw, int batch, int reps)
 }
 
 static const char USAGE[] =
-    "usage: conv_algo [--batch N] [--reps N] [--cpu] [--1x1] [C K HW ...]\n"
-    "Times one convolution layer (stride 1, 'same' padding) every way, forward and backward, interleaved:\n"
-    "3x3: im2col + GEMM, Winograd F(2x2,3x3), direct, Winograd F(4x4,3x3); --1x1: im2col, pointwise.\n"
+    "usage: conv_algo [--batch N] [--reps N] [--cpu] [--1x1 | --stride 2] [C K HW ...]\n"
+    "Times one convolution layer ('same' padding) every way, forward and backward, interleaved:\n"
+    "3x3: im2col + GEMM, Winograd F(2x2,3x3), direct, Winograd F(4x4,3x3); --1x1: im2col, pointwise;\n"
+    "--stride 2 (3x3): im2col, direct.\n"
     "Prints per shape the median ms of each way and the step's ratio to im2col's.\n"
     "  --batch N   images per step (default 64)\n"
     "  --reps N    timed steps per way (default 5)\n"
     "  --cpu       this process's CPU time instead of wall time\n"
     "  --1x1       1x1 layers (MobileNetV2's shapes by default) instead of 3x3\n"
+    "  --stride 2  3x3 stride-2 layers (resnet18's by default; HW is the input's side)\n"
     "  C K HW ...  shapes to time (channels in, out, plane side); default: resnet18's and vgg11's\n"
     "Each shape is best timed in its own process, outside the VM's slow stretches (bench/RESULTS.md).\n";
 
@@ -142,19 +152,30 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--1x1")) {
             ksize = 1;
             i--;
-        } else if (strcmp(argv[i], "--batch") && strcmp(argv[i], "--reps")) {
+        } else if (strcmp(argv[i], "--batch") && strcmp(argv[i], "--reps") && strcmp(argv[i], "--stride")) {
             ddl_die("conv_algo: unknown option %s (--help)", argv[i]);
         } else if (i + 1 >= argc) {
             ddl_die("conv_algo: %s needs a value", argv[i]);
         } else if (!strcmp(argv[i], "--batch")) {
             batch = atoi(argv[i + 1]);
+        } else if (!strcmp(argv[i], "--stride")) {
+            stride = atoi(argv[i + 1]);
         } else {
             reps = atoi(argv[i + 1]);
         }
     }
     if (batch < 1 || reps < 1) ddl_die("conv_algo: --batch and --reps must be >= 1");
+    if (stride != 1 && stride != 2) ddl_die("conv_algo: --stride must be 1 or 2");
+    if (stride == 2 && ksize == 1) ddl_die("conv_algo: --stride 2 times 3x3 layers, not --1x1");
     if (i < argc) {
         for (; i + 2 < argc; i += 3) shape(atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), batch, reps);
+        return 0;
+    }
+    if (stride == 2) { /* resnet18's stride-2 3x3 layers (C K HW-in) at widths 1, 0.5, 0.25 */
+        static const int S2[][3] = { { 64, 128, 32 }, { 128, 256, 16 }, { 256, 512, 8 },
+                                     { 32, 64, 32 },  { 64, 128, 16 },  { 128, 256, 8 },
+                                     { 16, 32, 32 },  { 32, 64, 16 },   { 64, 128, 8 } };
+        for (size_t s = 0; s < sizeof S2 / sizeof S2[0]; s++) shape(S2[s][0], S2[s][1], S2[s][2], batch, reps);
         return 0;
     }
     if (ksize == 1) { /* MobileNetV2's expand and project layers on 28x28 (the seed's images) */
