@@ -38,7 +38,7 @@ static const char *const GROUPS[] = {
     "winograd F(4x4) transforms", "direct 3x3 convolution", "pointwise 1x1 convolution",
     "bias add/grad",   "relu/relu6",    "maxpool",
     "avgpool",         "global avgpool", "batchnorm",
-    "dropout mask",    "mul/add/copy_grad", "softmax cross-entropy",
+    "dropout mask",    "mul/add/copy_grad/add_relu", "softmax cross-entropy",
     "sgd update",      "fp16 casts",    "loss-scale overflow check",
     "gemm_f32",        "gemm_f16",
 };
@@ -549,6 +549,32 @@ static void test_relu(void)
     }
 }
 
+/* Residual add + ReLU fused (core/model/fuse.c): relu(a + b), with some
+ * sums exactly 0 (b = -a); its backward to da and db, each written or
+ * added, or absent, or both one tensor. */
+static void test_add_relu(const Buf *a, size_t n)
+{
+    float *bv = ddl_alloc(sizeof(float) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) bv[i] = i % 7 == 3 ? -a->h[i] : (float)((int)(i % 11) - 5) * 0.25f;
+    Buf b = buf_from(bv, n), y = buf_poison(n), dy = buf_rand(n, -1.0f, 1.0f);
+    ddl_free(bv);
+    add_relu_cpu(a->h, b.h, y.h, n);
+    add_relu_cuda(a->d, b.d, y.d, n);
+    check_buf(&y, TOL_ELEM, DEV " add_relu count=%zu", n);
+    for (int k = 0; k < 6; k++) { /* da, db: {written, added, absent} x ..., and one tensor for both */
+        bool acc_a = k % 2, acc_b = k / 2 % 2, no_b = k == 4, same = k == 5;
+        Buf da = buf_out(n, acc_a), db = buf_out(n, acc_b);
+        float *dbh = no_b ? NULL : same ? da.h : db.h, *dbd = no_b ? NULL : same ? da.d : db.d;
+        add_relu_backward_cpu(y.h, dy.h, da.h, acc_a, dbh, acc_b, n);
+        add_relu_backward_cuda(y.d, dy.d, da.d, acc_a, dbd, acc_b, n);
+        check_buf(&da, TOL_ELEM, DEV " add_relu_backward count=%zu da (acc %d, db %s)", n, acc_a,
+                  no_b ? "absent" : same ? "the same tensor" : "apart");
+        if (!no_b && !same) check_buf(&db, TOL_ELEM, DEV " add_relu_backward count=%zu db (acc %d)", n, acc_b);
+        buf_free(&da), buf_free(&db);
+    }
+    buf_free(&b), buf_free(&y), buf_free(&dy);
+}
+
 static void test_mul_add(void)
 {
     for (size_t t = 0; t < NCOUNTS; t++) {
@@ -575,6 +601,7 @@ static void test_mul_add(void)
             check_buf(&dx, TOL_ELEM, DEV " copy_grad count=%zu acc=%d", n, acc);
             buf_free(&dx);
         }
+        test_add_relu(&a, n);
         buf_free(&a), buf_free(&b);
     }
 }

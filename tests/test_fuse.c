@@ -1,15 +1,16 @@
-/* test_fuse.c - batch norm + ReLU/ReLU6 fused (core/model/fuse.c) gives
- * the same bits as the two layers run apart.
+/* test_fuse.c - batch norm + ReLU/ReLU6 and residual add + ReLU fused
+ * (core/model/fuse.c) give the same bits as the two layers run apart.
  *
  * For each model (vgg11, resnet18 and mobilenetv2 at narrow widths, and
  * cnn3, which has no batch norm) and each usable backend (the CPU; the
  * emulated GPU or a GPU where there is one), two copies are built from one
- * seed, one with m->fuse_bn_act on (the default) and one off, and given
+ * seed, one with m->fuse_act on (the default) and one off, and given
  * the same batch. Checked, bit for bit (memcmp): the logits and the loss
  * of a training forward, every weight gradient, the running statistics,
  * the parameters after two SGD steps, and the logits of an eval-mode
  * forward. And the marks: which activations were fused (every ReLU/ReLU6
- * that alone reads a batch norm's output; none in cnn3), and that a batch
+ * that alone reads a batch norm's output, every ReLU that alone reads an
+ * add's; none in cnn3), and that a batch
  * norm whose output two layers read keeps its activation apart. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +32,12 @@ typedef struct Spec {
 } Spec;
 
 /* vgg11: 8 conv+BN+ReLU; resnet18: the ReLU after bn1 of the stem and of
- * each block's first conv (9; the ones after the adds read no batch norm);
- * mobilenetv2: each conv+BN+ReLU6 (35); cnn3: none. */
+ * each block's first conv (9), and the one after each block's add (8);
+ * mobilenetv2: each conv+BN+ReLU6 (35; its adds have no activation after
+ * them); cnn3: none. */
 static const Spec SPECS[] = {
     { "vgg11", 0.0625f, 3, 8 },
-    { "resnet18", 0.0625f, 3, 9 },
+    { "resnet18", 0.0625f, 3, 17 },
     { "mobilenetv2", 0.125f, 3, 35 },
     { "cnn3", 0.25f, 4, 0 },
 };
@@ -46,7 +48,7 @@ typedef TSide Side;
 static void side_init(Side *s, const Spec *sp, const Backend *be, bool fuse, const float *x, const int32_t *y)
 {
     t_side_init(s, sp->name, sp->width, 0.0f, sp->batch, be, x, y);
-    s->m.fuse_bn_act = fuse;
+    s->m.fuse_act = fuse;
 }
 
 /* n floats of both sides' host copies equal, bit for bit. */
@@ -93,7 +95,7 @@ static void check_model(const Spec *sp, const Backend *be, const float *x, const
     side_init(&on, sp, be, true, x, y);
     side_init(&off, sp, be, false, x, y);
     char label[160];
-    snprintf(label, sizeof label, "fuse %s %s: %d activations fused into their batch norms", be->name, sp->name,
+    snprintf(label, sizeof label, "fuse %s %s: %d activations fused into their batch norms and adds", be->name, sp->name,
              sp->fused);
     t_checkf(count_fused(&on.m) == sp->fused, label, "%d fused (-1: marks disagree)", count_fused(&on.m));
     size_t nlog = (size_t)sp->batch * (size_t)model_classes(&on.m);

@@ -287,7 +287,7 @@ static void gc_setup(Gc *g, int n, enum XKind xk, bool ce)
     /* Every layer on its own: the frozen forward replaces each relu layer,
      * which a batch norm with the relu fused in would have done itself.
      * tests/test_fuse.c checks the fused layers give the same bits. */
-    m->fuse_bn_act = false;
+    m->fuse_act = false;
     int classes = model_classes(m);
     size_t nx = (size_t)n * shape_numel(m->tensors[m->input].shape), ny = (size_t)n * classes;
     g->n = n;

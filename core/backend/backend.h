@@ -159,6 +159,9 @@ typedef struct Backend {
     void (*mul_backward)(const float *dy, const float *mask, float *dx, size_t count, bool acc);
     void (*add)(const float *a, const float *b, float *y, size_t count);
     void (*copy_grad)(const float *dy, float *dx, size_t count, bool acc);
+    void (*add_relu)(const float *a, const float *b, float *y, size_t count);
+    void (*add_relu_backward)(const float *y, const float *dy, float *da, bool acc_a, float *db, bool acc_b,
+                              size_t count);
     void (*scale)(float *x, size_t count, float s);
 
     /* ---- loss, optimizer, mixed precision ---- */

@@ -73,6 +73,31 @@ void add_cpu(const float *a, const float *b, float *y, size_t count)
     for (size_t i = 0; i < count; i++) y[i] = a[i] + b[i];
 }
 
+/* relu(a + b) in one pass: the bits of add_cpu then relu_forward_cpu. */
+void add_relu_cpu(const float *a, const float *b, float *y, size_t count)
+{
+    PARALLEL_FOR(count)
+    for (size_t i = 0; i < count; i++) {
+        float s = a[i] + b[i];
+        y[i] = s > 0.0f ? s : 0.0f;
+    }
+}
+
+/* The ReLU's gradient g = dy where y = relu(a + b) > 0 (exactly where
+ * a + b > 0), written or added to da and db (either may be NULL, or both
+ * the same tensor: each element is added to in turn, as two copy_grads
+ * would): relu_backward_cpu then copy_grad_cpu twice, in one pass. */
+void add_relu_backward_cpu(const float *y, const float *dy, float *da, bool acc_a, float *db, bool acc_b,
+                           size_t count)
+{
+    PARALLEL_FOR(count)
+    for (size_t i = 0; i < count; i++) {
+        float g = y[i] > 0.0f ? dy[i] : 0.0f;
+        if (da) da[i] = acc_a ? da[i] + g : g;
+        if (db) db[i] = acc_b ? db[i] + g : g;
+    }
+}
+
 void copy_grad_cpu(const float *dy, float *dx, size_t count, bool acc)
 {
     if (acc)

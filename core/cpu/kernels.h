@@ -156,6 +156,12 @@ void mul_backward_cpu(const float *dy, const float *mask, float *dx, size_t coun
 /* y = a + b; and dx (+)= dy. */
 void add_cpu(const float *a, const float *b, float *y, size_t count);
 void copy_grad_cpu(const float *dy, float *dx, size_t count, bool acc);
+/* Residual add + ReLU (core/model/fuse.c): y = relu(a + b); its backward
+ * hands g = dy * (y > 0) to da and db (each written, or added with acc_*;
+ * NULL: no gradient). */
+void add_relu_cpu(const float *a, const float *b, float *y, size_t count);
+void add_relu_backward_cpu(const float *y, const float *dy, float *da, bool acc_a, float *db, bool acc_b,
+                           size_t count);
 /* x *= s (loss scaling and unscaling). */
 void scale_cpu(float *x, size_t count, float s);
 

@@ -78,6 +78,28 @@ __global__ void add_kernel(const float *a, const float *b, float *y,
     DDL_GRID_STRIDE(i, count) y[i] = a[i] + b[i];
 }
 
+// relu(a + b): the bits of add_kernel then relu_fwd_kernel.
+__global__ void add_relu_kernel(const float *a, const float *b, float *y, size_t count)
+{
+    DDL_GRID_STRIDE(i, count)
+    {
+        float s = a[i] + b[i];
+        y[i] = s > 0.0f ? s : 0.0f;
+    }
+}
+
+// g = dy where y > 0, to da then db (either NULL, or both one tensor), as on the CPU.
+__global__ void add_relu_bwd_kernel(const float *y, const float *dy, float *da, bool acc_a, float *db, bool acc_b,
+                                    size_t count)
+{
+    DDL_GRID_STRIDE(i, count)
+    {
+        float g = y[i] > 0.0f ? dy[i] : 0.0f;
+        if (da) da[i] = acc_a ? da[i] + g : g;
+        if (db) db[i] = acc_b ? db[i] + g : g;
+    }
+}
+
 __global__ void acc_kernel(const float *dy, float *dx, size_t count)
 {
     DDL_GRID_STRIDE(i, count) dx[i] += dy[i];
@@ -151,6 +173,21 @@ extern "C" void add_cuda(const float *a, const float *b, float *y, size_t count)
 {
     if (count == 0) return;
     DDL_LAUNCH(add_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(a, b, y, count);
+    DDL_CUDA_LAUNCHED();
+}
+
+extern "C" void add_relu_cuda(const float *a, const float *b, float *y, size_t count)
+{
+    if (count == 0) return;
+    DDL_LAUNCH(add_relu_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(a, b, y, count);
+    DDL_CUDA_LAUNCHED();
+}
+
+extern "C" void add_relu_backward_cuda(const float *y, const float *dy, float *da, bool acc_a, float *db, bool acc_b,
+                                       size_t count)
+{
+    if (count == 0 || (!da && !db)) return;
+    DDL_LAUNCH(add_relu_bwd_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(y, dy, da, acc_a, db, acc_b, count);
     DDL_CUDA_LAUNCHED();
 }
 

@@ -80,6 +80,9 @@ void mul_cuda(const float *x, const float *mask, float *y, size_t count);
 void mul_backward_cuda(const float *dy, const float *mask, float *dx, size_t count, bool acc);
 void add_cuda(const float *a, const float *b, float *y, size_t count);
 void copy_grad_cuda(const float *dy, float *dx, size_t count, bool acc);
+void add_relu_cuda(const float *a, const float *b, float *y, size_t count);
+void add_relu_backward_cuda(const float *y, const float *dy, float *da, bool acc_a, float *db, bool acc_b,
+                            size_t count);
 
 /* dropout.cu: the same mask as dropout_mask_cpu, bit for bit. */
 void dropout_mask_cuda(float *mask, size_t count, float p, uint64_t seed, uint64_t stream);

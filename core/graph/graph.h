@@ -71,11 +71,12 @@ typedef struct Model {
      * takes it from DDL_CONV=auto|im2col|winograd|direct, default auto. */
     ConvAlgo conv_algo;
     /* Run each ReLU/ReLU6 that alone reads a batch norm's output inside the
-     * batch norm (core/model/fuse.c; the same values, two passes fewer).
+     * batch norm or residual add (core/model/fuse.c; the same values, two
+     * passes fewer).
      * model_begin sets it; false (between steps, never between a forward
      * and its backward): every layer runs on its own, as tests that replace
      * activations need. */
-    bool fuse_bn_act;
+    bool fuse_act;
 } Model;
 
 /* Tensor `id` (its gradient) in the activation arenas. */

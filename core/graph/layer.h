@@ -56,10 +56,11 @@ typedef struct Layer {
     bool bias;
     bool cache_cols;     /* conv: im2col columns kept in aux from forward for backward */
     ConvPath conv_path;  /* conv: im2col + GEMM, Winograd, direct, depthwise or pointwise (conv2d.c) */
-    /* A ReLU or ReLU6 right after a batch norm runs inside it (core/model/
-     * fuse.c): the batch norm's fused_act (BN_ACT_*, core/cpu/bn_act.h) and
-     * the tensor it then writes, the activation's output (fused_out; -1:
-     * not fused); the activation layer's fused: it does nothing itself. */
+    /* A ReLU or ReLU6 right after a batch norm (a ReLU after a residual
+     * add) runs inside it (core/model/fuse.c): the batch norm's or add's
+     * fused_act (BN_ACT_*, core/cpu/bn_act.h) and the tensor it then
+     * writes, the activation's output (fused_out; -1: not fused); the
+     * activation layer's fused: it does nothing itself. */
     int fused_act, fused_out;
     bool fused;
     float eps, momentum;              /* batch norm */

@@ -37,7 +37,7 @@ void batchnorm_forward(Model *m, const Layer *l)
     float *run_mean = m->bn_track_stats ? m->state + l->state_off : NULL;
     float *run_var = run_mean ? run_mean + c : NULL;
     const float *x = model_tensor(m, l->in);
-    bool fused = m->fuse_bn_act && l->fused_out >= 0;
+    bool fused = m->fuse_act && l->fused_out >= 0;
     int act = fused ? l->fused_act : BN_ACT_NONE;
     float *y = model_tensor(m, fused ? l->fused_out : l->out);
     if (uses_batch_stats(m)) {
@@ -57,7 +57,7 @@ void batchnorm_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     const float *gamma = m->params + l->param_off;
     float *dgamma = m->grads + l->param_off, *dbeta = dgamma + c;
     const float *save_mean = m->aux + l->aux_off, *save_invstd = save_mean + c;
-    bool fused = m->fuse_bn_act && l->fused_out >= 0;
+    bool fused = m->fuse_act && l->fused_out >= 0;
     m->be->batchnorm_backward(model_tensor(m, l->in), model_tensor_grad(m, fused ? l->fused_out : l->out),
                               need_dx ? model_tensor_grad(m, l->in) : NULL, gamma, dgamma, dbeta, m->batch, c, p,
                               save_mean, save_invstd, uses_batch_stats(m), acc_dx,

@@ -49,21 +49,36 @@ void flatten_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
     if (need_dx) m->be->copy_grad(model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), in_count(m, l), acc_dx);
 }
 
+/* With the ReLU after it fused in (core/model/fuse.c), the add writes
+ * relu(a + b) into the ReLU's output. */
+static bool relu_fused(const Model *m, const Layer *l) { return m->fuse_act && l->fused_out >= 0; }
+
 void add_forward(Model *m, const Layer *l)
 {
-    m->be->add(model_tensor(m, l->in), model_tensor(m, l->in2), model_tensor(m, l->out), in_count(m, l));
+    const float *a = model_tensor(m, l->in), *b = model_tensor(m, l->in2);
+    if (relu_fused(m, l))
+        m->be->add_relu(a, b, model_tensor(m, l->fused_out), in_count(m, l));
+    else
+        m->be->add(a, b, model_tensor(m, l->out), in_count(m, l));
 }
 
-/* Both inputs receive dy. A residual block's shortcut and the block input
- * are one tensor with two consumers, hence acc_dx there. Either operand
- * may be the model input, which gets no gradient; the other one still does. */
+/* Both inputs receive dy (fused: the ReLU's gradient where its output is
+ * positive). A residual block's shortcut and the block input are one
+ * tensor with two consumers, hence the adding there. Either operand may be
+ * the model input, which gets no gradient; the other one still does. */
 void add_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
     if (!need_dx) return;
     size_t n = in_count(m, l);
+    float *da = l->in != m->input ? model_tensor_grad(m, l->in) : NULL;
+    float *db = l->in2 != m->input ? model_tensor_grad(m, l->in2) : NULL;
+    bool acc_a = m->tensors[l->in].consumers > 1, acc_b = m->tensors[l->in2].consumers > 1;
+    if (relu_fused(m, l)) {
+        m->be->add_relu_backward(model_tensor(m, l->fused_out), model_tensor_grad(m, l->fused_out), da, acc_a, db,
+                                 acc_b, n);
+        return;
+    }
     const float *dy = model_tensor_grad(m, l->out);
-    if (l->in != m->input)
-        m->be->copy_grad(dy, model_tensor_grad(m, l->in), n, m->tensors[l->in].consumers > 1);
-    if (l->in2 != m->input)
-        m->be->copy_grad(dy, model_tensor_grad(m, l->in2), n, m->tensors[l->in2].consumers > 1);
+    if (da) m->be->copy_grad(dy, da, n, acc_a);
+    if (db) m->be->copy_grad(dy, db, n, acc_b);
 }

@@ -55,7 +55,7 @@ void model_begin(Model *m, const char *name, Shape input)
     m->linear_init = INIT_TORCH_DEFAULT;
     m->col_cache_floats = (size_t)128 << 20;
     m->conv_algo = conv_algo_from_env();
-    m->fuse_bn_act = true;
+    m->fuse_act = true;
 }
 
 int mb_linear(Model *m, const char *name, int in, int out_features, bool bias)
@@ -207,7 +207,7 @@ void model_finalize(Model *m, int max_batch, uint64_t seed)
     m->output = m->ntensors - 1;
     for (int i = 0; i < m->ntensors; i++) m->tensors[i].consumers = 0;
     m->nscratch = lay_out(m, max_batch);
-    model_fuse_bn_act(m);
+    model_fuse_act(m);
     const Backend *be = m->be;
     m->params = be->alloc(sizeof(float) * m->nparams);
     m->grads = be->alloc(sizeof(float) * m->nparams);

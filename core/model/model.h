@@ -38,10 +38,11 @@ int mb_add(Model *m, int a, int b);
  * on the host, then uploaded. Output tensor = the last layer's output. */
 void model_finalize(Model *m, int max_batch, uint64_t seed);
 void model_free(Model *m);
-/* fuse.c: mark each batch norm whose output only a ReLU or ReLU6 reads to
- * run that activation itself (model_finalize does; the layers follow the
- * marks while m->fuse_bn_act). */
-void model_fuse_bn_act(Model *m);
+/* fuse.c: mark each batch norm whose output only a ReLU or ReLU6 reads,
+ * and each add whose output only a ReLU reads, to run that activation
+ * itself (model_finalize does; the layers follow the marks while
+ * m->fuse_act). */
+void model_fuse_act(Model *m);
 /* Mixed precision on a backend with gemm_f16: allocate the FP16 working
  * copy and GEMM operand buffers; from then on layer GEMMs take FP16
  * operands (the caller keeps params16 equal to half(params): see

@@ -12,6 +12,8 @@
 #define DDL_CUDA_EMU_NAMES_H
 #ifdef DDL_CUDA_EMU
 #define add_cuda add_cuda_emu
+#define add_relu_backward_cuda add_relu_backward_cuda_emu
+#define add_relu_cuda add_relu_cuda_emu
 #define avgpool_backward_cuda avgpool_backward_cuda_emu
 #define avgpool_forward_cuda avgpool_forward_cuda_emu
 #define batchnorm_backward_cuda batchnorm_backward_cuda_emu
