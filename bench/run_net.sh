@@ -6,7 +6,9 @@
 #
 #   1. bin/bench/ddp_bar: DDP vs the flat control vs the per-parameter
 #      allreduce, interleaved in one pair of processes (see bench/ddp_bar.c),
-#      VGG-11 width 1, batch 64 per rank, one BLAS thread per rank:
+#      VGG-11 width 1, batch 128 per rank (BENCH_DDP_BATCH), one BLAS
+#      thread per rank, the flat and per-parameter allreduces by
+#      MPI_Allreduce (BENCH_DDP_ALG: lab2's names):
 #        bench ddp np2 net=1gbit ddp <ms> flat <ms> per-param <ms> hidden <frac>
 #      bar: ddp <= flat <= per-param, hidden >= 0.8. Then the same at a
 #      5 MiB bucket cap (BENCH_DDP_CAPS="25 5"): at PyTorch's 25 MiB VGG-11
@@ -15,6 +17,12 @@
 #      communication can hide there, whatever the transport; the line
 #      says which cap it measured:
 #        bench ddp np2 net=1gbit cap=5MiB ddp <ms> flat <ms> ...
+#      Why batch 128: overlap hides communication behind backward only as
+#      long as backward lasts. At batch 64 VGG-11's backward (~190 ms on
+#      one core of the dev VM since issue 18's kernels) is shorter than
+#      its ~37 MB allreduce at 1 Gbit/s (~330 ms), so no transport could
+#      hide 0.8 of it (stop 28 measured 0.72 at 5 MiB, all the backward
+#      there was); at 128 backward lasts ~360-450 ms.
 #   2. bin/lab2 bench: the ring allreduce at 64 MiB (and MPI_Allreduce),
 #      busbw (median call) against the link rate; bar: ring >= 0.9 x rate.
 # Without root or network namespaces it says why and skips.
@@ -23,6 +31,8 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
 ROUNDS=${ROUNDS:-10}
 BLOCK=${BLOCK:-6}
+DDP_BATCH=${BENCH_DDP_BATCH:-128}
+DDP_ALG=${BENCH_DDP_ALG:-mpi}
 NETB=${BENCH_NET:-1gbit}
 if ! why=$(labs/net/cluster.sh check); then
   echo "bench ddp np2 net=$NETB: skipped ($why)"
@@ -37,8 +47,8 @@ source labs/common.sh
 status=0
 
 for cap in ${BENCH_DDP_CAPS:-25 5}; do
-  out=$($(mpirun_cmd 2) "$BIN/bench/ddp_bar" --model vgg11 --width 1 --batch 64 --rounds "$ROUNDS" --block "$BLOCK" \
-          --cap-mb "$cap" 2>/dev/null) || { echo "bench ddp np2 net=$NETB cap=${cap}MiB: ddp_bar failed"; status=1; continue; }
+  out=$($(mpirun_cmd 2) "$BIN/bench/ddp_bar" --model vgg11 --width 1 --batch "$DDP_BATCH" --rounds "$ROUNDS" \
+          --block "$BLOCK" --alg "$DDP_ALG" --cap-mb "$cap" 2>/dev/null) || { echo "bench ddp np2 net=$NETB cap=${cap}MiB: ddp_bar failed"; status=1; continue; }
   grep '^#' <<<"$out"
   line=$(grep '^ddp_bar:' <<<"$out")
   num() { sed -n "s/.* $1 \([0-9.]*\).*/\1/p" <<<"$line"; }
