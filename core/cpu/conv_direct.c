@@ -1,7 +1,8 @@
-/* conv_direct.c - 3x3 convolutions with stride 1 and padding 1, computed
- * directly in registers: the forward pass, the input gradient (the same
- * convolution of dy with the filters rotated and transposed) and the
- * weight gradient.
+/* conv_direct.c - 3x3 convolutions with padding 1 and stride 1 (or 2, on
+ * the input's 4 phases: conv_direct_layout.h), computed directly in
+ * registers: the forward pass, the input gradient (the same convolution
+ * of dy with the filters rotated and transposed; with stride 2, one per
+ * phase of the input, with that phase's taps) and the weight gradient.
  *
  * Why: im2col + GEMM writes every input value 9 times into a column
  * matrix, which OpenBLAS then packs again before it multiplies. With few
@@ -34,6 +35,11 @@
  *    positions, so they add nothing. A block is VF_DW_K output channels x
  *    9 taps of one input channel, accumulated over the positions in
  *    vector lanes, then summed lane by lane in a fixed order.
+ *  - every tap is a fixed offset from the output's grid position (the
+ *    grid's tap table, from direct_taps), so stride 2 is the same code
+ *    with other offsets: the taps of input channel c read its 4 phase
+ *    planes. The register blocks take the tap count as a constant
+ *    (DIRECT_TAPS_SWITCH).
  * Threads own whole outputs (forward: position ranges x channel blocks;
  * weight gradient: (channel block, input channel) pairs), so results do
  * not depend on the thread count. */
