@@ -20,8 +20,20 @@
 #   2e  mpi_comm_device, one rank: NCCL's allreduce on device buffers (FP32,
 #       FP16, sum, average, in flight, split) and the host algorithms on
 #       device buffers, on the GPU backend (a build without NCCL fails it)
-#   3   lab1's cnn3, same small settings, on the CPU and on the GPU: test
-#       accuracy and loss must agree (GPU_CHECK_ACC_TOL, GPU_CHECK_LOSS_TOL)
+#   3   lab1's cnn3, same small settings, on the CPU and on the GPU: the
+#       training losses of the first GPU_CHECK_EARLY_ITERS (16) iterations
+#       must agree within GPU_CHECK_EARLY_TOL (1e-3, relative), and the
+#       final test accuracy and loss within GPU_CHECK_ACC_TOL and
+#       GPU_CHECK_LOSS_TOL. Why both: the two sides round differently
+#       (their GEMMs sum in other orders, their convolutions may take other
+#       paths), and training amplifies that. On the emulated GPU with the
+#       same paths the losses are bit-identical for 32 iterations, 1e-6
+#       apart at 33 and 10% at 64, as two seeds' runs would be; the final
+#       accuracies of such runs spread over 0.90-0.93 (stop 29: CPU 0.9250
+#       and 0.9275, emulated GPU 0.9010 and 0.9050, each with its conv
+#       paths and with im2col forced; an H200 gave 0.9215 against the
+#       CPU's 0.9065). So the early losses are the tight check that the
+#       two compute the same training, and the end only a loose one.
 #   4c  the SGEMM peak on the GPU (bin/gpucheck/bench/gemm_peak: cublasSgemm
 #       and FP16 cublasGemmEx, square 4096 and 8192): the reference for 4a
 #   4a  ddlab's training step on the GPU: bin/gpucheck/bench/train_step
@@ -42,7 +54,8 @@
 # GC_BIN (bin/gpucheck), GPU_KIT (build/gpu-kit), MAKE, JOBS, NVCC,
 # GPU_CHECK_PYTHON (a python with torch; default: python3, /usr/bin/python3),
 # GPU_CHECK_BENCH ("model:width:batch ..."), GPU_CHECK_LAB1_ARGS,
-# GPU_CHECK_ACC_TOL (0.02), GPU_CHECK_LOSS_TOL (0.05),
+# GPU_CHECK_ACC_TOL (0.05), GPU_CHECK_LOSS_TOL (0.1),
+# GPU_CHECK_EARLY_ITERS (16), GPU_CHECK_EARLY_TOL (1e-3),
 # GPU_CHECK_DEADLINE_S (540 on a GPU: the device tool's commands end at
 # 600 s), GPU_CHECK_SKIP_BUILD=1 (use the tree as it is).
 set -uo pipefail
@@ -183,8 +196,10 @@ run_main() {
     MAKE=${MAKE:-make}
     JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
     RES=results/gpu-check
-    ACC_TOL=${GPU_CHECK_ACC_TOL:-0.02}
-    LOSS_TOL=${GPU_CHECK_LOSS_TOL:-0.05}
+    ACC_TOL=${GPU_CHECK_ACC_TOL:-0.05}
+    LOSS_TOL=${GPU_CHECK_LOSS_TOL:-0.1}
+    EARLY_ITERS=${GPU_CHECK_EARLY_ITERS:-16}
+    EARLY_TOL=${GPU_CHECK_EARLY_TOL:-1e-3}
     if [ "$DEV" = cuda ]; then
         DEADLINE_S=${GPU_CHECK_DEADLINE_S:-540}
         BENCH=${GPU_CHECK_BENCH:-cnn3:1:64 vgg11:1:256 resnet18:1:256}
@@ -458,6 +473,28 @@ step_backend() {
 }
 
 # csv_field FILE COLUMN: the first data row's COLUMN of a results CSV.
+# The largest relative difference of the training loss over the first n
+# iterations of two lab1 runs (their *-iters.csv), and how many there
+# were: "<diff> <n>"; nothing when either file is missing.
+early_loss_diff() {
+    local a b
+    a=$(ls "$1"/*-iters.csv 2>/dev/null | head -n 1) b=$(ls "$2"/*-iters.csv 2>/dev/null | head -n 1)
+    [ -n "$a" ] && [ -n "$b" ] || return 0
+    awk -F, -v n="$3" '
+        /^#/ { next }
+        !(FILENAME in hdr) { for (i = 1; i <= NF; i++) if ($i == "loss") col[FILENAME] = i; hdr[FILENAME] = 1; next }
+        { k = ++row[FILENAME]; if (k <= n) v[FILENAME, k] = $(col[FILENAME]) }
+        END {
+            m = row[ARGV[1]] < row[ARGV[2]] ? row[ARGV[1]] : row[ARGV[2]]; if (m > n) m = n
+            worst = 0
+            for (k = 1; k <= m; k++) {
+                x = v[ARGV[1], k]; y = v[ARGV[2], k]; d = x - y; if (d < 0) d = -d
+                s = x < 0 ? -x : x; if (s < 1e-30) s = 1e-30
+                if (d / s > worst) worst = d / s
+            }
+            printf "%.3g %d\n", worst, m }' "$a" "$b"
+}
+
 csv_field() {
     awk -F, -v col="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; next }
         { if (col in idx) print $(idx[col]); exit }' "$1" 2>/dev/null
@@ -499,13 +536,18 @@ step_lab1() {
         fi
     done
     if [ -n "${ok[cpu]}" ] && [ -n "${ok[$DEV]}" ]; then
-        local verdict
+        local verdict early
+        early=$(early_loss_diff "$RES/lab1-cpu" "$RES/lab1-$DEV" "$EARLY_ITERS")
         verdict=$(awk -v a1="${acc[cpu]}" -v a2="${acc[$DEV]}" -v l1="${loss[cpu]}" -v l2="${loss[$DEV]}" \
-            -v at="$ACC_TOL" -v lt="$LOSS_TOL" 'BEGIN {
+            -v at="$ACC_TOL" -v lt="$LOSS_TOL" -v early="$early" -v en="$EARLY_ITERS" -v et="$EARLY_TOL" 'BEGIN {
                 da = a1 - a2; if (da < 0) da = -da; dl = l1 - l2; if (dl < 0) dl = -dl
                 num = "^[0-9]+([.][0-9]+)?$"   # no nan, inf or empty value passes
-                ok = (a1 ~ num && a2 ~ num && l1 ~ num && l2 ~ num && da <= at && dl <= lt)
-                printf "%s |acc diff| %.4f (tol %s), |loss diff| %.4f (tol %s): %s", ok ? "PASS" : "FAIL", da, at, dl, lt,
+                split(early, e, " ")
+                eok = early != "" && e[2] == en && e[1] ~ /^[0-9.e+-]+$/ && e[1] + 0 <= et + 0
+                ok = (a1 ~ num && a2 ~ num && l1 ~ num && l2 ~ num && da <= at && dl <= lt && eok)
+                printf "%s losses of the first %d iterations within %s (relative; tol %s), ", ok ? "PASS" : "FAIL",
+                       en, early == "" ? "n/a (no iters.csv)" : e[1], et
+                printf "|acc diff| %.4f (tol %s), |loss diff| %.4f (tol %s): %s", da, at, dl, lt,
                        ok ? "they agree" : "they DISAGREE" }')
         res=${verdict%% *}
         detail="$detail${verdict#* }"
