@@ -84,11 +84,11 @@ static Grid grid(int nb, int H, int W, int mode)
     int g = direct_group(nb, W);
     Grid r = { nb, g, H, W, W + 2, g * (W + 2), 0, direct_channel_floats(nb, H, W), 0, 0, 0, { 0 } };
     r.gs = (size_t)(H + 2) * r.rs;
-    r.xcs = mode == DIRECT_FWD_S2 ? 4 * r.cs : r.cs;
+    r.xcs = (size_t)direct_input_planes(mode) * r.cs;
     r.L = (int)((size_t)(nb / g - 1) * r.gs) + (H * g - 1) * r.Wp + W;
     DirectTaps d = direct_taps(mode);
     r.n = d.n;
-    for (int t = 0; t < d.n; t++) r.off[t] = (int)((size_t)d.ph[t] * r.cs) + d.dr[t] * r.rs + d.dc[t];
+    for (int t = 0; t < d.n; t++) r.off[t] = (int)direct_tap_offset(&d, t, r.cs, (size_t)r.rs);
     return r;
 }
 
@@ -170,7 +170,7 @@ void direct_filter_cpu(const float *w, int K, int C, int mode, float *wp)
 {
     if (mode == DIRECT_DX_S2_ALL) { /* the 4 phases' filters, each where tap_sets looks for it */
         for (int p = 0; p < 4; p++)
-            direct_filter_cpu(w, K, C, DIRECT_DX_S2 + p, wp + (size_t)p * direct_filter_floats(C, K));
+            direct_filter_cpu(w, K, C, DIRECT_DX_S2 + p, wp + direct_phase_filters(p, C, K));
         return;
     }
     bool tr = direct_transposed(mode);
@@ -412,10 +412,30 @@ static TapSets tap_sets(const float *wp, int nb, int C, int K, int H, int W, int
     t.n = all ? 4 : 1;
     for (int p = 0; p < t.n; p++) {
         t.g[p] = grid(nb, H, W, all ? DIRECT_DX_S2 + p : mode);
-        t.wp[p] = wp + (size_t)p * direct_filter_floats(K, C);
+        t.wp[p] = wp + direct_phase_filters(p, K, C);
         t.y[p] = y + (size_t)p * nb * K * H * W;
     }
     return t;
+}
+
+/* A driver's item `it`: segment s of the input, by block kb (channels
+ * k0 .. k0 + kn - 1) of tap set `set`, whose grid, packed filters and
+ * output it names. Items run segment-major, so every block passes over a
+ * segment in turn. */
+typedef struct Item {
+    int s, k0, kn;
+    const Grid *g;
+    const float *wpb;
+    float *y;
+} Item;
+
+static Item item_at(const TapSets *ts, int it, int C, int K)
+{
+    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, blocks = ts->n * kblocks;
+    int set = it % blocks / kblocks, kb = it % kblocks;
+    Item r = { it / blocks, kb * DIRECT_KB, DDL_MIN(DIRECT_KB, K - kb * DIRECT_KB), &ts->g[set], NULL, ts->y[set] };
+    r.wpb = ts->wp[set] + (size_t)kb * C * r.g->n * DIRECT_KB;
+    return r;
 }
 
 /* The row-exact forward (mode: row_mode's), items of whole blocks of rows
@@ -425,23 +445,19 @@ static void direct_conv_rows(const float *xq, const TapSets *ts, int C, int K, i
 {
     const Grid *g0 = &ts->g[0];
     int rv = mode == ROWS_HALVES ? 2 : 1, per = mode == ROWS_TWO_VECTORS ? 1 : VF_ROWS * rv; /* rows per block */
-    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, blocks = ts->n * kblocks, R = g0->H * g0->nb;
+    int blocks = ts->n * ((K + DIRECT_KB - 1) / DIRECT_KB), R = g0->H * g0->nb;
     int seg = DDL_MAX(SEG_FLOATS / DDL_MAX(C * input_planes(g0), 1) / (g0->Wp * per), 1) * per; /* rows per item */
     int segs = (R + seg - 1) / seg, items = segs * blocks;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g0->L * K * C > 32768)
 #endif
     for (int it = 0; it < items; it++) {
-        int s = it / blocks, set = it % blocks / kblocks, kb = it % kblocks;
-        int k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
-        const Grid *g = &ts->g[set];
-        const float *wpb = ts->wp[set] + (size_t)kb * C * g->n * DIRECT_KB;
-        float *y = ts->y[set];
-        for (int r0 = s * seg; r0 < DDL_MIN(R, (s + 1) * seg); r0 += per)
+        Item t = item_at(ts, it, C, K);
+        for (int r0 = t.s * seg; r0 < DDL_MIN(R, (t.s + 1) * seg); r0 += per)
             if (mode == ROWS_TWO_VECTORS)
-                row2_taps(xq, g, wpb, C, r0, K, k0, kn, y, acc);
+                row2_taps(xq, t.g, t.wpb, C, r0, K, t.k0, t.kn, t.y, acc);
             else
-                rows_taps(xq, g, wpb, C, r0, rv, K, k0, kn, y, acc);
+                rows_taps(xq, t.g, t.wpb, C, r0, rv, K, t.k0, t.kn, t.y, acc);
     }
 }
 
@@ -455,7 +471,7 @@ void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int
         direct_conv_rows(xq, &ts, C, K, rows, acc);
         return;
     }
-    int kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, blocks = ts.n * kblocks;
+    int blocks = ts.n * ((K + DIRECT_KB - 1) / DIRECT_KB);
     int seg = SEG_FLOATS / DDL_MAX(C * input_planes(g0), 1) / BLK * BLK;
     if (seg < BLK) seg = BLK;
     int segs = (g0->L + seg - 1) / seg, items = segs * blocks;
@@ -463,16 +479,13 @@ void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int
 #pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g0->L * K * C > 32768)
 #endif
     for (int it = 0; it < items; it++) {
-        int s = it / blocks, set = it % blocks / kblocks, kb = it % kblocks;
-        int k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
-        const Grid *g = &ts.g[set];
-        const float *wpb = ts.wp[set] + (size_t)kb * C * g->n * DIRECT_KB;
+        Item t = item_at(&ts, it, C, K);
         float tile[DIRECT_KB][BLK];
-        int end = DDL_MIN(g->L, (s + 1) * seg);
-        Cursor cur = cursor_at(g, s * seg);
-        for (int j0 = s * seg; j0 < end; j0 += BLK) {
-            block_taps(xq, g, wpb, C, j0, tile);
-            scatter_block(tile, g, &cur, DDL_MIN(BLK, end - j0), K, k0, kn, ts.y[set], acc);
+        int end = DDL_MIN(t.g->L, (t.s + 1) * seg);
+        Cursor cur = cursor_at(t.g, t.s * seg);
+        for (int j0 = t.s * seg; j0 < end; j0 += BLK) {
+            block_taps(xq, t.g, t.wpb, C, j0, tile);
+            scatter_block(tile, t.g, &cur, DDL_MIN(BLK, end - j0), K, t.k0, t.kn, t.y, acc);
         }
     }
 }
@@ -550,7 +563,9 @@ void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, in
 }
 
 /* dx[i][c][h][w] (+)= phase (h&1, w&1)'s gradient at (h>>1, w>>1): the
- * 4 phases' outputs, each [nb][C][Ho][Wo], one after the other. */
+ * 4 phases' outputs, each [nb][C][Ho][Wo], one after the other. A row of
+ * dx interleaves two phases' rows, pair by pair (the inverse of
+ * pad_phases' split). */
 void direct_unphase_cpu(const float *dp, int nb, int C, int H, int W, float *dx, bool acc)
 {
     int Ho = direct_out(H, 2), Wo = direct_out(W, 2);
@@ -561,9 +576,11 @@ void direct_unphase_cpu(const float *dp, int nb, int C, int H, int W, float *dx,
             const float *even = dp + (size_t)(2 * (h & 1)) * phase + ic * plane + (size_t)(h >> 1) * Wo;
             const float *odd = even + phase;
             float *row = dx + ((size_t)ic * H + h) * W;
-            for (int w = 0; w < W; w++) {
-                float v = (w & 1 ? odd : even)[w >> 1];
-                row[w] = acc ? row[w] + v : v;
-            }
+            int pairs = W / 2;
+            if (acc)
+                for (int n = 0; n < pairs; n++) row[2 * n] += even[n], row[2 * n + 1] += odd[n];
+            else
+                for (int n = 0; n < pairs; n++) row[2 * n] = even[n], row[2 * n + 1] = odd[n];
+            if (W % 2) row[W - 1] = acc ? row[W - 1] + even[pairs] : even[pairs]; /* odd W */
         }
 }

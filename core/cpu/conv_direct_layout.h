@@ -93,6 +93,17 @@ static inline DirectTaps direct_taps(int mode)
     return d;
 }
 
+/* Planes per input channel a mode's taps read: the 4 phases of a stride-2
+ * input, else 1. */
+static inline int direct_input_planes(int mode) { return mode == DIRECT_FWD_S2 ? 4 : 1; }
+
+/* Tap i's offset from the output's window on a grid with cs floats per
+ * plane and rs per padded row (of a group). */
+static inline size_t direct_tap_offset(const DirectTaps *d, int i, size_t cs, size_t rs)
+{
+    return (size_t)d->ph[i] * cs + (size_t)d->dr[i] * rs + (size_t)d->dc[i];
+}
+
 /* Whether the mode's filters are the transposed ones (C outputs from K inputs). */
 static inline int direct_transposed(int mode) { return mode == DIRECT_DX || mode >= DIRECT_DX_S2; }
 
@@ -130,5 +141,9 @@ static inline size_t direct_filter_floats(int K, int C)
 {
     return (size_t)((K + DIRECT_KB - 1) / DIRECT_KB) * DIRECT_KB * (size_t)C * 9;
 }
+
+/* DIRECT_DX_S2_ALL: where phase p's filters start, for K outputs (the
+ * layer's input channels) from C inputs (its output channels). */
+static inline size_t direct_phase_filters(int p, int K, int C) { return (size_t)p * direct_filter_floats(K, C); }
 
 #endif

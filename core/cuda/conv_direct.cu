@@ -33,12 +33,12 @@ DirectGeom direct_geom(int nb, int C, int H, int W, int mode)
     g.rs = g.g * g.Wp;
     g.gs = (g.H + 2) * g.rs;
     g.cs = (unsigned)direct_channel_floats(nb, H, W);
-    g.xcs = mode == DIRECT_FWD_S2 ? 4 * g.cs : g.cs;
+    g.xcs = (unsigned)direct_input_planes(mode) * g.cs;
     g.L = (g.nb / g.g - 1) * g.gs + (g.H * g.g - 1) * g.Wp + g.W;
     DirectTaps d = direct_taps(mode);
     g.n = (unsigned)d.n;
     for (int t = 0; t < 9; t++)
-        g.off[t] = t < d.n ? (unsigned)d.ph[t] * g.cs + (unsigned)d.dr[t] * g.rs + (unsigned)d.dc[t] : 0u;
+        g.off[t] = t < d.n ? (unsigned)direct_tap_offset(&d, t, g.cs, g.rs) : 0u;
     return g;
 }
 
@@ -141,7 +141,7 @@ extern "C" void direct_filter_cuda(const float *w, int K, int C, int mode, float
 {
     if (mode == DIRECT_DX_S2_ALL) { // the 4 phases' filters, one after another (conv_direct_layout.h)
         for (int p = 0; p < 4; p++)
-            direct_filter_cuda(w, K, C, DIRECT_DX_S2 + p, wp + (size_t)p * direct_filter_floats(C, K));
+            direct_filter_cuda(w, K, C, DIRECT_DX_S2 + p, wp + direct_phase_filters(p, C, K));
         return;
     }
     bool tr = direct_transposed(mode);
@@ -161,7 +161,7 @@ extern "C" void direct_conv_cuda(const float *xq, const float *wp, int nb, int C
     if (total == 0) return;
     if (mode == DIRECT_DX_S2_ALL) { // one launch per phase: each output has one thread either way
         for (int p = 0; p < 4; p++)
-            direct_conv_cuda(xq, wp + (size_t)p * direct_filter_floats(K, C), nb, C, K, H, W, DIRECT_DX_S2 + p,
+            direct_conv_cuda(xq, wp + direct_phase_filters(p, K, C), nb, C, K, H, W, DIRECT_DX_S2 + p,
                              y + (size_t)p * total, acc);
         return;
     }

@@ -40,16 +40,17 @@ static Dims dims(const Model *m, const Layer *l)
     return (Dims){ in.c, l->cout, in.h, in.w, l->stride, direct_out(in.h, l->stride), direct_out(in.w, l->stride) };
 }
 
-/* Floats of one image's padded x and dy, and (stride 2) its 4 phases' gradients. */
-static size_t image_floats(const Dims *d)
+/* Floats of nb images' padded x and dy, and (stride 2) their 4 phases'
+ * gradients: the scratch after the filters (chunk_buffers lays it out). */
+static size_t chunk_floats(const Dims *d, int nb)
 {
-    size_t phases = d->s == 2 ? (size_t)4 * d->C * d->Ho * d->Wo : 0;
-    return direct_input_floats(1, d->C, d->H, d->W, d->s) + direct_padded_floats(1, d->K, d->Ho, d->Wo) + phases;
+    size_t phases = d->s == 2 ? (size_t)4 * nb * d->C * d->Ho * d->Wo : 0;
+    return direct_input_floats(nb, d->C, d->H, d->W, d->s) + direct_padded_floats(nb, d->K, d->Ho, d->Wo) + phases;
 }
 
 static int chunk_images(const Dims *d, int batch)
 {
-    int nb = (int)(DIRECT_SCRATCH_CAP / image_floats(d));
+    int nb = (int)(DIRECT_SCRATCH_CAP / chunk_floats(d, 1));
     return DDL_MAX(1, DDL_MIN(nb, batch));
 }
 
@@ -78,10 +79,7 @@ static Chunk chunk_buffers(const Model *m, const Dims *d, int nb)
 size_t conv2d_direct_size(const Model *m, const Layer *l, int max_batch)
 {
     Dims d = dims(m, l);
-    int nb = chunk_images(&d, max_batch);
-    size_t phases = d.s == 2 ? (size_t)4 * nb * d.C * d.Ho * d.Wo : 0;
-    return filter_floats(&d) + direct_input_floats(nb, d.C, d.H, d.W, d.s) +
-           direct_padded_floats(nb, d.K, d.Ho, d.Wo) + phases;
+    return filter_floats(&d) + chunk_floats(&d, chunk_images(&d, max_batch));
 }
 
 void conv2d_direct_forward(Model *m, const Layer *l)
