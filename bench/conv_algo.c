@@ -22,6 +22,9 @@
 #include <time.h>
 
 #include "common.h"
+#include "cpu/parallel.h"
+#include "device.h"
+#include "gemm.h"
 #include "layers/layers.h"
 #include "model/model.h"
 #include "rng.h"
@@ -167,6 +170,10 @@ int main(int argc, char **argv)
     if (batch < 1 || reps < 1) ddl_die("conv_algo: --batch and --reps must be >= 1");
     if (stride != 1 && stride != 2) ddl_die("conv_algo: --stride must be 1 or 2");
     if (stride == 2 && ksize == 1) ddl_die("conv_algo: --stride 2 times 3x3 layers, not --1x1");
+    char desc[160], err[DDL_ERRLEN];
+    if (device_check(DEVICE_CPU, 0, 1, desc, sizeof desc, err) != 0) ddl_die("conv_algo: %s", err);
+    printf("# conv_algo: device %s, BLAS %s x%d, ddlab kernels x%d threads, batch %d, median of %d steps, %s time\n",
+           desc, blas_core_name(), blas_threads(), ddl_kernel_threads(), batch, reps, cpu_clock ? "CPU" : "wall");
     if (i < argc) {
         for (; i + 2 < argc; i += 3) shape(atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), batch, reps);
         return 0;
