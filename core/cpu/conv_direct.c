@@ -47,11 +47,11 @@
 
 #include <string.h>
 #include "../common.h"
+#include "conv_direct_grid.h"
 #include "conv_direct_layout.h"
 #include "parallel.h"
 #include "simd.h"
 
-enum { BLK = VF_ROWS * VF_LANES };  /* positions per register block */
 /* The register blocks below take the tap count n as an argument and are
  * inlined where it is a constant (DIRECT_TAPS_SWITCH). */
 #define DIRECT_INLINE inline __attribute__((always_inline))
@@ -63,40 +63,11 @@ enum { BLK = VF_ROWS * VF_LANES };  /* positions per register block */
  * sums per item). */
 enum { SEG_FLOATS = 32768, SPAN_FLOATS = 262144 };
 
-typedef struct Grid {
-    int nb, g, H, W, Wp; /* the output's plane, H x W, and its padded grid */
-    int rs;     /* floats per padded row of a group: g*Wp */
-    size_t gs;  /* floats per group: (H+2)*rs */
-    size_t cs;  /* floats per channel of a padded plane on this grid (the output's, dy's) */
-    size_t xcs; /* floats per channel of the input: cs, or 4*cs for a stride-2 input's phases */
-    int L;      /* positions up to the last output: that of group nb/g - 1's last row, plus W */
-    int n;      /* taps (direct_taps) */
-    int off[9]; /* tap i -> its input's offset from the output's window: ph*cs + dr*rs + dc */
-} Grid;
-
-/* Planes per input channel a position's taps read from: 4 phases with
- * stride 2, else 1 (what the cache blocking below counts as x). */
-static inline int input_planes(const Grid *g) { return (int)(g->xcs / g->cs); }
-
-/* The grid of an H x W output and the input offsets of mode's taps. */
-static Grid grid(int nb, int H, int W, int mode)
-{
-    int g = direct_group(nb, W);
-    Grid r = { nb, g, H, W, W + 2, g * (W + 2), 0, direct_channel_floats(nb, H, W), 0, 0, 0, { 0 } };
-    r.gs = (size_t)(H + 2) * r.rs;
-    r.xcs = (size_t)direct_input_planes(mode) * r.cs;
-    r.L = (int)((size_t)(nb / g - 1) * r.gs) + (H * g - 1) * r.Wp + W;
-    DirectTaps d = direct_taps(mode);
-    r.n = d.n;
-    for (int t = 0; t < d.n; t++) r.off[t] = (int)direct_tap_offset(&d, t, r.cs, (size_t)r.rs);
-    return r;
-}
-
 /* Per (channel, group): its H+2 padded rows, each the images' rows
  * between two zeros, or zeros on the top and bottom. */
 static void pad_planes(const float *x, int nb, int C, int H, int W, float *xq)
 {
-    Grid g = grid(nb, H, W, DIRECT_FWD);
+    Grid g = direct_grid(nb, H, W, DIRECT_FWD);
     int groups = nb / g.g;
     PARALLEL_FOR((size_t)C * g.cs)
     for (int cg = 0; cg < C * groups; cg++) {
@@ -124,7 +95,7 @@ static void pad_planes(const float *x, int nb, int C, int H, int W, float *xq)
 static void pad_phases(const float *x, int nb, int C, int H, int W, float *xq)
 {
     int Ho = direct_out(H, 2), Wo = direct_out(W, 2), Wodd = W / 2; /* columns of the even, odd phases */
-    Grid g = grid(nb, Ho, Wo, DIRECT_FWD);
+    Grid g = direct_grid(nb, Ho, Wo, DIRECT_FWD);
     int groups = nb / g.g;
     PARALLEL_FOR((size_t)C * 4 * g.cs)
     for (int e = 0; e < C * 2 * groups; e++) {
@@ -213,52 +184,6 @@ static DIRECT_INLINE void forward_block(const float *xq, const Grid *g, const fl
     }
     for (int a = 0; a < DIRECT_KB; a++)
         for (int r = 0; r < VF_ROWS; r++) vf_store(&tile[a][r * VF_LANES], acc[a][r]);
-}
-
-/* Where a grid position falls: group G, row oh of the group's output rows
- * (a padding row when oh >= H), image G*g + u, column ow (padding when
- * ow >= W). The scatter moves it along, so the divisions run once per
- * item, not once per block. */
-typedef struct Cursor {
-    int G, oh, u, ow;
-} Cursor;
-
-static Cursor cursor_at(const Grid *g, int j)
-{
-    int G = (int)((size_t)j / g->gs), row = (int)((size_t)j % g->gs) / g->Wp;
-    return (Cursor){ G, row / g->g, row % g->g, j % g->Wp };
-}
-
-/* The outputs among the len positions at *cur into y[nb][K][H][W]
- * (channels k0 .. k0 + kn - 1), row run by row run; *cur moves past them. */
-static void scatter_block(const float tile[DIRECT_KB][BLK], const Grid *g, Cursor *cur, int len, int K, int k0,
-                          int kn, float *y, bool acc)
-{
-    Cursor c = *cur;
-    for (int q = 0; q < len;) {
-        int run = DDL_MIN(len - q, g->Wp - c.ow);
-        if (c.oh < g->H && c.ow < g->W) {
-            int i = c.G * g->g + c.u, n = DDL_MIN(run, g->W - c.ow);
-            for (int a = 0; a < kn; a++) {
-                float *out = y + (((size_t)i * K + k0 + a) * g->H + c.oh) * g->W + c.ow;
-                const float *src = &tile[a][q];
-                if (acc)
-                    for (int e = 0; e < n; e++) out[e] += src[e];
-                else
-                    memcpy(out, src, sizeof(float) * (size_t)n);
-            }
-        }
-        q += run;
-        c.ow += run;
-        if (c.ow == g->Wp) {
-            c.ow = 0;
-            if (++c.u == g->g) {
-                c.u = 0;
-                if (++c.oh == g->H + 2) c.oh = 0, c.G++;
-            }
-        }
-    }
-    *cur = c;
 }
 
 /* How the row-exact kernels walk a plane (forward_rows, forward_row2):
@@ -411,7 +336,7 @@ static TapSets tap_sets(const float *wp, int nb, int C, int K, int H, int W, int
     bool all = mode == DIRECT_DX_S2_ALL;
     t.n = all ? 4 : 1;
     for (int p = 0; p < t.n; p++) {
-        t.g[p] = grid(nb, H, W, all ? DIRECT_DX_S2 + p : mode);
+        t.g[p] = direct_grid(nb, H, W, all ? DIRECT_DX_S2 + p : mode);
         t.wp[p] = wp + direct_phase_filters(p, K, C);
         t.y[p] = y + (size_t)p * nb * K * H * W;
     }
@@ -482,10 +407,10 @@ void direct_conv_cpu(const float *xq, const float *wp, int nb, int C, int K, int
         Item t = item_at(&ts, it, C, K);
         float tile[DIRECT_KB][BLK];
         int end = DDL_MIN(t.g->L, (t.s + 1) * seg);
-        Cursor cur = cursor_at(t.g, t.s * seg);
+        Cursor cur = direct_cursor_at(t.g, t.s * seg);
         for (int j0 = t.s * seg; j0 < end; j0 += BLK) {
             block_taps(xq, t.g, t.wpb, C, j0, tile);
-            scatter_block(tile, t.g, &cur, DDL_MIN(BLK, end - j0), K, t.k0, t.kn, t.y, acc);
+            direct_scatter(tile, t.g, &cur, DDL_MIN(BLK, end - j0), K, t.k0, t.kn, t.y, acc);
         }
     }
 }
@@ -548,7 +473,7 @@ static void filter_grad_item(const float *xq, const float *dyq, const Grid *g, i
 void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride,
                             float *dw)
 {
-    Grid g = grid(nb, H, W, stride == 2 ? DIRECT_FWD_S2 : DIRECT_FWD);
+    Grid g = direct_grid(nb, H, W, stride == 2 ? DIRECT_FWD_S2 : DIRECT_FWD);
     int items = (K + VF_DW_K - 1) / VF_DW_K * C;
     int span = DDL_MAX(SPAN_FLOATS / DDL_MAX(C * input_planes(&g), 1) / VF_LANES, 16) * VF_LANES;
 #ifdef _OPENMP
