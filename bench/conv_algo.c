@@ -6,7 +6,9 @@
  * chosen.
  *
  *   bin/bench/conv_algo [--batch 64] [--reps 5] [--cpu] [--1x1 | --stride 2] [C K HW ...]
- * (and Winograd F(4x4,3x3) too, after the first three)
+ * (and Winograd F(4x4,3x3) too, after the first three, then Winograd
+ * F(2x2,3x3) with the transforms in registers, conv2d_winofused.c, where
+ * it can run: "-" elsewhere)
  * Without shapes: every stride-1 3x3 shape of resnet18 and vgg11 on CIFAR,
  * at width 1 and at the quick profile's widths. Prints per shape the
  * median forward and backward ms of each way and the ratios winograd /
@@ -102,15 +104,16 @@ typedef struct Algo {
 static const Algo ALGOS3[] = { { "im2col", CONV_ALGO_IM2COL },
                                { "winograd", CONV_ALGO_WINOGRAD },
                                { "direct", CONV_ALGO_DIRECT },
-                               { "winograd4", CONV_ALGO_WINOGRAD4 } };
+                               { "winograd4", CONV_ALGO_WINOGRAD4 },
+                               { "winofused", CONV_ALGO_WINOFUSED } };
 static const Algo ALGOS1[] = { { "im2col", CONV_ALGO_IM2COL }, { "pointwise", CONV_ALGO_POINTWISE } };
 static const Algo ALGOS_S2[] = { { "im2col", CONV_ALGO_IM2COL }, { "direct", CONV_ALGO_DIRECT } };
-enum { MAXALGO = 4 };
+enum { MAXALGO = 5 };
 
 static void shape(int C, int K, int hw, int batch, int reps)
 {
     const Algo *ALGOS = ksize == 1 ? ALGOS1 : stride == 2 ? ALGOS_S2 : ALGOS3;
-    int NALGO = ksize == 1 || stride == 2 ? 2 : 4;
+    int NALGO = ksize == 1 || stride == 2 ? 2 : 5;
     Side side[MAXALGO];
     for (int a = 0; a < NALGO; a++) side_init(&side[a], ALGOS[a].algo, C, K, hw, batch, reps);
     for (int a = 0; a < NALGO; a++) side_step(&side[a], -1); /* warm-up */
@@ -120,9 +123,22 @@ static void shape(int C, int K, int hw, int batch, int reps)
     for (int a = 0; a < NALGO; a++) f[a] = median(side[a].fwd, reps), b[a] = median(side[a].bwd, reps);
     printf("conv_algo %dx%d%s C%-4d K%-4d %2dx%-2d b%d:", ksize, ksize, stride == 2 ? " stride 2" : "", C, K, hw, hw,
            batch);
-    for (int a = 0; a < NALGO; a++) printf(" | %s fwd %7.2f bwd %7.2f ms", ALGOS[a].name, f[a], b[a]);
+    /* a path that cannot take the shape (fused Winograd: odd planes, over
+     * 64 channels) runs another: not its time, so "-" */
+    bool took[MAXALGO];
+    for (int a = 0; a < NALGO; a++)
+        took[a] = ALGOS[a].algo != CONV_ALGO_WINOFUSED || side[a].m.layers[0].conv_path == CONV_PATH_WINOFUSED;
+    for (int a = 0; a < NALGO; a++)
+        if (took[a])
+            printf(" | %s fwd %7.2f bwd %7.2f ms", ALGOS[a].name, f[a], b[a]);
+        else
+            printf(" | %s -", ALGOS[a].name);
     printf(" | ratio");
-    for (int a = 1; a < NALGO; a++) printf(" %s %.2f", ALGOS[a].name, (f[a] + b[a]) / (f[0] + b[0]));
+    for (int a = 1; a < NALGO; a++)
+        if (took[a])
+            printf(" %s %.2f", ALGOS[a].name, (f[a] + b[a]) / (f[0] + b[0]));
+        else
+            printf(" %s -", ALGOS[a].name);
     printf("\n");
     fflush(stdout);
     for (int a = 0; a < NALGO; a++) model_free(&side[a].m), ddl_free(side[a].fwd), ddl_free(side[a].bwd);
@@ -131,7 +147,8 @@ static void shape(int C, int K, int hw, int batch, int reps)
 static const char USAGE[] =
     "usage: conv_algo [--batch N] [--reps N] [--cpu] [--1x1 | --stride 2] [C K HW ...]\n"
     "Times one convolution layer ('same' padding) every way, forward and backward, interleaved:\n"
-    "3x3: im2col + GEMM, Winograd F(2x2,3x3), direct, Winograd F(4x4,3x3); --1x1: im2col, pointwise;\n"
+    "3x3: im2col + GEMM, Winograd F(2x2,3x3), direct, Winograd F(4x4,3x3), fused Winograd F(2x2,3x3)\n"
+    "(winofused: even planes, at most 64 channels; '-' elsewhere); --1x1: im2col, pointwise;\n"
     "--stride 2 (3x3): im2col, direct.\n"
     "Prints per shape the median ms of each way and the step's ratio to im2col's.\n"
     "  --batch N   images per step (default 64)\n"

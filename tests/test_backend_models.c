@@ -322,7 +322,8 @@ int main(void)
     const Backend *bes[8];
     int nb = backend_usable(bes, 8);
     /* Then the FP32 step once more with Winograd F(2x2), once with F(4x4),
-     * and once with the direct kernels, forced on every 3x3 stride-1
+     * once with the direct kernels and once with fused Winograd (on the
+     * layers it can take), forced on every 3x3 stride-1
      * convolution (the default picks
      * by shape): the CUDA twins of their kernels inside whole models. */
     /* only_1x1: the path takes only 1x1 layers; for a model without any,
@@ -330,13 +331,14 @@ int main(void)
     static const struct {
         const char *algo;
         bool only_1x1;
-    } FORCED[5] = { { NULL, false },
+    } FORCED[6] = { { NULL, false },
                     { "winograd", false },
                     { "winograd4", false },
                     { "direct", false },
+                    { "winofused", false },
                     { "pointwise", true } };
     unsetenv("DDL_CONV");
-    for (int pass = 0; pass < 5; pass++) {
+    for (int pass = 0; pass < 6; pass++) {
         if (FORCED[pass].algo) setenv("DDL_CONV", FORCED[pass].algo, 1);
         for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
             const Spec *sp = &SPECS[s];

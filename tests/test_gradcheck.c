@@ -1017,6 +1017,7 @@ int main(void)
     check_forced("winograd", 3, true);
     check_forced("winograd4", 3, false);
     check_forced("direct", 3, true);
+    check_forced("winofused", 3, true);
     check_forced("pointwise", 1, true);
     check_kinks_and_ties();
     check_dropout_masks();

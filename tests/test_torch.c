@@ -449,7 +449,7 @@ int main(void)
      * cannot resolve F(4x4)'s rounding (skip, below). */
     static const struct {
         const char *algo, *tag, *skip; /* skip: a fixture this pass leaves out */
-    } PASSES[5] = { { NULL, "", NULL },
+    } PASSES[6] = { { NULL, "", NULL },
                     { "winograd", " [winograd]", NULL },
                     /* model_mobilenetv2 (batch 2, width 0.125: its last
                      * batch norms normalize 2 values per channel) turns
@@ -461,8 +461,9 @@ int main(void)
                      * 1 channel in, never takes F(4x4) but forced. */
                     { "winograd4", " [winograd4]", "model_mobilenetv2" },
                     { "direct", " [direct]", NULL },
+                    { "winofused", " [winofused]", NULL },
                     { "pointwise", " [pointwise]", NULL } };
-    for (int p = 0; p < 5; p++) {
+    for (int p = 0; p < 6; p++) {
         if (PASSES[p].algo) setenv("DDL_CONV", PASSES[p].algo, 1);
         double worst = 0.0;
         const char *worst_name = "";

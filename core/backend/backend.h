@@ -115,6 +115,9 @@ typedef struct Backend {
     void (*direct_filter_grad)(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride,
                                float *dw);
     void (*direct_unphase)(const float *dp, int nb, int C, int H, int W, float *dx, bool acc);
+    void (*winofused_filter)(const float *w, int K, int C, bool flip, float *wt);
+    void (*winofused_conv)(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
+                           bool acc);
     void (*pointwise_filter)(const float *w, int K, int C, bool transpose, float *wp);
     void (*pointwise_conv)(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
     void (*pointwise_filter_grad)(const float *x, const float *dy, int n, int C, int K, int P, float *dw);

@@ -1,5 +1,5 @@
 /* conv_direct_grid.h - the grid of positions the direct 3x3 kernels
- * (conv_direct.c) and the fused Winograd kernels (conv_winodirect.c) walk
+ * (conv_direct.c) and the fused Winograd kernels (conv_winofused.c) walk
  * on padded planes (layouts: conv_direct_layout.h), and how an output
  * position on it lands in an NCHW tensor.
  *

@@ -74,6 +74,22 @@ void direct_filter_grad_cpu(const float *xq, const float *dyq, int nb, int C, in
                             float *dw);
 void direct_unphase_cpu(const float *dp, int nb, int C, int H, int W, float *dx, bool acc);
 
+/* Winograd F(2x2,3x3) on the direct kernels' grid, stride 1, padding 1
+ * (conv_winofused.c says why and how; layouts in winofused_layout.h):
+ * filter: wt = V = G g G^T of w[K][C][3][3], packed per tile position in
+ *         blocks of 8 outputs; with flip, the input gradient's (C outputs
+ *         from K inputs, rotated);
+ * conv:    y[nb][K][H][W] (+)= the convolution of x[nb][C][H][W] (H, W
+ *          even; C <= WINOFUSED_MAX_C) from its phases xq
+ *          (direct_pad_cpu with stride 2) and wt; yq: room for the 4
+ *          output phases on the tiles' grid, [4][K][ocs], which some
+ *          planes go through (winofused_layout.h);
+ * unphase: y (+)= the phases yq interleaved. */
+void winofused_filter_cpu(const float *w, int K, int C, bool flip, float *wt);
+void winofused_conv_cpu(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
+                         bool acc);
+void winofused_unphase_cpu(const float *yq, int nb, int K, int H, int W, float *y, bool acc);
+
 /* Pointwise (1x1, stride 1) convolution, direct on NCHW (conv_pointwise.c
  * says why and how; packed filters in conv_pointwise_layout.h):
  * filter:      wp = w[K][C] packed in blocks of 8 outputs (O = K from I = C

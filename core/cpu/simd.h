@@ -32,6 +32,7 @@ static inline void vf_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
 static inline vf vf_set1(float a) { return _mm512_set1_ps(a); }
 static inline vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 static inline vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+static inline vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
 /* The lanes' sum by a fixed tree (halves, then quarters, ...). */
 static inline float vf_hsum(vf v) { return _mm512_reduce_add_ps(v); }
 /* Two half vectors from / to two places (the low lanes at a). */
@@ -45,11 +46,31 @@ static inline void vf_store_halves(float *a, float *b, vf v)
     _mm256_storeu_ps(a, _mm512_castps512_ps256(v));
     _mm256_storeu_ps(b, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
 }
+/* Four quarter vectors from / to four places, 4 lanes each: a vector of
+ * four rows of 4 (AVX-512 only: VF_QUARTERS). */
+#define VF_QUARTERS 1
+static inline vf vf_load_quarters(const float *a, const float *b, const float *c, const float *d)
+{
+    vf v = _mm512_castps128_ps512(_mm_loadu_ps(a));
+    v = _mm512_insertf32x4(v, _mm_loadu_ps(b), 1);
+    v = _mm512_insertf32x4(v, _mm_loadu_ps(c), 2);
+    return _mm512_insertf32x4(v, _mm_loadu_ps(d), 3);
+}
+/* The lanes of a and b alternated: lo = a0 b0 a1 b1 ... (the first
+ * halves), hi = the second halves'. */
+static inline void vf_interleave(vf a, vf b, vf *lo, vf *hi)
+{
+    const __m512i il = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i ih = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    *lo = _mm512_permutex2var_ps(a, il, b);
+    *hi = _mm512_permutex2var_ps(a, ih, b);
+}
 /* Keeps a loaded vector in a register: without it GCC folds the load into
  * each FMA that uses it, tripling the loads of the weight-gradient loop. */
 #define VF_PIN(v) __asm__("" : "+v"(v))
 #elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
+#define VF_QUARTERS 0
 typedef __m256 vf;
 enum { VF_LANES = 8, VF_ROWS = 1, VF_DW_K = 1 };
 static inline vf vf_zero(void) { return _mm256_setzero_ps(); }
@@ -58,6 +79,7 @@ static inline void vf_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
 static inline vf vf_set1(float a) { return _mm256_set1_ps(a); }
 static inline vf vf_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
 static inline vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+static inline vf vf_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
 static inline float vf_hsum(vf v)
 {
     __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -66,8 +88,15 @@ static inline float vf_hsum(vf v)
 }
 static inline vf vf_load_halves(const float *a, const float *b) { return _mm256_loadu2_m128(b, a); }
 static inline void vf_store_halves(float *a, float *b, vf v) { _mm256_storeu2_m128(b, a, v); }
+static inline void vf_interleave(vf a, vf b, vf *lo, vf *hi)
+{
+    __m256 l = _mm256_unpacklo_ps(a, b), h = _mm256_unpackhi_ps(a, b); /* a0 b0 a1 b1 a4 b4 a5 b5 | a2 .. a7 b7 */
+    *lo = _mm256_permute2f128_ps(l, h, 0x20);
+    *hi = _mm256_permute2f128_ps(l, h, 0x31);
+}
 #define VF_PIN(v) __asm__("" : "+x"(v))
 #else
+#define VF_QUARTERS 0
 typedef struct vf {
     float v[4];
 } vf;
@@ -91,11 +120,21 @@ static inline vf vf_add(vf a, vf b)
     for (int i = 0; i < 4; i++) a.v[i] += b.v[i];
     return a;
 }
+static inline vf vf_sub(vf a, vf b)
+{
+    for (int i = 0; i < 4; i++) a.v[i] -= b.v[i];
+    return a;
+}
 static inline float vf_hsum(vf v) { return (v.v[0] + v.v[2]) + (v.v[1] + v.v[3]); }
 static inline vf vf_load_halves(const float *a, const float *b) { return (vf){ { a[0], a[1], b[0], b[1] } }; }
 static inline void vf_store_halves(float *a, float *b, vf v)
 {
     a[0] = v.v[0], a[1] = v.v[1], b[0] = v.v[2], b[1] = v.v[3];
+}
+static inline void vf_interleave(vf a, vf b, vf *lo, vf *hi)
+{
+    *lo = (vf){ { a.v[0], b.v[0], a.v[1], b.v[1] } };
+    *hi = (vf){ { a.v[2], b.v[2], a.v[3], b.v[3] } };
 }
 #define VF_PIN(v) ((void)0)
 #endif

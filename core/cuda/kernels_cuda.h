@@ -53,6 +53,12 @@ void direct_filter_grad_cuda(const float *xq, const float *dyq, int nb, int C, i
                              float *dw);
 void direct_unphase_cuda(const float *dp, int nb, int C, int H, int W, float *dx, bool acc);
 
+/* conv_winofused.cu: Winograd F(2x2,3x3) on the direct grid (layouts in
+ * winofused_layout.h). */
+void winofused_filter_cuda(const float *w, int K, int C, bool flip, float *wt);
+void winofused_conv_cuda(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
+                         bool acc);
+
 /* layout.cu: x[nb][c][p] <-> t[c][nb*p] around multi-image conv GEMMs. */
 void images_to_channels_cuda(const float *x, int nb, int c, int p, float *t);
 void channels_to_images_cuda(const float *t, int nb, int c, int p, float *y);

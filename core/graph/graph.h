@@ -28,11 +28,14 @@ typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx
  * for its shape (core/layers/conv2d_pick.c): direct 3x3 kernels for few
  * channels, Winograd F(2x2,3x3) or F(4x4,3x3) for wide layers, im2col +
  * GEMM elsewhere; IM2COL, WINOGRAD, WINOGRAD4, DIRECT: that path for every
- * such convolution (tests compare them). 1x1 stride-1 convolutions: AUTO per the same rule
+ * such convolution (tests compare them); WINOFUSED (Winograd F(2x2,3x3)
+ * with the transforms in registers) for every one it can take (even
+ * planes, at most 64 channels in and out), AUTO for the others. 1x1 stride-1 convolutions: AUTO per the same rule
  * (pointwise kernels on wide planes), POINTWISE forces those kernels,
  * IM2COL forces im2col; the others leave them to AUTO. */
 typedef enum ConvAlgo {
-    CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD, CONV_ALGO_DIRECT, CONV_ALGO_POINTWISE, CONV_ALGO_WINOGRAD4
+    CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD, CONV_ALGO_DIRECT, CONV_ALGO_POINTWISE, CONV_ALGO_WINOGRAD4,
+    CONV_ALGO_WINOFUSED
 } ConvAlgo;
 
 typedef struct Model {

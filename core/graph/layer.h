@@ -27,7 +27,7 @@ const char *layer_kind_name(LayerKind k);
  * when the model is sized). */
 typedef enum ConvPath {
     CONV_PATH_IM2COL, CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_DEPTHWISE, CONV_PATH_POINTWISE, CONV_PATH_WINOGRAD4,
-    CONV_PATH_COUNT
+    CONV_PATH_WINOFUSED, CONV_PATH_COUNT
 } ConvPath;
 
 /* Per-example shape of a tensor (NCHW without N; vectors use c only). */

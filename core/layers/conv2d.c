@@ -184,6 +184,8 @@ static const ConvPathOps PATHS[CONV_PATH_COUNT] = {
                               conv2d_winograd4_backward },
     [CONV_PATH_POINTWISE] = { "pointwise 1x1", false, true, conv2d_pointwise_size, conv2d_pointwise_forward,
                               conv2d_pointwise_backward },
+    [CONV_PATH_WINOFUSED] = { "fused Winograd F(2x2,3x3)", false, true, conv2d_winofused_size,
+                              conv2d_winofused_forward, conv2d_winofused_backward },
 };
 
 /* The path a layer runs now: its own, unless FP16 GEMM operands send it to
@@ -245,8 +247,8 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 }
 
 /* For outputs: "13 of 20 convolutions by Winograd F(2x2,3x3), 2 Winograd
- * F(4x4,3x3), 4 direct 3x3, 0 depthwise, 0 pointwise 1x1, the rest im2col
- * + GEMM (DDL_CONV=auto)", counting the paths the layers run now (with
+ * F(4x4,3x3), 2 fused Winograd F(2x2,3x3), 4 direct 3x3, 0 depthwise, 0
+ * pointwise 1x1, the rest im2col + GEMM (DDL_CONV=auto)", counting the paths the layers run now (with
  * FP16 GEMM operands, im2col). */
 void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
 {
@@ -257,9 +259,10 @@ void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
         convs++;
         count[path_now(m, l) - PATHS]++;
     }
-    snprintf(buf, cap, "%d of %d convolutions by %s, %d %s, %d %s, %d %s, %d %s, the rest %s (DDL_CONV=%s)",
+    snprintf(buf, cap, "%d of %d convolutions by %s, %d %s, %d %s, %d %s, %d %s, %d %s, the rest %s (DDL_CONV=%s)",
              count[CONV_PATH_WINOGRAD], convs, PATHS[CONV_PATH_WINOGRAD].name, count[CONV_PATH_WINOGRAD4],
-             PATHS[CONV_PATH_WINOGRAD4].name, count[CONV_PATH_DIRECT], PATHS[CONV_PATH_DIRECT].name,
+             PATHS[CONV_PATH_WINOGRAD4].name, count[CONV_PATH_WINOFUSED], PATHS[CONV_PATH_WINOFUSED].name,
+             count[CONV_PATH_DIRECT], PATHS[CONV_PATH_DIRECT].name,
              count[CONV_PATH_DEPTHWISE], PATHS[CONV_PATH_DEPTHWISE].name, count[CONV_PATH_POINTWISE],
              PATHS[CONV_PATH_POINTWISE].name, PATHS[CONV_PATH_IM2COL].name, conv_algo_name(m->conv_algo));
 }

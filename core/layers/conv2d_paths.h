@@ -34,6 +34,12 @@ size_t conv2d_direct_size(const Model *m, const Layer *l, int max_batch);
 void conv2d_direct_forward(Model *m, const Layer *l);
 void conv2d_direct_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
 
+/* conv2d_winofused.c: Winograd F(2x2,3x3) with the transforms in
+ * registers (forward, input gradient; the direct weight gradient). */
+size_t conv2d_winofused_size(const Model *m, const Layer *l, int max_batch);
+void conv2d_winofused_forward(Model *m, const Layer *l);
+void conv2d_winofused_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
+
 /* conv2d_pointwise.c: 1x1 stride-1 kernels on NCHW. */
 size_t conv2d_pointwise_size(const Model *m, const Layer *l, int max_batch);
 void conv2d_pointwise_forward(Model *m, const Layer *l);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common.h"
+#include "../cpu/winofused_layout.h"
 
 /* The rules, one per kind of place the kernels run, as ratios of a layer's
  * step (forward + both gradients) to im2col's (below 1: faster).
@@ -107,30 +108,34 @@
  *    planes of 14x14 or more.
  *  - device memory: not measured on a GPU; cuBLAS runs these as one GEMM
  *    per chunk of images, so never (DDL_CONV=pointwise tests the twin). */
-typedef struct Clause { int max_c, max_k, min_side, max_side; } Clause; /* max_side 0: no bound */
+typedef struct Clause { int max_c, max_k, min_side, max_side, min_c; } Clause; /* max_side 0: no bound */
 typedef struct WinoClause { int min_c, min_side; } WinoClause; /* min_c NEVER: never */
 typedef struct ConvRule {
-    WinoClause wino4, wino; /* asked first: F(4x4,3x3), then F(2x2,3x3) */
+    Clause fused[2];        /* asked first, where it can run (fused_fits): either clause picks fused Winograd */
+    WinoClause wino4, wino; /* then F(4x4,3x3), then F(2x2,3x3) */
     Clause direct[2];       /* either clause picks direct */
     Clause pointwise[2];    /* either clause picks pointwise */
     Clause direct_s2[2];    /* 3x3 stride 2: either clause picks direct (side: the input's) */
 } ConvRule;
 
 enum { NEVER = INT_MAX };
-static const ConvRule HOST_RULE = { { 128, 4 }, { 64, 16 },
-                                    { { 64, NEVER, 16, 0 }, { 64, 64, 8, 0 } },
-                                    { { NEVER, NEVER, 14, 0 }, { 0, 0, NEVER, 0 } },
-                                    { { 16, NEVER, 16, 0 }, { 32, 64, 16, 16 } } };
-static const ConvRule DEVICE_RULE = { { NEVER, 0 }, { NEVER, 0 },
-                                      { { 16, NEVER, 16, 0 }, { 32, NEVER, 32, 0 } },
-                                      { { 0, 0, NEVER, 0 }, { 0, 0, NEVER, 0 } },
-                                      { { 0, 0, NEVER, 0 }, { 0, 0, NEVER, 0 } } };
+static const ConvRule HOST_RULE = { { { 64, 64, 4, 0, 32 }, { 64, 64, 4, 16, 16 } },
+                                    { 128, 4 }, { 64, 16 },
+                                    { { 64, NEVER, 16, 0, 0 }, { 64, 64, 8, 0, 0 } },
+                                    { { NEVER, NEVER, 14, 0, 0 }, { 0, 0, NEVER, 0, 0 } },
+                                    { { 16, NEVER, 16, 0, 0 }, { 32, 64, 16, 16, 0 } } };
+static const ConvRule DEVICE_RULE = { { { 0, 0, NEVER, 0, 0 }, { 0, 0, NEVER, 0, 0 } },
+                                      { NEVER, 0 }, { NEVER, 0 },
+                                      { { 16, NEVER, 16, 0, 0 }, { 32, NEVER, 32, 0, 0 } },
+                                      { { 0, 0, NEVER, 0, 0 }, { 0, 0, NEVER, 0, 0 } },
+                                      { { 0, 0, NEVER, 0, 0 }, { 0, 0, NEVER, 0, 0 } } };
 
 static bool clause_holds(const Clause c[2], Shape in, int K)
 {
     int side = DDL_MIN(in.h, in.w);
     for (int i = 0; i < 2; i++)
-        if (in.c <= c[i].max_c && K <= c[i].max_k && side >= c[i].min_side && (!c[i].max_side || side <= c[i].max_side))
+        if (in.c <= c[i].max_c && in.c >= c[i].min_c && K <= c[i].max_k && side >= c[i].min_side &&
+            (!c[i].max_side || side <= c[i].max_side))
             return true;
     return false;
 }
@@ -138,7 +143,7 @@ static bool clause_holds(const Clause c[2], Shape in, int K)
 static const ConvRule *rule_of(const Model *m) { return m->be->host_memory ? &HOST_RULE : &DEVICE_RULE; }
 
 /* DDL_CONV's values, in ConvAlgo's order. */
-static const char *const ALGO_NAMES[] = { "auto", "im2col", "winograd", "direct", "pointwise", "winograd4" };
+static const char *const ALGO_NAMES[] = { "auto", "im2col", "winograd", "direct", "pointwise", "winograd4", "winofused" };
 
 const char *conv_algo_name(ConvAlgo a) { return ALGO_NAMES[a]; }
 
@@ -148,7 +153,7 @@ ConvAlgo conv_algo_from_env(void)
     if (!v || !*v) return CONV_ALGO_AUTO;
     for (size_t i = 0; i < sizeof ALGO_NAMES / sizeof ALGO_NAMES[0]; i++)
         if (strcmp(v, ALGO_NAMES[i]) == 0) return (ConvAlgo)i;
-    ddl_die("DDL_CONV=%s: use auto, im2col, winograd, winograd4, direct or pointwise", v);
+    ddl_die("DDL_CONV=%s: use auto, im2col, winograd, winograd4, winofused, direct or pointwise", v);
 }
 
 static bool is_depthwise(const Model *m, const Layer *l)
@@ -157,9 +162,18 @@ static bool is_depthwise(const Model *m, const Layer *l)
     return l->groups == cin && l->cout == cin;
 }
 
+/* What the fused Winograd kernels can take: even planes (whole 2x2
+ * tiles), at most WINOFUSED_MAX_C channels in and out (the input
+ * gradient's input is the layer's output). */
+static bool fused_fits(Shape in, int K)
+{
+    return in.h % 2 == 0 && in.w % 2 == 0 && in.c <= WINOFUSED_MAX_C && K <= WINOFUSED_MAX_C;
+}
+
 static ConvPath auto_path(const ConvRule *r, Shape in, int K)
 {
     int side = DDL_MIN(in.h, in.w);
+    if (fused_fits(in, K) && clause_holds(r->fused, in, K)) return CONV_PATH_WINOFUSED;
     if (in.c >= r->wino4.min_c && side >= r->wino4.min_side) return CONV_PATH_WINOGRAD4;
     if (in.c >= r->wino.min_c && side >= r->wino.min_side) return CONV_PATH_WINOGRAD;
     if (clause_holds(r->direct, in, K)) return CONV_PATH_DIRECT;
@@ -188,6 +202,9 @@ ConvPath conv2d_pick_path(const Model *m, const Layer *l)
     case CONV_ALGO_WINOGRAD: return CONV_PATH_WINOGRAD;
     case CONV_ALGO_WINOGRAD4: return CONV_PATH_WINOGRAD4;
     case CONV_ALGO_DIRECT: return CONV_PATH_DIRECT;
+    case CONV_ALGO_WINOFUSED:
+        if (fused_fits(in, l->cout)) return CONV_PATH_WINOFUSED;
+        return auto_path(rule_of(m), in, l->cout);
     default: return auto_path(rule_of(m), in, l->cout);
     }
 }

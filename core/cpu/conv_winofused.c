@@ -1,0 +1,321 @@
+/* conv_winofused.c - 3x3 convolutions (stride 1, padding 1) by
+ * Winograd's F(2x2,3x3) with the transforms in registers, on the direct
+ * kernels' padded grid (layouts: winofused_layout.h): the forward pass,
+ * and the input gradient (the same convolution of dy with the filters
+ * rotated and transposed).
+ *
+ * Why: the direct kernels (conv_direct.c) run the narrow layers of the
+ * quick profile at 80-90% of the GEMM's peak, so only fewer
+ * multiplications make them faster, and Winograd's 16 products per 2x2
+ * block of outputs and input channel are 2.25x fewer than 36. The GEMM
+ * Winograd (winograd.c, conv2d_winograd.c) writes the transformed input
+ * (4x the input) to memory and reads it back through 16 GEMMs whose inner
+ * dimension is only C; with 16-32 channels that ran at 0.7-0.77 of
+ * im2col's step where direct ran at 0.37-0.6. Here a block of tiles is
+ * transformed into a buffer that stays in cache, multiplied by register
+ * blocks like the direct kernels', and transformed out, in one pass.
+ *
+ * How: a block is BLK consecutive tile positions on the grid of the
+ * input's phases (every window value is a fixed offset from the tile's
+ * position there, so the 16 loads are contiguous vector loads):
+ *  1. input transform: per input channel, the 16 window values of
+ *     VF_LANES tiles at a time, U = B^T d B in registers (32 adds), into
+ *     u[16][C][BLK] (at most 192 KiB: WINOFUSED_MAX_C channels);
+ *  2. per block of 8 outputs and tile position: m = sum over c of V * U,
+ *     8 x VF_ROWS accumulators of FMAs as in the direct forward (24 FMAs
+ *     per 3 loads and 8 broadcasts with AVX-512), into m[16][8][BLK];
+ *  3. output transform A^T m A (24 adds) into the 4 output phases, which
+ *     the caller interleaves into y (direct_unphase).
+ * Each output is a fixed sequence (transform, a chain of FMAs over c from
+ * 0, transform) whatever the vector width or thread count; the CUDA twin
+ * runs the same sequence. A thread owns whole blocks, so results do not
+ * depend on the thread count. Rounding: Winograd adds and subtracts
+ * inputs before the products, so results differ from the direct kernels'
+ * in the last bits (tests/test_conv_paths.c bounds it). */
+#include "kernels.h"
+
+#include <string.h>
+#include "../common.h"
+#include "conv_direct_grid.h"
+#include "parallel.h"
+#include "simd.h"
+#include "winofused_layout.h"
+
+_Static_assert((int)BLK <= (int)WINOFUSED_BLK_MAX, "a block past the last tile must fit the output phases' slack");
+
+/* A block of 8 outputs and one input at a time: their 8 filters
+ * gathered side by side, transformed lane by lane (winofused_filter_tile's
+ * operations, vectorised over the 8), each position's 8 values stored
+ * together. One filter at a time, with 16 scattered stores each, took
+ * 0.08 ms for 64 x 64 channels. */
+void winofused_filter_cpu(const float *w, int K, int C, bool flip, float *wt)
+{
+    int outs = flip ? C : K, ins = flip ? K : C, blocks = (outs + DIRECT_KB - 1) / DIRECT_KB;
+    size_t per_pos = (size_t)blocks * ins * DIRECT_KB;
+    PARALLEL_FOR((size_t)blocks * ins * DIRECT_KB * 16)
+    for (int bi = 0; bi < blocks * ins; bi++) {
+        int ob = bi / ins, in = bi % ins;
+        float g[9][DIRECT_KB] = { { 0 } }, t[4][3][DIRECT_KB], v[4][4][DIRECT_KB];
+        for (int a = 0; a < DIRECT_KB && ob * DIRECT_KB + a < outs; a++) {
+            float f[9];
+            winofused_filter_of(w, C, ob * DIRECT_KB + a, in, flip, f);
+            for (int q = 0; q < 9; q++) g[q][a] = f[q];
+        }
+        for (int j = 0; j < 3; j++)
+            for (int a = 0; a < DIRECT_KB; a++) {
+                t[0][j][a] = g[j][a];
+                t[1][j][a] = 0.5f * ((g[j][a] + g[3 + j][a]) + g[6 + j][a]);
+                t[2][j][a] = 0.5f * ((g[j][a] - g[3 + j][a]) + g[6 + j][a]);
+                t[3][j][a] = g[6 + j][a];
+            }
+        for (int i = 0; i < 4; i++)
+            for (int a = 0; a < DIRECT_KB; a++) {
+                v[i][0][a] = t[i][0][a];
+                v[i][1][a] = 0.5f * ((t[i][0][a] + t[i][1][a]) + t[i][2][a]);
+                v[i][2][a] = 0.5f * ((t[i][0][a] - t[i][1][a]) + t[i][2][a]);
+                v[i][3][a] = t[i][2][a];
+            }
+        for (int p = 0; p < WINOFUSED_POS; p++)
+            memcpy(wt + p * per_pos + (size_t)bi * DIRECT_KB, v[p / 4][p % 4], sizeof(float) * DIRECT_KB);
+    }
+}
+
+/* Where a block's vectors of tiles start on the grid: VF_ROWS positions,
+ * each the first of VF_LANES consecutive tiles (rv = 1), or of rv tile
+ * rows of VF_LANES / rv tiles, Wp apart (rv = 2, or 4 with AVX-512). */
+typedef struct Lanes {
+    int pos[VF_ROWS];
+} Lanes;
+
+#define WINOFUSED_INLINE inline __attribute__((always_inline))
+
+static WINOFUSED_INLINE vf load_lanes(const float *p, int rv, int Wp)
+{
+#if VF_QUARTERS
+    if (rv == 4) return vf_load_quarters(p, p + Wp, p + 2 * Wp, p + 3 * Wp);
+#endif
+    return rv == 1 ? vf_load(p) : vf_load_halves(p, p + Wp);
+}
+
+/* u[p][c][q] (p: tile position, q < BLK) = B^T d B of channel c's windows
+ * at the block's tiles: rows first, then columns. base[r][b]: window row
+ * r's offset in its phase plane of column parity b (the column's shift
+ * is a constant: the compiler folds it into the loads). */
+static WINOFUSED_INLINE void input_block(const float *xq, const Grid *g, const int base[4][2], int C,
+                                          const Lanes *ln, int rv, float *u)
+{
+    size_t ps = (size_t)C * BLK; /* floats per tile position */
+    for (int c = 0; c < C; c++)
+        for (int v = 0; v < VF_ROWS; v++) {
+            const float *x = xq + (size_t)c * g->xcs + ln->pos[v];
+            vf e[4][4];
+            for (int j = 0; j < 4; j++) {
+                int b = winofused_odd(j), sj = winofused_shift(j);
+                vf d0 = load_lanes(x + base[0][b] + sj, rv, g->Wp), d1 = load_lanes(x + base[1][b] + sj, rv, g->Wp);
+                vf d2 = load_lanes(x + base[2][b] + sj, rv, g->Wp), d3 = load_lanes(x + base[3][b] + sj, rv, g->Wp);
+                e[0][j] = vf_sub(d0, d2), e[1][j] = vf_add(d1, d2);
+                e[2][j] = vf_sub(d2, d1), e[3][j] = vf_sub(d1, d3);
+            }
+            for (int i = 0; i < 4; i++) {
+                float *o = u + (size_t)(4 * i) * ps + (size_t)c * BLK + v * VF_LANES;
+                vf_store(o, vf_sub(e[i][0], e[i][2]));
+                vf_store(o + ps, vf_add(e[i][1], e[i][2]));
+                vf_store(o + 2 * ps, vf_sub(e[i][2], e[i][1]));
+                vf_store(o + 3 * ps, vf_sub(e[i][1], e[i][3]));
+            }
+        }
+}
+
+/* m[a][q] = sum over c of wb[c][a] * up[c][q]: one tile position, a block
+ * of 8 outputs, a chain of FMAs over c from 0. */
+static void product_block(const float *up, const float *wb, int C, float m[DIRECT_KB][BLK])
+{
+    vf acc[DIRECT_KB][VF_ROWS];
+    for (int a = 0; a < DIRECT_KB; a++)
+        for (int r = 0; r < VF_ROWS; r++) acc[a][r] = vf_zero();
+    for (int c = 0; c < C; c++) {
+        vf uv[VF_ROWS];
+        for (int r = 0; r < VF_ROWS; r++) uv[r] = vf_load(up + (size_t)c * BLK + r * VF_LANES);
+        const float *w = wb + (size_t)c * DIRECT_KB;
+        for (int a = 0; a < DIRECT_KB; a++) {
+            vf wa = vf_set1(w[a]);
+            for (int r = 0; r < VF_ROWS; r++) acc[a][r] = vf_fma(wa, uv[r], acc[a][r]);
+        }
+    }
+    for (int a = 0; a < DIRECT_KB; a++)
+        for (int r = 0; r < VF_ROWS; r++) vf_store(&m[a][r * VF_LANES], acc[a][r]);
+}
+
+/* ph[p] = output phase p (p = 2a + b: pixel (2ty + a, 2tx + b)) of
+ * channel `a` of the block, vector v: A^T m A, rows first. */
+static WINOFUSED_INLINE void output_tile(const float m[WINOFUSED_POS][DIRECT_KB][BLK], int a, int v, vf ph[4])
+{
+    vf f[2][4];
+    for (int j = 0; j < 4; j++) {
+        vf m0 = vf_load(&m[j][a][v * VF_LANES]), m1 = vf_load(&m[4 + j][a][v * VF_LANES]);
+        vf m2 = vf_load(&m[8 + j][a][v * VF_LANES]), m3 = vf_load(&m[12 + j][a][v * VF_LANES]);
+        f[0][j] = vf_add(vf_add(m0, m1), m2);
+        f[1][j] = vf_sub(vf_sub(m1, m2), m3);
+    }
+    for (int i = 0; i < 2; i++) {
+        ph[2 * i] = vf_add(vf_add(f[i][0], f[i][1]), f[i][2]);
+        ph[2 * i + 1] = vf_sub(vf_sub(f[i][1], f[i][2]), f[i][3]);
+    }
+}
+
+/* Positions in runs: the phases stored at the block's grid positions of
+ * yq ([4][K][ocs]; winofused_unphase reads them). */
+static void output_grid(const float m[WINOFUSED_POS][DIRECT_KB][BLK], int kn, float *yq, size_t ocs, size_t phase)
+{
+    for (int a = 0; a < kn; a++)
+        for (int v = 0; v < VF_ROWS; v++) {
+            vf ph[4];
+            output_tile(m, a, v, ph);
+            for (int p = 0; p < 4; p++) vf_store(yq + (size_t)p * phase + (size_t)a * ocs + v * VF_LANES, ph[p]);
+        }
+}
+
+static WINOFUSED_INLINE void store_row(float *o, vf v, bool acc)
+{
+    vf_store(o, acc ? vf_add(vf_load(o), v) : v);
+}
+
+/* Whole tile rows (every image's rows interleaved: tile row r is image
+ * r % nb, row r / nb): a row's two output rows, each the interleave of
+ * two phases, go straight into y (+)=. Rows from R on are not stored (a
+ * block's last vectors repeat row R - rv). */
+typedef struct RowOut {
+    float *y;
+    int nb, K, H, W, R;
+    bool acc;
+} RowOut;
+
+static float *row_of(const RowOut *o, int r, int k, int i)
+{
+    return o->y + (((size_t)(r % o->nb) * o->K + k) * o->H + 2 * (r / o->nb) + i) * o->W;
+}
+
+static void output_rows(const float m[WINOFUSED_POS][DIRECT_KB][BLK], int kn, int k0, int r0, int rv,
+                        const RowOut *o)
+{
+    for (int a = 0; a < kn; a++)
+        for (int v = 0; v < VF_ROWS && r0 + v * rv < o->R; v++) {
+            vf ph[4];
+            output_tile(m, a, v, ph);
+            int r = r0 + v * rv, k = k0 + a;
+            for (int i = 0; i < 2; i++) {
+                vf lo, hi;
+                vf_interleave(ph[2 * i], ph[2 * i + 1], &lo, &hi);
+                if (rv == 1) { /* one row: its halves */
+                    float *y0 = row_of(o, r, k, i);
+                    store_row(y0, lo, o->acc);
+                    store_row(y0 + VF_LANES, hi, o->acc);
+                } else if (rv == 2) { /* rows r and r + 1 */
+                    store_row(row_of(o, r, k, i), lo, o->acc);
+                    store_row(row_of(o, r + 1, k, i), hi, o->acc);
+                } else { /* rows r .. r + 3, half a vector each */
+                    float *y0 = row_of(o, r, k, i), *y1 = row_of(o, r + 1, k, i);
+                    float *y2 = row_of(o, r + 2, k, i), *y3 = row_of(o, r + 3, k, i);
+                    if (o->acc) {
+                        lo = vf_add(vf_load_halves(y0, y1), lo);
+                        hi = vf_add(vf_load_halves(y2, y3), hi);
+                    }
+                    vf_store_halves(y0, y1, lo);
+                    vf_store_halves(y2, y3, hi);
+                }
+            }
+        }
+}
+
+/* What a call computes and where its outputs go: whole tile rows into y
+ * (rows: rv tile rows per vector), or runs of positions into yq. */
+typedef struct Conv {
+    const float *xq, *wt;
+    const Grid *g;
+    int base[4][2], C, K, rv; /* rv 0: runs of positions */
+    float *yq;
+    RowOut out;
+} Conv;
+
+/* One block: transform in, then per block of 8 outputs the 16 products
+ * and the transform out. Block b is tile rows [b*VF_ROWS*rv, ...), or
+ * positions [b*BLK, ...). */
+static void conv_block(const Conv *cv, int b)
+{
+    float u[WINOFUSED_POS * WINOFUSED_MAX_C * BLK], m[WINOFUSED_POS][DIRECT_KB][BLK];
+    int C = cv->C, K = cv->K, kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, rv = cv->rv, r0 = b * VF_ROWS * rv;
+    size_t per_pos = (size_t)kblocks * C * DIRECT_KB, ocs = winofused_out_channel_floats(cv->g->nb, cv->g->H, cv->g->W);
+    Lanes ln = { { 0 } };
+    for (int v = 0; v < VF_ROWS; v++)
+        ln.pos[v] = rv ? DDL_MIN(r0 + v * rv, cv->out.R - rv) * cv->g->Wp : b * BLK + v * VF_LANES;
+    if (rv == 4) /* the lanes' loads as constants */
+        input_block(cv->xq, cv->g, cv->base, C, &ln, 4, u);
+    else if (rv == 2)
+        input_block(cv->xq, cv->g, cv->base, C, &ln, 2, u);
+    else
+        input_block(cv->xq, cv->g, cv->base, C, &ln, 1, u);
+    for (int kb = 0; kb < kblocks; kb++) {
+        int k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
+        for (int p = 0; p < WINOFUSED_POS; p++)
+            product_block(u + (size_t)p * C * BLK, cv->wt + p * per_pos + (size_t)kb * C * DIRECT_KB, C, m[p]);
+        const float(*mm)[DIRECT_KB][BLK] = (const float(*)[DIRECT_KB][BLK])m;
+        if (rv)
+            output_rows(mm, kn, k0, r0, rv, &cv->out);
+        else
+            output_grid(mm, kn, cv->yq + (size_t)k0 * ocs + (size_t)b * BLK, ocs, (size_t)K * ocs);
+    }
+}
+
+/* Tile rows per vector where a vector holds whole ones (rows interleaved
+ * across all images; a row of one vector, half or a quarter of one, the
+ * rows a multiple of the rows per vector), else 0. */
+static int rows_per_vector(const Grid *g)
+{
+    if (g->g != g->nb) return 0;
+    for (int rv = 1; rv <= (VF_QUARTERS ? 4 : 2); rv *= 2)
+        if (rv * g->W == VF_LANES && g->H * g->nb % rv == 0) return rv;
+    return 0;
+}
+
+void winofused_conv_cpu(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
+                         bool acc)
+{
+    if (C > WINOFUSED_MAX_C) ddl_die("winofused_conv_cpu: %d input channels (at most %d)", C, WINOFUSED_MAX_C);
+    Grid g = direct_grid(nb, H / 2, W / 2, DIRECT_FWD_S2);
+    Conv cv = { xq, wt, &g, { { 0 } }, C, K, rows_per_vector(&g), yq, { y, nb, K, H, W, g.H * nb, acc } };
+    for (int r = 0; r < 4; r++)
+        for (int b = 0; b < 2; b++)
+            cv.base[r][b] = (2 * winofused_odd(r) + b) * (int)g.cs + winofused_shift(r) * g.rs;
+    int blocks = cv.rv ? (cv.out.R + VF_ROWS * cv.rv - 1) / (VF_ROWS * cv.rv) : (g.L + BLK - 1) / BLK;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g.L * K * C > 32768)
+#endif
+    for (int b = 0; b < blocks; b++) conv_block(&cv, b);
+    if (!cv.rv) winofused_unphase_cpu(yq, nb, K, H, W, y, acc);
+}
+
+/* y[i][k][h][w] (+)= phase (h&1, w&1) of channel k at the grid position
+ * of (i, h>>1, w>>1): per channel, the grid's rows in order (its reads
+ * run forward), each row of tiles two rows of y, each the interleave of
+ * two phases' rows. */
+void winofused_unphase_cpu(const float *yq, int nb, int K, int H, int W, float *y, bool acc)
+{
+    Grid g = direct_grid(nb, H / 2, W / 2, DIRECT_FWD_S2);
+    size_t ocs = winofused_out_channel_floats(nb, H / 2, W / 2), phase = (size_t)K * ocs;
+    int pairs = W / 2;
+    PARALLEL_FOR((size_t)nb * K * H * W)
+    for (int k = 0; k < K; k++)
+        for (int G = 0; G < nb / g.g; G++)
+            for (int t = 0; t < g.H * g.g; t++) { /* tile row t / g of image G*g + t % g */
+                int i = G * g.g + t % g.g, ty = t / g.g;
+                const float *src = yq + (size_t)k * ocs + (size_t)G * g.gs + (size_t)t * g.Wp;
+                for (int a = 0; a < 2; a++) {
+                    const float *even = src + (size_t)(2 * a) * phase, *odd = even + phase;
+                    float *row = y + (((size_t)i * K + k) * H + 2 * ty + a) * W;
+                    if (acc)
+                        for (int n = 0; n < pairs; n++) row[2 * n] += even[n], row[2 * n + 1] += odd[n];
+                    else
+                        for (int n = 0; n < pairs; n++) row[2 * n] = even[n], row[2 * n + 1] = odd[n];
+                }
+            }
+}

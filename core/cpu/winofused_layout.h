@@ -1,0 +1,106 @@
+/* winofused_layout.h - Winograd F(2x2,3x3) on the direct kernels' grid
+ * (conv_winofused.c, its CUDA twin conv_winofused.cu, and the layer
+ * core/layers/conv2d_winofused.c): the tile's taps on the input's
+ * phases, the packed transformed filters, and the filter transform, in
+ * one place so the three agree (the transform is compiled for the CPU and
+ * the GPU from this one text: the same operations, the same bits).
+ *
+ * Tiles. Output tile (ty, tx) is the 2x2 block of pixels (2ty + a,
+ * 2tx + b); its 4x4 input window starts at x[2ty - 1][2tx - 1]. On the
+ * input's 4 phases (conv_direct_layout.h: phase p = 2*(row odd) +
+ * (column odd), a plane of (H/2) x (W/2) with a zero border), window row
+ * r (0..3) is x row 2ty + r - 1: the odd phase's padded row ty for r = 0,
+ * the even phase's row ty + 1 for r = 1, the odd's ty + 1 for r = 2, the
+ * even's ty + 2 for r = 3; columns likewise. So every window value is a
+ * fixed offset from the tile's position on the phases' grid (the grid of
+ * an (H/2) x (W/2) output, direct_grid), and the 16 loads of a vector of
+ * tiles are 16 contiguous vector loads: the direct kernels' layout, with
+ * a 16-entry tap table. The outputs come out as the 4 phases of y
+ * ([4][nb][K][H/2][W/2], phase p = 2a + b), which direct_unphase
+ * interleaves into y. H and W must be even.
+ *
+ * Packed filters ("wt"): V = G g G^T of every (output, input) pair of
+ * channels as [16][ceil(outs/8)][ins][8]: per tile position, per block of
+ * 8 outputs, per input channel, the 8 values side by side (zeros past
+ * outs), the order the kernel broadcasts them in. With flip, the input
+ * gradient's: outs = C from ins = K, g = w[in][out] rotated by 180
+ * degrees. */
+#ifndef DDL_CPU_WINOFUSED_LAYOUT_H
+#define DDL_CPU_WINOFUSED_LAYOUT_H
+
+#include <stddef.h>
+#include "conv_direct_layout.h"
+
+#ifdef __CUDACC__
+#define WINOFUSED_FN __host__ __device__ static inline
+#else
+#define WINOFUSED_FN static inline
+#endif
+
+/* Tile positions; the most channels the CPU kernel's block of transformed
+ * input holds (16 x 64 x 48 floats on its stack: 192 KiB), in and out
+ * (the input gradient swaps them). */
+enum { WINOFUSED_POS = 16, WINOFUSED_MAX_C = 64 };
+
+/* Window row (or column) r: its phase's parity (1: odd) and its padded
+ * row (column) offset from the tile's grid position. */
+WINOFUSED_FN int winofused_odd(int r) { return 1 - (r & 1); }
+WINOFUSED_FN int winofused_shift(int r) { return (r + 1) / 2; }
+
+/* Window value (r, c)'s offset from the tile's position on a grid with cs
+ * floats per phase plane and rs per padded row (of a group). */
+WINOFUSED_FN size_t winofused_tap_offset(int r, int c, size_t cs, size_t rs)
+{
+    return (size_t)(2 * winofused_odd(r) + winofused_odd(c)) * cs + (size_t)winofused_shift(r) * rs +
+           (size_t)winofused_shift(c);
+}
+
+/* The output phases ("yq"): [4][K][ocs], each channel's outputs at their
+ * positions on the grid of the (H/2) x (W/2) tiles (direct_grid), the
+ * kernel's blocks of positions stored whole (no scatter), so ocs covers
+ * the positions up to the last tile and one block more (the CPU's
+ * register block, at most WINOFUSED_BLK_MAX positions). */
+enum { WINOFUSED_BLK_MAX = 64 };
+static inline size_t winofused_out_channel_floats(int nb, int Ho, int Wo)
+{
+    int g = direct_group(nb, Wo);
+    size_t last = (size_t)(nb / g - 1) * (size_t)(Ho + 2) * (size_t)g * (size_t)(Wo + 2) +
+                  (size_t)(Ho * g - 1) * (size_t)(Wo + 2) + (size_t)Wo;
+    return last + WINOFUSED_BLK_MAX;
+}
+
+/* Floats of the packed transformed filters, outs outputs from ins inputs. */
+static inline size_t winofused_filter_floats(int outs, int ins)
+{
+    return (size_t)WINOFUSED_POS * (size_t)((outs + DIRECT_KB - 1) / DIRECT_KB) * DIRECT_KB * (size_t)ins;
+}
+
+/* v[16] = G g G^T of one 3x3 filter g (row-major), G = [1 0 0; 1/2 1/2
+ * 1/2; 1/2 -1/2 1/2; 0 0 1]: each half is applied after its sum, so no
+ * compiler can fuse it into an FMA (and change the bits on one side). */
+WINOFUSED_FN void winofused_filter_tile(const float g[9], float v[16])
+{
+    float t[4][3];
+    for (int j = 0; j < 3; j++) {
+        t[0][j] = g[j];
+        t[1][j] = 0.5f * ((g[j] + g[3 + j]) + g[6 + j]);
+        t[2][j] = 0.5f * ((g[j] - g[3 + j]) + g[6 + j]);
+        t[3][j] = g[6 + j];
+    }
+    for (int i = 0; i < 4; i++) {
+        v[4 * i] = t[i][0];
+        v[4 * i + 1] = 0.5f * ((t[i][0] + t[i][1]) + t[i][2]);
+        v[4 * i + 2] = 0.5f * ((t[i][0] - t[i][1]) + t[i][2]);
+        v[4 * i + 3] = t[i][2];
+    }
+}
+
+/* The 3x3 filter of (out, in) of the packed set: w[out][in], or with flip
+ * w[in][out] rotated by 180 degrees (w is K x C x 3 x 3). */
+WINOFUSED_FN void winofused_filter_of(const float *w, int C, int out, int in, int flip, float g[9])
+{
+    const float *src = flip ? w + ((size_t)in * C + out) * 9 : w + ((size_t)out * C + in) * 9;
+    for (int t = 0; t < 9; t++) g[t] = src[flip ? 8 - t : t];
+}
+
+#endif
