@@ -124,7 +124,7 @@ static void shape(int C, int K, int hw, int batch, int reps)
     printf("conv_algo %dx%d%s C%-4d K%-4d %2dx%-2d b%d:", ksize, ksize, stride == 2 ? " stride 2" : "", C, K, hw, hw,
            batch);
     /* a path that cannot take the shape (fused Winograd: odd planes, over
-     * 64 channels) runs another: not its time, so "-" */
+     * 128 channels) runs another: not its time, so "-" */
     bool took[MAXALGO];
     for (int a = 0; a < NALGO; a++)
         took[a] = ALGOS[a].algo != CONV_ALGO_WINOFUSED || side[a].m.layers[0].conv_path == CONV_PATH_WINOFUSED;
@@ -148,7 +148,7 @@ static const char USAGE[] =
     "usage: conv_algo [--batch N] [--reps N] [--cpu] [--1x1 | --stride 2] [C K HW ...]\n"
     "Times one convolution layer ('same' padding) every way, forward and backward, interleaved:\n"
     "3x3: im2col + GEMM, Winograd F(2x2,3x3), direct, Winograd F(4x4,3x3), fused Winograd F(2x2,3x3)\n"
-    "(winofused: even planes, at most 64 channels; '-' elsewhere); --1x1: im2col, pointwise;\n"
+    "(winofused: even planes, at most 128 channels; '-' elsewhere); --1x1: im2col, pointwise;\n"
     "--stride 2 (3x3): im2col, direct.\n"
     "Prints per shape the median ms of each way and the step's ratio to im2col's.\n"
     "  --batch N   images per step (default 64)\n"

@@ -708,7 +708,7 @@ static void backend_winofused(const Backend *be)
         { 1, 3, 4, 6, 10 },    /* rows of 5: runs of positions, through the phases */
         { 2, 9, 6, 34, 12 },   /* rows of 6, tall */
         { 2, 4, 3, 4, 36 },    /* 18 wide: one image per group */
-        { 1, 64, 64, 2, 2 },   /* one tile per image, the most channels */
+        { 1, 128, 128, 2, 2 }, /* one tile per image, the most channels */
     };
     for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++)
         for (int flip = 0; flip < 2; flip++)

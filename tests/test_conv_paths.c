@@ -41,6 +41,7 @@
 #include "backend/registry.h"
 #include "common.h"
 #include "cpu/parallel.h"
+#include "cpu/winofused_layout.h"
 #include "harness.h"
 #include "layers/layers.h"
 #include "model/model.h"
@@ -168,7 +169,7 @@ static const PathCase PATH_CASES[] = {
     { "winograd", CONV_ALGO_WINOGRAD, CONV_PATH_WINOGRAD, 3, TOL_PATH, 1 },
     { "winograd4", CONV_ALGO_WINOGRAD4, CONV_PATH_WINOGRAD4, 3, TOL_WINO4, 1 },
     { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH, 1 },
-    /* even planes, at most 64 channels in and out; other shapes take the rule's path */
+    /* even planes, at most 128 channels in and out; other shapes take the rule's path */
     { "winofused", CONV_ALGO_WINOFUSED, CONV_PATH_WINOFUSED, 3, TOL_PATH, 1 },
     /* the input's 4 phases (conv_direct_layout.h); odd planes leave odd phases short */
     { "direct stride 2", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH, 2 },
@@ -176,7 +177,10 @@ static const PathCase PATH_CASES[] = {
 };
 
 /* Whether the fused Winograd kernels take a shape (conv2d_pick.c's fused_fits). */
-static bool fused_fits(const ConvShape *s) { return s->H % 2 == 0 && s->W % 2 == 0 && s->C <= 64 && s->K <= 64; }
+static bool fused_fits(const ConvShape *s)
+{
+    return s->H % 2 == 0 && s->W % 2 == 0 && s->C <= WINOFUSED_MAX_C && s->K <= WINOFUSED_MAX_C;
+}
 
 static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
 {
@@ -244,26 +248,27 @@ static void check_auto(void)
     m.conv_algo = CONV_ALGO_AUTO;
     int t = mb_conv2d(&m, "first", m.input, 64, 3, 1, 1, 1, false); /* 3 channels, 32x32: direct */
     t = mb_conv2d(&m, "square", t, 64, 3, 1, 1, 1, false);          /* 64 channels, 32x32: fused Winograd */
-    t = mb_conv2d(&m, "widening", t, 128, 3, 1, 1, 1, false);       /* 64 into 128, 32x32: Winograd F(2x2) */
+    t = mb_conv2d(&m, "widening", t, 128, 3, 1, 1, 1, false);       /* 64 into 128, 32x32: fused Winograd */
     t = mb_conv2d(&m, "strided", t, 128, 3, 2, 1, 1, false);        /* stride 2: im2col */
-    t = mb_conv2d(&m, "wide", t, 128, 3, 1, 1, 1, false);           /* 128 channels, 16x16: Winograd F(4x4) */
+    t = mb_conv2d(&m, "wide", t, 128, 3, 1, 1, 1, false);           /* 128 channels, 16x16: fused Winograd */
     t = mb_conv2d(&m, "grouped", t, 128, 3, 1, 1, 2, false);        /* groups: im2col */
     t = mb_conv2d(&m, "depthwise", t, 128, 3, 2, 1, 128, false);    /* depthwise kernels, to 8x8 */
-    t = mb_conv2d(&m, "wide small", t, 128, 3, 1, 1, 1, false);     /* 128 channels, 8x8: Winograd F(4x4) */
+    t = mb_conv2d(&m, "wide small", t, 256, 3, 1, 1, 1, false);     /* 128 into 256, 8x8: Winograd F(4x4) */
     t = mb_conv2d(&m, "pointwise", t, 32, 1, 1, 0, 1, false);        /* 1x1: im2col */
     t = mb_conv2d(&m, "narrow small", t, 64, 3, 1, 1, 1, false);     /* 32 -> 64 on 8x8: fused Winograd */
-    mb_conv2d(&m, "widening small", t, 128, 3, 1, 1, 1, false);      /* 64 -> 128 on 8x8: im2col */
+    t = mb_conv2d(&m, "widening small", t, 128, 3, 1, 1, 1, false);  /* 64 -> 128 on 8x8: fused Winograd */
+    mb_conv2d(&m, "wide tiny", t, 128, 3, 2, 1, 1, false);           /* stride 2 to 4x4: im2col */
     model_finalize(&m, 2, 1);
-    ConvPath want[11] = { CONV_PATH_DIRECT,    CONV_PATH_WINOFUSED, CONV_PATH_WINOGRAD,  CONV_PATH_IM2COL,
-                          CONV_PATH_WINOGRAD4, CONV_PATH_IM2COL,    CONV_PATH_DEPTHWISE, CONV_PATH_WINOGRAD4,
-                          CONV_PATH_IM2COL,    CONV_PATH_WINOFUSED, CONV_PATH_IM2COL };
+    ConvPath want[12] = { CONV_PATH_DIRECT,    CONV_PATH_WINOFUSED, CONV_PATH_WINOFUSED, CONV_PATH_IM2COL,
+                          CONV_PATH_WINOFUSED, CONV_PATH_IM2COL,    CONV_PATH_DEPTHWISE, CONV_PATH_WINOGRAD4,
+                          CONV_PATH_IM2COL,    CONV_PATH_WINOFUSED, CONV_PATH_WINOFUSED, CONV_PATH_IM2COL };
     bool ok = true;
-    for (int i = 0; i < 11; i++) ok = ok && m.layers[i].conv_path == want[i];
-    t_check(ok, "conv paths: auto picks fused Winograd for 32-64 channels, F(4x4) for 128+ channels, F(2x2) for 64+ "
-                "on 16x16+, direct for few channels, im2col for the rest");
+    for (int i = 0; i < 12; i++) ok = ok && m.layers[i].conv_path == want[i];
+    t_check(ok, "conv paths: auto picks fused Winograd for 32-128 channels, F(4x4) for more, direct for few channels, "
+                "im2col for the rest");
     char line[256];
     conv2d_algo_summary(&m, line, sizeof line);
-    t_checkf(strcmp(line, "1 of 11 convolutions by Winograd F(2x2,3x3), 2 Winograd F(4x4,3x3), 2 fused Winograd F(2x2,3x3), 1 direct 3x3, 1 depthwise, 0 pointwise 1x1, "
+    t_checkf(strcmp(line, "0 of 12 convolutions by Winograd F(2x2,3x3), 1 Winograd F(4x4,3x3), 5 fused Winograd F(2x2,3x3), 1 direct 3x3, 1 depthwise, 0 pointwise 1x1, "
                           "the rest im2col + GEMM (DDL_CONV=auto)") == 0,
              "conv paths: the summary line counts each path", "got '%s'", line);
     model_free(&m);
@@ -274,9 +279,9 @@ static void check_auto(void)
  * 32 into at most 64 on 16x16; im2col otherwise, and under DDL_CONV
  * other than direct and auto. */
 /* Where auto takes the fused Winograd kernels on host memory (the rule in
- * conv2d_pick.c): 32-64 channels in (at most 64 out) on planes of 4x4 or
- * more, 16-31 on planes up to 16x16; not 16 on 32x32, 8 or fewer, more
- * than 64 in or out, or odd planes. */
+ * conv2d_pick.c): 32-128 channels in (at most 128 out) on planes of 8x8
+ * or more, 16-64 on planes of 4x4 to 16x16; not 16 on 32x32, 128 on 4x4,
+ * 8 or fewer, more than 128 in or out, or odd planes. */
 static void check_auto_fused(void)
 {
     static const struct {
@@ -285,7 +290,9 @@ static void check_auto_fused(void)
     } CASES[] = { { 64, 64, 32, CONV_PATH_WINOFUSED }, { 32, 32, 4, CONV_PATH_WINOFUSED },
                   { 32, 64, 8, CONV_PATH_WINOFUSED },  { 16, 16, 16, CONV_PATH_WINOFUSED },
                   { 16, 32, 8, CONV_PATH_WINOFUSED },  { 16, 16, 32, CONV_PATH_DIRECT },
-                  { 8, 8, 16, CONV_PATH_DIRECT },      { 64, 128, 16, CONV_PATH_WINOGRAD },
+                  { 8, 8, 16, CONV_PATH_DIRECT },      { 64, 128, 16, CONV_PATH_WINOFUSED },
+                  { 128, 128, 8, CONV_PATH_WINOFUSED }, { 128, 128, 4, CONV_PATH_WINOGRAD4 },
+                  { 128, 256, 16, CONV_PATH_WINOGRAD4 }, { 256, 256, 8, CONV_PATH_WINOGRAD4 },
                   { 32, 32, 2, CONV_PATH_IM2COL },     { 32, 32, 9, CONV_PATH_DIRECT } };
     int bad = -1;
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0] && bad < 0; i++) {
@@ -297,8 +304,8 @@ static void check_auto_fused(void)
         if (m.layers[0].conv_path != CASES[i].want) bad = (int)i;
         model_free(&m);
     }
-    t_checkf(bad < 0, "conv paths: auto takes fused Winograd for 32-64 channels in (4x4+), 16-31 on planes up to 16x16, "
-                      "and not for fewer channels, more than 64, or odd planes",
+    t_checkf(bad < 0, "conv paths: auto takes fused Winograd for 32-128 channels in (8x8+), 16-64 on 4x4 to 16x16, "
+                      "and not for fewer channels, more than 128, 128 on 4x4, or odd planes",
              "case %d (C %d K %d %dx%d) took another path", bad, bad < 0 ? 0 : CASES[bad].C,
              bad < 0 ? 0 : CASES[bad].K, bad < 0 ? 0 : CASES[bad].hw, bad < 0 ? 0 : CASES[bad].hw);
 }

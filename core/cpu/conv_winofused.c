@@ -20,7 +20,7 @@
  * position there, so the 16 loads are contiguous vector loads):
  *  1. input transform: per input channel, the 16 window values of
  *     VF_LANES tiles at a time, U = B^T d B in registers (32 adds), into
- *     u[16][C][BLK] (at most 192 KiB: WINOFUSED_MAX_C channels);
+ *     u[16][C][BLK] (at most 384 KiB: WINOFUSED_MAX_C channels);
  *  2. per block of 8 outputs and tile position: m = sum over c of V * U,
  *     8 x VF_ROWS accumulators of FMAs as in the direct forward (24 FMAs
  *     per 3 loads and 8 broadcasts with AVX-512), into m[16][8][BLK];

@@ -38,9 +38,9 @@
 #endif
 
 /* Tile positions; the most channels the CPU kernel's block of transformed
- * input holds (16 x 64 x 48 floats on its stack: 192 KiB), in and out
+ * input holds (16 x 128 x 48 floats on its stack: 384 KiB), in and out
  * (the input gradient swaps them). */
-enum { WINOFUSED_POS = 16, WINOFUSED_MAX_C = 64 };
+enum { WINOFUSED_POS = 16, WINOFUSED_MAX_C = 128 };
 
 /* Window row (or column) r: its phase's parity (1: odd) and its padded
  * row (column) offset from the tile's grid position. */

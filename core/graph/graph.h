@@ -30,7 +30,7 @@ typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx
  * GEMM elsewhere; IM2COL, WINOGRAD, WINOGRAD4, DIRECT: that path for every
  * such convolution (tests compare them); WINOFUSED (Winograd F(2x2,3x3)
  * with the transforms in registers) for every one it can take (even
- * planes, at most 64 channels in and out), AUTO for the others. 1x1 stride-1 convolutions: AUTO per the same rule
+ * planes, at most 128 channels in and out), AUTO for the others. 1x1 stride-1 convolutions: AUTO per the same rule
  * (pointwise kernels on wide planes), POINTWISE forces those kernels,
  * IM2COL forces im2col; the others leave them to AUTO. */
 typedef enum ConvAlgo {
