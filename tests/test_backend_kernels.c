@@ -623,8 +623,9 @@ static void backend_device_batch(const Backend *be)
  * transformed values), then the backend's filter packing and outputs
  * against the CPU's bit for bit (the same operations in the same order),
  * overwriting and adding. Planes whose tile rows are one vector, half
- * or a quarter of one (the CPU's row blocks, with AVX-512), and others
- * (runs of grid positions through the output phases). */
+ * or a quarter of one (the CPU's row blocks, with AVX-512), others (runs
+ * of grid positions through the output phases), and planes of at most 2
+ * tiles per row (batch lanes: a vector is one tile of many images). */
 #define TOL_FUSED 1e-5
 
 /* The exact convolution: y = x (*) w, or with flip dx = dy (*) w rotated
@@ -652,14 +653,14 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
 {
     int ins = flip ? K : C, outs = flip ? C : K;
     size_t nx = (size_t)nb * ins * H * W, ny = (size_t)nb * outs * H * W, nw = (size_t)K * C * 9;
-    size_t nxq = direct_input_floats(nb, ins, H, W, 2), nf = winofused_filter_floats(outs, ins);
+    size_t nxq = winofused_input_floats(nb, ins, H, W), nf = winofused_filter_floats(outs, ins);
     size_t nyq = 4 * (size_t)outs * winofused_out_channel_floats(nb, H / 2, W / 2);
     float *x = rand_floats(nx, -1, 1), *w = rand_floats(nw, -1, 1), *start = rand_floats(ny, -1, 1);
     float *xq = ddl_alloc(4 * nxq), *wt = ddl_alloc(4 * nf), *yq = ddl_alloc(4 * nyq), *y = ddl_alloc(4 * ny);
     double *exact = ddl_alloc(sizeof(double) * ny);
     char what[120];
     const char *pass = flip ? "input gradient" : "forward";
-    direct_pad_cpu(x, nb, ins, H, W, 2, xq);
+    winofused_pad_cpu(x, nb, ins, H, W, xq);
     winofused_filter_cpu(w, K, C, flip, wt);
     fused_exact(x, w, nb, C, K, H, W, flip, exact);
     double worst = 0, big = 1e-30;
@@ -676,9 +677,14 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
                  W, TOL_FUSED);
         if (!t_check(worst / big <= TOL_FUSED, "cpu %s", what)) printf("# relative error %.3g\n", worst / big);
     } else {
-        float *xqd = up(be, xq, 4 * nxq), *wd = up(be, w, 4 * nw), *wtd = poisoned(be, nf);
+        float *xd = up(be, x, 4 * nx), *xqd = poisoned(be, nxq), *wd = up(be, w, 4 * nw), *wtd = poisoned(be, nf);
+        be->winofused_pad(xd, nb, ins, H, W, xqd);
+        float *got = down(be, xqd, nxq);
+        snprintf(what, sizeof what, "winofused_pad %s n%d %dx%d", pass, nb, H, W);
+        check_same(be->name, what, got, xq, nxq);
+        ddl_free(got);
         be->winofused_filter(wd, K, C, flip, wtd);
-        float *got = down(be, wtd, nf);
+        got = down(be, wtd, nf);
         snprintf(what, sizeof what, "winofused_filter %s C%d K%d", pass, C, K);
         check_same(be->name, what, got, wt, nf);
         ddl_free(got);
@@ -693,7 +699,7 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
             ddl_free(got);
             be->release(yd);
         }
-        be->release(xqd), be->release(wd), be->release(wtd);
+        be->release(xd), be->release(xqd), be->release(wd), be->release(wtd);
     }
     ddl_free(x), ddl_free(w), ddl_free(start), ddl_free(xq), ddl_free(wt), ddl_free(yq), ddl_free(y), ddl_free(exact);
 }
@@ -708,7 +714,10 @@ static void backend_winofused(const Backend *be)
         { 1, 3, 4, 6, 10 },    /* rows of 5: runs of positions, through the phases */
         { 2, 9, 6, 34, 12 },   /* rows of 6, tall */
         { 2, 4, 3, 4, 36 },    /* 18 wide: one image per group */
-        { 1, 128, 128, 2, 2 }, /* one tile per image, the most channels */
+        { 1, 128, 128, 2, 2 }, /* one tile per image, the most channels: batch lanes */
+        { 3, 9, 12, 4, 4 },    /* batch lanes: 2x2 tiles of 3 images (13 lanes of padding) */
+        { 17, 8, 5, 4, 2 },    /* batch lanes over two vectors' worth of images (32: 15 padding) */
+        { 20, 16, 24, 2, 4 },
     };
     for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++)
         for (int flip = 0; flip < 2; flip++)

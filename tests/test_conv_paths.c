@@ -279,9 +279,9 @@ static void check_auto(void)
  * 32 into at most 64 on 16x16; im2col otherwise, and under DDL_CONV
  * other than direct and auto. */
 /* Where auto takes the fused Winograd kernels on host memory (the rule in
- * conv2d_pick.c): 32-128 channels in (at most 128 out) on planes of 8x8
- * or more, 16-64 on planes of 4x4 to 16x16; not 16 on 32x32, 128 on 4x4,
- * 8 or fewer, more than 128 in or out, or odd planes. */
+ * conv2d_pick.c): 32-128 channels in (at most 128 out) on planes of 4x4
+ * or more, 16-64 on planes of 4x4 to 16x16; not 16 on 32x32, 2x2 planes,
+ * 8 or fewer channels, more than 128 in or out, or odd planes. */
 static void check_auto_fused(void)
 {
     static const struct {
@@ -291,7 +291,8 @@ static void check_auto_fused(void)
                   { 32, 64, 8, CONV_PATH_WINOFUSED },  { 16, 16, 16, CONV_PATH_WINOFUSED },
                   { 16, 32, 8, CONV_PATH_WINOFUSED },  { 16, 16, 32, CONV_PATH_DIRECT },
                   { 8, 8, 16, CONV_PATH_DIRECT },      { 64, 128, 16, CONV_PATH_WINOFUSED },
-                  { 128, 128, 8, CONV_PATH_WINOFUSED }, { 128, 128, 4, CONV_PATH_WINOGRAD4 },
+                  { 128, 128, 8, CONV_PATH_WINOFUSED }, { 128, 128, 4, CONV_PATH_WINOFUSED },
+                  { 128, 128, 2, CONV_PATH_IM2COL },
                   { 128, 256, 16, CONV_PATH_WINOGRAD4 }, { 256, 256, 8, CONV_PATH_WINOGRAD4 },
                   { 32, 32, 2, CONV_PATH_IM2COL },     { 32, 32, 9, CONV_PATH_DIRECT } };
     int bad = -1;
@@ -304,8 +305,8 @@ static void check_auto_fused(void)
         if (m.layers[0].conv_path != CASES[i].want) bad = (int)i;
         model_free(&m);
     }
-    t_checkf(bad < 0, "conv paths: auto takes fused Winograd for 32-128 channels in (8x8+), 16-64 on 4x4 to 16x16, "
-                      "and not for fewer channels, more than 128, 128 on 4x4, or odd planes",
+    t_checkf(bad < 0, "conv paths: auto takes fused Winograd for 32-128 channels in (4x4+), 16-64 on 4x4 to 16x16, "
+                      "and not for fewer channels, more than 128, 2x2 or odd planes",
              "case %d (C %d K %d %dx%d) took another path", bad, bad < 0 ? 0 : CASES[bad].C,
              bad < 0 ? 0 : CASES[bad].K, bad < 0 ? 0 : CASES[bad].hw, bad < 0 ? 0 : CASES[bad].hw);
 }

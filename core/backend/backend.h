@@ -115,6 +115,7 @@ typedef struct Backend {
     void (*direct_filter_grad)(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride,
                                float *dw);
     void (*direct_unphase)(const float *dp, int nb, int C, int H, int W, float *dx, bool acc);
+    void (*winofused_pad)(const float *x, int nb, int C, int H, int W, float *xq);
     void (*winofused_filter)(const float *w, int K, int C, bool flip, float *wt);
     void (*winofused_conv)(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
                            bool acc);

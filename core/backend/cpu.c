@@ -63,6 +63,7 @@ const Backend ddl_backend_cpu = {
     .direct_conv = direct_conv_cpu,
     .direct_filter_grad = direct_filter_grad_cpu,
     .direct_unphase = direct_unphase_cpu,
+    .winofused_pad = winofused_pad_cpu,
     .winofused_filter = winofused_filter_cpu,
     .winofused_conv = winofused_conv_cpu,
     .pointwise_filter = pointwise_filter_cpu,

@@ -80,9 +80,10 @@ void winofused_filter_cpu(const float *w, int K, int C, bool flip, float *wt)
     }
 }
 
-/* Where a block's vectors of tiles start on the grid: VF_ROWS positions,
- * each the first of VF_LANES consecutive tiles (rv = 1), or of rv tile
- * rows of VF_LANES / rv tiles, Wp apart (rv = 2, or 4 with AVX-512). */
+/* Where a block's vectors of tiles start: VF_ROWS positions, each the
+ * first of VF_LANES consecutive tiles on the grid (rv = 1), or of rv tile
+ * rows of VF_LANES / rv tiles, Wp apart (rv = 2, or 4 with AVX-512), or
+ * (batch lanes) of one tile of VF_LANES consecutive images. */
 typedef struct Lanes {
     int pos[VF_ROWS];
 } Lanes;
@@ -99,10 +100,11 @@ static WINOFUSED_INLINE vf load_lanes(const float *p, int rv, int Wp)
 
 /* u[p][c][q] (p: tile position, q < BLK) = B^T d B of channel c's windows
  * at the block's tiles: rows first, then columns. base[r][b]: window row
- * r's offset in its phase plane of column parity b (the column's shift
- * is a constant: the compiler folds it into the loads). */
+ * r's offset in its phase plane of column parity b; a column shift is
+ * cstep floats (1 on the grid, where the compiler folds it into the
+ * loads; the images' count with batch lanes). */
 static WINOFUSED_INLINE void input_block(const float *xq, const Grid *g, const int base[4][2], int C,
-                                          const Lanes *ln, int rv, float *u)
+                                          const Lanes *ln, int rv, int cstep, float *u)
 {
     size_t ps = (size_t)C * BLK; /* floats per tile position */
     for (int c = 0; c < C; c++)
@@ -110,7 +112,7 @@ static WINOFUSED_INLINE void input_block(const float *xq, const Grid *g, const i
             const float *x = xq + (size_t)c * g->xcs + ln->pos[v];
             vf e[4][4];
             for (int j = 0; j < 4; j++) {
-                int b = winofused_odd(j), sj = winofused_shift(j);
+                int b = winofused_odd(j), sj = winofused_shift(j) * cstep;
                 vf d0 = load_lanes(x + base[0][b] + sj, rv, g->Wp), d1 = load_lanes(x + base[1][b] + sj, rv, g->Wp);
                 vf d2 = load_lanes(x + base[2][b] + sj, rv, g->Wp), d3 = load_lanes(x + base[3][b] + sj, rv, g->Wp);
                 e[0][j] = vf_sub(d0, d2), e[1][j] = vf_add(d1, d2);
@@ -227,42 +229,80 @@ static void output_rows(const float m[WINOFUSED_POS][DIRECT_KB][BLK], int kn, in
         }
 }
 
-/* What a call computes and where its outputs go: whole tile rows into y
- * (rows: rv tile rows per vector), or runs of positions into yq. */
+/* Batch lanes: the 4 phases of channels k0 .. k0 + kn - 1 of the block's
+ * vectors, stored whole into yq ([4][K][Ho*Wo*nbp], vector vi at
+ * vi*VF_LANES: winofused_unbatch reads them); vectors from `vectors` on
+ * (a block's last ones repeat the last vector) are not stored. */
+static void output_batch(const float m[WINOFUSED_POS][DIRECT_KB][BLK], int kn, int v0, int vectors, float *yq,
+                         size_t ocs, size_t phase)
+{
+    for (int a = 0; a < kn; a++)
+        for (int v = 0; v < VF_ROWS && v0 + v < vectors; v++) {
+            vf ph[4];
+            output_tile(m, a, v, ph);
+            for (int p = 0; p < 4; p++)
+                vf_store(yq + (size_t)p * phase + (size_t)a * ocs + (size_t)(v0 + v) * VF_LANES, ph[p]);
+        }
+}
+
+/* How a call walks the tiles (winofused_layout.h): runs of positions on
+ * the phases' grid (outputs through yq), whole tile rows (rv per vector;
+ * outputs straight into y), or batch lanes (a vector is one tile of
+ * VF_LANES images; outputs through yq). */
+typedef enum Walk { WALK_RUNS, WALK_ROWS, WALK_BATCH } Walk;
+
+/* What a call computes and where its outputs go. */
 typedef struct Conv {
     const float *xq, *wt;
-    const Grid *g;
-    int base[4][2], C, K, rv; /* rv 0: runs of positions */
+    const Grid *g; /* batch lanes: xcs and nb of their layout */
+    int base[4][2], C, K;
+    Walk walk;
+    int rv;      /* tile rows per vector (WALK_ROWS) */
+    int vectors; /* WALK_BATCH: tiles x images / VF_LANES */
+    int nbp;     /* WALK_BATCH: the images, padded (winofused_nbp) */
     float *yq;
     RowOut out;
 } Conv;
 
+/* Where vector v of block b starts in the input. */
+static int lane_start(const Conv *cv, int b, int v)
+{
+    const Grid *g = cv->g;
+    if (cv->walk == WALK_ROWS) return DDL_MIN(b * VF_ROWS * cv->rv + v * cv->rv, cv->out.R - cv->rv) * g->Wp;
+    if (cv->walk == WALK_RUNS) return b * BLK + v * VF_LANES;
+    int vi = DDL_MIN(b * VF_ROWS + v, cv->vectors - 1), per_tile = cv->nbp / VF_LANES, tile = vi / per_tile;
+    return ((tile / g->W) * g->Wp + tile % g->W) * cv->nbp + vi % per_tile * VF_LANES;
+}
+
 /* One block: transform in, then per block of 8 outputs the 16 products
- * and the transform out. Block b is tile rows [b*VF_ROWS*rv, ...), or
- * positions [b*BLK, ...). */
+ * and the transform out. Block b is tile rows [b*VF_ROWS*rv, ...),
+ * positions [b*BLK, ...), or vectors [b*VF_ROWS, ...) of batch lanes. */
 static void conv_block(const Conv *cv, int b)
 {
     float u[WINOFUSED_POS * WINOFUSED_MAX_C * BLK], m[WINOFUSED_POS][DIRECT_KB][BLK];
     int C = cv->C, K = cv->K, kblocks = (K + DIRECT_KB - 1) / DIRECT_KB, rv = cv->rv, r0 = b * VF_ROWS * rv;
     size_t per_pos = (size_t)kblocks * C * DIRECT_KB, ocs = winofused_out_channel_floats(cv->g->nb, cv->g->H, cv->g->W);
     Lanes ln = { { 0 } };
-    for (int v = 0; v < VF_ROWS; v++)
-        ln.pos[v] = rv ? DDL_MIN(r0 + v * rv, cv->out.R - rv) * cv->g->Wp : b * BLK + v * VF_LANES;
-    if (rv == 4) /* the lanes' loads as constants */
-        input_block(cv->xq, cv->g, cv->base, C, &ln, 4, u);
+    for (int v = 0; v < VF_ROWS; v++) ln.pos[v] = lane_start(cv, b, v);
+    if (cv->walk == WALK_BATCH) /* the lanes' loads and column step as constants where they are */
+        input_block(cv->xq, cv->g, cv->base, C, &ln, 1, cv->nbp, u);
+    else if (rv == 4)
+        input_block(cv->xq, cv->g, cv->base, C, &ln, 4, 1, u);
     else if (rv == 2)
-        input_block(cv->xq, cv->g, cv->base, C, &ln, 2, u);
+        input_block(cv->xq, cv->g, cv->base, C, &ln, 2, 1, u);
     else
-        input_block(cv->xq, cv->g, cv->base, C, &ln, 1, u);
+        input_block(cv->xq, cv->g, cv->base, C, &ln, 1, 1, u);
     for (int kb = 0; kb < kblocks; kb++) {
         int k0 = kb * DIRECT_KB, kn = DDL_MIN(DIRECT_KB, K - k0);
         for (int p = 0; p < WINOFUSED_POS; p++)
             product_block(u + (size_t)p * C * BLK, cv->wt + p * per_pos + (size_t)kb * C * DIRECT_KB, C, m[p]);
         const float(*mm)[DIRECT_KB][BLK] = (const float(*)[DIRECT_KB][BLK])m;
-        if (rv)
+        if (cv->walk == WALK_ROWS)
             output_rows(mm, kn, k0, r0, rv, &cv->out);
-        else
+        else if (cv->walk == WALK_RUNS)
             output_grid(mm, kn, cv->yq + (size_t)k0 * ocs + (size_t)b * BLK, ocs, (size_t)K * ocs);
+        else
+            output_batch(mm, kn, b * VF_ROWS, cv->vectors, cv->yq + (size_t)k0 * ocs, ocs, (size_t)K * ocs);
     }
 }
 
@@ -277,21 +317,61 @@ static int rows_per_vector(const Grid *g)
     return 0;
 }
 
+/* Batch lanes: y[i][k][h][w] (+)= phase (h&1, w&1) of channel k at tile
+ * (h>>1, w>>1), lane i of yq ([4][K][ocs], tile t's images at t*nbp). */
+static void unbatch(const float *yq, int nb, int K, int H, int W, float *y, bool acc)
+{
+    int Wo = W / 2, nbp = winofused_nbp(nb);
+    size_t ocs = winofused_out_channel_floats(nb, H / 2, Wo), phase = (size_t)K * ocs;
+    PARALLEL_FOR((size_t)nb * K * H * W)
+    for (int ik = 0; ik < nb * K; ik++) {
+        int i = ik / K, k = ik % K;
+        float *out = y + (size_t)ik * H * W;
+        for (int h = 0; h < H; h++)
+            for (int w = 0; w < W; w++) {
+                float v = yq[(size_t)(2 * (h & 1) + (w & 1)) * phase + (size_t)k * ocs +
+                             ((size_t)(h >> 1) * Wo + (size_t)(w >> 1)) * nbp + i];
+                out[h * W + w] = acc ? out[h * W + w] + v : v;
+            }
+    }
+}
+
+/* Batch lanes' view of the tiles: their layout's floats per channel (all
+ * 4 phases), per phase plane and per padded row, in a Grid for
+ * input_block; positions step nbp floats per tile column. */
+static Grid batch_grid(int nb, int Ho, int Wo)
+{
+    Grid g = { 0 };
+    int nbp = winofused_nbp(nb);
+    g.nb = nb, g.g = nb, g.H = Ho, g.W = Wo, g.Wp = Wo + 2, g.rs = (Wo + 2) * nbp;
+    g.cs = (size_t)(Ho + 2) * g.rs, g.xcs = 4 * g.cs, g.L = Ho * Wo * nbp;
+    return g;
+}
+
 void winofused_conv_cpu(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
-                         bool acc)
+                        bool acc)
 {
     if (C > WINOFUSED_MAX_C) ddl_die("winofused_conv_cpu: %d input channels (at most %d)", C, WINOFUSED_MAX_C);
-    Grid g = direct_grid(nb, H / 2, W / 2, DIRECT_FWD_S2);
-    Conv cv = { xq, wt, &g, { { 0 } }, C, K, rows_per_vector(&g), yq, { y, nb, K, H, W, g.H * nb, acc } };
+    bool batch = winofused_batch_lanes(W);
+    Grid g = batch ? batch_grid(nb, H / 2, W / 2) : direct_grid(nb, H / 2, W / 2, DIRECT_FWD_S2);
+    Conv cv = { xq, wt, &g, { { 0 } }, C, K, WALK_RUNS, 0, 0, winofused_nbp(nb), yq, { y, nb, K, H, W, g.H * nb, acc } };
+    if (batch) {
+        cv.walk = WALK_BATCH, cv.vectors = g.L / VF_LANES;
+    } else if ((cv.rv = rows_per_vector(&g)) > 0) {
+        cv.walk = WALK_ROWS;
+    }
     for (int r = 0; r < 4; r++)
         for (int b = 0; b < 2; b++)
             cv.base[r][b] = (2 * winofused_odd(r) + b) * (int)g.cs + winofused_shift(r) * g.rs;
-    int blocks = cv.rv ? (cv.out.R + VF_ROWS * cv.rv - 1) / (VF_ROWS * cv.rv) : (g.L + BLK - 1) / BLK;
+    int blocks = cv.walk == WALK_ROWS    ? (cv.out.R + VF_ROWS * cv.rv - 1) / (VF_ROWS * cv.rv)
+                 : cv.walk == WALK_RUNS ? (g.L + BLK - 1) / BLK
+                                        : (cv.vectors + VF_ROWS - 1) / VF_ROWS;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(ddl_kernel_threads()) if ((size_t)g.L * K * C > 32768)
 #endif
     for (int b = 0; b < blocks; b++) conv_block(&cv, b);
-    if (!cv.rv) winofused_unphase_cpu(yq, nb, K, H, W, y, acc);
+    if (cv.walk == WALK_RUNS) winofused_unphase_cpu(yq, nb, K, H, W, y, acc);
+    if (cv.walk == WALK_BATCH) unbatch(yq, nb, K, H, W, y, acc);
 }
 
 /* y[i][k][h][w] (+)= phase (h&1, w&1) of channel k at the grid position
@@ -318,4 +398,26 @@ void winofused_unphase_cpu(const float *yq, int nb, int K, int H, int W, float *
                         for (int n = 0; n < pairs; n++) row[2 * n] = even[n], row[2 * n + 1] = odd[n];
                 }
             }
+}
+
+/* The input of winofused_conv_cpu: the phases on the grid (direct_pad_cpu
+ * with stride 2), or for batch lanes [C][4][Ho+2][Wo+2][nbp]: x's value
+ * at (h, w) in phase 2*(h&1) + (w&1), padded row h/2 + 1, column w/2 + 1,
+ * lane i; zeros elsewhere. */
+void winofused_pad_cpu(const float *x, int nb, int C, int H, int W, float *xq)
+{
+    if (!winofused_batch_lanes(W)) {
+        direct_pad_cpu(x, nb, C, H, W, 2, xq);
+        return;
+    }
+    int Wp = W / 2 + 2, nbp = winofused_nbp(nb);
+    size_t cs = (size_t)(H / 2 + 2) * Wp * nbp;
+    memset(xq, 0, sizeof(float) * winofused_input_floats(nb, C, H, W));
+    PARALLEL_FOR((size_t)nb * C * H * W)
+    for (int c = 0; c < C; c++)
+        for (int i = 0; i < nb; i++)
+            for (int h = 0; h < H; h++)
+                for (int w = 0; w < W; w++)
+                    xq[(size_t)c * 4 * cs + (size_t)(2 * (h & 1) + (w & 1)) * cs +
+                       ((size_t)(h / 2 + 1) * Wp + (size_t)(w / 2 + 1)) * nbp + i] = x[(((size_t)i * C + c) * H + h) * W + w];
 }

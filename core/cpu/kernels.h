@@ -85,6 +85,7 @@ void direct_unphase_cpu(const float *dp, int nb, int C, int H, int W, float *dx,
  *          output phases on the tiles' grid, [4][K][ocs], which some
  *          planes go through (winofused_layout.h);
  * unphase: y (+)= the phases yq interleaved. */
+void winofused_pad_cpu(const float *x, int nb, int C, int H, int W, float *xq);
 void winofused_filter_cpu(const float *w, int K, int C, bool flip, float *wt);
 void winofused_conv_cpu(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
                          bool acc);

@@ -55,14 +55,37 @@ WINOFUSED_FN size_t winofused_tap_offset(int r, int c, size_t cs, size_t rs)
            (size_t)winofused_shift(c);
 }
 
-/* The output phases ("yq"): [4][K][ocs], each channel's outputs at their
- * positions on the grid of the (H/2) x (W/2) tiles (direct_grid), the
- * kernel's blocks of positions stored whole (no scatter), so ocs covers
- * the positions up to the last tile and one block more (the CPU's
- * register block, at most WINOFUSED_BLK_MAX positions). */
+/* Batch lanes, for planes of at most WINOFUSED_BATCH_W tiles per row
+ * (4x4 inputs and smaller): on the grid a tile row of 2 would leave its 2
+ * padding columns in every vector (half the work thrown away). Instead
+ * the input is laid out [C][4][Ho+2][Wo+2][nbp], the images innermost
+ * (nbp: nb rounded up to WINOFUSED_BATCH_ALIGN), so a vector is one tile
+ * of consecutive images, every window value again a fixed offset (a
+ * column is nbp floats), and only real tiles are computed. */
+enum { WINOFUSED_BATCH_W = 2, WINOFUSED_BATCH_ALIGN = 16 };
+static inline int winofused_batch_lanes(int W) { return W / 2 <= WINOFUSED_BATCH_W; }
+static inline int winofused_nbp(int nb)
+{
+    return (nb + WINOFUSED_BATCH_ALIGN - 1) / WINOFUSED_BATCH_ALIGN * WINOFUSED_BATCH_ALIGN;
+}
+
+/* Floats of the input layout of nb images of C channels of H x W. */
+static inline size_t winofused_input_floats(int nb, int C, int H, int W)
+{
+    if (!winofused_batch_lanes(W)) return direct_input_floats(nb, C, H, W, 2);
+    return (size_t)C * 4 * (size_t)(H / 2 + 2) * (size_t)(W / 2 + 2) * (size_t)winofused_nbp(nb);
+}
+
+/* The output phases ("yq"): [4][K][ocs]. On the grid, each channel's
+ * outputs at their positions on the grid of the (H/2) x (W/2) tiles
+ * (direct_grid), the kernel's blocks of positions stored whole (no
+ * scatter), so ocs covers the positions up to the last tile and one block
+ * more (the CPU's register block, at most WINOFUSED_BLK_MAX positions);
+ * with batch lanes, tile t's images at t*nbp. */
 enum { WINOFUSED_BLK_MAX = 64 };
 static inline size_t winofused_out_channel_floats(int nb, int Ho, int Wo)
 {
+    if (winofused_batch_lanes(2 * Wo)) return (size_t)Ho * (size_t)Wo * (size_t)winofused_nbp(nb);
     int g = direct_group(nb, Wo);
     size_t last = (size_t)(nb / g - 1) * (size_t)(Ho + 2) * (size_t)g * (size_t)(Wo + 2) +
                   (size_t)(Ho * g - 1) * (size_t)(Wo + 2) + (size_t)Wo;

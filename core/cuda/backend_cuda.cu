@@ -83,6 +83,7 @@ extern "C" const Backend ddl_backend_cuda = {
     /* .direct_conv = */ direct_conv_cuda,
     /* .direct_filter_grad = */ direct_filter_grad_cuda,
     /* .direct_unphase = */ direct_unphase_cuda,
+    /* .winofused_pad = */ winofused_pad_cuda,
     /* .winofused_filter = */ winofused_filter_cuda,
     /* .winofused_conv = */ winofused_conv_cuda,
     /* .pointwise_filter = */ pointwise_filter_cuda,

@@ -21,6 +21,7 @@ namespace {
 struct FusedGeom {
     unsigned nb, C, K, Ho, Wo, g, Wp; // tiles Ho x Wo; g images per group of interleaved rows
     unsigned rs, gs, cs, xcs;         // floats per padded row of a group, per group, per phase plane, per channel
+    unsigned nbp;                     // batch lanes (winofused_batch_lanes): images per tile column, else 0
     unsigned off[16];                 // window value (r, c) -> its offset from the tile's position
 };
 
@@ -28,13 +29,36 @@ FusedGeom fused_geom(int nb, int C, int K, int H, int W)
 {
     FusedGeom g;
     g.nb = (unsigned)nb, g.C = (unsigned)C, g.K = (unsigned)K, g.Ho = (unsigned)H / 2, g.Wo = (unsigned)W / 2;
-    g.g = (unsigned)direct_group(nb, W / 2), g.Wp = g.Wo + 2;
-    g.rs = g.g * g.Wp;
+    g.Wp = g.Wo + 2;
+    g.nbp = winofused_batch_lanes(W) ? (unsigned)winofused_nbp(nb) : 0u;
+    g.g = g.nbp ? 1u : (unsigned)direct_group(nb, W / 2);
+    g.rs = g.nbp ? g.Wp * g.nbp : g.g * g.Wp;
     g.gs = (g.Ho + 2) * g.rs;
-    g.cs = (unsigned)direct_channel_floats(nb, H / 2, W / 2);
+    g.cs = g.nbp ? g.gs : (unsigned)direct_channel_floats(nb, H / 2, W / 2);
     g.xcs = 4 * g.cs;
-    for (int t = 0; t < 16; t++) g.off[t] = (unsigned)winofused_tap_offset(t / 4, t % 4, g.cs, g.rs);
+    for (int t = 0; t < 16; t++) { // a column is nbp floats with batch lanes
+        int r = t / 4, c = t % 4;
+        g.off[t] = (unsigned)((2 * winofused_odd(r) + winofused_odd(c)) * g.cs + winofused_shift(r) * g.rs +
+                              winofused_shift(c) * (g.nbp ? g.nbp : 1u));
+    }
     return g;
+}
+
+// Element e of the batch lanes' input [C][4][Ho+2][Wo+2][nbp]: x's value
+// there, or 0.
+__global__ void pad_batch_kernel(const float *__restrict__ x, FusedGeom g, size_t total, float *__restrict__ xq)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned i = (unsigned)(e % g.nbp), n = (unsigned)(e / g.nbp % g.Wp), m = (unsigned)(e / g.rs % (g.Ho + 2));
+        unsigned p = (unsigned)(e / g.cs % 4), c = (unsigned)(e / g.xcs);
+        float v = 0.0f;
+        if (i < g.nb && m >= 1 && m <= g.Ho && n >= 1 && n <= g.Wo) {
+            unsigned h = 2 * (m - 1) + (p >> 1), w = 2 * (n - 1) + (p & 1);
+            v = x[(((size_t)i * g.C + c) * 2 * g.Ho + h) * 2 * g.Wo + w];
+        }
+        xq[e] = v;
+    }
 }
 
 __global__ void filter_kernel(const float *__restrict__ w, int K, int C, int flip, unsigned outs, unsigned ins,
@@ -59,7 +83,7 @@ __global__ void conv_kernel(const float *__restrict__ xq, const float *__restric
     {
         unsigned tx = (unsigned)e % g.Wo, t = (unsigned)e / g.Wo, ty = t % g.Ho, ik = t / g.Ho, k = ik % g.K,
                  i = ik / g.K;
-        unsigned j = i / g.g * g.gs + (ty * g.g + i % g.g) * g.Wp + tx;
+        unsigned j = g.nbp ? (ty * g.Wp + tx) * g.nbp + i : i / g.g * g.gs + (ty * g.g + i % g.g) * g.Wp + tx;
         size_t per_pos = (size_t)((g.K + DIRECT_KB - 1) / DIRECT_KB) * g.C * DIRECT_KB;
         const float *wk = wt + (size_t)(k / DIRECT_KB) * g.C * DIRECT_KB + k % DIRECT_KB;
         float m[16];
@@ -95,6 +119,20 @@ __global__ void conv_kernel(const float *__restrict__ xq, const float *__restric
 
 } // namespace
 
+extern "C" void winofused_pad_cuda(const float *x, int nb, int C, int H, int W, float *xq)
+{
+    if (!winofused_batch_lanes(W)) {
+        direct_pad_cuda(x, nb, C, H, W, 2, xq);
+        return;
+    }
+    size_t total = winofused_input_floats(nb, C, H, W);
+    if (total == 0) return;
+    ddl_check_u32(total, "winofused_pad_cuda");
+    FusedGeom g = fused_geom(nb, C, C, H, W);
+    DDL_LAUNCH(pad_batch_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, g, total, xq);
+    DDL_CUDA_LAUNCHED();
+}
+
 extern "C" void winofused_filter_cuda(const float *w, int K, int C, bool flip, float *wt)
 {
     unsigned outs = (unsigned)(flip ? C : K), ins = (unsigned)(flip ? K : C);
@@ -114,7 +152,7 @@ extern "C" void winofused_conv_cuda(const float *xq, const float *wt, int nb, in
     if (total == 0) return;
     ddl_check_u32(total, "winofused_conv_cuda");
     FusedGeom g = fused_geom(nb, C, K, H, W);
-    ddl_check_u32((size_t)C * g.xcs + DIRECT_SLACK, "winofused_conv_cuda");
+    ddl_check_u32(winofused_input_floats(nb, C, H, W) + DIRECT_SLACK, "winofused_conv_cuda");
     DDL_LAUNCH(conv_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(xq, wt, g, total, acc, y);
     DDL_CUDA_LAUNCHED();
 }

@@ -55,6 +55,7 @@ void direct_unphase_cuda(const float *dp, int nb, int C, int H, int W, float *dx
 
 /* conv_winofused.cu: Winograd F(2x2,3x3) on the direct grid (layouts in
  * winofused_layout.h). */
+void winofused_pad_cuda(const float *x, int nb, int C, int H, int W, float *xq);
 void winofused_filter_cuda(const float *w, int K, int C, bool flip, float *wt);
 void winofused_conv_cuda(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
                          bool acc);

@@ -119,7 +119,7 @@ typedef struct ConvRule {
 } ConvRule;
 
 enum { NEVER = INT_MAX };
-static const ConvRule HOST_RULE = { { { 128, 128, 8, 0, 32 }, { 64, 64, 4, 16, 16 } },
+static const ConvRule HOST_RULE = { { { 128, 128, 4, 0, 32 }, { 64, 64, 4, 16, 16 } },
                                     { 128, 4 }, { 64, 16 },
                                     { { 64, NEVER, 16, 0, 0 }, { 64, 64, 8, 0, 0 } },
                                     { { NEVER, NEVER, 14, 0, 0 }, { 0, 0, NEVER, 0, 0 } },

@@ -50,7 +50,7 @@ typedef struct Chunk {
 static size_t chunk_floats(const Dims *d, int nb)
 {
     return direct_padded_floats(nb, d->C, d->H, d->W) + direct_padded_floats(nb, d->K, d->H, d->W) +
-           direct_input_floats(nb, wide(d), d->H, d->W, 2) +
+           winofused_input_floats(nb, wide(d), d->H, d->W) +
            4 * (size_t)wide(d) * winofused_out_channel_floats(nb, d->H / 2, d->W / 2);
 }
 
@@ -73,7 +73,7 @@ static Chunk chunk_buffers(const Model *m, const Dims *d, int nb)
     c.xq = m->scratch + filter_floats(d);
     c.dyq = c.xq + direct_padded_floats(nb, d->C, d->H, d->W);
     c.ph = c.dyq + direct_padded_floats(nb, d->K, d->H, d->W);
-    c.yq = c.ph + direct_input_floats(nb, wide(d), d->H, d->W, 2);
+    c.yq = c.ph + winofused_input_floats(nb, wide(d), d->H, d->W);
     return c;
 }
 
@@ -96,7 +96,7 @@ void conv2d_winofused_forward(Model *m, const Layer *l)
     be->winofused_filter(m->params + l->param_off, d.K, d.C, false, wt);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
-        be->direct_pad(x + i0 * in_img, nb, d.C, d.H, d.W, 2, c.ph);
+        be->winofused_pad(x + i0 * in_img, nb, d.C, d.H, d.W, c.ph);
         be->winofused_conv(c.ph, wt, nb, d.C, d.K, d.H, d.W, c.yq, y + i0 * out_img, false);
     }
 }
@@ -117,7 +117,7 @@ void conv2d_winofused_backward(Model *m, const Layer *l, float *dw, float *dx, b
         be->direct_pad(dy + i0 * out_img, nb, d.K, d.H, d.W, 1, c.dyq);
         be->direct_filter_grad(c.xq, c.dyq, nb, d.C, d.K, d.H, d.W, 1, dw);
         if (!dx) continue;
-        be->direct_pad(dy + i0 * out_img, nb, d.K, d.H, d.W, 2, c.ph);
+        be->winofused_pad(dy + i0 * out_img, nb, d.K, d.H, d.W, c.ph);
         be->winofused_conv(c.ph, wt, nb, d.K, d.C, d.H, d.W, c.yq, dx + i0 * in_img, acc);
     }
 }

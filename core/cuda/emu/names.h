@@ -94,6 +94,7 @@
 #define softmax_ce_forward_cuda softmax_ce_forward_cuda_emu
 #define winograd_filter_cuda winograd_filter_cuda_emu
 #define winofused_conv_cuda winofused_conv_cuda_emu
+#define winofused_pad_cuda winofused_pad_cuda_emu
 #define winofused_filter_cuda winofused_filter_cuda_emu
 #define winograd_filter_grad_cuda winograd_filter_grad_cuda_emu
 #define winograd_input_cuda winograd_input_cuda_emu
