@@ -505,9 +505,9 @@ help:
 	@echo "  HOSTS=$(HOSTS)      emulated hosts for NET= (default NP); ranks go one per host, round-robin"
 	@echo "  RESUME=$(RESUME)         1: make labN continues each run from results/checkpoints/ (a killed lab goes on)"
 	@echo "  DDL_CONV=$(or $(DDL_CONV),auto)    (environment) how 3x3 stride-1 convolutions run: auto (per layer, measured: on the CPU"
-	@echo "                   Winograd F(4x4) for >= 128 channels, F(2x2) for >= 64 on 16x16+, direct for <= 64, 1x1 pointwise"
+	@echo "                   fused Winograd for 32-128 channels, Winograd F(4x4) for more, direct for <= 16, 1x1 pointwise"
 	@echo "                   on 14x14+; on a GPU direct for <= 16 (32 on 32x32), no Winograd; im2col + GEMM elsewhere)"
-	@echo "                   | im2col | winograd | winograd4 | direct | pointwise"
+	@echo "                   | im2col | winograd | winograd4 | winofused | direct | pointwise"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"
 

@@ -35,7 +35,7 @@
 
 static const char *const GROUPS[] = {
     "device memory",   "im2col/col2im", "conv2d groups (im2col row blocks + gemm)", "winograd transforms",
-    "winograd F(4x4) transforms", "direct 3x3 convolution", "pointwise 1x1 convolution",
+    "winograd F(4x4) transforms", "direct 3x3 convolution", "fused winograd", "pointwise 1x1 convolution",
     "bias add/grad",   "relu/relu6",    "maxpool",
     "avgpool",         "global avgpool", "batchnorm",
     "dropout mask",    "mul/add/copy_grad/add_relu", "softmax cross-entropy",
@@ -60,6 +60,7 @@ static void no_gpu(const char *why)
 #include "common.h"
 #include "cpu/bn_act.h"
 #include "cpu/conv_direct_layout.h"
+#include "cpu/winofused_layout.h"
 #include "cpu/conv_pointwise_layout.h"
 #include "cpu/kernels.h"
 #include "cuda/cuda_runtime_probe.h"
@@ -441,6 +442,46 @@ static void test_direct(void)
         direct_filter_grad_cuda(xq.d, dyq.d, nb, C, K, Ho, Wo, s, dw.d);
         check_buf(&dw, TOL_RED, DEV " direct_filter_grad %s (accumulates)", tag);
         buf_free(&x), buf_free(&dy), buf_free(&xq), buf_free(&dyq), buf_free(&w), buf_free(&dw);
+    }
+}
+
+/* ---- fused Winograd F(2x2,3x3) -------------------------------------------- */
+
+/* The input layout (the phases on the grid, or batch lanes on planes of at
+ * most 2 tiles per row), the transformed filters (forward and flipped) and
+ * the convolution overwriting and adding: the same operations in the same
+ * order on both sides, so within TOL_ELEM (bit-exact on the emulated GPU). */
+static void test_winofused(void)
+{
+    static const int CASES[][5] = { /* nb, C, K, H, W */
+        { 1, 1, 1, 2, 2 }, { 2, 3, 5, 32, 32 }, { 3, 8, 16, 16, 16 }, { 4, 6, 9, 8, 8 },
+        { 2, 16, 24, 6, 10 }, { 3, 9, 12, 4, 4 }, { 17, 8, 5, 4, 2 },
+    };
+    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
+        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
+        for (int flip = 0; flip < 2; flip++) {
+            int ins = flip ? K : C, outs = flip ? C : K;
+            char tag[96];
+            snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d%s", nb, C, K, H, W, flip ? " flipped" : "");
+            Buf x = buf_rand((size_t)nb * ins * H * W, -1.0f, 1.0f), w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
+            Buf xq = buf_poison(winofused_input_floats(nb, ins, H, W)), wt = buf_poison(winofused_filter_floats(outs, ins));
+            winofused_pad_cpu(x.h, nb, ins, H, W, xq.h);
+            winofused_pad_cuda(x.d, nb, ins, H, W, xq.d);
+            check_buf(&xq, TOL_ELEM, DEV " winofused_pad %s", tag);
+            winofused_filter_cpu(w.h, K, C, flip, wt.h);
+            winofused_filter_cuda(w.d, K, C, flip, wt.d);
+            check_buf(&wt, TOL_ELEM, DEV " winofused_filter %s", tag);
+            float *yq = ddl_alloc(sizeof(float) * 4 * (size_t)outs * winofused_out_channel_floats(nb, H / 2, W / 2));
+            for (int acc = 0; acc < 2; acc++) {
+                Buf y = buf_out((size_t)nb * outs * H * W, acc);
+                winofused_conv_cpu(xq.h, wt.h, nb, ins, outs, H, W, yq, y.h, acc);
+                winofused_conv_cuda(xq.d, wt.d, nb, ins, outs, H, W, NULL, y.d, acc);
+                check_buf(&y, TOL_ELEM, DEV " winofused_conv %s acc=%d", tag, acc);
+                buf_free(&y);
+            }
+            ddl_free(yq);
+            buf_free(&x), buf_free(&w), buf_free(&xq), buf_free(&wt);
+        }
     }
 }
 
@@ -1165,6 +1206,7 @@ int main(void)
     test_winograd();
     test_winograd4();
     test_direct();
+    test_winofused();
     test_pointwise();
     test_bias();
     test_relu();

@@ -1,37 +1,57 @@
 /* conv_winofused.c - 3x3 convolutions (stride 1, padding 1) by
  * Winograd's F(2x2,3x3) with the transforms in registers, on the direct
- * kernels' padded grid (layouts: winofused_layout.h): the forward pass,
+ * kernels' padded phases (layouts: winofused_layout.h): the forward pass,
  * and the input gradient (the same convolution of dy with the filters
  * rotated and transposed).
  *
  * Why: the direct kernels (conv_direct.c) run the narrow layers of the
- * quick profile at 80-90% of the GEMM's peak, so only fewer
- * multiplications make them faster, and Winograd's 16 products per 2x2
- * block of outputs and input channel are 2.25x fewer than 36. The GEMM
- * Winograd (winograd.c, conv2d_winograd.c) writes the transformed input
- * (4x the input) to memory and reads it back through 16 GEMMs whose inner
+ * quick profile near the GEMM's peak, so only fewer multiplications make
+ * them faster, and Winograd's 16 products per 2x2 block of outputs and
+ * input channel are 2.25x fewer than their 36. The GEMM Winograd
+ * (winograd.c, conv2d_winograd.c) writes the transformed input (4x the
+ * input) to memory and reads it back through 16 GEMMs whose inner
  * dimension is only C; with 16-32 channels that ran at 0.7-0.77 of
  * im2col's step where direct ran at 0.37-0.6. Here a block of tiles is
  * transformed into a buffer that stays in cache, multiplied by register
- * blocks like the direct kernels', and transformed out, in one pass.
+ * blocks like the direct kernels', and transformed out, in one pass
+ * (measured in conv2d_pick.c: 0.42-0.66 of im2col's step on 32-128
+ * channels, against direct's 0.50-0.99 and Winograd's 0.59-0.99).
  *
- * How: a block is BLK consecutive tile positions on the grid of the
- * input's phases (every window value is a fixed offset from the tile's
- * position there, so the 16 loads are contiguous vector loads):
- *  1. input transform: per input channel, the 16 window values of
- *     VF_LANES tiles at a time, U = B^T d B in registers (32 adds), into
- *     u[16][C][BLK] (at most 384 KiB: WINOFUSED_MAX_C channels);
+ * How: every value of a tile's 4x4 window is a fixed offset from the
+ * tile's position on the input's phases, so a vector of tiles is 16
+ * contiguous vector loads. A block is VF_ROWS such vectors:
+ *  1. input transform: per input channel, U = B^T d B in registers (32
+ *     adds per vector), into u[16][C][BLK] (at most 384 KiB on the stack:
+ *     WINOFUSED_MAX_C channels);
  *  2. per block of 8 outputs and tile position: m = sum over c of V * U,
  *     8 x VF_ROWS accumulators of FMAs as in the direct forward (24 FMAs
  *     per 3 loads and 8 broadcasts with AVX-512), into m[16][8][BLK];
- *  3. output transform A^T m A (24 adds) into the 4 output phases, which
- *     the caller interleaves into y (direct_unphase).
+ *  3. output transform A^T m A (24 adds), the 4 pixels of each tile.
+ * How the vectors walk the tiles (Walk): where a tile row is one vector,
+ * half or a quarter of one (planes 32, 16 or 8 wide with AVX-512; every
+ * image's rows interleaved), a vector holds whole tile rows and its
+ * outputs are interleaved (vf_interleave) and stored straight into y,
+ * with nothing computed for the padding; on planes of at most 2 tiles
+ * per row, batch lanes (the images innermost: a vector is one tile of 16
+ * images, outputs through yq and unbatch); elsewhere runs of grid
+ * positions, padding columns included, outputs through the phases in yq
+ * and winofused_unphase (a first version scattered each run into y,
+ * which took a third of the time).
  * Each output is a fixed sequence (transform, a chain of FMAs over c from
- * 0, transform) whatever the vector width or thread count; the CUDA twin
- * runs the same sequence. A thread owns whole blocks, so results do not
- * depend on the thread count. Rounding: Winograd adds and subtracts
+ * 0, transform) whatever the vector width, walk or thread count; the CUDA
+ * twin runs the same sequence. A thread owns whole blocks, so results do
+ * not depend on the thread count. Rounding: Winograd adds and subtracts
  * inputs before the products, so results differ from the direct kernels'
- * in the last bits (tests/test_conv_paths.c bounds it). */
+ * in the last bits (tests/test_conv_paths.c bounds it: 6.4e-7 of the
+ * largest output against im2col at worst).
+ *
+ * Not here: the weight gradient. Winograd's (the 16 positions' products
+ * of U and A dy A^T summed over tiles) was measured 1.7x slower than the
+ * direct kernels' on 16-32 channels: its transformed x and dy, 4x their
+ * size, must go through memory (38 MB per call for 16 channels on 32x32),
+ * the per-position reductions having no register blocking that keeps
+ * them in registers; summing the direct taps from the phases instead (no
+ * transforms) was 1.2-1.6x slower, 20 loads per 36 FMAs. */
 #include "kernels.h"
 
 #include <string.h>

@@ -1,12 +1,13 @@
 /* conv2d_pick.c - which path each convolution takes (conv2d.c's table).
  *
  * Depthwise convolutions take the depthwise kernels. 3x3 convolutions
- * with stride 1, padding 1 and no groups may take Winograd F(4x4,3x3) or
- * F(2x2,3x3) or the direct 3x3 kernels, those with stride 2 the direct
+ * with stride 1, padding 1 and no groups may take fused Winograd
+ * F(2x2,3x3) (even planes, at most 128 channels in and out), Winograd
+ * F(4x4,3x3) or F(2x2,3x3) or the direct 3x3 kernels, those with stride 2 the direct
  * kernels on the input's phases, 1x1 ones with stride 1 the pointwise
  * kernels; everything else takes im2col + GEMM.
- * m->conv_algo (DDL_CONV) decides: im2col, winograd4, winograd, direct or pointwise
- * force that path on every eligible layer (tests compare them on all
+ * m->conv_algo (DDL_CONV) decides: im2col, winograd4, winograd, winofused, direct or
+ * pointwise force that path on every eligible layer (tests compare them on all
  * shapes; im2col forces 1x1 layers too, the others leave them to the rule
  * and 3x3 ones likewise); auto,
  * the default, applies the rule of the place where the kernels run, each
@@ -27,6 +28,24 @@
  * Host memory (the CPU), measured on the 2-core dev VM (AMD EPYC with
  * AVX-512, OpenBLAS SGEMM at 480 GFLOP/s on 2 threads; bin/bench/conv_algo,
  * batch 64; bench/RESULTS.md has the table):
+ *  - fused Winograd, asked first (stop 30, each shape in its own process,
+ *    twice; core/cpu/conv_winofused.c): 0.42 for 32 channels on 16x16
+ *    (direct 0.50), 0.49-0.50 for 32 on 32x32 (0.56-0.58), 0.54 for 64 on
+ *    8x8 (0.72), 0.56-0.58 for 64 on 32x32 and 16x16 (Winograd F(2x2)
+ *    0.64-0.65), 0.61-0.66 for 128 on 8x8 (F(4x4) 0.81-0.99), 0.64-0.65
+ *    for 64 into 128 on 16x16 (0.70-0.73), 0.57-0.58 for 128 on 32x32
+ *    (0.59-0.67), 0.59 for 128 on 16x16 (F(4x4) the same), and with batch
+ *    lanes (winofused_layout.h) 0.76-0.83 for 128 on 4x4 (F(4x4)
+ *    0.84-1.10), 0.69-0.72 for 64 on 4x4 (direct 0.86-0.99), 0.67-0.69 for
+ *    32 on 4x4 (0.80), 0.91-0.92 for 64 into 128 on 4x4; 0.46 for 16 into
+ *    32 on 16x16 (direct 0.52), 0.37-0.38 for 16 on 8x8 (0.42-0.43), 0.35
+ *    for 16 on 16x16 (0.35-0.36); but 0.42-0.43 for 16 on 32x32 (direct
+ *    0.36-0.37), 0.30 for 8 on 32x32 (0.23), 0.55-1.10 with 3 channels in
+ *    (0.41-0.73), 1.09-1.19 on 2x2 planes (im2col): the transforms cost as
+ *    much as the products save where channels are few, and its input
+ *    gradient needs dy's phases besides the padded dy of the (direct)
+ *    weight gradient. So: 32-128 channels in (at most 128 out) on planes
+ *    of 4x4 or more, 16-64 on 4x4 to 16x16.
  *  - Winograd, stop 27, each shape in its own process, outside the VM's
  *    slow stretches (Winograd's memory passes then take up to 1.8x as
  *    long, im2col's GEMMs do not), after its transforms moved to blocks
@@ -80,7 +99,8 @@
  *  - Winograd F(2x2): 2.4-10 almost everywhere (16 GEMM launches per
  *    chunk of 1024 tiles, each too small for the GPU); 0.75 only for 512
  *    channels on 4x4 at batch 256 (1.2 ms of a 74 ms resnet18 step). So:
- *    never. F(4x4) (36 launches) was not measured on a GPU: never. */
+ *    never. F(4x4) (36 launches) and fused Winograd (one thread per output
+ *    tile) were not measured on a GPU: never. */
 /* 3x3 convolutions with stride 2 (resnet18's first of layers 2-4), the
  * direct kernels on the input's 4 phases (conv_direct_layout.h) against
  * im2col + GEMM, per layer step:
