@@ -155,7 +155,7 @@ typedef struct Backend {
                                  float *save_invstd);
     void (*batchnorm_backward)(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
                                float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
-                               bool use_batch_stats, bool acc, const float *y, int act);
+                               bool use_batch_stats, bool acc, const float *beta, int act);
 
     /* ---- elementwise ---- */
     void (*dropout_mask)(float *mask, size_t count, float p, uint64_t seed, uint64_t stream);

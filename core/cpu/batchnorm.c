@@ -70,47 +70,61 @@ static void channel_moments(const float *x, int n, int c, int j, int p, float k,
     *s2 = total(a2);
 }
 
-/* dy as the batch norm's own output gradient: with a fused activation,
- * zero where the activation passed none (bn_act.h: masked by its output y,
- * as relu_backward_cpu and relu6_backward_cpu mask by their input). */
-static inline float act_grad(float g, float y, int act)
+/* The fused activation's input v = x * a + b (a = gamma * invstd, b =
+ * beta - mean * a: normalize_row's, with the forward's own statistics, so
+ * the same bits), recomputed from x instead of read from the output y:
+ * the backward then reads x and dy, not x, dy and y, twice (a third less
+ * memory traffic on the quick profile's large planes). */
+typedef struct Affine {
+    float a, b;
+} Affine;
+
+static Affine affine(float gamma, float beta, float mean, float invstd)
 {
+    float a = gamma * invstd;
+    return (Affine){ a, beta - mean * a };
+}
+
+/* dy as the batch norm's own output gradient: with a fused activation,
+ * zero where the activation passed none (bn_act.h: act(v) > 0 exactly where
+ * v > 0, 0 < relu6(v) < 6 exactly where 0 < v < 6, as relu_backward_cpu
+ * and relu6_backward_cpu mask by their input). */
+static inline float act_grad(float g, float x, Affine t, int act)
+{
+    float v = x * t.a + t.b;
     switch (act) {
-    case BN_ACT_RELU: return y > 0.0f ? g : 0.0f;
-    case BN_ACT_RELU6: return (y > 0.0f && y < 6.0f) ? g : 0.0f;
+    case BN_ACT_RELU: return v > 0.0f ? g : 0.0f;
+    case BN_ACT_RELU6: return (v > 0.0f && v < 6.0f) ? g : 0.0f;
     default: return g;
     }
 }
 
-static inline f8 act_grad8(f8 g, const float *y, int act)
+static inline f8 act_grad8(f8 g, f8 x, Affine t, int act)
 {
-    switch (act) {
-    case BN_ACT_RELU: return f8_keep_above(g, f8_load(y), 0.0f);
-    case BN_ACT_RELU6: return f8_keep_inside(g, f8_load(y), 0.0f, 6.0f);
-    default: return g;
-    }
+    if (act == BN_ACT_NONE) return g;
+    f8 v = f8_add(f8_mul(x, f8_set1(t.a)), f8_set1(t.b));
+    return act == BN_ACT_RELU ? f8_keep_above(g, v, 0.0f) : f8_keep_inside(g, v, 0.0f, 6.0f);
 }
 
 /* Sums of dy and of dy * (x - mean) (products rounded to float); dy
- * masked by the fused activation (act, y: see act_grad). */
-static void channel_grad_sums(const float *x, const float *dy, const float *y, int act, int n, int c, int j, int p,
+ * masked by the fused activation (act, t: see act_grad). */
+static void channel_grad_sums(const float *x, const float *dy, Affine t, int act, int n, int c, int j, int p,
                               float mean, double *sdy, double *sdyx)
 {
     d8 a1 = d8_zero(), a2 = d8_zero();
     f8 m = f8_set1(mean);
     for (int i = 0; i < n; i++) {
         const float *xr = chan_row(x, c, j, p, i), *gr = chan_row(dy, c, j, p, i);
-        const float *yr = act ? chan_row(y, c, j, p, i) : NULL;
         int q = 0;
         for (; q + 8 <= p; q += 8) {
-            f8 g = act_grad8(f8_load(gr + q), act ? yr + q : NULL, act);
+            f8 xv = f8_load(xr + q), g = act_grad8(f8_load(gr + q), xv, t, act);
             a1 = d8_add(a1, g);
-            a2 = d8_add(a2, f8_mul(g, f8_sub(f8_load(xr + q), m)));
+            a2 = d8_add(a2, f8_mul(g, f8_sub(xv, m)));
         }
         if (q < p) {
             float gt[8], pr[8];
             for (int e = 0; e < p - q; e++) {
-                gt[e] = act_grad(gr[q + e], act ? yr[q + e] : 0.0f, act);
+                gt[e] = act_grad(gr[q + e], xr[q + e], t, act);
                 pr[e] = gt[e] * (xr[q + e] - mean);
             }
             a1 = d8_add(a1, tail8(gt, p - q));
@@ -166,8 +180,9 @@ void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, c
             running_mean[j] = (1.0f - momentum) * running_mean[j] + momentum * mf;
             running_var[j] = (1.0f - momentum) * running_var[j] + momentum * (float)unbiased;
         }
-        float a = gamma[j] * invstd, b = beta[j] - mf * a;
-        for (int i = 0; i < n; i++) normalize_row(chan_row(x, c, j, p, i), y + ((size_t)i * c + j) * p, p, a, b, act);
+        Affine t = affine(gamma[j], beta[j], mf, invstd);
+        for (int i = 0; i < n; i++)
+            normalize_row(chan_row(x, c, j, p, i), y + ((size_t)i * c + j) * p, p, t.a, t.b, act);
     }
 }
 
@@ -176,9 +191,9 @@ void batchnorm_forward_eval_cpu(const float *x, float *y, const float *gamma, co
 {
     PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
-        float invstd = 1.0f / sqrtf(var[j] + eps);
-        float a = gamma[j] * invstd, b = beta[j] - mean[j] * a;
-        for (int i = 0; i < n; i++) normalize_row(chan_row(x, c, j, p, i), y + ((size_t)i * c + j) * p, p, a, b, act);
+        Affine t = affine(gamma[j], beta[j], mean[j], 1.0f / sqrtf(var[j] + eps));
+        for (int i = 0; i < n; i++)
+            normalize_row(chan_row(x, c, j, p, i), y + ((size_t)i * c + j) * p, p, t.a, t.b, act);
     }
 }
 
@@ -195,18 +210,18 @@ void batchnorm_eval_stats_cpu(const float *mean, const float *var, int c, float 
  * by the fused activation: 8 at a time (the mask is a compare, which the
  * compiler would not vectorise through act's switch), then the rest, each
  * operation rounded in the same order either way. */
-static void dx_row(const float *xr, const float *gr, const float *yr, int act, float *out, int p, float scale,
-                   float ca, float cb, float mean, bool acc)
+static void dx_row(const float *xr, const float *gr, Affine t, int act, float *out, int p, float scale, float ca,
+                   float cb, float mean, bool acc)
 {
     f8 vs = f8_set1(scale), vca = f8_set1(ca), vcb = f8_set1(cb), vm = f8_set1(mean);
     int q = 0;
     for (; q + 8 <= p; q += 8) {
-        f8 g = act_grad8(f8_load(gr + q), act ? yr + q : NULL, act);
-        f8 v = f8_mul(vs, f8_sub(f8_sub(g, vca), f8_mul(f8_sub(f8_load(xr + q), vm), vcb)));
+        f8 xv = f8_load(xr + q), g = act_grad8(f8_load(gr + q), xv, t, act);
+        f8 v = f8_mul(vs, f8_sub(f8_sub(g, vca), f8_mul(f8_sub(xv, vm), vcb)));
         f8_store(out + q, acc ? f8_add(f8_load(out + q), v) : v);
     }
     for (; q < p; q++) {
-        float v = scale * (act_grad(gr[q], act ? yr[q] : 0.0f, act) - ca - (xr[q] - mean) * cb);
+        float v = scale * (act_grad(gr[q], xr[q], t, act) - ca - (xr[q] - mean) * cb);
         out[q] = acc ? out[q] + v : v;
     }
 }
@@ -216,14 +231,15 @@ static void dx_row(const float *xr, const float *gr, const float *yr, int act, f
  * With fixed statistics dx = g*invstd*dy. */
 void batchnorm_backward_cpu(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
                             float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
-                            bool use_batch_stats, bool acc, const float *y, int act)
+                            bool use_batch_stats, bool acc, const float *beta, int act)
 {
     double m = (double)n * p;
     PARALLEL_FOR((size_t)n * c * p)
     for (int j = 0; j < c; j++) {
         float mean = save_mean[j], invstd = save_invstd[j];
+        Affine t = act ? affine(gamma[j], beta[j], mean, invstd) : (Affine){ 0.0f, 0.0f };
         double sdy, sdyx;
-        channel_grad_sums(x, dy, y, act, n, c, j, p, mean, &sdy, &sdyx);
+        channel_grad_sums(x, dy, t, act, n, c, j, p, mean, &sdy, &sdyx);
         double sdyxhat = sdyx * invstd;
         dgamma[j] += (float)sdyxhat;
         dbeta[j] += (float)sdy;
@@ -235,7 +251,7 @@ void batchnorm_backward_cpu(const float *x, const float *dy, float *dx, const fl
             cb = (float)(sdyxhat / m) * invstd; /* multiplies (x - mean) */
         }
         for (int i = 0; i < n; i++)
-            dx_row(chan_row(x, c, j, p, i), chan_row(dy, c, j, p, i), act ? chan_row(y, c, j, p, i) : NULL, act,
-                   dx + ((size_t)i * c + j) * p, p, scale, ca, cb, mean, acc);
+            dx_row(chan_row(x, c, j, p, i), chan_row(dy, c, j, p, i), t, act, dx + ((size_t)i * c + j) * p, p, scale,
+                   ca, cb, mean, acc);
     }
 }

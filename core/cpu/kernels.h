@@ -159,11 +159,12 @@ void batchnorm_eval_stats_cpu(const float *mean, const float *var, int c, float 
  * pass use_batch_stats = false and save_mean/save_invstd computed from the
  * running stats). dgamma/dbeta accumulate. act (bn_act.h): the activation
  * the forward applied to y (BN_ACT_NONE: none); dy is then the gradient of
- * act(y), and y the forward's output, read for the activation's mask
- * (NULL when act is BN_ACT_NONE). */
+ * act(y), masked where act passed nothing, which is recomputed from x,
+ * gamma, beta and the saved statistics exactly as the forward computed it
+ * (beta may be NULL when act is BN_ACT_NONE). */
 void batchnorm_backward_cpu(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
                             float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
-                            bool use_batch_stats, bool acc, const float *y, int act);
+                            bool use_batch_stats, bool acc, const float *beta, int act);
 
 /* Inverted dropout: mask holds 0 or 1/(1-p); y = x * mask. */
 void dropout_mask_cpu(float *mask, size_t count, float p, uint64_t seed, uint64_t stream);

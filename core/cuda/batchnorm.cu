@@ -16,7 +16,10 @@
 namespace {
 
 // The fused activation (bn_act.h), as the CPU applies it: act(v) forward,
-// and dy masked by the forward's output y backward.
+// and dy masked where act passed nothing backward, v = x * a + b recomputed
+// from x (as the CPU: core/cpu/batchnorm.c, affine) with the forward's own
+// a = gamma * invstd and b = beta - mean * a, each product and sum rounded
+// on its own (no FMA), so the same bits as the forward's v.
 __device__ inline float bn_act(float v, int act)
 {
     if (act == BN_ACT_NONE) return v;
@@ -24,11 +27,15 @@ __device__ inline float bn_act(float v, int act)
     return act == BN_ACT_RELU6 ? (v < 6.0f ? v : 6.0f) : v;
 }
 
-__device__ inline float bn_act_grad(float g, const float *y, size_t o, int act)
+__device__ inline float bn_a(float gamma, float invstd) { return __fmul_rn(gamma, invstd); }
+__device__ inline float bn_b(float beta, float mean, float a) { return __fsub_rn(beta, __fmul_rn(mean, a)); }
+
+__device__ inline float bn_act_grad(float g, float x, float a, float b, int act)
 {
-    if (act == BN_ACT_RELU) return y[o] > 0.0f ? g : 0.0f;
-    if (act == BN_ACT_RELU6) return (y[o] > 0.0f && y[o] < 6.0f) ? g : 0.0f;
-    return g;
+    if (act == BN_ACT_NONE) return g;
+    float v = __fadd_rn(__fmul_rn(x, a), b);
+    if (act == BN_ACT_RELU) return v > 0.0f ? g : 0.0f;
+    return (v > 0.0f && v < 6.0f) ? g : 0.0f;
 }
 
 // The training kernels reduce each channel in S segments, one block each,
@@ -99,9 +106,9 @@ __global__ void bn_stats_kernel(const double *part, const float *x, int c, int p
         running_mean[j] = (1.0f - momentum) * running_mean[j] + momentum * mf;
         running_var[j] = (1.0f - momentum) * running_var[j] + momentum * (float)unbiased;
     }
-    float a = gamma[j] * invstd;
+    float a = bn_a(gamma[j], invstd);
     coef[j] = a;
-    coef[c + j] = beta[j] - mf * a;
+    coef[c + j] = bn_b(beta[j], mf, a);
 }
 
 __global__ void bn_apply_kernel(const float *x, float *y, const float *coef, int c, int p, size_t total, int act)
@@ -119,8 +126,7 @@ __global__ void bn_eval_kernel(const float *x, float *y, const float *gamma, con
     DDL_GRID_STRIDE(e, total)
     {
         int j = (int)(((unsigned)e / (unsigned)p) % (unsigned)c);
-        float invstd = 1.0f / sqrtf(var[j] + eps);
-        float a = gamma[j] * invstd, b = beta[j] - mean[j] * a;
+        float a = bn_a(gamma[j], 1.0f / sqrtf(var[j] + eps)), b = bn_b(beta[j], mean[j], a);
         y[e] = bn_act(__fadd_rn(__fmul_rn(x[e], a), b), act);
     }
 }
@@ -128,19 +134,20 @@ __global__ void bn_eval_kernel(const float *x, float *y, const float *gamma, con
 // dgamma += sum(dy * xhat), dbeta += sum(dy); with batch statistics
 // dx = g*invstd/M * (M*dy - sum(dy) - xhat*sum(dy*xhat)), with fixed ones
 // dx = g*invstd*dy. With a fused activation, dy is first masked by the
-// forward's output y. Segments as in the forward: part[j * S + s] holds
-// sum(g), part[(c + j) * S + s] sum(g * (x - mean)).
-__global__ void bn_grad_part_kernel(const float *x, const float *dy, const float *y, int act, int c, int p,
-                                    unsigned m, unsigned seg, const float *save_mean, double *part)
+// activation's mask (bn_act_grad). Segments as in the forward:
+// part[j * S + s] holds sum(g), part[(c + j) * S + s] sum(g * (x - mean)).
+__global__ void bn_grad_part_kernel(const float *x, const float *dy, const float *gamma, const float *beta, int act,
+                                    int c, int p, unsigned m, unsigned seg, const float *save_mean,
+                                    const float *save_invstd, double *part)
 {
     __shared__ double sh[DDL_BLOCK];
     int j = blockIdx.x;
     unsigned S = gridDim.y, s0 = blockIdx.y * seg, s1 = s0 + seg < m ? s0 + seg : m;
-    float mean = save_mean[j];
+    float mean = save_mean[j], a = act ? bn_a(gamma[j], save_invstd[j]) : 0.0f, b = act ? bn_b(beta[j], mean, a) : 0.0f;
     double sdy = 0.0, sdyx = 0.0;
     for (unsigned t = s0 + threadIdx.x; t < s1; t += DDL_BLOCK) {
         size_t o = ddl_chan_off(t, j, c, p);
-        float g = bn_act_grad(dy[o], y, o, act);
+        float g = bn_act_grad(dy[o], x[o], a, b, act);
         sdy += g;
         sdyx += (double)__fmul_rn(g, x[o] - mean);
     }
@@ -168,18 +175,20 @@ __global__ void bn_grad_stats_kernel(const double *part, int c, unsigned S, unsi
         ca = (float)(sdy / (double)m);
         cb = (float)(sdyxhat / (double)m) * invstd; // multiplies (x - mean)
     }
-    coef[j] = gamma[j] * invstd;
+    coef[j] = bn_a(gamma[j], invstd);
     coef[c + j] = ca;
     coef[2 * c + j] = cb;
 }
 
-__global__ void bn_dx_kernel(const float *x, const float *dy, float *dx, const float *y, int act, int c, int p,
+__global__ void bn_dx_kernel(const float *x, const float *dy, float *dx, const float *beta, int act, int c, int p,
                              const float *save_mean, const float *coef, bool acc, size_t total)
 {
     DDL_GRID_STRIDE(e, total)
     {
         int j = (int)(((unsigned)e / (unsigned)p) % (unsigned)c);
-        float v = coef[j] * (bn_act_grad(dy[e], y, e, act) - coef[c + j] - (x[e] - save_mean[j]) * coef[2 * c + j]);
+        // coef[j] = gamma * invstd: the activation's a
+        float a = coef[j], b = act ? bn_b(beta[j], save_mean[j], a) : 0.0f;
+        float v = coef[j] * (bn_act_grad(dy[e], x[e], a, b, act) - coef[c + j] - (x[e] - save_mean[j]) * coef[2 * c + j]);
         dx[e] = acc ? dx[e] + v : v;
     }
 }
@@ -228,7 +237,7 @@ extern "C" void batchnorm_forward_eval_cuda(const float *x, float *y, const floa
 
 extern "C" void batchnorm_backward_cuda(const float *x, const float *dy, float *dx, const float *gamma,
                                         float *dgamma, float *dbeta, int n, int c, int p, const float *save_mean,
-                                        const float *save_invstd, bool use_batch_stats, bool acc, const float *y,
+                                        const float *save_invstd, bool use_batch_stats, bool acc, const float *beta,
                                         int act)
 {
     if (c <= 0) return;
@@ -240,15 +249,15 @@ extern "C" void batchnorm_backward_cuda(const float *x, const float *dy, float *
     DDL_CUDA_CHECK(cudaMallocAsync(&buf, sizeof(double) * 2 * c * S + sizeof(float) * 3 * c, st));
     double *part = static_cast<double *>(buf);
     float *coef = reinterpret_cast<float *>(part + (size_t)2 * c * S);
-    DDL_LAUNCH(bn_grad_part_kernel, dim3((unsigned)c, S), DDL_BLOCK, 0, st)(x, dy, y, act, c, p, m, seg, save_mean,
-                                                                           part);
+    DDL_LAUNCH(bn_grad_part_kernel, dim3((unsigned)c, S), DDL_BLOCK, 0, st)(x, dy, gamma, beta, act, c, p, m, seg,
+                                                                           save_mean, save_invstd, part);
     DDL_CUDA_LAUNCHED();
     DDL_LAUNCH(bn_grad_stats_kernel, (unsigned)ddl_grid((size_t)c), DDL_BLOCK, 0, st)(
         part, c, S, m, gamma, save_invstd, use_batch_stats, dgamma, dbeta, coef);
     DDL_CUDA_LAUNCHED();
     size_t total = (size_t)n * c * p;
     if (dx && total) {
-        DDL_LAUNCH(bn_dx_kernel, ddl_grid(total), DDL_BLOCK, 0, st)(x, dy, dx, y, act, c, p, save_mean, coef, acc,
+        DDL_LAUNCH(bn_dx_kernel, ddl_grid(total), DDL_BLOCK, 0, st)(x, dy, dx, beta, act, c, p, save_mean, coef, acc,
                                                                     total);
         DDL_CUDA_LAUNCHED();
     }

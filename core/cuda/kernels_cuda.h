@@ -114,7 +114,7 @@ void batchnorm_forward_eval_cuda(const float *x, float *y, const float *gamma, c
                                  int p, float eps, const float *mean, const float *var, int act);
 void batchnorm_backward_cuda(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
                              float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
-                             bool use_batch_stats, bool acc, const float *y, int act);
+                             bool use_batch_stats, bool acc, const float *beta, int act);
 
 /* batchnorm_eval_stats.cu */
 void batchnorm_eval_stats_cuda(const float *mean, const float *var, int c, float eps, float *save_mean,

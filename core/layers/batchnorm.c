@@ -54,12 +54,12 @@ void batchnorm_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
     Shape s = m->tensors[l->in].shape;
     int c = s.c, p = s.h * s.w;
-    const float *gamma = m->params + l->param_off;
+    const float *gamma = m->params + l->param_off, *beta = gamma + c;
     float *dgamma = m->grads + l->param_off, *dbeta = dgamma + c;
     const float *save_mean = m->aux + l->aux_off, *save_invstd = save_mean + c;
     bool fused = m->fuse_act && l->fused_out >= 0;
     m->be->batchnorm_backward(model_tensor(m, l->in), model_tensor_grad(m, fused ? l->fused_out : l->out),
                               need_dx ? model_tensor_grad(m, l->in) : NULL, gamma, dgamma, dbeta, m->batch, c, p,
-                              save_mean, save_invstd, uses_batch_stats(m), acc_dx,
-                              fused ? model_tensor(m, l->fused_out) : NULL, fused ? l->fused_act : BN_ACT_NONE);
+                              save_mean, save_invstd, uses_batch_stats(m), acc_dx, beta,
+                              fused ? l->fused_act : BN_ACT_NONE);
 }
