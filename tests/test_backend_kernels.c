@@ -469,6 +469,60 @@ static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) be->release(dev[i]);
 }
 
+/* Stride-2 1x1 convolutions' gather and scatter (conv2d_pointwise.c):
+ * the CPU's against their definitions (x's even rows and columns; dx
+ * zero elsewhere, or unchanged with acc), then the backend's against the
+ * CPU's bit for bit, on even and odd planes. */
+static void backend_pointwise_s2(const Backend *be)
+{
+    static const int SHAPES[][4] = { { 2, 3, 8, 8 }, { 3, 5, 7, 9 }, { 1, 2, 1, 1 }, { 4, 16, 32, 31 } };
+    for (size_t t = 0; t < sizeof SHAPES / sizeof SHAPES[0]; t++) {
+        int nb = SHAPES[t][0], C = SHAPES[t][1], H = SHAPES[t][2], W = SHAPES[t][3], Ho = (H + 1) / 2, Wo = (W + 1) / 2;
+        size_t nx = (size_t)nb * C * H * W, ns = (size_t)nb * C * Ho * Wo;
+        float *x = rand_floats(nx, -1, 1), *xs = ddl_alloc(4 * ns), *start = rand_floats(nx, -1, 1);
+        float *dx = ddl_alloc(4 * nx);
+        pointwise_subsample_cpu(x, nb, C, H, W, xs);
+        bool ok = true;
+        for (size_t e = 0; e < ns; e++) {
+            size_t w = e % Wo, h = e / Wo % Ho, ic = e / ((size_t)Ho * Wo);
+            ok = ok && xs[e] == x[(ic * H + 2 * h) * W + 2 * w];
+        }
+        for (int acc = 0; acc < 2; acc++) {
+            memcpy(dx, start, sizeof(float) * nx);
+            pointwise_upsample_cpu(xs, nb, C, H, W, dx, acc);
+            for (size_t e = 0; e < nx; e++) {
+                size_t w = e % W, h = e / W % H, ic = e / ((size_t)H * W);
+                float v = h % 2 || w % 2 ? 0.0f : xs[(ic * Ho + h / 2) * Wo + w / 2];
+                ok = ok && dx[e] == (acc ? start[e] + v : v);
+            }
+        }
+        if (!strcmp(be->name, "cpu")) {
+            t_check(ok, "cpu pointwise_subsample and pointwise_upsample (and acc) %dx%d: even rows and columns", H, W);
+        } else {
+            float *xd = up(be, x, 4 * nx), *xsd = poisoned(be, ns);
+            be->pointwise_subsample(xd, nb, C, H, W, xsd);
+            float *got = down(be, xsd, ns);
+            char what[80];
+            snprintf(what, sizeof what, "pointwise_subsample %dx%d", H, W);
+            check_same(be->name, what, got, xs, ns);
+            ddl_free(got);
+            for (int acc = 0; acc < 2; acc++) {
+                memcpy(dx, start, sizeof(float) * nx);
+                pointwise_upsample_cpu(xs, nb, C, H, W, dx, acc);
+                float *dxd = acc ? up(be, start, 4 * nx) : poisoned(be, nx);
+                be->pointwise_upsample(xsd, nb, C, H, W, dxd, acc);
+                got = down(be, dxd, nx);
+                snprintf(what, sizeof what, "pointwise_upsample %dx%d%s", H, W, acc ? " acc" : "");
+                check_same(be->name, what, got, dx, nx);
+                ddl_free(got);
+                be->release(dxd);
+            }
+            be->release(xd), be->release(xsd);
+        }
+        ddl_free(x), ddl_free(xs), ddl_free(start), ddl_free(dx);
+    }
+}
+
 /* The pointwise (1x1) convolution through the table, as backend_direct:
  * packing bit-exact; every output one chain of FMAs in the CPU's order,
  * so bit-exact, forward (C -> K) and input gradient (transposed, K -> C),
@@ -751,6 +805,7 @@ int main(void)
         backend_direct(bes[b], 2, 5, 11, 9, 64, 2);
         backend_winofused(bes[b]);
         backend_pointwise(bes[b]);
+        backend_pointwise_s2(bes[b]);
         backend_small_kernels(bes[b]);
         backend_device_batch(bes[b]);
     }

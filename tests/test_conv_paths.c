@@ -174,6 +174,8 @@ static const PathCase PATH_CASES[] = {
     /* the input's 4 phases (conv_direct_layout.h); odd planes leave odd phases short */
     { "direct stride 2", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH, 2 },
     { "pointwise", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1, TOL_PATH, 1 },
+    /* the stride-1 kernels on the even rows and columns (odd planes: ceil) */
+    { "pointwise stride 2", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1, TOL_PATH, 2 },
 };
 
 /* Whether the fused Winograd kernels take a shape (conv2d_pick.c's fused_fits). */
@@ -378,11 +380,11 @@ static void check_auto_pointwise(void)
 {
     const Backend *dev = backend_named("cuda-emu");
     const ConvPath PW = CONV_PATH_POINTWISE, IM = CONV_PATH_IM2COL;
-    static const struct { const char *where; int algo; bool device; ConvPath want[5]; } CASES[] = {
-        { "host auto", CONV_ALGO_AUTO, false, { PW, IM, PW, IM, IM } },
-        { "host im2col", CONV_ALGO_IM2COL, false, { IM, IM, IM, IM, IM } },
-        { "host pointwise", CONV_ALGO_POINTWISE, false, { PW, IM, PW, IM, PW } },
-        { "device auto", CONV_ALGO_AUTO, true, { IM, IM, IM, IM, IM } },
+    static const struct { const char *where; int algo; bool device; ConvPath want[6]; } CASES[] = {
+        { "host auto", CONV_ALGO_AUTO, false, { PW, IM, PW, IM, IM, PW } },
+        { "host im2col", CONV_ALGO_IM2COL, false, { IM, IM, IM, IM, IM, IM } },
+        { "host pointwise", CONV_ALGO_POINTWISE, false, { PW, PW, PW, PW, PW, PW } },
+        { "device auto", CONV_ALGO_AUTO, true, { IM, IM, IM, IM, IM, IM } },
     };
     for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
         if (CASES[c].device && !dev) {
@@ -394,13 +396,14 @@ static void check_auto_pointwise(void)
         if (CASES[c].device) m.be = dev;
         m.conv_algo = (ConvAlgo)CASES[c].algo;
         int t = mb_conv2d(&m, "expand 28x28", m.input, 144, 1, 1, 0, 1, false); /* 28x28: pointwise */
-        t = mb_conv2d(&m, "strided 1x1", t, 32, 1, 2, 0, 1, false);            /* stride 2: im2col */
+        t = mb_conv2d(&m, "strided 1x1", t, 32, 1, 2, 0, 1, false);            /* stride 2, 144 in: im2col */
         t = mb_conv2d(&m, "expand 14x14", t, 192, 1, 1, 0, 1, false);          /* 14x14: pointwise */
-        t = mb_conv2d(&m, "strided to 7x7", t, 64, 1, 2, 0, 1, false);         /* stride 2: im2col */
-        mb_conv2d(&m, "project 7x7", t, 32, 1, 1, 0, 1, false);                /* 7x7: im2col */
+        t = mb_conv2d(&m, "strided to 7x7", t, 64, 1, 2, 0, 1, false);         /* stride 2, 192 in: im2col */
+        t = mb_conv2d(&m, "project 7x7", t, 32, 1, 1, 0, 1, false);            /* 7x7: im2col */
+        mb_conv2d(&m, "strided narrow", t, 64, 1, 2, 0, 1, false);             /* stride 2, 32 in: pointwise */
         model_finalize(&m, 2, 1);
         int bad = -1;
-        for (int i = 0; i < 5 && bad < 0; i++)
+        for (int i = 0; i < 6 && bad < 0; i++)
             if (m.layers[i].conv_path != CASES[c].want[i]) bad = i;
         t_checkf(bad < 0, "conv paths: 1x1 layers take the pointwise kernels where the rule says",
                  "%s: layer %s took path %d, not %d", CASES[c].where, bad < 0 ? "" : m.layers[bad].name,

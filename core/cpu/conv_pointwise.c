@@ -28,6 +28,8 @@
  * thread count. */
 #include "kernels.h"
 
+#include <string.h>
+
 #include "../common.h"
 #include "conv_pointwise_layout.h"
 #include "parallel.h"
@@ -161,4 +163,39 @@ void pointwise_filter_grad_cpu(const float *x, const float *dy, int n, int C, in
                 for (int b = 0; b < PW_DW_C && c0 + b < C; b++) dw[(size_t)(k0 + a) * C + c0 + b] += sums[a][b];
         }
     }
+}
+
+/* Stride 2 (conv2d_pointwise.c): a 1x1 stride-2 convolution reads only
+ * the even rows and columns, so it is the stride-1 kernels on those
+ * (gathered first), and its input gradient is theirs put back there, the
+ * odd positions zero. Ho = ceil(H/2), Wo = ceil(W/2). */
+void pointwise_subsample_cpu(const float *x, int nb, int C, int H, int W, float *xs)
+{
+    int Ho = (H + 1) / 2, Wo = (W + 1) / 2;
+    PARALLEL_FOR((size_t)nb * C * H * W)
+    for (int ic = 0; ic < nb * C; ic++)
+        for (int h = 0; h < Ho; h++) {
+            const float *row = x + ((size_t)ic * H + 2 * h) * W;
+            float *out = xs + ((size_t)ic * Ho + h) * Wo;
+            for (int w = 0; w < Wo; w++) out[w] = row[2 * w];
+        }
+}
+
+void pointwise_upsample_cpu(const float *dxs, int nb, int C, int H, int W, float *dx, bool acc)
+{
+    int Ho = (H + 1) / 2, Wo = (W + 1) / 2;
+    PARALLEL_FOR((size_t)nb * C * H * W)
+    for (int ic = 0; ic < nb * C; ic++)
+        for (int h = 0; h < H; h++) {
+            float *row = dx + ((size_t)ic * H + h) * W;
+            if (h % 2) { /* an odd row: nothing */
+                if (!acc) memset(row, 0, sizeof(float) * (size_t)W);
+                continue;
+            }
+            const float *in = dxs + ((size_t)ic * Ho + h / 2) * Wo;
+            if (acc)
+                for (int w = 0; w < Wo; w++) row[2 * w] += in[w];
+            else
+                for (int w = 0; w < W; w++) row[w] = w % 2 ? 0.0f : in[w / 2];
+        }
 }

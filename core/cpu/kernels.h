@@ -102,6 +102,10 @@ void winofused_unphase_cpu(const float *yq, int nb, int K, int H, int W, float *
 void pointwise_filter_cpu(const float *w, int K, int C, bool transpose, float *wp);
 void pointwise_conv_cpu(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
 void pointwise_filter_grad_cpu(const float *x, const float *dy, int n, int C, int K, int P, float *dw);
+/* Stride 2: xs[nb][C][Ho][Wo] = x's even rows and columns (Ho = ceil(H/2),
+ * Wo = ceil(W/2)); dx[nb][C][H][W] (+)= dxs there, 0 elsewhere. */
+void pointwise_subsample_cpu(const float *x, int nb, int C, int H, int W, float *xs);
+void pointwise_upsample_cpu(const float *dxs, int nb, int C, int H, int W, float *dx, bool acc);
 
 /* The layout change around a GEMM over several images: x[nb][c][p]
  * (NCHW, p = H*W) <-> t[c][nb*p] (channel-major, image i's pixels at

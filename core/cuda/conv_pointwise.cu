@@ -95,3 +95,55 @@ extern "C" void pointwise_filter_grad_cuda(const float *x, const float *dy, int 
                                                                                  (unsigned)K, (unsigned)P, dw);
     DDL_CUDA_LAUNCHED();
 }
+
+namespace {
+
+// Element e of xs[nb*C][Ho][Wo]: x at the even row and column.
+__global__ void subsample_kernel(const float *__restrict__ x, unsigned H, unsigned W, unsigned Ho, unsigned Wo,
+                                 size_t total, float *__restrict__ xs)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned w = (unsigned)(e % Wo), h = (unsigned)(e / Wo % Ho);
+        size_t ic = e / ((size_t)Ho * Wo);
+        xs[e] = x[(ic * H + 2 * h) * W + 2 * w];
+    }
+}
+
+// Element e of dx[nb*C][H][W]: dxs there at even rows and columns, else 0
+// (added with acc).
+__global__ void upsample_kernel(const float *__restrict__ dxs, unsigned H, unsigned W, unsigned Ho, unsigned Wo,
+                                size_t total, bool acc, float *__restrict__ dx)
+{
+    DDL_GRID_STRIDE(e, total)
+    {
+        unsigned w = (unsigned)(e % W), h = (unsigned)(e / W % H);
+        size_t ic = e / ((size_t)H * W);
+        float v = (h % 2 || w % 2) ? 0.0f : dxs[(ic * Ho + h / 2) * Wo + w / 2];
+        dx[e] = acc ? __fadd_rn(dx[e], v) : v;
+    }
+}
+
+} // namespace
+
+extern "C" void pointwise_subsample_cuda(const float *x, int nb, int C, int H, int W, float *xs)
+{
+    unsigned Ho = (unsigned)(H + 1) / 2, Wo = (unsigned)(W + 1) / 2;
+    size_t total = (size_t)nb * C * Ho * Wo;
+    if (total == 0) return;
+    ddl_check_u32((size_t)nb * C * H * W, "pointwise_subsample_cuda");
+    DDL_LAUNCH(subsample_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, (unsigned)H, (unsigned)W, Ho, Wo,
+                                                                              total, xs);
+    DDL_CUDA_LAUNCHED();
+}
+
+extern "C" void pointwise_upsample_cuda(const float *dxs, int nb, int C, int H, int W, float *dx, bool acc)
+{
+    unsigned Ho = (unsigned)(H + 1) / 2, Wo = (unsigned)(W + 1) / 2;
+    size_t total = (size_t)nb * C * H * W;
+    if (total == 0) return;
+    ddl_check_u32(total, "pointwise_upsample_cuda");
+    DDL_LAUNCH(upsample_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(dxs, (unsigned)H, (unsigned)W, Ho, Wo,
+                                                                             total, acc, dx);
+    DDL_CUDA_LAUNCHED();
+}

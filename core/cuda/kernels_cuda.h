@@ -69,6 +69,8 @@ void channels_to_images_cuda(const float *t, int nb, int c, int p, float *y);
 void pointwise_filter_cuda(const float *w, int K, int C, bool transpose, float *wp);
 void pointwise_conv_cuda(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
 void pointwise_filter_grad_cuda(const float *x, const float *dy, int n, int C, int K, int P, float *dw);
+void pointwise_subsample_cuda(const float *x, int nb, int C, int H, int W, float *xs);
+void pointwise_upsample_cuda(const float *dxs, int nb, int C, int H, int W, float *dx, bool acc);
 
 /* depthwise.cu: direct depthwise convolution (MobileNetV2). */
 void depthwise_forward_cuda(const float *x, const float *w, const float *bias, float *y, int n, int C, int H, int W,

@@ -4,7 +4,7 @@
  * with stride 1, padding 1 and no groups may take fused Winograd
  * F(2x2,3x3) (even planes, at most 128 channels in and out), Winograd
  * F(4x4,3x3) or F(2x2,3x3) or the direct 3x3 kernels, those with stride 2 the direct
- * kernels on the input's phases, 1x1 ones with stride 1 the pointwise
+ * kernels on the input's phases, 1x1 ones with stride 1 or 2 the pointwise
  * kernels; everything else takes im2col + GEMM.
  * m->conv_algo (DDL_CONV) decides: im2col, winograd4, winograd, winofused, direct or
  * pointwise force that path on every eligible layer (tests compare them on all
@@ -127,7 +127,18 @@
  *    gradient (4x4 blocks, 2 FMAs per load) falls behind the GEMM's. So:
  *    planes of 14x14 or more.
  *  - device memory: not measured on a GPU; cuBLAS runs these as one GEMM
- *    per chunk of images, so never (DDL_CONV=pointwise tests the twin). */
+ *    per chunk of images, so never (DDL_CONV=pointwise tests the twin).
+ * 1x1 convolutions with stride 2 (ResNet's projection shortcuts), the
+ * pointwise kernels on x's even rows and columns (conv2d_pointwise.c)
+ * against im2col + GEMM, per layer step in the model (train_step
+ * --profile-layers, DDL_CONV=pointwise against auto, 2 alternated pairs,
+ * stop 30): resnet18 x0.25's 16 into 32 channels from 32x32 0.78 ms
+ * against 1.69-1.71, 32 into 64 from 16x16 0.79-0.86 against 0.87-0.93,
+ * 64 into 128 from 8x8 0.43-0.44 against 0.68-0.69; resnet18's 64 into 128
+ * from 32x32 4.35-4.5 against 6.8-6.9; but 128 into 256 from 16x16 5.3-5.4
+ * against 4.8-4.9 and 256 into 512 from 8x8 4.9-5.0 against 3.9-4.1 (the
+ * pointwise weight gradient's blocks fall behind the GEMM as channels
+ * grow). So: up to 64 channels in; never on device memory. */
 typedef struct Clause { int max_c, max_k, min_side, max_side, min_c; } Clause; /* max_side 0: no bound */
 typedef struct WinoClause { int min_c, min_side; } WinoClause; /* min_c NEVER: never */
 typedef struct ConvRule {
@@ -136,6 +147,7 @@ typedef struct ConvRule {
     Clause direct[2];       /* either clause picks direct */
     Clause pointwise[2];    /* either clause picks pointwise */
     Clause direct_s2[2];    /* 3x3 stride 2: either clause picks direct (side: the input's) */
+    Clause pointwise_s2[2]; /* 1x1 stride 2: either clause picks pointwise (side: the input's) */
 } ConvRule;
 
 enum { NEVER = INT_MAX };
@@ -143,10 +155,12 @@ static const ConvRule HOST_RULE = { { { 128, 128, 4, 0, 32 }, { 64, 64, 4, 16, 1
                                     { 128, 4 }, { 64, 16 },
                                     { { 64, NEVER, 16, 0, 0 }, { 64, 64, 8, 0, 0 } },
                                     { { NEVER, NEVER, 14, 0, 0 }, { 0, 0, NEVER, 0, 0 } },
-                                    { { 16, NEVER, 16, 0, 0 }, { 32, 64, 16, 16, 0 } } };
+                                    { { 16, NEVER, 16, 0, 0 }, { 32, 64, 16, 16, 0 } },
+                                    { { 64, NEVER, 0, 0, 0 }, { 0, 0, NEVER, 0, 0 } } };
 static const ConvRule DEVICE_RULE = { { { 0, 0, NEVER, 0, 0 }, { 0, 0, NEVER, 0, 0 } },
                                       { NEVER, 0 }, { NEVER, 0 },
                                       { { 16, NEVER, 16, 0, 0 }, { 32, NEVER, 32, 0, 0 } },
+                                      { { 0, 0, NEVER, 0, 0 }, { 0, 0, NEVER, 0, 0 } },
                                       { { 0, 0, NEVER, 0, 0 }, { 0, 0, NEVER, 0, 0 } },
                                       { { 0, 0, NEVER, 0, 0 }, { 0, 0, NEVER, 0, 0 } } };
 
@@ -204,10 +218,11 @@ ConvPath conv2d_pick_path(const Model *m, const Layer *l)
 {
     if (is_depthwise(m, l)) return CONV_PATH_DEPTHWISE;
     Shape in = m->tensors[l->in].shape;
-    if (l->k == 1 && l->stride == 1 && l->pad == 0 && l->groups == 1) {
+    if (l->k == 1 && (l->stride == 1 || l->stride == 2) && l->pad == 0 && l->groups == 1) {
         if (m->conv_algo == CONV_ALGO_IM2COL) return CONV_PATH_IM2COL;
         if (m->conv_algo == CONV_ALGO_POINTWISE) return CONV_PATH_POINTWISE;
-        return clause_holds(rule_of(m)->pointwise, in, l->cout) ? CONV_PATH_POINTWISE : CONV_PATH_IM2COL;
+        const Clause *c = l->stride == 2 ? rule_of(m)->pointwise_s2 : rule_of(m)->pointwise;
+        return clause_holds(c, in, l->cout) ? CONV_PATH_POINTWISE : CONV_PATH_IM2COL;
     }
     bool ungrouped3x3 = l->k == 3 && l->pad == 1 && l->groups == 1;
     if (ungrouped3x3 && l->stride == 2) { /* only the direct kernels take stride 2 */

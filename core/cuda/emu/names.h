@@ -68,6 +68,8 @@
 #define pointwise_conv_cuda pointwise_conv_cuda_emu
 #define pointwise_filter_cuda pointwise_filter_cuda_emu
 #define pointwise_filter_grad_cuda pointwise_filter_grad_cuda_emu
+#define pointwise_subsample_cuda pointwise_subsample_cuda_emu
+#define pointwise_upsample_cuda pointwise_upsample_cuda_emu
 #define f16_to_f32_cuda f16_to_f32_cuda_emu
 #define f32_to_f16_cuda f32_to_f16_cuda_emu
 #define gemm_f16_cuda gemm_f16_cuda_emu
