@@ -132,11 +132,11 @@
  * pointwise kernels on x's even rows and columns (conv2d_pointwise.c)
  * against im2col + GEMM, per layer step in the model (train_step
  * --profile-layers, DDL_CONV=pointwise against auto, 2 alternated pairs,
- * stop 30): resnet18 x0.25's 16 into 32 channels from 32x32 0.78 ms
+ * stop 30): resnet18 x0.25's 16 into 32 channels from 32x32 0.74-0.83 ms
  * against 1.69-1.71, 32 into 64 from 16x16 0.79-0.86 against 0.87-0.93,
  * 64 into 128 from 8x8 0.43-0.44 against 0.68-0.69; resnet18's 64 into 128
- * from 32x32 4.35-4.5 against 6.8-6.9; but 128 into 256 from 16x16 5.3-5.4
- * against 4.8-4.9 and 256 into 512 from 8x8 4.9-5.0 against 3.9-4.1 (the
+ * from 32x32 4.35-4.5 against 6.8-7.0; but 128 into 256 from 16x16 5.3-5.4
+ * against 4.9 and 256 into 512 from 8x8 4.9-5.0 against 3.9-4.1 (the
  * pointwise weight gradient's blocks fall behind the GEMM as channels
  * grow). So: up to 64 channels in; never on device memory. */
 typedef struct Clause { int max_c, max_k, min_side, max_side, min_c; } Clause; /* max_side 0: no bound */
