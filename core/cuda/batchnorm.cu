@@ -160,10 +160,11 @@ __global__ void bn_grad_part_kernel(const float *x, const float *dy, const float
 }
 
 // One thread per channel: the parameter gradients, and dx's coefficients
-// (coef[j] = scale, coef[c + j] = ca, coef[2c + j] = cb).
+// (coef[j] = scale, coef[c + j] = ca, coef[2c + j] = cb, and the fused
+// activation's b in coef[3c + j]; its a is the scale).
 __global__ void bn_grad_stats_kernel(const double *part, int c, unsigned S, unsigned m, const float *gamma,
-                                     const float *save_invstd, bool use_batch_stats, float *dgamma, float *dbeta,
-                                     float *coef)
+                                     const float *beta, const float *save_mean, const float *save_invstd,
+                                     bool use_batch_stats, int act, float *dgamma, float *dbeta, float *coef)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= c) return;
@@ -178,17 +179,17 @@ __global__ void bn_grad_stats_kernel(const double *part, int c, unsigned S, unsi
     coef[j] = bn_a(gamma[j], invstd);
     coef[c + j] = ca;
     coef[2 * c + j] = cb;
+    coef[3 * c + j] = act ? bn_b(beta[j], save_mean[j], coef[j]) : 0.0f;
 }
 
-__global__ void bn_dx_kernel(const float *x, const float *dy, float *dx, const float *beta, int act, int c, int p,
+__global__ void bn_dx_kernel(const float *x, const float *dy, float *dx, int act, int c, int p,
                              const float *save_mean, const float *coef, bool acc, size_t total)
 {
     DDL_GRID_STRIDE(e, total)
     {
         int j = (int)(((unsigned)e / (unsigned)p) % (unsigned)c);
-        // coef[j] = gamma * invstd: the activation's a
-        float a = coef[j], b = act ? bn_b(beta[j], save_mean[j], a) : 0.0f;
-        float v = coef[j] * (bn_act_grad(dy[e], x[e], a, b, act) - coef[c + j] - (x[e] - save_mean[j]) * coef[2 * c + j]);
+        float g = bn_act_grad(dy[e], x[e], coef[j], coef[3 * c + j], act);
+        float v = coef[j] * (g - coef[c + j] - (x[e] - save_mean[j]) * coef[2 * c + j]);
         dx[e] = acc ? dx[e] + v : v;
     }
 }
@@ -244,21 +245,20 @@ extern "C" void batchnorm_backward_cuda(const float *x, const float *dy, float *
     ddl_check_u32((size_t)n * c * p, "batchnorm_backward_cuda");
     cudaStream_t st = ddl_stream();
     unsigned m = (unsigned)n * (unsigned)p, S = bn_segments(c, m), seg = (m + S - 1) / S;
-    // Scratch in stream order: [partial sums: 2*c*S doubles][coef: 3c floats].
+    // Scratch in stream order: [partial sums: 2*c*S doubles][coef: 4c floats].
     void *buf = nullptr;
-    DDL_CUDA_CHECK(cudaMallocAsync(&buf, sizeof(double) * 2 * c * S + sizeof(float) * 3 * c, st));
+    DDL_CUDA_CHECK(cudaMallocAsync(&buf, sizeof(double) * 2 * c * S + sizeof(float) * 4 * c, st));
     double *part = static_cast<double *>(buf);
     float *coef = reinterpret_cast<float *>(part + (size_t)2 * c * S);
     DDL_LAUNCH(bn_grad_part_kernel, dim3((unsigned)c, S), DDL_BLOCK, 0, st)(x, dy, gamma, beta, act, c, p, m, seg,
                                                                            save_mean, save_invstd, part);
     DDL_CUDA_LAUNCHED();
     DDL_LAUNCH(bn_grad_stats_kernel, (unsigned)ddl_grid((size_t)c), DDL_BLOCK, 0, st)(
-        part, c, S, m, gamma, save_invstd, use_batch_stats, dgamma, dbeta, coef);
+        part, c, S, m, gamma, beta, save_mean, save_invstd, use_batch_stats, act, dgamma, dbeta, coef);
     DDL_CUDA_LAUNCHED();
     size_t total = (size_t)n * c * p;
     if (dx && total) {
-        DDL_LAUNCH(bn_dx_kernel, ddl_grid(total), DDL_BLOCK, 0, st)(x, dy, dx, beta, act, c, p, save_mean, coef, acc,
-                                                                    total);
+        DDL_LAUNCH(bn_dx_kernel, ddl_grid(total), DDL_BLOCK, 0, st)(x, dy, dx, act, c, p, save_mean, coef, acc, total);
         DDL_CUDA_LAUNCHED();
     }
     DDL_CUDA_CHECK(cudaFreeAsync(buf, st));
