@@ -16,19 +16,12 @@
  * phases interleaved into dx (unphase). The kernels take the
  * whole batch at once (one parallel region each; they block for the
  * caches themselves), unless its padded x and dy would pass
- * DIRECT_SCRATCH_CAP: then chunks of images, the weight gradient added to
+ * CONV_CHUNK_CAP (conv2d_paths.h): then chunks of images, the weight gradient added to
  * dw chunk after chunk, in order. */
 #include "conv2d_paths.h"
 
 #include "../common.h"
 #include "../cpu/conv_direct_layout.h"
-
-/* Padded x and dy of one chunk, at most: 64 MiB. Measured on the dev VM
- * (bin/bench/conv_algo, batch 64, 2 threads, twice), chunks of 1 MiB (the
- * L2 of a core) took 5-10% longer than the whole batch on 16 channels at
- * 32x32 and 14% on 64 (more, shorter parallel regions; the kernels keep
- * their working sets in cache on their own). */
-#define DIRECT_SCRATCH_CAP ((size_t)16 << 20)
 
 typedef struct Dims {
     int C, K, H, W, s, Ho, Wo; /* input C x H x W, stride s, output K x Ho x Wo */
@@ -48,11 +41,7 @@ static size_t chunk_floats(const Dims *d, int nb)
     return direct_input_floats(nb, d->C, d->H, d->W, d->s) + direct_padded_floats(nb, d->K, d->Ho, d->Wo) + phases;
 }
 
-static int chunk_images(const Dims *d, int batch)
-{
-    int nb = (int)(DIRECT_SCRATCH_CAP / chunk_floats(d, 1));
-    return DDL_MAX(1, DDL_MIN(nb, batch));
-}
+static int chunk_images(const Dims *d, int batch) { return conv_chunk_images(chunk_floats(d, 1), batch); }
 
 /* Packed filters: forward's, or the input gradient's (one set per phase
  * with stride 2), whichever is larger. */

@@ -45,6 +45,20 @@ size_t conv2d_pointwise_size(const Model *m, const Layer *l, int max_batch);
 void conv2d_pointwise_forward(Model *m, const Layer *l);
 void conv2d_pointwise_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc);
 
+/* Images per chunk of a path that keeps per-image buffers of
+ * per_image floats in the scratch (the direct and fused Winograd paths):
+ * as many as fit CONV_CHUNK_CAP floats (64 MiB), 1 to batch. Measured on
+ * the dev VM (bin/bench/conv_algo, batch 64, 2 threads, twice), chunks of
+ * 1 MiB (the L2 of a core) took 5-10% longer than the whole batch on 16
+ * channels at 32x32 and 14% on 64 (more, shorter parallel regions; the
+ * kernels keep their working sets in cache on their own). */
+#define CONV_CHUNK_CAP ((size_t)16 << 20)
+static inline int conv_chunk_images(size_t per_image, int batch)
+{
+    int nb = (int)(CONV_CHUNK_CAP / per_image);
+    return nb < 1 ? 1 : nb < batch ? nb : batch;
+}
+
 /* conv2d_pick.c: the path a layer takes under m->conv_algo; DDL_CONV's
  * name of an algorithm. */
 ConvPath conv2d_pick_path(const Model *m, const Layer *l);

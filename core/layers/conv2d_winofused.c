@@ -17,16 +17,12 @@
  * the direct path's (x and dy padded with stride 1); the input gradient
  * as the forward pass on dy's phases with the filters transformed rotated
  * and transposed. The kernels take the whole batch, unless its buffers
- * would pass FUSED_SCRATCH_CAP: then chunks of images, the weight gradient
+ * would pass CONV_CHUNK_CAP (conv2d_paths.h): then chunks of images, the weight gradient
  * added to dw chunk after chunk, in order. */
 #include "conv2d_paths.h"
 
 #include "../common.h"
 #include "../cpu/winofused_layout.h"
-
-/* Buffers of one chunk, at most: 64 MiB (conv2d_direct.c's cap, measured
- * there). */
-#define FUSED_SCRATCH_CAP ((size_t)16 << 20)
 
 typedef struct Dims {
     int C, K, H, W;
@@ -54,11 +50,7 @@ static size_t chunk_floats(const Dims *d, int nb)
            4 * (size_t)wide(d) * winofused_out_channel_floats(nb, d->H / 2, d->W / 2);
 }
 
-static int chunk_images(const Dims *d, int batch)
-{
-    int nb = (int)(FUSED_SCRATCH_CAP / chunk_floats(d, 1));
-    return DDL_MAX(1, DDL_MIN(nb, batch));
-}
+static int chunk_images(const Dims *d, int batch) { return conv_chunk_images(chunk_floats(d, 1), batch); }
 
 /* Transformed filters: the forward's or the input gradient's (the same
  * count: 16 x 8-padded outputs x inputs), whichever is larger. */
