@@ -26,13 +26,15 @@ typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx
 /* How ungrouped 3x3 convolutions with stride 1 and padding 1 run (forward
  * and both gradients): AUTO: per layer, the path measurement found fastest
  * for its shape (core/layers/conv2d_pick.c): direct 3x3 kernels for few
- * channels, Winograd F(2x2,3x3) or F(4x4,3x3) for wide layers, im2col +
- * GEMM elsewhere; IM2COL, WINOGRAD, WINOGRAD4, DIRECT: that path for every
- * such convolution (tests compare them); WINOFUSED (Winograd F(2x2,3x3)
- * with the transforms in registers) for every one it can take (even
- * planes, at most 128 channels in and out), AUTO for the others. 1x1 stride-1 convolutions: AUTO per the same rule
- * (pointwise kernels on wide planes), POINTWISE forces those kernels,
- * IM2COL forces im2col; the others leave them to AUTO. */
+ * channels, fused Winograd F(2x2,3x3) for 32-128, Winograd F(4x4,3x3)
+ * for wider layers, im2col + GEMM elsewhere; IM2COL, WINOGRAD, WINOGRAD4,
+ * DIRECT: that path for every such convolution (tests compare them);
+ * WINOFUSED (Winograd F(2x2,3x3) with the transforms in registers) for
+ * every one it can take (even planes, at most 128 channels in and out),
+ * AUTO for the others. 1x1 convolutions with stride 1 or 2: AUTO per the
+ * same rule (pointwise kernels on wide planes, and on stride-2 ones with
+ * up to 64 channels in), POINTWISE forces those kernels, IM2COL forces
+ * im2col; the others leave them to AUTO. */
 typedef enum ConvAlgo {
     CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD, CONV_ALGO_DIRECT, CONV_ALGO_POINTWISE, CONV_ALGO_WINOGRAD4,
     CONV_ALGO_WINOFUSED
