@@ -19,10 +19,10 @@
 #   cluster.sh ping TAG FROM TO [COUNT]  round-trip time between two hosts
 #
 # Layout of cluster TAG (namespaces TAG-hub, TAG-h0 .. TAG-h<N-1>):
-#   TAG-hK:   eth0 198.18.0.<K+1>/24, lo; an iptables rule queueing output
-#             to 198.18.0.0/24 to NFQUEUE 0, and nfq_delay releasing queue 0
-#             at the link rate plus the latency; TBF root qdisc on eth0
-#             (host -> switch)
+#   TAG-hK:   eth0 198.18.0.<K+1>/24, its route setting TCP cubic; lo; an
+#             iptables rule queueing output to 198.18.0.0/24 to NFQUEUE 0,
+#             and nfq_delay releasing queue 0 at the link rate plus the
+#             latency; TBF root qdisc on eth0 (host -> switch)
 #   TAG-hub:  bridge br0 with ports h0 .. h<N-1> (the veth peers); TBF root
 #             qdisc on each port (switch -> host)
 # Both directions of every link are shaped: full duplex, like a switched
@@ -204,6 +204,9 @@ up() { # tag hosts rate_bps latency_us [--owner pid] [--bin dir]
   [ "$tag" = "ddl-$owner" ] || die "up: the tag must be ddl-<owner pid> (ddl-$owner), got '$tag'"
   local why
   why=$(check) || die "$why"
+  local cc=${DDL_NET_CC:-cubic}
+  grep -qw "$cc" /proc/sys/net/ipv4/tcp_available_congestion_control ||
+    die "DDL_NET_CC=$cc: not one of this kernel's TCP congestion controls ($(cat /proc/sys/net/ipv4/tcp_available_congestion_control))"
   local delay=$bin/net/nfq_delay
   [ -x "$delay" ] || die "$delay is not built: install libnetfilter-queue-dev ('make deps' as root) and run make"
   stale --clean
@@ -235,6 +238,17 @@ up() { # tag hosts rate_bps latency_us [--owner pid] [--bin dir]
     ip -n "$ns" link set lo up
     ip -n "$ns" addr add "$SUBNET.$(( k + 1 ))/24" dev eth0
     ip -n "$ns" link set eth0 gso_max_size "$gso" up
+    # TCP's congestion control, on the hosts' one route: the namespaces
+    # inherit this machine's default, which may be BBR (it is on the dev
+    # VM), and only the first namespace may change that default. BBR drains
+    # its queue every 10 s (PROBE_RTT: 4 packets in flight for 200 ms), and
+    # on these links that stalled an allreduce by ~150 ms in 1 of ~8 steps
+    # after an idle gap (a compute phase): measured, 37 MB at 1 Gbit/s,
+    # gaps of 500 ms, 16 rounds: 1-3 stalls per run with BBR, none in 40
+    # rounds with cubic, Linux's default, loss-based, as on most clusters.
+    # DDL_NET_CC picks another one the kernel has (e.g. bbr, to see it).
+    ip -n "$ns" route replace "$SUBNET.0/24" dev eth0 proto kernel scope link src "$SUBNET.$(( k + 1 ))" \
+      congctl "$cc"
     # shellcheck disable=SC2086
     tc -n "$ns" qdisc add dev eth0 root tbf $tbf
     # shellcheck disable=SC2086
@@ -257,8 +271,8 @@ up() { # tag hosts rate_bps latency_us [--owner pid] [--bin dir]
   fi
   set +E +e
   trap - ERR
-  { echo "tbf=$tbf (eth0 gso_max_size $gso)"; echo "rtt_base=$base"; echo "rtt_with_delay=$with"; } > "$st/measured"
-  say "$tag: $hosts hosts up, $SUBNET.1-$hosts, TBF $tbf on both ends of every link, nfq_delay at $pace bit/s + $lat us at each sender${base:+; ping h0-h1: $base before nfq_delay, $with with it}"
+  { echo "tbf=$tbf (eth0 gso_max_size $gso)"; echo "tcp_cc=$cc"; echo "rtt_base=$base"; echo "rtt_with_delay=$with"; } > "$st/measured"
+  say "$tag: $hosts hosts up, $SUBNET.1-$hosts, TBF $tbf on both ends of every link, TCP $cc, nfq_delay at $pace bit/s + $lat us at each sender${base:+; ping h0-h1: $base before nfq_delay, $with with it}"
 }
 
 # Bridge ports need a moment after they come up; ARP must have resolved.
