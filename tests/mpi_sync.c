@@ -55,6 +55,26 @@ static void build(Model *m, const char *name, Shape in, int batch)
     t_build_eval(m, name, in, 10, strcmp(name, "cnn3") != 0 ? 0.125f : 0.0f, batch, 3);
 }
 
+/* allreduce_flat's trace: per step, with several ranks, "ranks arrive"
+ * (the barrier) ends before "whole gradient" starts; alone, no barrier. */
+static bool flat_waits_first(const Sync *s, int world)
+{
+    int waits = 0, transfers = 0;
+    double arrived = -1.0;
+    for (int i = 0; i < s->nevents; i++) {
+        const SyncEvent *e = &s->events[i];
+        if (!strcmp(e->name, "ranks arrive")) {
+            waits++;
+            arrived = e->t1;
+        } else if (!strcmp(e->name, "whole gradient")) {
+            if (world > 1 && (arrived < 0.0 || e->t0 < arrived)) return false;
+            transfers++;
+            arrived = -1.0;
+        }
+    }
+    return transfers > 0 && waits == (world > 1 ? transfers : 0);
+}
+
 static void run_case(Comm *c, const char *model, Shape in, const Case *k)
 {
     const int p = c->size;
@@ -124,6 +144,9 @@ static void run_case(Comm *c, const char *model, Shape in, const Case *k)
     if (k->kind == SYNC_DDP && p > 1) trace_ok = trace_ok && comm_events >= sync_groups(&s);
     t_check_all(trace_ok, "%s %s np%d: trace holds every layer's backward (%d compute, %d comm events)", model,
                 k->label, p, compute_events, comm_events);
+    if (k->kind == SYNC_ALLREDUCE_FLAT) t_check_all(flat_waits_first(&s, p), "%s %s np%d: %s", model, k->label, p,
+                                                    p > 1 ? "every step waits for all ranks, then one allreduce"
+                                                          : "one allreduce per step, no wait");
     ddl_free(root);
     ddl_free(x);
     ddl_free(y);
