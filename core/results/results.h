@@ -24,12 +24,12 @@
 typedef struct Meta {
     int n;
     char key[META_MAX][32];
-    char val[META_MAX][256];
+    char val[META_MAX][768]; /* room for the emulated network's setup line (~500 characters) */
 } Meta;
 
 /* Start from a zeroed Meta (Meta m = {0}; a Table's is already zeroed).
  * Keys are 1..31 characters of [A-Za-z0-9_.-] (anything else is a bug and
- * aborts); values are truncated to 255 characters, line breaks folded to
+ * aborts); values are truncated to 767 characters, line breaks folded to
  * spaces. Set (or replace) an entry: */
 void meta_set(Meta *m, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *meta_get(const Meta *m, const char *key);
