@@ -109,6 +109,8 @@ check $(all '[ "${sent:-0}" -ge "$bytes" ]') "the bytes crossed the emulated lin
 # allreduces here: labs/net/cluster.sh).
 grep -q 'congctl cubic' "$tmp/route-h1" 2>/dev/null
 check $? "the emulated hosts' TCP uses cubic" "route: $(cat "$tmp/route-h1" 2>/dev/null)"
+grep -q '^# emulated_network_setup: .*Open MPI over TCP (cubic;' "$csv" 2>/dev/null
+check $? "the results name the hosts' TCP congestion control (cubic)"
 burst=$(cat "$tmp/burst" 2>/dev/null)
 bound_us=$(awk -v n="$bytes" -v b="${burst:-0}" -v r="$rate" 'BEGIN { printf "%.0f", (n - b) * 8 / r * 1e6 }')
 for alg in ring mpi; do

@@ -73,14 +73,15 @@ net_setup() {
     b = 4 * r / 8 * (2 * l + 100) * 1e-6; if (b < 262144) b = 262144; printf "%.0f", b }')
   NET_LABEL="emulated network: $NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
   export DDL_NET="$NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
-  local tbf base with
+  local tbf cc base with
   tbf=$(sed -n 's/^tbf=//p' "$NET_STATE/measured")
+  cc=$(sed -n 's/^tcp_cc=//p' "$NET_STATE/measured")
   base=$(sed -n 's/^rtt_base=//p' "$NET_STATE/measured")
   with=$(sed -n 's/^rtt_with_delay=//p' "$NET_STATE/measured")
   DDL_NET_SETUP="$NET_HOSTS network namespaces on one machine, veth links to a bridge, tc TBF $tbf on both ends of every link"
   DDL_NET_SETUP+="; at each sender nfq_delay (NFQUEUE) releases every packet when a $NET_RATE_TEXT wire would have sent it, + $NET_LATENCY_US us"
   [ -n "$base" ] && DDL_NET_SETUP+="; ping h0-h1 $base without nfq_delay, $with with it"
-  DDL_NET_SETUP+="; Open MPI over TCP (btl tcp,self) on 198.18.0.0/24, started by hostfile and a namespace-entering rsh agent"
+  DDL_NET_SETUP+="; Open MPI over TCP ($cc; btl tcp,self) on 198.18.0.0/24, started by hostfile and a namespace-entering rsh agent"
   export DDL_NET_SETUP
   export DDL_NET_HOSTS=$NET_STATE/hosts
   note "$NET_LABEL (cluster $NET_NAME; results in ${NET_TAG})"
