@@ -28,7 +28,7 @@ static void finish(Sync *s)
 
 const SyncRow SYNC_ROW_ALLREDUCE_FLAT = {
     .name = "allreduce_flat",
-    .description = "one allreduce of the whole gradient after backward (fusion, no overlap)",
+    .description = "a barrier, then one allreduce of the whole gradient after backward (fusion, no overlap)",
     .default_alg = COMM_ALG_MPI,
     .grads_in_place = true,
     .broadcast_buffers = false,
