@@ -198,7 +198,7 @@ BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
 .PHONY: all lib tests help deps test test-fast test-san bench bench-deps figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
 
-all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
+all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade $(GRADE_TAPE_LIB))
 lib: $(LIB)
 tests: $(TEST_BINS)
 
@@ -413,6 +413,13 @@ grade: all bin/grade
 bin/grade: labs/grade/grade.py
 	@mkdir -p $(@D)
 	@ln -sf ../labs/grade/grade.py $@
+# The tape the grader links graded test programs with (labs/grade/tape:
+# a graded function's results recorded in the submission's run and played
+# back in the grader's own; labs/grade/README.md).
+GRADE_TAPE_LIB := $(BUILD)/libgradetape.a
+$(GRADE_TAPE_LIB): $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard labs/grade/tape/*.c)))
+	@rm -f $@
+	ar rcs $@ $^
 # What the grader compiles and links with (the reference build's flags).
 grade-vars:
 	@echo 'CC=$(CC)'
@@ -422,6 +429,7 @@ grade-vars:
 	@echo 'BUILD=$(BUILD)'
 	@echo 'BIN=$(BIN)'
 	@echo 'SAN_OBJ=$(SAN_OBJ)'
+	@echo 'GRADE_TAPE_LIB=$(GRADE_TAPE_LIB)'
 	@echo 'GIT_REV=$(GIT_REV)'
 
 figures: all
