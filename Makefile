@@ -405,8 +405,10 @@ endif
 # ---- grading ---------------------------------------------------------------
 # make grade SUBMISSION=dir (or bin/grade dir...): builds the tests against
 # the submission's exercise files (one item at a time, in its own tree
-# under dir/.grade), runs them under mpirun with timeouts, checks its
-# result files, writes dir/grade-report.md and .csv (labs/grade/README.md).
+# under dir/.grade) and runs them under mpirun with timeouts, confined (as
+# root); the grader's own build of each test replays the results those
+# runs recorded and decides. Checks its result files, writes
+# dir/grade-report.md and .csv (labs/grade/README.md).
 grade: all bin/grade
 	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [dir...]" >&2; exit 2; }
 	@labs/grade/grade.py --no-build $(SUBMISSION)
@@ -491,7 +493,8 @@ help:
 	@echo "                     GPU step vs PyTorch; results/gpu-check/summary.txt (GPU_CHECK_DEVICE=cuda-emu: a dry run here)"
 	@echo "  make gpu-kit       copy OpenBLAS, libpng and zlib into build/gpu-kit, to carry to a GPU machine for gpu-check"
 	@echo "  make labN IMPL=student  run lab N with the student's labs/labN/exercises/*.c (bin/student/labN)"
-	@echo "  make grade SUBMISSION=dir  grade a submission (also bin/grade dir...): dir/grade-report.md, .csv"
+	@echo "  make grade SUBMISSION=dir  grade a submission (also bin/grade dir...): dir/grade-report.md, .csv;"
+	@echo "                             as root its code runs confined (not root: bin/grade --unconfined)"
 	@echo "  make SIM=1         build the labs with SimGrid's smpicc into bin/sim (simulated clusters)"
 	@echo "  make lab3 NET=1gbit NP=2   lab3 on 2 emulated hosts linked at 1 Gbit/s (root; labs/net/README.md)"
 	@echo "  make clean         remove build outputs; distclean also removes results"
