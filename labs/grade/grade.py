@@ -38,7 +38,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "labs", "grade"))
 import results_check  # noqa: E402
-from code_item import CodeGrader, Expected, Outcome, Toolchain  # noqa: E402
+from code_item import CodeGrader, Expected, Outcome, Toolchain, short  # noqa: E402
 from sandbox import Sandbox, unreadable_ancestor  # noqa: E402
 from submission import Submission  # noqa: E402
 
@@ -245,25 +245,30 @@ def check_options(args, items):
 
 
 def code_grader(args, v):
-    """A CodeGrader, or why submission code cannot run here."""
+    """A CodeGrader, or why submission code cannot run here (said once on
+    stderr; every code item then reports it as an error)."""
     confined = os.geteuid() == 0 and not args.unconfined
     if os.geteuid() != 0 and not args.unconfined:
         return ("not graded: running a submission's code confined needs root (to give it a uid of its own and "
                 "namespaces); run the grader as root, or pass --unconfined to run it as your own user")
-    if confined:
-        closed = unreadable_ancestor(ROOT)
-        if closed:
-            die(f"the sandbox's unprivileged user cannot read the build: {closed} is closed to other users "
-                f"(chmod o+rx it, or keep the repository elsewhere)", 1)
+    why = None
+    closed = unreadable_ancestor(ROOT) if confined else None
+    if closed:
+        why = (f"the sandbox's unprivileged user cannot read the build: {closed} is closed to other users "
+               f"(chmod o+rx it, or keep the repository elsewhere)")
     sandbox = Sandbox(confined, ROOT)
-    scratch = tempfile.mkdtemp(prefix="ddlab-grade-")
-    try:
-        why = sandbox.self_check(scratch)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    if not why:
+        scratch = tempfile.mkdtemp(prefix="ddlab-grade-")
+        try:
+            failed = sandbox.self_check(scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        if failed:
+            why = (f"the sandbox does not start here ({short(failed, 300)}): it needs util-linux's unshare, setpriv "
+                   f"and prlimit and a kernel that allows namespaces; or pass --unconfined")
     if why:
-        die(f"cannot run a command in the sandbox here ({why}); the grader needs util-linux's unshare, "
-            f"setpriv and prlimit and a kernel that allows namespaces, or --unconfined", 1)
+        print(f"grade: code items cannot be graded: {why}", file=sys.stderr)
+        return "not graded: " + why
     return CodeGrader(Toolchain(ROOT, v), Expected(ROOT, v), sandbox, args.timeout)
 
 
