@@ -10,6 +10,16 @@
 #     test timeout) and a compile error fail their item, not the grader;
 #   - tampered results (a byte count, a speedup, a metadata line) are
 #     flagged by exactly the check that should catch them;
+#   - tests/grade/hostile/*.c and made-up links: submissions that attack
+#     the grader (ok lines by the hundred thousand, exit 0 before the
+#     checks, a daemon, writes outside their folder, a fork bomb, an
+#     endless loop that ignores SIGTERM, a forged tape; a symbolic link to
+#     a host file, a FIFO, a hard link, a linked results folder, links in
+#     place of the grader's own outputs) each score 0 on the item they
+#     attack (the daemon's right answer keeps its marks), leave no process
+#     running and write nothing outside their folder;
+#   - a grader that is not root refuses to run submission code unconfined
+#     unless told to (--unconfined);
 #   - every reference file a rubric names defines exactly the functions
 #     its skeleton defines (what makes linking the student's object before
 #     libddl.a sound), and make IMPL=student links the skeletons into
@@ -24,6 +34,10 @@ if [ "${SANITIZE:-0}" = 1 ]; then
   echo "skip - grade e2e: runs in the optimised phase only"; exit 0
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Submission code runs confined only under root; elsewhere the grader is
+# told to run it as this user, and the confinement checks are skipped.
+if [ "$(id -u)" = 0 ]; then unconfined=(); else unconfined=(--unconfined); fi
+grade() { bin/grade --no-build --quiet ${unconfined[@]+"${unconfined[@]}"} "$@"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -51,13 +65,13 @@ while read -r lab item file replaces; do
   cp "labs/$lab/exercises/$file" "$skel/labs/$lab/exercises/$file"
 done < <(code_items)
 mkdir -p "$ref/results" && cp -r tests/grade/results/. "$ref/results/"
-bin/grade --no-build --quiet "$ref" > "$tmp/ref.out" 2>&1
+grade "$ref" > "$tmp/ref.out" 2>&1
 check $? "reference: exit status 0 (everything graded)" "$(tail -3 "$tmp/ref.out")"
 echo "# grade e2e: reference graded at $(( $(date +%s) - t0 )) s" >&2
 total=$(awk -F, 'NR > 1 {p += $3; m += $4} END {print p "/" m}' "$ref/grade-report.csv")
 bad=$(awk -F, 'NR > 1 && $5 != "yes" {print $1 "/" $2 ": " $6}' "$ref/grade-report.csv")
 check $([ -z "$bad" ] && [ -n "$total" ] && echo 0 || echo 1) "reference as a submission: full marks ($total)" "$bad"
-bin/grade --no-build --quiet "$skel" > "$tmp/rs.out" 2>&1
+grade "$skel" > "$tmp/rs.out" 2>&1
 echo "# grade e2e: skeletons graded at $(( $(date +%s) - t0 )) s" >&2
 while read -r lab item file replaces; do
   p=$(passed "$skel" "$lab" "$item")
@@ -66,7 +80,7 @@ while read -r lab item file replaces; do
     "skeleton $lab/$item scores 0, failing loudly" "$p: $r"
   # the soundness of linking the student's object first (see Makefile IMPL)
   want=$(nm -g --defined-only "build/opt/${replaces%.c}.o" | awk '{print $3}' | sort | tr '\n' ' ')
-  got=$(nm -g --defined-only "$skel/.grade/$lab-$item/$item.o" 2>/dev/null | awk '{print $3}' | sort | tr '\n' ' ')
+  got=$(nm -g --defined-only "$skel/.grade/$lab-$item/work/$item.o" 2>/dev/null | awk '{print $3}' | sort | tr '\n' ' ')
   check $([ -n "$want" ] && [ "$want" = "$got" ] && echo 0 || echo 1) \
     "$replaces defines exactly what its skeleton does ($want)" "skeleton: $got"
 done < <(code_items)
@@ -74,9 +88,12 @@ sk=$(grep "$skel: " "$tmp/rs.out")
 check $([[ $sk == *"incomplete"* ]] && echo 0 || echo 1) "skeleton without results: reported incomplete (exit 1)" "$sk"
 
 # ---- broken variants ---------------------------------------------------------
-# Each variant named in issue 10 replaces its item's file in a copy of its
-# lab's reference files (so "loses that item only" is shown, not assumed).
-# The robustness variants ("(alone)" in their first line: garbage output,
+# Each variant replaces its item's file. Those of lab5 come with their
+# lab's other reference file and must lose their own item only (items
+# build separately: a broken fp16_round cannot cost fedavg_aggregate); the
+# others come alone, as the companions of lab2 and lab3 (recdoubling at 7
+# rank counts, mpi_sync) would cost minutes of record and replay runs to
+# show the same. The robustness variants ("(alone)" in their first line: garbage output,
 # a misnamed function, a hang, a compile error) are graded on their own,
 # with an 8 s cap per test run so the hang costs one short timeout (the
 # reference's runs of those tests take about a second).
@@ -89,12 +106,12 @@ for b in tests/grade/broken/*.c; do
   s=$tmp/broken-$(basename "$b" .c)
   mkdir -p "$s/labs/$lab/exercises"
   if head -1 "$b" | grep -q "(alone)"; then alone+=("$s")
-  else cp "$ref/labs/$lab/exercises/"* "$s/labs/$lab/exercises/"; subs+=("$s"); fi
+  else subs+=("$s"); [ "$lab" = lab5 ] && cp "$ref/labs/$lab/exercises/"* "$s/labs/$lab/exercises/"; fi
   cp "$b" "$s/labs/$lab/exercises/$file"
   echo "$lab $item" > "$s.key"
 done
-bin/grade --no-build --quiet "${subs[@]}" > "$tmp/broken.out" 2>&1
-GRADE_TIMEOUT=8 bin/grade --no-build --quiet "${alone[@]}" > "$tmp/alone.out" 2>&1
+grade "${subs[@]}" > "$tmp/broken.out" 2>&1
+GRADE_TIMEOUT=8 grade "${alone[@]}" > "$tmp/alone.out" 2>&1
 echo "# grade e2e: broken variants graded at $(( $(date +%s) - t0 )) s" >&2
 for s in "${subs[@]}" "${alone[@]}"; do
   read -r lab item < "$s.key"
@@ -104,10 +121,15 @@ for s in "${subs[@]}" "${alone[@]}"; do
   check $([ "$p" = no ] && [ -z "$others" ] && echo 0 || echo 1) \
     "$name loses $lab/$item only: $(reason "$s" "$lab" "$item" | cut -c1-110)" "$p; also lost: $others"
 done
+for pair in fp16_truncate:fedavg_aggregate fedavg_by_user_count:fp16_round; do
+  p=$(passed "$tmp/broken-${pair%:*}" lab5 "${pair#*:}")
+  check $([ "$p" = yes ] && echo 0 || echo 1) "broken-${pair%:*}: its lab's other item, lab5/${pair#*:}, still passes" "$p"
+done
 r=$(reason "$tmp/broken-recdoubling_hang" lab2 recdoubling)
 check $([[ $r == *"timed out after 8 s"* ]] && echo 0 || echo 1) "a hang is ended by the per-test timeout" "$r"
 r=$(reason "$tmp/broken-ring_garbage" lab2 ring)
-check $([[ $r == *"checks reported"* ]] && echo 0 || echo 1) "fake ok lines do not pass" "$r"
+check $([[ $r == *"cannot be replayed"* ]] && echo 0 || echo 1) \
+  "100,000 fake ok lines and exit 0 do not pass (the replay finds no results)" "$r"
 r=$(reason "$tmp/broken-ring_misnamed" lab2 ring)
 check $([[ $r == *"does not define build_ring"* ]] && echo 0 || echo 1) "a missing function is not taken from the reference" "$r"
 r=$(reason "$tmp/broken-recdoubling_syntax" lab2 recdoubling)
@@ -161,7 +183,7 @@ garbage text mlp-mnist-summary.csv 'this is not a results file\n\x01\x02,,,\n'
 garbage binary mlp-mnist-summary.csv '\x00\xff\xfe# program: lab1\n'
 garbage norows mlp-mnist-summary.csv '# program: lab1\nrun,model,test_accuracy\n'
 garbage nohead cnn3-mnist-summary.csv '# program: lab1\n'
-bin/grade --no-build --quiet "${tsubs[@]}" "${gsubs[@]}" > "$tmp/tampered.out" 2>&1
+grade "${tsubs[@]}" "${gsubs[@]}" > "$tmp/tampered.out" 2>&1
 for s in "${tsubs[@]}"; do
   read -r lab item < "$s.key"
   name=$(basename "$s")
@@ -196,14 +218,136 @@ r=$(reason "$tmp/tampered-lab5oversub" lab5 metadata)
 check $([[ $r == *"oversubscribed: no, but 3 rank(s) on 2 cores"* ]] && echo 0 || echo 1) \
   "an oversubscribed flag that contradicts ranks and cores is flagged" "$r"
 
+# ---- hostile submissions ---------------------------------------------------------
+# tests/grade/hostile/*.c ("grade-hostile: lab/item zero|full" in the first
+# line: the points the attacked item must end with; "(capped)": graded with
+# an 8 s cap per run, for the endless loop). @MARK@ (a name unique to this
+# run: every process and file the submissions make carries it), @OUTSIDE@
+# (a world-writable folder outside them), @ROOT@ and @SUB@ are filled in.
+# They live outside /tmp (the sandbox has a private one), so the sandbox
+# must hide their folder (their neighbours) and keep the world-writable
+# folder beside it read-only.
+mark=ddlab-hostile-$$-$RANDOM
+hroot=$(mktemp -d "$PWD/build/grade-e2e.XXXXXX") outside=$(mktemp -d "$PWD/build/grade-e2e-outside.XXXXXX")
+trap 'rm -rf "$tmp" "$hroot" "$outside"' EXIT
+chmod 1777 "$outside"
+expected_sum=$(md5sum < build/opt/grade-expected.json)
+hsubs=() hcapped=()
+for h in tests/grade/hostile/*.c; do
+  key= expect=
+  read -r key expect < <(sed -n '1s#^/\* grade-hostile: \([a-z0-9]*/[a-z0-9_]*\) \(zero\|full\).*#\1 \2#p' "$h")
+  lab=${key%/*} item=${key#*/}
+  file=$(awk -v i="$item" '$1 == i {print $4}' "labs/$lab/exercises/rubric.txt" 2>/dev/null)
+  [ -n "$file" ] && [ -n "${expect:-}" ] || { check 1 "$h names a rubric item and zero|full" "'$key' '${expect:-}'"; continue; }
+  s=$hroot/hostile-$(basename "$h" .c)
+  mkdir -p "$s/labs/$lab/exercises"
+  sed -e "s|@MARK@|$mark|g" -e "s|@OUTSIDE@|$outside|g" -e "s|@ROOT@|$PWD|g" -e "s|@SUB@|$s|g" "$h" \
+    > "$s/labs/$lab/exercises/$file"
+  echo "$lab $item $expect" > "$s.key"
+  if head -1 "$h" | grep -q "(capped)"; then hcapped+=("$s"); else hsubs+=("$s"); fi
+done
+# Links: a symbolic link to a host file that is a right answer (the
+# reference with a secret line), a FIFO, a linked results folder (a copy
+# of the right results), links where the grader writes its own outputs;
+# and a hard link to the same host file.
+secret=$hroot/secret
+mkdir -p "$secret"
+{ echo "/* $mark-SECRET: a host file the grader must not read */"; cat core/half_round.c; } > "$secret/half_round.c"
+cp -r tests/grade/results/lab5 "$secret/results-lab5"
+links=$hroot/hostile-links hard=$hroot/hostile-hardlink
+mkdir -p "$links/labs/lab5/exercises" "$links/results" "$hard/labs/lab5/exercises" "$tmp/outside-grade"
+ln -s "$secret/half_round.c" "$links/labs/lab5/exercises/fp16_round.c"
+mkfifo "$links/labs/lab5/exercises/fedavg_aggregate.c"
+ln -s "$secret/results-lab5" "$links/results/lab5"
+ln -s "$tmp/outside-grade" "$links/.grade"
+echo untouched > "$tmp/outside-report" && ln -s "$tmp/outside-report" "$links/grade-report.md"
+ln "$secret/half_round.c" "$hard/labs/lab5/exercises/fp16_round.c"
+t1=$(date +%s)
+grade "${hsubs[@]}" "$links" "$hard" > "$tmp/hostile.out" 2>&1
+GRADE_TIMEOUT=8 grade "${hcapped[@]}" > "$tmp/hostile-capped.out" 2>&1
+echo "# grade e2e: hostile submissions graded in $(( $(date +%s) - t1 )) s" >&2
+for s in "${hsubs[@]}" "${hcapped[@]}"; do
+  read -r lab item expect < "$s.key"
+  p=$(passed "$s" "$lab" "$item") pts=$(field "$s" "$lab" "$item" 3) r=$(reason "$s" "$lab" "$item")
+  if [ "$expect" = zero ]; then ok=$([ "$p" = no ] && [ "$pts" = 0 ] && echo 0 || echo 1)
+  else ok=$([ "$p" = yes ] && echo 0 || echo 1); fi
+  check "$ok" "$(basename "$s") scores $expect on $lab/$item: $(echo "$r" | cut -c1-110)" "$p $pts: $r"
+done
+r=$(reason "$hroot/hostile-ok_flood" lab5 fp16_round)
+check $([[ $r == *"cannot be replayed: the recording ends in call 1"* ]] && echo 0 || echo 1) \
+  "200,000 ok lines and exit 0 at the first call: the replay finds no results" "$r"
+r=$(reason "$hroot/hostile-exit_early" lab5 fedavg_aggregate)
+check $([[ $r == *"cannot be replayed: no recording"* ]] && echo 0 || echo 1) \
+  "ok lines and exit 0 before main: no recording, no points" "$r"
+r=$(reason "$hroot/hostile-forged_tape" lab2 ring)
+check $([[ $r == *"cannot be replayed: schedule step 0: ranges"* ]] && echo 0 || echo 1) \
+  "a forged tape whose schedule leaves the vector is refused before the engine runs it" "$r"
+r=$(reason "$hroot/hostile-infinite_loop" lab5 fedavg_aggregate)
+check $([[ $r == *"timed out after 8 s"* ]] && echo 0 || echo 1) "an endless loop that ignores SIGTERM times out" "$r"
+r=$(reason "$hroot/hostile-daemon" lab5 fedavg_aggregate)
+check $([[ $r == *"passed"* ]] && echo 0 || echo 1) "right code that leaves a daemon keeps its marks, no timeout" "$r"
+bombed=$(grep -ho "fork failed after [0-9]* children: [A-Za-z ]*" "$hroot/hostile-fork_bomb/.grade/lab5-fedavg_aggregate/log.txt" | head -1)
+n=$(echo "$bombed" | awk '{print $4}')
+check $([ -n "$n" ] && [ "$n" -lt 512 ] && echo 0 || echo 1) "a fork bomb stops at the process limit (512): $bombed" "$bombed"
+r=$(reason "$links" lab5 fp16_round)
+check $([[ $r == "refused: labs/lab5/exercises/fp16_round.c is a symbolic link"* ]] && echo 0 || echo 1) \
+  "a symbolic link to a host file (a right answer) is refused" "$r"
+r=$(reason "$links" lab5 fedavg_aggregate)
+check $([[ $r == *"is a FIFO"* ]] && echo 0 || echo 1) "a FIFO in place of a file is refused, not read" "$r"
+r=$(reason "$links" lab5 accuracy)
+check $([ "$(passed "$links" lab5 accuracy)" = no ] && [[ $r == "refused: results/lab5 is a symbolic link"* ]] && echo 0 || echo 1) \
+  "a linked results folder (holding right results) is refused" "$r"
+r=$(reason "$hard" lab5 fp16_round)
+check $([[ $r == *"2 hard links"* ]] && echo 0 || echo 1) "a hard link to a host file is refused" "$r"
+leak=$(grep -l -- "$mark-SECRET" "$links"/grade-report.* "$hard"/grade-report.* 2>/dev/null)
+check $([ -z "$leak" ] && grep -q "symbolic link" "$links/grade-report.md" && echo 0 || echo 1) \
+  "no host file's content in the reports, which list what was refused" "$leak"
+check $([ -z "$(ls -A "$tmp/outside-grade")" ] && [ "$(cat "$tmp/outside-report")" = untouched ] &&
+  [ ! -L "$links/grade-report.md" ] && [ ! -L "$links/.grade" ] && echo 0 || echo 1) \
+  "links in place of .grade and grade-report.md are replaced, not written through" "$(ls -A "$tmp/outside-grade")"
+if [ ${#unconfined[@]} = 0 ]; then
+  left=$(pgrep -f -- "$mark" | tr '\n' ' ')
+  check $([ -z "$left" ] && echo 0 || echo 1) "no process of a hostile submission is left running" "pids $left"
+  for pid in $left; do kill -9 "$pid" 2>/dev/null; done
+  wrote=$(find /tmp /var/tmp /dev/shm "$PWD" "$outside" -maxdepth 4 -name "*$mark*" 2>/dev/null | tr '\n' ' ')
+  [ "$(md5sum < build/opt/grade-expected.json)" = "$expected_sum" ] || wrote+=" build/opt/grade-expected.json"
+  grep -qs "written by a submission" build/opt/grade/lab5-fedavg_aggregate/test_fedavg_aggregate &&
+    wrote+=" the replay program"
+  check $([ -z "$wrote" ] && echo 0 || echo 1) "no file written outside the submissions' folders" "$wrote"
+  # Its own log: what it could write (its folder, and its private /tmp
+  # and /dev/shm, gone with it: the host's were searched above).
+  wlog=$hroot/hostile-write_outside/.grade/lab5-fedavg_aggregate/log.txt
+  w=$(grep "^write .*: WRITTEN" "$wlog" | grep -v -e "^write written-in-work-folder:" -e "^write /tmp/" -e "^write /dev/shm/")
+  check $([ -z "$w" ] && grep -q "^write written-in-work-folder: WRITTEN" "$wlog" && echo 0 || echo 1) \
+    "a submission writes only in its work folder and private /tmp, /dev/shm ($(grep -c "^write .*: Read-only" "$wlog") writes refused)" "$w"
+  check $(grep -q "^write $outside/.*: Read-only file system" "$wlog" &&
+    [ "$(grep -c "^write $hroot/.*: No such file" "$wlog")" = 2 ] && echo 0 || echo 1) \
+    "a world-writable folder is read-only in the sandbox, and the submissions' folder is hidden" "$(grep "^write" "$wlog")"
+else
+  echo "skip - grade e2e: confinement (processes, writes): the grader is not root here"
+fi
+# Not root: no submission code runs unless --unconfined says so.
+nonroot=$tmp/nonroot
+mkdir -p "$nonroot/labs/lab5/exercises" && cp "$ref/labs/lab5/exercises/fedavg_aggregate.c" "$nonroot/labs/lab5/exercises/"
+if [ "$(id -u)" = 0 ]; then
+  chmod 755 "$tmp" && chown -R 65534:65534 "$nonroot"
+  setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$nonroot" bin/grade --no-build --quiet "$nonroot" \
+    > "$tmp/nonroot.out" 2>&1
+else
+  bin/grade --no-build --quiet "$nonroot" > "$tmp/nonroot.out" 2>&1
+fi
+r=$(reason "$nonroot" lab5 fedavg_aggregate)
+check $([ "$(passed "$nonroot" lab5 fedavg_aggregate)" = error ] && [[ $r == *"needs root"*"--unconfined"* ]] && echo 0 || echo 1) \
+  "not root: code items are not graded, and the report says why" "$r"
+
 # ---- missing files, IMPL=student -----------------------------------------------
 mkdir -p "$tmp/empty"
-bin/grade --no-build --quiet "$tmp/empty" > "$tmp/empty.out" 2>&1
+grade "$tmp/empty" > "$tmp/empty.out" 2>&1
 rc=$?
 check $([ "$rc" = 1 ] && grep -q "nothing to grade" "$tmp/empty.out" && echo 0 || echo 1) \
   "an empty submission: a clear message and exit status 1" "rc $rc: $(head -2 "$tmp/empty.out")"
 mkdir -p "$tmp/partial/labs/lab3/exercises" && cp "$ref/labs/lab3/exercises/buckets.c" "$tmp/partial/labs/lab3/exercises/"
-bin/grade --no-build --quiet "$tmp/partial" > /dev/null 2>&1
+grade "$tmp/partial" > /dev/null 2>&1
 rc=$?
 r=$(reason "$tmp/partial" lab3 gather_scatter)
 check $([ "$rc" = 1 ] && [ "$(passed "$tmp/partial" lab3 buckets)" = yes ] && [[ $r == "not submitted"* ]] && echo 0 || echo 1) \
