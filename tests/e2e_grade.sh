@@ -314,6 +314,7 @@ if [ ${#unconfined[@]} = 0 ]; then
   grep -qs "written by a submission" build/opt/grade/lab5-fedavg_aggregate/test_fedavg_aggregate &&
     wrote+=" the replay program"
   check $([ -z "$wrote" ] && echo 0 || echo 1) "no file written outside the submissions' folders" "$wrote"
+  for f in $wrote; do [[ $f == *"$mark"* ]] && rm -f "$f"; done
   # Its own log: what it could write (its folder, and its private /tmp
   # and /dev/shm, gone with it: the host's were searched above).
   wlog=$hroot/hostile-write_outside/.grade/lab5-fedavg_aggregate/log.txt

@@ -217,6 +217,11 @@ class Expected:
         return self.cache[key], None
 
 
+class SandboxFailed(Exception):
+    """The sandbox itself could not be set up: the grader's problem, not
+    the submission's."""
+
+
 class CodeGrader:
     """Grades code items of submissions with one toolchain and sandbox."""
 
@@ -230,6 +235,8 @@ class CodeGrader:
         out = os.path.join(os.path.dirname(work), out_name)
         r = self.sandbox.run(cmd, work, out, timeout, Limits(timeout + 30), env=env, writable=writable,
                              hide=self.hide, home_cwd=home_cwd)
+        if r.sandbox_error:
+            raise SandboxFailed(r.sandbox_error)
         return r, Output(out)
 
     def grade(self, item, sub, d, log):
@@ -252,12 +259,16 @@ class CodeGrader:
         with open(os.path.join(work, name), "wb") as f:
             f.write(sub.read(rel))
         log(f"== {rel} -> {work}/{name}; {self.sandbox.describe()}")
-        o = self._compile(item, work, functions, log)
-        for timeout, nps, program, args in item.tests if o is None else ():
-            timeout = min(timeout, self.timeout_cap) if self.timeout_cap else timeout
-            o = self._test(item, functions, work, program, args, nps, timeout, log)
-            if o is not None:
-                break
+        try:
+            o = self._compile(item, work, functions, log)
+            for timeout, nps, program, args in item.tests if o is None else ():
+                timeout = min(timeout, self.timeout_cap) if self.timeout_cap else timeout
+                o = self._test(item, functions, work, program, args, nps, timeout, log)
+                if o is not None:
+                    break
+        except SandboxFailed as e:
+            log(f"== the sandbox failed: {e}")
+            return Outcome(item, "error", f"not graded: the sandbox failed here: {short(str(e))}")
         runs = sum(len(nps or [None]) for _, nps, _, _ in item.tests)
         return o or Outcome(item, "yes", f"{runs} test runs passed (checked by the grader's replay of their results)")
 

@@ -54,8 +54,9 @@ class Limits:
 
 
 class Result:
-    def __init__(self, rc, timed_out, out_path, confined):
+    def __init__(self, rc, timed_out, out_path, confined, sandbox_error=None):
         self.timed_out = timed_out
+        self.sandbox_error = sandbox_error  # the sandbox could not be set up: why
         self.out_path = out_path
         # Confined, the command's status comes through bash (128 + N for
         # signal N); unconfined, Popen's (-N).
@@ -111,6 +112,8 @@ class Sandbox:
         self.make_work(work)
         out = os.path.join(scratch, "self-check.out")
         r = self.run(["true"], work, out, 60, Limits(10))
+        if r.sandbox_error:
+            return r.sandbox_error
         if r.rc == 0 and not r.timed_out:
             return None
         with open(out, "rb") as f:
@@ -144,8 +147,10 @@ class Sandbox:
         out_path. Returns a Result; nothing it started is left running
         (confined) or in its session (unconfined)."""
         argv = []
+        status = os.open(os.devnull if not self.confined else out_path + ".sandbox",
+                         os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
         if self.confined:
-            argv = NAMESPACES + ["bash", SANDBOX_SH, "--work", work, "--uid", str(self.uid)]
+            argv = NAMESPACES + ["bash", SANDBOX_SH, "--work", work, "--uid", str(self.uid), "--status-fd", str(status)]
             argv += [] if writable else ["--ro"]
             argv += ["--home-cwd"] if home_cwd else []
             for h in hide:
@@ -156,10 +161,12 @@ class Sandbox:
         with open(out_path, "wb") as out:
             try:
                 p = subprocess.Popen(argv, cwd="/" if self.confined else work, stdin=subprocess.DEVNULL,
-                                     stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                                     stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                     pass_fds=(status,))
             except OSError as e:
-                out.write(f"grade-sandbox: cannot start {argv[0]}: {e}\n".encode())
-                return Result(125, False, out_path, self.confined)
+                os.close(status)
+                return Result(125, False, out_path, self.confined, f"cannot start {argv[0]}: {e}")
+            os.close(status)
             timed_out = False
             try:
                 rc = p.wait(timeout=timeout)
@@ -172,4 +179,13 @@ class Sandbox:
             except (ProcessLookupError, PermissionError):
                 pass
             rc = p.wait()
-        return Result(rc, timed_out, out_path, self.confined)
+        return Result(rc, timed_out, out_path, self.confined, self._setup_error(out_path))
+
+    def _setup_error(self, out_path):
+        if not self.confined:
+            return None
+        path = out_path + ".sandbox"
+        with open(path, "rb") as f:
+            text = f.read(4000).decode("utf-8", "replace").strip()
+        os.remove(path)
+        return text.replace("grade-sandbox: ", "") or None

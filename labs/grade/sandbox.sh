@@ -4,7 +4,7 @@
 # the first process (PID 1) of new PID, mount, network, IPC and UTS
 # namespaces:
 #   unshare --pid --fork --kill-child --mount-proc --net --mount --ipc --uts -- \
-#     sandbox.sh --work DIR --uid N [--ro] [--hide DIR]... [--home-cwd] -- command...
+#     sandbox.sh --work DIR --uid N [--ro] [--hide DIR]... [--home-cwd] [--status-fd N] -- command...
 # In this mount namespace (the host's mounts stay as they are) it makes
 # every mount read-only, mounts empty private tmpfs on /tmp and /dev/shm,
 # shows the work folder read-write (--ro: read-only) as /tmp/work, hides
@@ -15,9 +15,12 @@
 # When the command ends, this script ends, and the kernel kills whatever
 # the command left in the namespace (a daemon, a fork bomb).
 # Exit status: the command's (128 + N: killed by signal N); 125 with a
-# "grade-sandbox:" line when the sandbox itself could not be set up.
+# "grade-sandbox:" line on --status-fd (closed before the command starts,
+# so only this script writes there; default stderr) when the sandbox
+# itself could not be set up.
 set -u
-fail() { echo "grade-sandbox: $*" >&2; exit 125; }
+status=2
+fail() { echo "grade-sandbox: $*" >&"$status"; exit 125; }
 
 work= uid= mode=rw cwd=/tmp/work
 hide=()
@@ -28,6 +31,7 @@ while [ $# -gt 0 ]; do
     --ro) mode=ro; shift ;;
     --hide) hide+=("$2"); shift 2 ;;
     --home-cwd) cwd=/tmp/home; shift ;;
+    --status-fd) [[ $2 =~ ^[0-9]+$ ]] && status=$2; shift 2 ;;
     --) shift; break ;;
     *) fail "unknown option '$1'" ;;
   esac
@@ -37,16 +41,23 @@ done
 
 mount --make-rprivate / || fail "cannot make the mounts private"
 exec 3<"$work" || fail "cannot open $work"
-# Every file system read-only (/proc/self/mountinfo escapes blanks in
-# paths as \040). The kernel's own (/proc, the namespace's; /sys; /dev,
-# whose device files a read-only mount would not close anyway) stay as
-# they are: only root can create or change anything there.
-while read -r _ _ _ _ point opts _; do
+# Every file system read-only. The kernel's own (/proc, /sys, /dev, cgroup,
+# namespace handles...) stay as they are: only root can change anything
+# there, and some cannot be remounted. /proc/self/mountinfo escapes blanks
+# in paths as \040; its fields: id parent dev root point options ... - type.
+set -f
+while read -r line; do
+  fields=(${line%% - *}) post=${line#* - }
+  point=${fields[4]} opts=${fields[5]}
   case ",$opts," in *,ro,*) continue ;; esac
-  case $point in /proc | /proc/* | /sys | /sys/* | /dev | /dev/*) continue ;; esac
+  case ${post%% *} in
+    proc | sysfs | cgroup | cgroup2 | devpts | devtmpfs | mqueue | nsfs | bpf | tracefs | debugfs | securityfs | \
+      pstore | configfs | fusectl | binfmt_misc | autofs | efivarfs | hugetlbfs) continue ;;
+  esac
   case $point in *\\*) point=$(printf '%b' "$point") ;; esac
   mount -o remount,bind,ro "$point" 2>/dev/null || fail "cannot make $point read-only"
 done < /proc/self/mountinfo
+set +f
 mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /tmp || fail "cannot mount a private /tmp"
 mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /dev/shm || fail "cannot mount a private /dev/shm"
 mkdir -m 755 /tmp/work /tmp/home && chown "$uid:$uid" /tmp/home || fail "cannot make /tmp/work and /tmp/home"
@@ -59,6 +70,8 @@ for h in ${hide[@]+"${hide[@]}"}; do
 done
 ip link set lo up 2>/dev/null || echo "grade-sandbox: note: no loopback in the sandbox (iproute2 missing?)" >&2
 cd "$cwd" || fail "cannot enter $cwd"
+# The command cannot write where the sandbox's own failures go.
+[ "$status" = 2 ] || eval "exec $status>&-"
 
 setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- "$@" &
 wait $!
