@@ -231,7 +231,6 @@ mark=ddlab-hostile-$$-$RANDOM
 hroot=$(mktemp -d "$PWD/build/grade-e2e.XXXXXX") outside=$(mktemp -d "$PWD/build/grade-e2e-outside.XXXXXX")
 trap 'rm -rf "$tmp" "$hroot" "$outside"' EXIT
 chmod 1777 "$outside"
-expected_sum=$(md5sum < build/opt/grade-expected.json)
 hsubs=() hcapped=()
 for h in tests/grade/hostile/*.c; do
   key= expect=
@@ -310,7 +309,8 @@ if [ ${#unconfined[@]} = 0 ]; then
   check $([ -z "$left" ] && echo 0 || echo 1) "no process of a hostile submission is left running" "pids $left"
   for pid in $left; do kill -9 "$pid" 2>/dev/null; done
   wrote=$(find /tmp /var/tmp /dev/shm "$PWD" "$outside" -maxdepth 4 -name "*$mark*" 2>/dev/null | tr '\n' ' ')
-  [ "$(md5sum < build/opt/grade-expected.json)" = "$expected_sum" ] || wrote+=" build/opt/grade-expected.json"
+  # (what write_outside.c writes; another grader may update these files meanwhile)
+  grep -qs "written by a submission" build/opt/grade-expected.json && wrote+=" build/opt/grade-expected.json"
   grep -qs "written by a submission" build/opt/grade/lab5-fedavg_aggregate/test_fedavg_aggregate &&
     wrote+=" the replay program"
   check $([ -z "$wrote" ] && echo 0 || echo 1) "no file written outside the submissions' folders" "$wrote"
