@@ -103,8 +103,12 @@ check $([ -z "$(ls -A "$tmp/outside-grade")" ] && [ "$(cat "$tmp/outside-report"
   [ ! -L "$links/grade-report.md" ] && [ ! -L "$links/.grade" ] && echo 0 || echo 1) \
   "links in place of .grade and grade-report.md are replaced, not written through" "$(ls -A "$tmp/outside-grade")"
 if [ ${#unconfined[@]} = 0 ]; then
-  left=$(pgrep -f -- "$mark" | tr '\n' ' ')
-  check $([ -z "$left" ] && echo 0 || echo 1) "no process of a hostile submission is left running" "pids $left"
+  # By name (the daemon, the bomb's children carry the mark), and by the
+  # sandbox uids the reports name (every process they started).
+  uids=$(cat "$hroot"/*/grade-report.md | grep -o "ran confined: uid [0-9]*" | awk '{print $4}' | sort -u)
+  left=$( (pgrep -f -- "$mark"; for u in $uids; do pgrep -U "$u"; done) | sort -u | tr '\n' ' ')
+  check $([ -n "$uids" ] && [ -z "$left" ] && echo 0 || echo 1) \
+    "no process of a hostile submission is left running (none named for them, none of uids $(echo $uids))" "pids $left"
   for pid in $left; do kill -9 "$pid" 2>/dev/null; done
   wrote=$(find /tmp /var/tmp /dev/shm "$PWD" "$outside" -maxdepth 4 -name "*$mark*" 2>/dev/null | tr '\n' ' ')
   # (what write_outside.c writes; another grader may update these files meanwhile)
