@@ -198,7 +198,7 @@ BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
 .PHONY: all lib tests help deps test test-fast test-san bench bench-deps figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
 
-all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
+all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade $(GRADE_TAPE_LIB))
 lib: $(LIB)
 tests: $(TEST_BINS)
 
@@ -405,14 +405,23 @@ endif
 # ---- grading ---------------------------------------------------------------
 # make grade SUBMISSION=dir (or bin/grade dir...): builds the tests against
 # the submission's exercise files (one item at a time, in its own tree
-# under dir/.grade), runs them under mpirun with timeouts, checks its
-# result files, writes dir/grade-report.md and .csv (labs/grade/README.md).
+# under dir/.grade) and runs them under mpirun with timeouts, confined (as
+# root); the grader's own build of each test replays the results those
+# runs recorded and decides. Checks its result files, writes
+# dir/grade-report.md and .csv (labs/grade/README.md).
 grade: all bin/grade
 	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [dir...]" >&2; exit 2; }
 	@labs/grade/grade.py --no-build $(SUBMISSION)
 bin/grade: labs/grade/grade.py
 	@mkdir -p $(@D)
 	@ln -sf ../labs/grade/grade.py $@
+# The tape the grader links graded test programs with (labs/grade/tape:
+# a graded function's results recorded in the submission's run and played
+# back in the grader's own; labs/grade/README.md).
+GRADE_TAPE_LIB := $(BUILD)/libgradetape.a
+$(GRADE_TAPE_LIB): $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard labs/grade/tape/*.c)))
+	@rm -f $@
+	ar rcs $@ $^
 # What the grader compiles and links with (the reference build's flags).
 grade-vars:
 	@echo 'CC=$(CC)'
@@ -422,6 +431,7 @@ grade-vars:
 	@echo 'BUILD=$(BUILD)'
 	@echo 'BIN=$(BIN)'
 	@echo 'SAN_OBJ=$(SAN_OBJ)'
+	@echo 'GRADE_TAPE_LIB=$(GRADE_TAPE_LIB)'
 	@echo 'GIT_REV=$(GIT_REV)'
 
 figures: all
@@ -483,7 +493,8 @@ help:
 	@echo "                     GPU step vs PyTorch; results/gpu-check/summary.txt (GPU_CHECK_DEVICE=cuda-emu: a dry run here)"
 	@echo "  make gpu-kit       copy OpenBLAS, libpng and zlib into build/gpu-kit, to carry to a GPU machine for gpu-check"
 	@echo "  make labN IMPL=student  run lab N with the student's labs/labN/exercises/*.c (bin/student/labN)"
-	@echo "  make grade SUBMISSION=dir  grade a submission (also bin/grade dir...): dir/grade-report.md, .csv"
+	@echo "  make grade SUBMISSION=dir  grade a submission (also bin/grade dir...): dir/grade-report.md, .csv;"
+	@echo "                             as root its code runs confined (not root: bin/grade --unconfined)"
 	@echo "  make SIM=1         build the labs with SimGrid's smpicc into bin/sim (simulated clusters)"
 	@echo "  make lab3 NET=1gbit NP=2   lab3 on 2 emulated hosts linked at 1 Gbit/s (root; labs/net/README.md)"
 	@echo "  make clean         remove build outputs; distclean also removes results"

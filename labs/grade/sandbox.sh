@@ -1,0 +1,77 @@
+#!/bin/bash
+# sandbox.sh - the inside of the grader's sandbox (labs/grade/sandbox.py;
+# labs/grade/README.md, "Confinement"). sandbox.py starts it as root, as
+# the first process (PID 1) of new PID, mount, network, IPC and UTS
+# namespaces:
+#   unshare --pid --fork --kill-child --mount-proc --net --mount --ipc --uts -- \
+#     sandbox.sh --work DIR --uid N [--ro] [--hide DIR]... [--home-cwd] [--status-fd N] -- command...
+# In this mount namespace (the host's mounts stay as they are) it makes
+# every mount read-only, mounts empty private tmpfs on /tmp and /dev/shm,
+# shows the work folder read-write (--ro: read-only) as /tmp/work, hides
+# the --hide folders under empty tmpfs, brings up the namespace's own
+# loopback (MPI's processes talk over it; there is no other interface),
+# and runs the command in /tmp/work (--home-cwd: /tmp/home, the
+# command's HOME) as uid N with no capabilities and no way to gain any.
+# When the command ends, this script ends, and the kernel kills whatever
+# the command left in the namespace (a daemon, a fork bomb).
+# Exit status: the command's (128 + N: killed by signal N); 125 with a
+# "grade-sandbox:" line on --status-fd (closed before the command starts,
+# so only this script writes there; default stderr) when the sandbox
+# itself could not be set up.
+set -u
+status=2
+fail() { echo "grade-sandbox: $*" >&"$status"; exit 125; }
+
+work= uid= mode=rw cwd=/tmp/work
+hide=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --work) work=$2; shift 2 ;;
+    --uid) uid=$2; shift 2 ;;
+    --ro) mode=ro; shift ;;
+    --hide) hide+=("$2"); shift 2 ;;
+    --home-cwd) cwd=/tmp/home; shift ;;
+    --status-fd) [[ $2 =~ ^[0-9]+$ ]] && status=$2; shift 2 ;;
+    --) shift; break ;;
+    *) fail "unknown option '$1'" ;;
+  esac
+done
+[ -d "$work" ] && [[ $uid =~ ^[0-9]+$ ]] && [ $# -gt 0 ] || fail "usage: sandbox.sh --work DIR --uid N [--ro] [--hide DIR]... -- command"
+[ "$$" = 1 ] || fail "not the first process of a PID namespace (start it with unshare --pid --fork)"
+
+mount --make-rprivate / || fail "cannot make the mounts private"
+exec 3<"$work" || fail "cannot open $work"
+# Every file system read-only. The kernel's own (/proc, /sys, /dev, cgroup,
+# namespace handles...) stay as they are: only root can change anything
+# there, and some cannot be remounted. /proc/self/mountinfo escapes blanks
+# in paths as \040; its fields: id parent dev root point options ... - type.
+set -f
+while read -r line; do
+  fields=(${line%% - *}) post=${line#* - }
+  point=${fields[4]} opts=${fields[5]}
+  case ",$opts," in *,ro,*) continue ;; esac
+  case ${post%% *} in
+    proc | sysfs | cgroup | cgroup2 | devpts | devtmpfs | mqueue | nsfs | bpf | tracefs | debugfs | securityfs | \
+      pstore | configfs | fusectl | binfmt_misc | autofs | efivarfs | hugetlbfs) continue ;;
+  esac
+  case $point in *\\*) point=$(printf '%b' "$point") ;; esac
+  mount -o remount,bind,ro "$point" 2>/dev/null || fail "cannot make $point read-only"
+done < /proc/self/mountinfo
+set +f
+mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /tmp || fail "cannot mount a private /tmp"
+mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /dev/shm || fail "cannot mount a private /dev/shm"
+mkdir -m 755 /tmp/work /tmp/home && chown "$uid:$uid" /tmp/home || fail "cannot make /tmp/work and /tmp/home"
+mount --bind /proc/self/fd/3 /tmp/work && mount -o "remount,bind,$mode,nosuid,nodev" /tmp/work ||
+  fail "cannot mount $work on /tmp/work"
+exec 3<&-
+for h in ${hide[@]+"${hide[@]}"}; do
+  [ -d "$h" ] || continue
+  mount -t tmpfs -o ro,size=4k,mode=755 tmpfs "$h" || fail "cannot hide $h"
+done
+ip link set lo up 2>/dev/null || echo "grade-sandbox: note: no loopback in the sandbox (iproute2 missing?)" >&2
+cd "$cwd" || fail "cannot enter $cwd"
+# The command cannot write where the sandbox's own failures go.
+[ "$status" = 2 ] || eval "exec $status>&-"
+
+setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- "$@" &
+wait $!
