@@ -69,7 +69,7 @@ done
 # lab2 under SMPI on cluster4, tiny settings.
 lab2_sim() { # np network args...
   local np=$1 net=$2; shift 2
-  ( PLATFORM=cluster4 source labs/common.sh; $(mpirun_cmd "$np" "$net") bin/sim/lab2 "$@" )
+  ( PLATFORM=cluster4 source labs/common.sh; LAUNCH_SIM_NETWORK=$net lab_mpi "$np" bin/sim/lab2 "$@" )
 }
 lab2_sim 4 theory bench --max-bytes 4096 --reps 2 --quiet --out "$tmp/r" > "$tmp/bench.txt" 2> "$tmp/bench.err"
 check $? "lab2 bench runs under smpirun (CM02)" "$(tail -3 "$tmp/bench.err")"

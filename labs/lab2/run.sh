@@ -21,9 +21,6 @@ source labs/common.sh
 OUT=results/lab2${VARIANT:+/$VARIANT}
 # emulated-network figures and the table go beside the native ones
 if [ -n "$VARIANT" ]; then export FIGURES=figures/$VARIANT TABLES=report/tables/$VARIANT; fi
-# Runs write into a fresh folder that replaces the old one only when all
-# succeeded: a failed run never leaves a mix of old and new results.
-rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
 common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp")
 
 sweep="2 4"
@@ -37,14 +34,17 @@ if [ -n "$NET_TAG" ]; then
   sweep=2; [ "$NET_HOSTS" -gt 2 ] && sweep="2 $NET_HOSTS"
   most=$NET_HOSTS
 fi
+maxnp=$most
+for np in $sweep $NP; do [ "$np" -gt "$maxnp" ] && maxnp=$np; done
+lab_begin "$maxnp"
 for np in $sweep; do
-  note "$(mpirun_cmd "$np") $LAB_BIN/lab2 bench > $OUT/bench-np$np.txt"
-  $(mpirun_cmd "$np") "$LAB_BIN/lab2" bench "${common[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
+  note "bench at $np ranks > $OUT/bench-np$np.txt"
+  lab_mpi "$np" "$LAB_BIN/lab2" bench "${common[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
 done
 
 note "time vs ranks at 1 MiB: 1 .. $most ranks"
 for np in $(seq 1 "$most"); do
-  $(mpirun_cmd "$np") "$LAB_BIN/lab2" bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" > /dev/null
+  lab_mpi "$np" "$LAB_BIN/lab2" bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" > /dev/null
 done
 
 if [ "$PROFILE" = paper ]; then
@@ -52,8 +52,7 @@ if [ "$PROFILE" = paper ]; then
 else
   train=(--epochs 1 --hidden 16,64,256,1024)
 fi
-note "$(mpirun_cmd "$NP") $LAB_BIN/lab2 train ${train[*]}"
-$(mpirun_cmd "$NP") "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
+lab_mpi "$NP" "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
 
-rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+lab_commit
 RESULTS=$OUT labs/lab2/figures.sh
