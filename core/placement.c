@@ -117,6 +117,20 @@ int ddl_cpus_allowed(void)
     return ddl_cpus_online();
 }
 
+void ddl_host_name(char *out, size_t cap)
+{
+    const char *names[] = {getenv("DDL_NET_HOST"), getenv("SLURMD_NODENAME")};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i] && *names[i]) {
+            snprintf(out, cap, "%s", names[i]);
+            return;
+        }
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    snprintf(out, cap, "%s", name);
+}
+
 void ddl_launcher(char *out, size_t cap)
 {
 #ifdef DDL_SMPI

@@ -42,6 +42,12 @@ int ddl_cpus_allowed(void);
 /* The CPUs online on this machine. */
 int ddl_cpus_online(void);
 
+/* Writes the name of the host this rank runs on: the emulated host
+ * (DDL_NET_HOST, which labs/net's agent and labs/launch.sh set: emulated
+ * hosts share one machine's host name), else the Slurm node
+ * (SLURMD_NODENAME), else MPI_Get_processor_name's. Call after MPI_Init. */
+void ddl_host_name(char *out, size_t cap);
+
 /* Writes the launcher's name into out: "srun", "mpirun", "smpirun",
  * "mpirun via the emulated network's rsh agent", or "none (a singleton
  * without a launcher)". Call after MPI_Init. */

@@ -34,7 +34,7 @@ lab_exit_hooks() {
 }
 lab_signal() { # name status
   trap '' INT TERM HUP # a second signal must not stop the clean-up half-way
-  note "stopped by SIG$1; $(launch_resume_hint)"
+  note "stopped by SIG$1$(launch_slurm_state); $(launch_resume_hint)"
   launch_stop_child
   exit "$2"
 }
@@ -66,6 +66,10 @@ esac
 case "$DEVICE" in
   cpu|cuda|cuda-emu) ;;
   *) echo "error: DEVICE must be cpu, cuda or cuda-emu (got '$DEVICE')" >&2; exit 2 ;;
+esac
+case "${DRY_RUN:-0}" in
+  0|1) ;;
+  *) echo "error: DRY_RUN must be 0 or 1 (got '$DRY_RUN')" >&2; exit 2 ;;
 esac
 case "$SEED" in
   ''|*[!0-9]*) echo "error: SEED='$SEED': a non-negative integer" >&2; exit 2 ;;
@@ -186,6 +190,7 @@ lab_discard() { [ -n "${OUT:-}" ] && rm -rf "$OUT.tmp"; return 0; }
 # $OUT (net-1gbit, sim-cluster4, ...) move into the new one.
 lab_commit() {
   local d
+  if [ "${DRY_RUN:-0}" = 1 ]; then note "DRY_RUN=1: nothing ran"; exit 0; fi
   if [ -d "$OUT" ]; then
     for d in "$OUT"/net-* "$OUT"/sim-*; do
       [ -d "$d" ] && [ ! -e "$OUT.tmp/$(basename "$d")" ] && mv "$d" "$OUT.tmp/"

@@ -13,6 +13,10 @@
 #   lab_single PROG ARGS...   a one-process job (lab1) with the node's CPUs
 #   launch_cmd NP             the launch prefix of NP ranks, as text
 #
+# DRY_RUN=1 (make labN DRY_RUN=1): every job is printed on stdout instead
+# of run, nothing is allocated or built, and the lab stops before its
+# results would be committed: what `make labN` would run, in seconds.
+#
 # The launcher follows LAUNCH (mpirun or slurm), NET= and PLATFORM=:
 #
 #   launcher    chosen by                 starts the ranks with
@@ -36,6 +40,10 @@
 #   LAUNCH_MCA="k v ..."    more Open MPI parameters (rendered as --mca k v
 #                           for mpirun, OMPI_MCA_k=v for srun)
 #   LAUNCH_SIM_NETWORK=theory|realistic   the simulated network model
+#   LAUNCH_SIM_COMPUTE=0    simulate the network alone: the host's computation
+#                           between MPI calls costs no simulated time (a
+#                           benchmark of communication, whose times then do
+#                           not depend on how busy this machine is)
 # Threads: each rank gets its launcher's CPUs divided among the ranks that
 # share them. mpirun here and on emulated hosts (which share this
 # machine's cores): cores / ranks, passed as OMP/OPENBLAS_NUM_THREADS.
@@ -45,6 +53,9 @@
 # threads steal the cores from the working ones (4x slower steps measured).
 
 LAUNCHERS="mpirun srun smpirun net-mpirun net-srun"
+# DRY_RUN's listing goes to the lab's own stdout, even for a job whose
+# output the lab redirects into a file.
+[ "${DRY_RUN:-0}" = 1 ] && exec {LAUNCH_DRY_FD}>&1
 declare -A LAUNCH_WHAT=(
   [mpirun]="mpirun on this machine (shared memory)"
   [srun]="srun --mpi=pmix in a Slurm allocation"
@@ -148,7 +159,8 @@ launch_prefix_net-mpirun() {
   local np=$1
   launch_rank_env "$np" "$CORES"
   launch_mca "$np"
-  LAUNCH_CMD=(ip netns exec "$NET_NAME-h0" mpirun -np "$np" --hostfile "$NET_STATE/hostfile" --map-by node)
+  LAUNCH_CMD=(ip netns exec "$NET_NAME-h0" env DDL_NET_HOST="${NET_SUBNET%.0/24}.1"
+              mpirun -np "$np" --hostfile "$NET_STATE/hostfile" --map-by node)
   [ "$(id -u)" = 0 ] && LAUNCH_CMD+=(--allow-run-as-root)
   [ "$np" -gt "$NET_HOSTS" ] && LAUNCH_CMD+=(--oversubscribe)
   # mpirun in host 0's namespace, the ranks one per host round-robin
@@ -168,21 +180,24 @@ launch_prefix_net-mpirun() {
 }
 
 # srun's flags for NP ranks in the allocation: CPUs per task that share
-# the allocation's CPUs out, or --overcommit where the ranks outnumber
-# them (oversubscribed: the outputs say so, and the ranks yield when idle,
-# core/placement.c); a -c the allocation was given is kept.
-launch_srun_flags() { # np alloc_cpus
-  local np=$1 cpus=$2
+# the allocation's CPUs out (at most a node's), or --overcommit where the
+# ranks outnumber them (oversubscribed: the outputs say so, and the ranks
+# yield when idle, core/placement.c); a -c the allocation was given is kept.
+launch_srun_flags() { # np
+  local np=$1 c
   SRUN_FLAGS=(--mpi=pmix --jobid="$LAUNCH_JOB" -n "$np" --export=ALL --kill-on-bad-exit=1)
-  if [ "$np" -gt "$cpus" ]; then SRUN_FLAGS+=(--overcommit)
-  elif [ -z "${SLURM_CPUS_PER_TASK:-}" ]; then SRUN_FLAGS+=(-c $(( cpus / np )))
+  if [ "$np" -gt "$LAUNCH_CPUS" ]; then SRUN_FLAGS+=(--overcommit)
+  elif [ -z "${SLURM_CPUS_PER_TASK:-}" ]; then
+    c=$(( LAUNCH_CPUS / np ))
+    [ "$c" -gt "$LAUNCH_NODE_CPUS" ] && c=$LAUNCH_NODE_CPUS
+    SRUN_FLAGS+=(-c "$c")
   fi
 }
 launch_prefix_srun() {
   local np=$1 a i
   launch_rank_env "$np" "$LAUNCH_CPUS" nothreads
   launch_mca "$np"
-  launch_srun_flags "$np" "$LAUNCH_CPUS"
+  launch_srun_flags "$np"
   LAUNCH_CMD=(env "${RANK_ENV[@]}")
   for (( i = 0; i < ${#MCA[@]}; i += 2 )); do LAUNCH_CMD+=(OMPI_MCA_"${MCA[i]}"="${MCA[i+1]}"); done
   LAUNCH_CMD+=(srun "${SRUN_FLAGS[@]}")
@@ -192,7 +207,7 @@ launch_prefix_net-srun() {
   # The hosts share this machine's cores and nothing binds: threads as mpirun.
   launch_rank_env "$np" "$CORES"
   launch_mca "$np"
-  launch_srun_flags "$np" "$LAUNCH_CPUS"
+  launch_srun_flags "$np"
   LAUNCH_CMD=(nsenter --net="/run/netns/$NET_NAME-h0" env SLURM_CONF="$LAUNCH_SLURM_DIR/slurm.conf" "${RANK_ENV[@]}")
   for (( i = 0; i < ${#MCA[@]}; i += 2 )); do LAUNCH_CMD+=(OMPI_MCA_"${MCA[i]}"="${MCA[i+1]}"); done
   LAUNCH_CMD+=(srun "${SRUN_FLAGS[@]}" --ntasks-per-node=$(( (np + NET_HOSTS - 1) / NET_HOSTS )))
@@ -213,8 +228,11 @@ launch_prefix_smpirun() {
   # there ("Actor pid=-1 is gone??" in MPI_Reduce): default collectives.
   local coll=$DDL_SIM_COLL_SELECTOR
   [ "$np" -le 1 ] && coll=default
-  LAUNCH_CMD=(env DDL_SIM_NETWORK="$net" DDL_SIM_COLL_SELECTOR="$coll" smpirun -np "$np" -platform "$PLATFORM_XML"
-              -hostfile "$hosts" --cfg=smpi/host-speed:"${SIM_HOST_SPEED}"f)
+  local compute=${LAUNCH_SIM_COMPUTE:-1}
+  case "$compute" in 0|1) ;; *) echo "error: LAUNCH_SIM_COMPUTE='$compute': 0 or 1" >&2; return 2 ;; esac
+  LAUNCH_CMD=(env DDL_SIM_NETWORK="$net" DDL_SIM_COLL_SELECTOR="$coll" DDL_SIM_COMPUTE="$compute"
+              smpirun -np "$np" -platform "$PLATFORM_XML" -hostfile "$hosts" --cfg=smpi/host-speed:"${SIM_HOST_SPEED}"f)
+  [ "$compute" = 0 ] && LAUNCH_CMD+=(--cfg=smpi/simulate-computation:no)
   # theory: CM02 without cross-traffic, a message of n bytes takes
   # alpha + n beta (the alpha-beta model); realistic: SMPI's own model.
   [ "$net" = theory ] && LAUNCH_CMD+=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0)
@@ -250,17 +268,17 @@ slurm_reachable() {
   fi
 }
 
-# "2(x3),4" -> 10: the sum of a Slurm CPU/task count list.
-slurm_sum() {
-  local total=0 part n r
+# "2(x3),4" -> "2 2 2 4": a Slurm list of counts per node, expanded.
+slurm_counts() {
+  local part n r out=()
   IFS=, read -ra part <<<"$1"
   for n in "${part[@]}"; do
     r=1
     [[ $n =~ ^([0-9]+)\(x([0-9]+)\)$ ]] && { n=${BASH_REMATCH[1]}; r=${BASH_REMATCH[2]}; }
     [[ $n =~ ^[0-9]+$ ]] || return 1
-    total=$(( total + n * r ))
+    while [ "$r" -gt 0 ]; do out+=("$n"); r=$((r - 1)); done
   done
-  echo "$total"
+  [ ${#out[@]} -gt 0 ] && echo "${out[*]}"
 }
 
 # Ask salloc for an allocation that returns at once (--no-shell): its id in
@@ -275,7 +293,7 @@ slurm_allocate() { # maxnp nodes [command prefix...]
     echo "error: LAUNCH=slurm: salloc gave no allocation of $nodes node(s) in ${wait} s: $(tail -1 <<<"$out")" >&2; exit 2; }
   LAUNCH_JOB=$(sed -n 's/.*Granted job allocation \([0-9][0-9]*\).*/\1/p' <<<"$out")
   [ -n "$LAUNCH_JOB" ] || { echo "error: salloc said: $out" >&2; exit 2; }
-  LAUNCH_RELEASE=("$@")
+  LAUNCH_RELEASE=("$@") LAUNCH_OWN_JOB=$LAUNCH_JOB
   lab_on_exit launch_release
 }
 launch_release() {
@@ -283,12 +301,23 @@ launch_release() {
   "${LAUNCH_RELEASE[@]}" scancel "$LAUNCH_JOB" 2>/dev/null
   LAUNCH_JOB=
 }
-# The allocation's CPUs, from salloc's job or the one we run in.
+# The allocation's CPUs in all (LAUNCH_CPUS) and on its smallest node
+# (LAUNCH_NODE_CPUS): inside it, from SLURM_JOB_CPUS_PER_NODE; for the one
+# salloc gave, from scontrol (whole nodes of one kind).
 slurm_job_cpus() { # job [command prefix...]
   local job=$1; shift
-  local cpus
-  cpus=$("$@" scontrol show job "$job" 2>/dev/null | sed -n 's/.* NumCPUs=\([0-9]*\).*/\1/p' | head -1)
-  [ -n "$cpus" ] && echo "$cpus"
+  local counts show nodes
+  if [ "$job" = "${SLURM_JOB_ID:-}" ] && counts=$(slurm_counts "${SLURM_JOB_CPUS_PER_NODE:-}"); then
+    LAUNCH_CPUS=$(tr ' ' '\n' <<<"$counts" | awk '{ s += $1 } END { print s }')
+    LAUNCH_NODE_CPUS=$(tr ' ' '\n' <<<"$counts" | sort -n | head -1)
+  else
+    show=$("$@" scontrol show job "$job" 2>/dev/null)
+    LAUNCH_CPUS=$(sed -n 's/.* NumCPUs=\([0-9]*\).*/\1/p' <<<"$show" | head -1)
+    nodes=$(sed -n 's/.*NumNodes=\([0-9]*\).*/\1/p' <<<"$show" | head -1)
+    [ -n "$LAUNCH_CPUS" ] && [ -n "$nodes" ] && [ "$nodes" -ge 1 ] || return 1
+    LAUNCH_NODE_CPUS=$(( LAUNCH_CPUS / nodes ))
+  fi
+  [ "${LAUNCH_CPUS:-0}" -ge 1 ] && [ "${LAUNCH_NODE_CPUS:-0}" -ge 1 ]
 }
 
 launch_begin_srun() {
@@ -303,14 +332,13 @@ launch_begin_srun() {
       echo "error: LAUNCH=slurm: allocation $SLURM_JOB_ID has $tasks task(s), and $LAB_NAME needs $maxnp (NP=$NP): ask for -n $maxnp (or more), or a smaller NP" >&2
       exit 2
     fi
-    LAUNCH_CPUS=$(slurm_sum "${SLURM_JOB_CPUS_PER_NODE:-}") || LAUNCH_CPUS=$(slurm_job_cpus "$LAUNCH_JOB")
-    note "Slurm allocation $LAUNCH_JOB: ${tasks:-any number of} task(s) on ${LAUNCH_CPUS:-?} CPU(s), nodes ${SLURM_JOB_NODELIST:-?}"
+    slurm_job_cpus "$LAUNCH_JOB" || { echo "error: cannot tell the CPUs of Slurm job $LAUNCH_JOB" >&2; exit 2; }
+    note "Slurm allocation $LAUNCH_JOB: ${tasks:-any number of} task(s) on $LAUNCH_CPUS CPU(s), nodes ${SLURM_JOB_NODELIST:-?}"
   else
     slurm_allocate "$maxnp" "${NODES:-1}"
-    LAUNCH_CPUS=$(slurm_job_cpus "$LAUNCH_JOB")
-    note "Slurm allocation $LAUNCH_JOB: ${LAUNCH_CPUS:-?} CPU(s), released at exit"
+    slurm_job_cpus "$LAUNCH_JOB" || { echo "error: cannot tell the CPUs of Slurm job $LAUNCH_JOB" >&2; exit 2; }
+    note "Slurm allocation $LAUNCH_JOB: $LAUNCH_CPUS CPU(s), released at exit"
   fi
-  [ -n "${LAUNCH_CPUS:-}" ] && [ "$LAUNCH_CPUS" -ge 1 ] || { echo "error: cannot tell the CPUs of Slurm job $LAUNCH_JOB" >&2; exit 2; }
   export SLURM_JOB_ID=$LAUNCH_JOB
 }
 
@@ -325,8 +353,7 @@ launch_begin_net-srun() {
   lab_on_exit launch_slurm_down
   local pre=(nsenter --net="/run/netns/$NET_NAME-h0" env SLURM_CONF="$LAUNCH_SLURM_DIR/slurm.conf")
   slurm_allocate "$maxnp" "$NET_HOSTS" "${pre[@]}"
-  LAUNCH_CPUS=$(slurm_job_cpus "$LAUNCH_JOB" "${pre[@]}")
-  [ -n "${LAUNCH_CPUS:-}" ] || { echo "error: cannot tell the CPUs of Slurm job $LAUNCH_JOB" >&2; exit 2; }
+  slurm_job_cpus "$LAUNCH_JOB" "${pre[@]}" || { echo "error: cannot tell the CPUs of Slurm job $LAUNCH_JOB" >&2; exit 2; }
   note "Slurm on the emulated hosts: allocation $LAUNCH_JOB over $NET_HOSTS node(s)"
 }
 launch_slurm_down() {
@@ -336,7 +363,14 @@ launch_slurm_down() {
 
 launch_begin() { # maxnp
   case "${1:-}" in ''|*[!0-9]*|0*) echo "error: launch_begin: a rank count (got '${1:-}')" >&2; exit 2 ;; esac
-  "launch_begin_$LAUNCHER" "$1"
+  if [ "${DRY_RUN:-0}" = 1 ]; then
+    # Names only: the jobs are printed with the allocation a real run would
+    # have (this machine's CPUs, one job id).
+    LAUNCH_JOB=DRY LAUNCH_CPUS=$CORES LAUNCH_NODE_CPUS=$CORES LAUNCH_SLURM_DIR=/run/ddlab-net/DRY/slurm
+    case $LAUNCHER in net-*) net_names ;; esac
+  else
+    "launch_begin_$LAUNCHER" "$1"
+  fi
   note "launcher: $LAUNCHER (${LAUNCH_WHAT[$LAUNCHER]})"
 }
 
@@ -345,17 +379,17 @@ LAUNCH_CHILD=
 lab_mpi() { # np prog args...
   local np=$1; shift
   launch_prefix "$np" || return 2
-  note "${LAUNCH_CMD[*]} $*"
+  [ "${DRY_RUN:-0}" = 1 ] || note "${LAUNCH_CMD[*]} $*"
   launch_wait "${LAUNCH_CMD[@]}" "$@"
 }
 
 # A one-process job with all the CPUs its launcher gives one process.
 lab_single() { # prog args...
   case $LAUNCHER in
-    srun) launch_srun_flags 1 "$LAUNCH_CPUS"
-          note "srun ${SRUN_FLAGS[*]} $*"
+    srun) launch_srun_flags 1
+          [ "${DRY_RUN:-0}" = 1 ] || note "srun ${SRUN_FLAGS[*]} $*"
           launch_wait srun "${SRUN_FLAGS[@]}" "$@" ;;
-    mpirun) note "$*"
+    mpirun) [ "${DRY_RUN:-0}" = 1 ] || note "$*"
             launch_wait env OPENBLAS_NUM_THREADS="$(launch_threads 1 "$CORES")" "$@" ;;
     *) lab_mpi 1 "$@" ;;
   esac
@@ -365,6 +399,7 @@ lab_single() { # prog args...
 # commands, so a job in the foreground would keep SIGTERM's clean-up
 # waiting until it ended by itself (a NET= run took over 10 minutes).
 launch_wait() {
+  if [ "${DRY_RUN:-0}" = 1 ]; then echo "$*" >&"$LAUNCH_DRY_FD"; return 0; fi
   "$@" &
   LAUNCH_CHILD=$!
   local rc=0
@@ -376,18 +411,30 @@ launch_wait() {
 
 # Why a job failed, in one line, and how to continue.
 launch_failed() { # rc
-  local rc=$1 why="exited with status $rc" state=""
+  local rc=$1 why="exited with status $rc"
   [ "$rc" -gt 128 ] && why="was killed by signal $(kill -l $(( rc - 128 )) 2>/dev/null || echo $(( rc - 128 )))"
-  if [ -n "${LAUNCH_JOB:-}" ]; then
-    local pre=()
-    [ "$LAUNCHER" = net-srun ] && pre=(nsenter --net="/run/netns/$NET_NAME-h0" env SLURM_CONF="$LAUNCH_SLURM_DIR/slurm.conf")
-    state=$("${pre[@]}" scontrol show job "$LAUNCH_JOB" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1)
-    [ -n "$state" ] && [ "$state" != RUNNING ] && why+=" (Slurm job $LAUNCH_JOB: $state)"
-  fi
-  note "the MPI job $why; $(launch_resume_hint)"
+  note "the MPI job $why$(launch_slurm_state); $(launch_resume_hint)"
+}
+# " (Slurm job 812: TIMEOUT)" when the allocation has ended or is ending.
+launch_slurm_state() {
+  [ -n "${LAUNCH_JOB:-}" ] || return 0
+  local pre=() state
+  [ "$LAUNCHER" = net-srun ] && pre=(nsenter --net="/run/netns/$NET_NAME-h0" env SLURM_CONF="$LAUNCH_SLURM_DIR/slurm.conf")
+  # "JobState=COMPLETING Reason=TimeLimit": while it ends, the reason says why.
+  state=$(timeout 5 "${pre[@]}" scontrol show job "$LAUNCH_JOB" 2>/dev/null |
+          sed -n 's/.*JobState=\([A-Z_]*\) Reason=\([^ ]*\).*/\1 \2/p' | head -1)
+  case "$state" in
+    ''|RUNNING*) ;;
+    *" None") echo " (Slurm job $LAUNCH_JOB: ${state% *})" ;;
+    *) echo " (Slurm job $LAUNCH_JOB: ${state% *}, ${state#* })" ;;
+  esac
+  return 0
 }
 launch_resume_hint() {
-  echo "runs finished so far keep their checkpoints in ${DDL_CHECKPOINT_ROOT:-results/checkpoints}: make $LAB_NAME RESUME=1 continues"
+  local again="make $LAB_NAME RESUME=1"
+  [ -n "${SLURM_JOB_ID:-}" ] && [ -z "${LAUNCH_OWN_JOB:-}" ] && [ -f "labs/slurm/$LAB_NAME.sbatch" ] &&
+    again="sbatch --export=ALL,RESUME=1 labs/slurm/$LAB_NAME.sbatch"
+  echo "runs finished so far keep their checkpoints in ${DDL_CHECKPOINT_ROOT:-results/checkpoints}: $again continues"
 }
 
 # A signal to the lab (Ctrl-C, kill, Slurm's SIGTERM at a time limit or
