@@ -90,9 +90,8 @@ typedef struct {
 
 static void my_slot(HostSlot *me)
 {
-    int len = 0;
     memset(me, 0, sizeof *me);
-    MPI_Get_processor_name(me->name, &len);
+    ddl_host_name(me->name, sizeof me->name);
 #ifdef DDL_SMPI
     int cores = sg_host_core_count(sg_host_self());
     memcpy(me->mask, &cores, sizeof cores);
@@ -202,8 +201,16 @@ static void collect_sim(Meta *m)
     meta_set(m, "sim_host_speed", "%s", env_or("DDL_SIM_HOST_SPEED", NULL, "unknown (smpi/host-speed not set by ddlab)"));
     meta_set(m, "sim_platform_speed", "%s", env_or("DDL_SIM_PLATFORM_SPEED", NULL, "unknown"));
     meta_set(m, "sim_coll_selector", "%s", env_or("DDL_SIM_COLL_SELECTOR", NULL, "unknown"));
-    meta_set(m, "sim_compute", "measured on this machine, one thread per rank, scaled by "
-                               "smpi/host-speed / platform speed");
+    /* A benchmark of the network alone is simulated without the host's
+     * computation (labs/launch.sh, LAUNCH_SIM_COMPUTE=0), so that its
+     * times do not depend on how busy this machine is. */
+    const char *compute = env_or("DDL_SIM_COMPUTE", NULL, "1");
+    if (!strcmp(compute, "0"))
+        meta_set(m, "sim_compute", "not simulated (smpi/simulate-computation:no): the network's time alone, "
+                                   "the same however busy this machine is");
+    else
+        meta_set(m, "sim_compute", "measured on this machine, one thread per rank, scaled by "
+                                   "smpi/host-speed / platform speed");
     meta_set(m, "threads", "1 (simulated: one per rank, see core/threads.c)");
 }
 #endif

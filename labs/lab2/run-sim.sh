@@ -7,7 +7,10 @@
 #      platform (hosts x cores: 80 on wits80), 4 B .. 64 MiB, every
 #      algorithm, network model CM02 without cross-traffic, which is the
 #      alpha-beta model's (the model columns are checked against it);
-#      3 timed calls per point (simulated networks do not jitter);
+#      3 timed calls per point (simulated networks do not jitter); the
+#      network alone is simulated (LAUNCH_SIM_COMPUTE=0: the host's
+#      computation between MPI calls costs nothing, so the times do not
+#      depend on how busy this machine is);
 #      above 16 ranks, sizes from 1 MiB run on SMPI shared buffers (data
 #      unchecked there: the smaller sizes and the native runs check it);
 #      on platforms of more than 16 ranks both sweeps stop at 16 MiB
@@ -44,14 +47,14 @@ sweep=$NP
 for np in $sweep; do
   note "$SIM_LABEL: bench at $np ranks (CM02) > $OUT/bench-np$np.txt"
   # shellcheck disable=SC2046
-  LAUNCH_SIM_NETWORK=theory lab_mpi "$np" "$LAB_BIN/lab2" bench "${common[@]}" --reps 3 $(shared_for "$np") --quiet \
+  LAUNCH_SIM_NETWORK=theory LAUNCH_SIM_COMPUTE=0 lab_mpi "$np" "$LAB_BIN/lab2" bench "${common[@]}" --reps 3 $(shared_for "$np") --quiet \
     > "$OUT.tmp/bench-np$np.txt"
 done
 
 note "$SIM_LABEL: time vs ranks at 1 MiB"
 np=2
 while :; do
-  LAUNCH_SIM_NETWORK=theory lab_mpi "$np" "$LAB_BIN/lab2" bench --sizes 1048576 --reps 3 --tag "ranks-np$np" --quiet \
+  LAUNCH_SIM_NETWORK=theory LAUNCH_SIM_COMPUTE=0 lab_mpi "$np" "$LAB_BIN/lab2" bench --sizes 1048576 --reps 3 --tag "ranks-np$np" --quiet \
     "${common[@]}" > /dev/null
   [ "$np" -ge "$FULL" ] && break
   np=$(( np * 2 > FULL ? FULL : np * 2 ))
