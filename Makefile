@@ -387,7 +387,7 @@ ifneq ($(PLATFORM),)
 endif
 # The lab variables reach labs/labN/run.sh through the environment (never
 # pasted into a command line, where a value with a space would split).
-LAB_VARS := NP DEVICE PROFILE SEED DDL_DATA PLATFORM NET HOSTS RESUME LAUNCH NODES
+LAB_VARS := NP DEVICE PROFILE SEED DDL_DATA PLATFORM NET HOSTS RESUME LAUNCH NODES DRY_RUN
 $(foreach v,$(LAB_VARS),$(eval $(LABS) figures: export $(v) := $$($(v))))
 $(LABS) figures: export DDL_STUDENT_BIN := $(STUDENT_BIN)
 # PLATFORM=<name>: run the lab simulated on labs/platforms/<name>.xml (the
@@ -516,6 +516,7 @@ help:
 	@echo "  HOSTS=$(HOSTS)      emulated hosts for NET= (default NP); ranks go one per host, round-robin;"
 	@echo "                   with LAUNCH=slurm each host runs a slurmd and the ranks start by srun"
 	@echo "  RESUME=$(RESUME)         1: make labN continues each run from results/checkpoints/ (a killed lab goes on)"
+	@echo "  DRY_RUN=$(DRY_RUN)          1: make labN prints every MPI job it would start, and runs none"
 	@echo "  DDL_CONV=$(or $(DDL_CONV),auto)    (environment) how 3x3 stride-1 convolutions run: auto (per layer, measured: on the CPU"
 	@echo "                   fused Winograd for 32-128 channels, Winograd F(4x4) for more, direct for <= 16, 1x1 pointwise"
 	@echo "                   on 14x14+; on a GPU direct for <= 16 (32 on 32x32), no Winograd; im2col + GEMM elsewhere)"

@@ -13,7 +13,8 @@
 #   3. with a 2 ms latency, ping's round trip is at least 2 x 2 ms (each
 #      direction is held at its sender by nfq_delay);
 #   4. nothing is left behind: after a run; after Ctrl-C (SIGINT to the
-#      job's process group) and SIGTERM; and after a run killed with
+#      job's process group), SIGTERM to the group, SIGTERM and SIGHUP to the
+#      lab's shell alone (within seconds); and after a run killed with
 #      SIGKILL, whose cluster is reported stale and then removed, its
 #      nfq_delay processes with it.
 # Without root or network namespaces it prints "skip - ..." with the reason.
@@ -165,7 +166,12 @@ check $(all '[ -n "$delay_pids" ] && [ -z "$alive" ] && [ -z "$(left_of "$tag")"
 
 # --- 4. Ctrl-C and SIGTERM during a run -------------------------------------------
 set -m # background jobs get their own process group, and SIGINT is not ignored in them
-for sig in INT TERM; do
+# INT and TERM to the job's process group (Ctrl-C, a kill of the whole
+# job), then TERM and HUP to the lab's shell alone (kill PID, a closed
+# terminal, Slurm's signal to a batch script): the clean-up must not wait
+# for the running job to end by itself.
+for how in INT:group TERM:group TERM:shell HUP:shell; do
+  sig=${how%%:*} to=${how#*:}
   rm -f "$tmp/name" "$tmp/inodes"
   # exec: the job is the lab's shell itself, so that wait returns when it
   # has finished its clean-up.
@@ -176,13 +182,15 @@ for sig in INT TERM; do
   for _ in $(seq 150); do [ -s "$tmp/name" ] && break; sleep 0.1; done
   sleep 2 # mpirun is starting or running the ranks on both hosts
   name=$(cat "$tmp/name" 2>/dev/null)
-  kill -"$sig" -- -"$job" 2>/dev/null
+  t0=$SECONDS
+  if [ "$to" = group ]; then kill -"$sig" -- -"$job" 2>/dev/null; else kill -"$sig" "$job" 2>/dev/null; fi
   wait "$job" 2>/dev/null
   st=$?
-  want=130; [ "$sig" = TERM ] && want=143
+  took=$(( SECONDS - t0 ))
+  want=130; [ "$sig" = TERM ] && want=143; [ "$sig" = HUP ] && want=129
   left=$(procs_in "$tmp/inodes")
-  check $(all '[ -n "$name" ] && [ "$st" = "$want" ] && [ -z "$(left_of "$name")" ] && [ -z "$left" ]') \
-    "SIG$sig during a run removes the cluster and its processes, and exits $want" \
+  check $(all '[ -n "$name" ] && [ "$st" = "$want" ] && [ "$took" -le 20 ] && [ -z "$(left_of "$name")" ] && [ -z "$left" ]') \
+    "SIG$sig to the $to during a run removes the cluster and its processes in ${took} s, and exits $want" \
     "status $st, left: $(left_of "$name") pids $left; $(tail -2 "$tmp/sig.log")"
 done
 set +m
