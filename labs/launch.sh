@@ -329,7 +329,7 @@ launch_begin_srun() {
     LAUNCH_JOB=$SLURM_JOB_ID
     local tasks=${SLURM_NTASKS:-}
     if [ -n "$tasks" ] && [ "$tasks" -lt "$maxnp" ]; then
-      echo "error: LAUNCH=slurm: allocation $SLURM_JOB_ID has $tasks task(s), and $LAB_NAME needs $maxnp (NP=$NP): ask for -n $maxnp (or more), or a smaller NP" >&2
+      echo "error: LAUNCH=slurm: allocation $SLURM_JOB_ID has $tasks task(s), and $LAB_NAME's largest job has $maxnp ranks (NP=$NP): ask for -n $maxnp (or more), or a smaller NP" >&2
       exit 2
     fi
     slurm_job_cpus "$LAUNCH_JOB" || { echo "error: cannot tell the CPUs of Slurm job $LAUNCH_JOB" >&2; exit 2; }
@@ -422,7 +422,7 @@ launch_slurm_state() {
   [ "$LAUNCHER" = net-srun ] && pre=(nsenter --net="/run/netns/$NET_NAME-h0" env SLURM_CONF="$LAUNCH_SLURM_DIR/slurm.conf")
   # "JobState=COMPLETING Reason=TimeLimit": while it ends, the reason says why.
   state=$(timeout 5 "${pre[@]}" scontrol show job "$LAUNCH_JOB" 2>/dev/null |
-          sed -n 's/.*JobState=\([A-Z_]*\) Reason=\([^ ]*\).*/\1 \2/p' | head -1)
+          sed -n 's/.*JobState=\([A-Z_]*\) Reason=\([^ ]*\).*/\1 \2/p' | head -1) || true
   case "$state" in
     ''|RUNNING*) ;;
     *" None") echo " (Slurm job $LAUNCH_JOB: ${state% *})" ;;
@@ -440,12 +440,14 @@ launch_resume_hint() {
 # A signal to the lab (Ctrl-C, kill, Slurm's SIGTERM at a time limit or
 # scancel): stop the running job (TERM, then KILL after 10 s), then exit;
 # the EXIT trap removes what launch_begin made.
+# (Every step may fail harmlessly: the job may be gone already, and the
+# labs run under set -e, which would end the handler with status 1.)
 launch_stop_child() {
   [ -n "${LAUNCH_CHILD:-}" ] || return 0
-  kill -TERM "$LAUNCH_CHILD" 2>/dev/null
+  kill -TERM "$LAUNCH_CHILD" 2>/dev/null || true
   local i
   for i in $(seq 100); do kill -0 "$LAUNCH_CHILD" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$LAUNCH_CHILD" 2>/dev/null
-  wait "$LAUNCH_CHILD" 2>/dev/null
+  kill -KILL "$LAUNCH_CHILD" 2>/dev/null || true
+  wait "$LAUNCH_CHILD" 2>/dev/null || true
   LAUNCH_CHILD=
 }

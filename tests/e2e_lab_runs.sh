@@ -109,7 +109,7 @@ for sig in TERM HUP INT; do
   rm -rf "$tmp/s" "$tmp/s.tmp"
   # set -m: the shell's own process group, where SIGINT is not ignored.
   set -m
-  RESULTS=$tmp/s bash -c 'source labs/common.sh; OUT=$0; lab_begin 1; lab_mpi 1 sleep 60' "$tmp/s" > "$tmp/sig.log" 2>&1 &
+  RESULTS=$tmp/s bash -c 'set -euo pipefail; source labs/common.sh; OUT=$0; lab_begin 1; lab_mpi 1 sleep 60' "$tmp/s" > "$tmp/sig.log" 2>&1 &
   lab=$!
   set +m
   for _ in $(seq 100); do pgrep -f "^sleep 60" > /dev/null && break; sleep 0.1; done

@@ -188,7 +188,7 @@ check $(all '[ -z "$(squeue -h 2>/dev/null)" ]') "the allocation is released at 
 
 salloc -n 1 --immediate=60 env LAUNCH=slurm NP=2 RESULTS="$tmp/small" labs/lab3/run.sh > "$tmp/small.log" 2>&1
 st=$?
-check $(all '[ "$st" != 0 ] && grep -q "has 1 task(s), and lab3 needs 2" "$tmp/small.log"') \
+check $(all '[ "$st" != 0 ] && grep -q "has 1 task(s), and lab3.s largest job has 2 ranks" "$tmp/small.log"') \
   "an allocation smaller than NP is refused with both numbers" "status $st: $(grep error "$tmp/small.log" | head -2)"
 
 R=$tmp/killed

@@ -45,6 +45,8 @@ if [ -n "$NET_TAG" ]; then
   sweep=2; [ "$NET_HOSTS" -gt 2 ] && sweep="2 $NET_HOSTS"
   most=$NET_HOSTS
 fi
+# The smoke settings (tests) sweep 2 ranks only: they fit an allocation of 2.
+if [ "${LAB2_SMOKE:-0}" = 1 ]; then sweep=2; most=2; fi
 maxnp=$most
 for np in $sweep $NP; do [ "$np" -gt "$maxnp" ] && maxnp=$np; done
 lab_begin "$maxnp"
