@@ -7,7 +7,7 @@ SHELL := /bin/bash
 .SECONDARY:
 
 # ---- user variables -------------------------------------------------------
-NP        ?= 4
+NP        ?=
 DEVICE    ?= cpu
 PROFILE   ?= quick
 SEED      ?= 1
@@ -20,6 +20,8 @@ PLATFORM  ?=
 NET       ?=
 RESUME    ?= 0
 HOSTS     ?=
+LAUNCH    ?= mpirun
+NODES     ?=
 IMPL      ?= reference
 SUBMISSION ?=
 export DDL_DATA
@@ -383,8 +385,11 @@ ifneq ($(PLATFORM),)
     $(error PLATFORM=$(PLATFORM): no labs/platforms/$(PLATFORM).xml; available: $(basename $(notdir $(wildcard labs/platforms/*.xml))))
   endif
 endif
-LAB_ENV := NP=$(NP) DEVICE=$(DEVICE) PROFILE=$(PROFILE) SEED=$(SEED) DDL_DATA=$(DDL_DATA) PLATFORM=$(PLATFORM) \
-           NET=$(NET) HOSTS=$(HOSTS) DDL_STUDENT_BIN=$(STUDENT_BIN) RESUME=$(RESUME)
+# The lab variables reach labs/labN/run.sh through the environment (never
+# pasted into a command line, where a value with a space would split).
+LAB_VARS := NP DEVICE PROFILE SEED DDL_DATA PLATFORM NET HOSTS RESUME LAUNCH NODES DRY_RUN
+$(foreach v,$(LAB_VARS),$(eval $(LABS) figures: export $(v) := $$($(v))))
+$(LABS) figures: export DDL_STUDENT_BIN := $(STUDENT_BIN)
 # PLATFORM=<name>: run the lab simulated on labs/platforms/<name>.xml (the
 # native tree is still built: it measures this machine's FLOP rate).
 # NET=RATE[,LATENCY] (HOSTS=N, default NP): run the lab's MPI jobs on N
@@ -396,10 +401,10 @@ ifeq ($(IMPL),student)
     $(error IMPL=student runs natively only (PLATFORM=$(PLATFORM) builds the reference with smpicc))
   endif
 $(LABS): %: all $(STUDENT_BIN)/%
-	@$(LAB_ENV) labs/$@/run.sh
+	@labs/$@/run.sh
 else
 $(LABS): all $(if $(PLATFORM),sim)
-	@$(LAB_ENV) labs/$@/run.sh
+	@labs/$@/run.sh
 endif
 
 # ---- grading ---------------------------------------------------------------
@@ -435,7 +440,7 @@ grade-vars:
 	@echo 'GIT_REV=$(GIT_REV)'
 
 figures: all
-	@$(LAB_ENV) figures/make_figures.sh
+	@figures/make_figures.sh
 
 # The report is compiled from whatever figures and tables exist (make
 # figures first to produce them all).
@@ -457,7 +462,7 @@ bench-deps:
 # ---- dependencies (Debian/Ubuntu) ------------------------------------------
 DEB_PKGS := build-essential openmpi-bin libopenmpi-dev libopenblas-dev libopenblas0-openmp libpng-dev zlib1g-dev \
             gnuplot-nox texlive-latex-base texlive-latex-recommended poppler-utils libsimgrid-dev python3 \
-            iproute2 iptables iputils-ping libnetfilter-queue-dev \
+            iproute2 iptables iputils-ping libnetfilter-queue-dev slurmctld slurmd slurm-client munge \
             clang libclang-rt-dev
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
@@ -500,7 +505,13 @@ help:
 	@echo "  make clean         remove build outputs; distclean also removes results"
 	@echo
 	@echo "Variables (current value):"
-	@echo "  NP=$(NP)           MPI ranks for multi-rank labs"
+	@echo "  NP=$(NP)           MPI ranks: lab2 trains at NP (default 4), lab3 runs its tasks at NP (default 4),"
+	@echo "                   lab4 runs 2..NP workers (default 2..6), lab5 the cloud + NP-1 users (default 5);"
+	@echo "                   lab1 (one process) and lab6 (1 and 2 workers, the seed's) refuse a given NP"
+	@echo "  LAUNCH=$(LAUNCH)     how MPI jobs start: mpirun (this machine) | slurm (srun --mpi=pmix in your"
+	@echo "                   allocation, or one salloc asks for: labs/slurm/README.md)"
+	@echo "  NODES=$(NODES)          LAUNCH=slurm without an allocation: whole nodes salloc asks for (default 1)"
+	@echo "  SLURM_WAIT=$(or $(SLURM_WAIT),120)    (environment) seconds salloc may wait for them before the lab gives up"
 	@echo "  DEVICE=$(DEVICE)       cpu | cuda (fails clearly without a GPU) | cuda-emu (the CUDA kernels on an emulated GPU)"
 	@echo "  PROFILE=$(PROFILE)    quick (minutes on a laptop) | paper (the seed's settings)"
 	@echo "  SEED=$(SEED)           seed for initialisation, shuffling, augmentation"
@@ -513,8 +524,10 @@ help:
 	@echo "  PLATFORM=$(PLATFORM)   run make labN simulated (SMPI) on labs/platforms/<name>.xml: $(basename $(notdir $(wildcard labs/platforms/*.xml)))"
 	@echo "  NET=$(NET)        RATE[,LATENCY], e.g. 1gbit or 100mbit,200us: make lab2..lab6 run on emulated hosts"
 	@echo "                (network namespaces, tc TBF, NFQUEUE delay) over TCP; root; outputs say 'emulated network'"
-	@echo "  HOSTS=$(HOSTS)      emulated hosts for NET= (default NP); ranks go one per host, round-robin"
+	@echo "  HOSTS=$(HOSTS)      emulated hosts for NET= (default NP); ranks go one per host, round-robin;"
+	@echo "                   with LAUNCH=slurm each host runs a slurmd and the ranks start by srun"
 	@echo "  RESUME=$(RESUME)         1: make labN continues each run from results/checkpoints/ (a killed lab goes on)"
+	@echo "  DRY_RUN=$(DRY_RUN)          1: make labN prints every MPI job it would start, and runs none"
 	@echo "  DDL_CONV=$(or $(DDL_CONV),auto)    (environment) how 3x3 stride-1 convolutions run: auto (per layer, measured: on the CPU"
 	@echo "                   fused Winograd for 32-128 channels, Winograd F(4x4) for more, direct for <= 16, 1x1 pointwise"
 	@echo "                   on 14x14+; on a GPU direct for <= 16 (32 on 32x32), no Winograd; im2col + GEMM elsewhere)"

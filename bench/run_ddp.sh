@@ -17,8 +17,9 @@ BIN=${BIN:-bin}
 ROUNDS=${ROUNDS:-10}
 BLOCK=${BLOCK:-6}
 source labs/common.sh
+launch_begin 2
 [ -x "$BIN/bench/ddp_bar" ] || { echo "bench ddp: $BIN/bench/ddp_bar not built"; exit 0; }
-out=$($(mpirun_cmd 2) "$BIN/bench/ddp_bar" --model vgg11 --width 1 --batch 64 --rounds "$ROUNDS" --block "$BLOCK" 2>/dev/null) ||
+out=$($(launch_cmd 2) "$BIN/bench/ddp_bar" --model vgg11 --width 1 --batch 64 --rounds "$ROUNDS" --block "$BLOCK" 2>/dev/null) ||
   { echo "bench ddp: ddp_bar failed"; exit 1; }
 grep '^#' <<<"$out"
 line=$(grep '^ddp_bar:' <<<"$out")

@@ -44,10 +44,11 @@ done
 NET=$NETB HOSTS=2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN=$BIN
 export NET HOSTS NP LAB_NETWORKS NET_DELAY_BIN
 source labs/common.sh
+launch_begin 2
 status=0
 
 for cap in ${BENCH_DDP_CAPS:-25 5}; do
-  out=$($(mpirun_cmd 2) "$BIN/bench/ddp_bar" --model vgg11 --width 1 --batch "$DDP_BATCH" --rounds "$ROUNDS" \
+  out=$($(launch_cmd 2) "$BIN/bench/ddp_bar" --model vgg11 --width 1 --batch "$DDP_BATCH" --rounds "$ROUNDS" \
           --block "$BLOCK" --alg "$DDP_ALG" --cap-mb "$cap" 2>/dev/null) || { echo "bench ddp np2 net=$NETB cap=${cap}MiB: ddp_bar failed"; status=1; continue; }
   grep '^#' <<<"$out"
   line=$(grep '^ddp_bar:' <<<"$out")
@@ -62,7 +63,7 @@ for cap in ${BENCH_DDP_CAPS:-25 5}; do
 done
 
 res=$(mktemp -d)
-if $(mpirun_cmd 2) "$BIN/lab2" bench --sizes 67108864 --algs ring,mpi --reps 5 --no-calibrate --quiet --out "$res" \
+if $(launch_cmd 2) "$BIN/lab2" bench --sizes 67108864 --algs ring,mpi --reps 5 --no-calibrate --quiet --out "$res" \
      > /dev/null 2>&1; then
   awk -F, -v rate="$NET_RATE_BPS" -v net="$NETB" '
     /^#/ { next }

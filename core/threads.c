@@ -8,6 +8,7 @@
 #endif
 #include <unistd.h>
 #include "common.h"
+#include "placement.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -34,38 +35,12 @@ static void keep_freed_memory(void)
 void ddl_program_start(int *argc, char ***argv, int *rank, int *size)
 {
     keep_freed_memory();
+    ddl_placement_before_init();
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
     ddl_set_rank(*rank, *size);
     ddl_threads_init(MPI_COMM_WORLD);
-}
-
-/* A positive integer from the environment, or -1. */
-static int env_count(const char *name)
-{
-    const char *v = getenv(name);
-    char *end;
-    long n = v && *v ? strtol(v, &end, 10) : -1;
-    return v && *v && !*end && n >= 0 && n < 1000000 ? (int)n : -1;
-}
-
-int ddl_node_rank(MPI_Comm comm, int *ranks)
-{
-    int r = env_count("OMPI_COMM_WORLD_LOCAL_RANK"), n = env_count("OMPI_COMM_WORLD_LOCAL_SIZE"), same = 0;
-    if (comm == MPI_COMM_WORLD || (MPI_Comm_compare(comm, MPI_COMM_WORLD, &same) == MPI_SUCCESS && same == MPI_IDENT))
-        if (r >= 0 && n > r) {
-            *ranks = n;
-            return r;
-        }
-    MPI_Comm node;
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &r);
-    MPI_Comm_size(node, ranks);
-    MPI_Comm_free(&node);
-    return r;
 }
 
 int ddl_threads_init(MPI_Comm comm)
@@ -87,12 +62,36 @@ int ddl_threads_init(MPI_Comm comm)
     if ((omp && *omp) || (blas && *blas)) return openblas_get_num_threads();
     int local = 1;
     ddl_node_rank(comm, &local);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int t = (int)(cores / (local > 0 ? local : 1));
-    if (t < 1) t = 1;
+    int t = ddl_threads_for(ddl_cpus_allowed(), ddl_cpus_online(), local);
 #ifdef _OPENMP
     omp_set_num_threads(t);
 #endif
     openblas_set_num_threads(t);
     return t;
+}
+
+int ddl_threads_for(int allowed, int online, int local)
+{
+    if (allowed < 1) allowed = 1;
+    if (online < allowed) online = allowed;
+    if (local < 1) local = 1;
+    /* How many of this host's ranks share this rank's CPUs: all of them
+     * when each may run anywhere (mpirun --bind-to none), one when each
+     * has CPUs of its own (srun's task/affinity, --bind-to core), and in
+     * between in proportion (ranks bound to a socket each). */
+    long share = ((long)local * allowed + online - 1) / online;
+    if (share < 1) share = 1;
+    if (share > local) share = local;
+    int t = (int)(allowed / share);
+    return t >= 1 ? t : 1;
+}
+
+int ddl_threads_in_use(void)
+{
+#ifdef DDL_SMPI
+    return 1;
+#else
+    int t = openblas_get_num_threads();
+    return t >= 1 ? t : 1;
+#endif
 }

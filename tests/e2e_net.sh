@@ -3,7 +3,7 @@
 #   1. bad input: a malformed NET, HOSTS without NET, NET for lab1 are
 #      refused with the expected form (no root needed);
 #   2. a 2-rank allreduce over TCP between 2 namespaces at 100 Mbit/s,
-#      launched exactly as a lab launches it (labs/common.sh, mpirun_cmd):
+#      launched exactly as a lab launches it (labs/common.sh, labs/launch.sh):
 #      the result is right (lab2 bench checks every element), the ranks ran
 #      in different hosts, the bytes crossed the emulated link, and an
 #      8 MiB allreduce took at least its wire time: rank 0 must receive
@@ -13,7 +13,8 @@
 #   3. with a 2 ms latency, ping's round trip is at least 2 x 2 ms (each
 #      direction is held at its sender by nfq_delay);
 #   4. nothing is left behind: after a run; after Ctrl-C (SIGINT to the
-#      job's process group) and SIGTERM; and after a run killed with
+#      job's process group), SIGTERM to the group, SIGTERM and SIGHUP to the
+#      lab's shell alone (within seconds); and after a run killed with
 #      SIGKILL, whose cluster is reported stale and then removed, its
 #      nfq_delay processes with it.
 # Without root or network namespaces it prints "skip - ..." with the reason.
@@ -50,8 +51,8 @@ procs_in() { # file of inode numbers: pids of processes in those namespaces
     done
   done
 }
-lab_shell() { # NET HOSTS script: run script with labs/common.sh sourced as a lab does
-  NET=$1 HOSTS=$2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN=$BIN bash -c "set -euo pipefail; source labs/common.sh; $3"
+lab_shell() { # NET HOSTS script: run script with labs/common.sh sourced and the cluster up, as a lab does
+  NET=$1 HOSTS=$2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN=$BIN bash -c "set -euo pipefail; source labs/common.sh; launch_begin 3; $3"
 }
 
 # --- 1. bad input -------------------------------------------------------------
@@ -80,19 +81,19 @@ fi
 bytes=8388608 rate=100000000
 lab_shell 100mbit 2 '
   echo "$NET_NAME" > '"$tmp"'/name; '"$INODES"' > '"$tmp"'/inodes
-  $(mpirun_cmd 2) sh -c "ip -4 -o addr show dev eth0" > '"$tmp"'/where
-  $(mpirun_cmd 2) '"$BIN"'/lab2 bench --sizes '"$bytes"' --algs ring,mpi --reps 2 --no-calibrate --quiet \
+  lab_mpi 2 sh -c "ip -4 -o addr show dev eth0" > '"$tmp"'/where
+  lab_mpi 2 '"$BIN"'/lab2 bench --sizes '"$bytes"' --algs ring,mpi --reps 2 --no-calibrate --quiet \
     --out '"$tmp"'/r > /dev/null
   tc -n "$NET_NAME-hub" -s qdisc show dev h0 > '"$tmp"'/hub-h0
   ip -n "$NET_NAME-h1" route show 198.18.0.0/24 > '"$tmp"'/route-h1
   sed -n "s/^tbf=.* burst \([0-9]*\) .*/\1/p" "$NET_STATE/measured" > '"$tmp"'/burst
-  rc3=0; timeout 60 $(mpirun_cmd 3) '"$BIN"'/lab2 bench --sizes 4096 --algs ring --reps 2 --no-calibrate --quiet \
+  rc3=0; timeout 60 $(launch_cmd 3) '"$BIN"'/lab2 bench --sizes 4096 --algs ring --reps 2 --no-calibrate --quiet \
     --out '"$tmp"'/r3 > /dev/null || rc3=$?; echo $rc3 > '"$tmp"'/rc3
 ' > "$tmp/run.log" 2>&1
 check $? "a 2-rank lab2 bench runs on 2 emulated hosts at 100 Mbit/s" "$(tail -3 "$tmp/run.log")"
 # Three ranks on two hosts (two share host 0): Open MPI 4.1's
 # MPI_Comm_split_type hung here over TCP (open-mpi/ompi#9010); ddlab finds a
-# rank's place on its host without it (core/threads.c, ddl_node_rank).
+# rank's place on its host without it (core/placement.c, ddl_node_rank).
 rc3=$(cat "$tmp/rc3" 2>/dev/null); wrong3=$(col "$tmp/r3/bench-np3.csv" wrong 2>/dev/null | awk '{s += $1} END {print s + 0}')
 check $(all '[ "$rc3" = 0 ] && [ -s "$tmp/r3/bench-np3.csv" ] && [ "$wrong3" = 0 ]') \
   "3 ranks on 2 emulated hosts (two sharing one) start and allreduce right" "exit ${rc3:-?} (124: hung), $wrong3 wrong"
@@ -134,7 +135,7 @@ check $(all '[ -n "$name" ] && [ -s "$tmp/inodes" ] && [ -z "$(left_of "$name")"
 lab_shell 100mbit 3 '
   n=0
   for i in $(seq 20); do
-    if timeout 30 $(mpirun_cmd 3) /bin/true > '"$tmp"'/launch.out 2>&1; then n=$((n + 1))
+    if timeout 30 $(launch_cmd 3) /bin/true > '"$tmp"'/launch.out 2>&1; then n=$((n + 1))
     else [ -s '"$tmp"'/launch.fail ] || cp '"$tmp"'/launch.out '"$tmp"'/launch.fail; fi
   done
   echo $n > '"$tmp"'/launches
@@ -165,24 +166,31 @@ check $(all '[ -n "$delay_pids" ] && [ -z "$alive" ] && [ -z "$(left_of "$tag")"
 
 # --- 4. Ctrl-C and SIGTERM during a run -------------------------------------------
 set -m # background jobs get their own process group, and SIGINT is not ignored in them
-for sig in INT TERM; do
+# INT and TERM to the job's process group (Ctrl-C, a kill of the whole
+# job), then TERM and HUP to the lab's shell alone (kill PID, a closed
+# terminal, Slurm's signal to a batch script): the clean-up must not wait
+# for the running job to end by itself.
+for how in INT:group TERM:group TERM:shell HUP:shell; do
+  sig=${how%%:*} to=${how#*:}
   rm -f "$tmp/name" "$tmp/inodes"
   # exec: the job is the lab's shell itself, so that wait returns when it
   # has finished its clean-up.
   ( exec env NET=10mbit,1ms HOSTS=2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN="$BIN" bash -c "set -euo pipefail
-      source labs/common.sh; $INODES > $tmp/inodes; echo \"\$NET_NAME\" > $tmp/name; \$(mpirun_cmd 2) sleep 30" ) \
+      source labs/common.sh; launch_begin 2; $INODES > $tmp/inodes; echo \"\$NET_NAME\" > $tmp/name; lab_mpi 2 sleep 30" ) \
     > "$tmp/sig.log" 2>&1 &
   job=$!
   for _ in $(seq 150); do [ -s "$tmp/name" ] && break; sleep 0.1; done
   sleep 2 # mpirun is starting or running the ranks on both hosts
   name=$(cat "$tmp/name" 2>/dev/null)
-  kill -"$sig" -- -"$job" 2>/dev/null
+  t0=$SECONDS
+  if [ "$to" = group ]; then kill -"$sig" -- -"$job" 2>/dev/null; else kill -"$sig" "$job" 2>/dev/null; fi
   wait "$job" 2>/dev/null
   st=$?
-  want=130; [ "$sig" = TERM ] && want=143
+  took=$(( SECONDS - t0 ))
+  want=130; [ "$sig" = TERM ] && want=143; [ "$sig" = HUP ] && want=129
   left=$(procs_in "$tmp/inodes")
-  check $(all '[ -n "$name" ] && [ "$st" = "$want" ] && [ -z "$(left_of "$name")" ] && [ -z "$left" ]') \
-    "SIG$sig during a run removes the cluster and its processes, and exits $want" \
+  check $(all '[ -n "$name" ] && [ "$st" = "$want" ] && [ "$took" -le 20 ] && [ -z "$(left_of "$name")" ] && [ -z "$left" ]') \
+    "SIG$sig to the $to during a run removes the cluster and its processes in ${took} s, and exits $want" \
     "status $st, left: $(left_of "$name") pids $left; $(tail -2 "$tmp/sig.log")"
 done
 set +m

@@ -2,9 +2,11 @@
  *
  * Nothing here keeps state between calls (no static buffers, no globals):
  * under SimGrid SMPI every rank lives in one address space. */
+#define _GNU_SOURCE /* cpu_set_t, sched_getaffinity */
 #include "results.h"
 
 #include <ctype.h>
+#include <sched.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +16,9 @@
 #include <unistd.h>
 
 #include "../common.h"
+#include "../mpi_transport.h"
+#include "../placement.h"
+#include "../threads.h"
 #include "../version.h"
 #ifdef DDL_SMPI
 #include <simgrid/host.h>
@@ -71,9 +76,55 @@ static const char *env_or(const char *a, const char *b, const char *fallback)
     return v && *v ? v : fallback;
 }
 
-/* Host count and oversubscription need every rank's host name and core
- * count: a collective over MPI_COMM_WORLD. */
-static void collect_mpi(Meta *m, long cores)
+/* Host count, the job's CPUs and oversubscription need every rank's host
+ * name and affinity mask: a collective over MPI_COMM_WORLD. A host's CPUs
+ * are the union of the masks of the ranks on it (srun gives each task CPUs
+ * of its own, mpirun --bind-to none gives each all of them), and it is
+ * oversubscribed when it runs more ranks than that. "cores" is that count
+ * on rank 0's host: the CPUs the job may use there, not the machine's
+ * (cores_online). */
+typedef struct {
+    char name[MPI_MAX_PROCESSOR_NAME];
+    unsigned char mask[128]; /* CPUs 0..1023; SMPI: the simulated cores' count in mask[0..3] */
+} HostSlot;
+
+static void my_slot(HostSlot *me)
+{
+    memset(me, 0, sizeof *me);
+    ddl_host_name(me->name, sizeof me->name);
+#ifdef DDL_SMPI
+    int cores = sg_host_core_count(sg_host_self());
+    memcpy(me->mask, &cores, sizeof cores);
+#else
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        for (int c = 0; c < ddl_cpus_online() && c < CPU_SETSIZE; c++) CPU_SET(c, &set);
+    for (int c = 0; c < (int)sizeof me->mask * 8 && c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set)) me->mask[c / 8] |= (unsigned char)(1u << (c % 8));
+#endif
+}
+
+/* The CPUs of one host: the union of its ranks' masks. */
+static int host_cpus(const HostSlot *all, int size, int first)
+{
+#ifdef DDL_SMPI
+    (void)size;
+    int cores;
+    memcpy(&cores, all[first].mask, sizeof cores);
+    return cores;
+#else
+    unsigned char u[sizeof all->mask] = {0};
+    for (int j = first; j < size; j++)
+        if (strncmp(all[first].name, all[j].name, MPI_MAX_PROCESSOR_NAME) == 0)
+            for (size_t b = 0; b < sizeof u; b++) u[b] |= all[j].mask[b];
+    int n = 0;
+    for (size_t b = 0; b < sizeof u; b++) n += __builtin_popcount(u[b]);
+    return n;
+#endif
+}
+
+static void collect_mpi(Meta *m)
 {
     int inited = 0, finalized = 0;
     MPI_Initialized(&inited);
@@ -82,51 +133,41 @@ static void collect_mpi(Meta *m, long cores)
         /* Tools that never start MPI still get complete metadata. */
         meta_set(m, "ranks", "1");
         meta_set(m, "hosts", "1");
-        meta_set(m, "oversubscribed", "%s", cores >= 1 ? "no" : "unknown");
+        meta_set(m, "cores", "%d", ddl_cpus_allowed());
+        meta_set(m, "oversubscribed", "no");
         meta_set(m, "mpi", "not initialised");
         return;
     }
-    int size = 1, len = 0;
+    int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     meta_set(m, "ranks", "%d", size);
-
-    char name[MPI_MAX_PROCESSOR_NAME];
-    memset(name, 0, sizeof name);
-    MPI_Get_processor_name(name, &len);
-    int mycores = (int)cores;
-#ifdef DDL_SMPI
-    /* Simulated: the processor names are the platform's hosts, and a host
-     * is oversubscribed when it runs more ranks than its simulated cores. */
-    mycores = sg_host_core_count(sg_host_self());
-    meta_set(m, "cores", "%d", mycores);
-#endif
-    char *names = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
-    int *allcores = calloc((size_t)size, sizeof *allcores);
-    if (!names || !allcores) ddl_die("out of memory gathering host names of %d ranks", size);
-    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-                  MPI_COMM_WORLD);
-    MPI_Allgather(&mycores, 1, MPI_INT, allcores, 1, MPI_INT, MPI_COMM_WORLD);
+    HostSlot me, *all = calloc((size_t)size, sizeof *all);
+    if (!all) ddl_die("out of memory gathering host names of %d ranks", size);
+    my_slot(&me);
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, MPI_COMM_WORLD);
 
     /* O(size^2) string compares: fine for the rank counts of a lab. */
     int hosts = 0;
     bool over = false;
     for (int i = 0; i < size; i++) {
-        const char *ni = names + (size_t)i * MPI_MAX_PROCESSOR_NAME;
         int first = i, on_host = 0;
         for (int j = 0; j < size; j++) {
-            if (strncmp(ni, names + (size_t)j * MPI_MAX_PROCESSOR_NAME, MPI_MAX_PROCESSOR_NAME) != 0)
-                continue;
+            if (strncmp(all[i].name, all[j].name, MPI_MAX_PROCESSOR_NAME) != 0) continue;
             if (j < first) first = j;
             on_host++;
         }
-        if (first != i) continue;   /* host already counted */
+        if (first != i) continue; /* host already counted */
         hosts++;
-        if (allcores[i] > 0 && on_host > allcores[i]) over = true;
+        int cpus = host_cpus(all, size, i);
+        if (cpus > 0 && on_host > cpus) over = true;
+        if (i == 0) meta_set(m, "cores", "%d", cpus);
     }
-    free(names);
-    free(allcores);
+    free(all);
     meta_set(m, "hosts", "%d", hosts);
     meta_set(m, "oversubscribed", "%s", over ? "yes" : "no");
+    char transport[256];
+    ddl_mpi_transport(transport, sizeof transport);
+    meta_set(m, "mpi_transport", "%s", transport);
 
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int liblen = 0;
@@ -160,8 +201,16 @@ static void collect_sim(Meta *m)
     meta_set(m, "sim_host_speed", "%s", env_or("DDL_SIM_HOST_SPEED", NULL, "unknown (smpi/host-speed not set by ddlab)"));
     meta_set(m, "sim_platform_speed", "%s", env_or("DDL_SIM_PLATFORM_SPEED", NULL, "unknown"));
     meta_set(m, "sim_coll_selector", "%s", env_or("DDL_SIM_COLL_SELECTOR", NULL, "unknown"));
-    meta_set(m, "sim_compute", "measured on this machine, one thread per rank, scaled by "
-                               "smpi/host-speed / platform speed");
+    /* A benchmark of the network alone is simulated without the host's
+     * computation (labs/launch.sh, LAUNCH_SIM_COMPUTE=0), so that its
+     * times do not depend on how busy this machine is. */
+    const char *compute = env_or("DDL_SIM_COMPUTE", NULL, "1");
+    if (!strcmp(compute, "0"))
+        meta_set(m, "sim_compute", "not simulated (smpi/simulate-computation:no): the network's time alone, "
+                                   "the same however busy this machine is");
+    else
+        meta_set(m, "sim_compute", "measured on this machine, one thread per rank, scaled by "
+                                   "smpi/host-speed / platform speed");
     meta_set(m, "threads", "1 (simulated: one per rank, see core/threads.c)");
 }
 #endif
@@ -196,6 +245,21 @@ static void run_id(char *out, size_t cap, const char *host)
     else snprintf(out, cap, "%s-%ld", host, pid);
 }
 
+/* Who started the ranks, and under which Slurm job: a run inside an
+ * allocation (srun, or mpirun in sbatch/salloc) names its job and nodes. */
+static void collect_launch(Meta *m)
+{
+    char launcher[128];
+    ddl_launcher(launcher, sizeof launcher);
+    meta_set(m, "launcher", "%s", launcher);
+    const char *job = env_or("SLURM_JOB_ID", NULL, NULL);
+    if (job) {
+        meta_set(m, "slurm_job", "%s", job);
+        meta_set(m, "slurm_nodes", "%s", env_or("SLURM_JOB_NODELIST", "SLURM_NODELIST", "unknown"));
+    }
+    meta_set(m, "cpus_allowed", "%d", ddl_cpus_allowed());
+}
+
 void meta_collect(Meta *m, const char *program)
 {
     meta_set(m, "program", "%s", program ? program : "unknown");
@@ -217,13 +281,10 @@ void meta_collect(Meta *m, const char *program)
     run_id(id, sizeof id, host);
     meta_set(m, "run_id", "%s", id);
 
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < 1) cores = 0;
-    meta_set(m, "cores", "%ld", cores);
-
-    collect_mpi(m, cores);
-
-    meta_set(m, "threads", "%s", env_or("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "default"));
+    meta_set(m, "cores_online", "%d", ddl_cpus_online());
+    collect_mpi(m);
+    collect_launch(m);
+    meta_set(m, "threads", "%d", ddl_threads_in_use());
     meta_set(m, "openblas_coretype", "%s", env_or("OPENBLAS_CORETYPE", NULL, "auto"));
     /* make labN NET=...: the launcher (labs/net/net.sh) passes what the
      * emulated cluster is and how it was built to every rank. */

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define META_MAX 48
+#define META_MAX 64
 
 typedef struct Meta {
     int n;

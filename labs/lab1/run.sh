@@ -10,15 +10,13 @@
 #   1 epoch, lr 0.1) and the MNIST nets for 2 epochs; hours on a laptop CPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+LAB_NP_FIXED="lab1 trains one process on all the CPUs it is given (seed 001's Task 1)"
 source labs/common.sh
-[ -x bin/lab1 ] || { echo "error: bin/lab1 missing: run make" >&2; exit 1; }
-export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$CORES}
+[ -x "$LAB_BIN/lab1" ] || { echo "error: $LAB_BIN/lab1 missing: run make" >&2; exit 1; }
 OUT=results/lab1
-rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
-# Runs write into a fresh folder that replaces the old one only when all
-# succeeded: a failed run never leaves a mix of old and new results.
+lab_begin 1
 common=(--seed "$SEED" --device "$DEVICE" --profile "$PROFILE" --out "$OUT.tmp")
-run() { note "bin/lab1 $*"; bin/lab1 "${common[@]}" "$@"; }
+run() { lab_single "$LAB_BIN/lab1" "${common[@]}" "$@"; }
 if [ "$PROFILE" = paper ]; then
   run --model cnn3 --dataset mnist --epochs 2 --batch 64 --lr 0.05
   run --model mlp --dataset mnist --epochs 2 --batch 64 --lr 0.05
@@ -30,5 +28,5 @@ else
   run --model vgg11 --dataset cifar10 --width 0.25 --limit 10000 --epochs 2 --batch 256 --lr 0.1 --wd 1e-4
   run --model resnet18 --dataset cifar10 --width 0.25 --limit 10000 --epochs 1 --batch 128 --lr 0.1
 fi
-rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+lab_commit
 labs/lab1/figures.sh

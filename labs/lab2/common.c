@@ -38,8 +38,6 @@ void lab2_meta(Meta *m, const Lab2Options *o, Driver *d, const char *what)
     memset(m, 0, sizeof *m);
     driver_meta(d, m);
     meta_set(m, "experiment", "%s", what);
-    const char *pml = getenv("OMPI_MCA_pml"), *btl = getenv("OMPI_MCA_btl");
-    meta_set(m, "mca", "pml %s, btl %s", pml ? pml : "default", btl ? btl : "default");
     meta_set(m, "ring_async_segment_bytes", "%zu", d->comm.segment_bytes);
 }
 

@@ -7,7 +7,10 @@
 #      platform (hosts x cores: 80 on wits80), 4 B .. 64 MiB, every
 #      algorithm, network model CM02 without cross-traffic, which is the
 #      alpha-beta model's (the model columns are checked against it);
-#      3 timed calls per point (simulated networks do not jitter);
+#      3 timed calls per point (simulated networks do not jitter); the
+#      network alone is simulated (LAUNCH_SIM_COMPUTE=0: the host's
+#      computation between MPI calls costs nothing, so the times do not
+#      depend on how busy this machine is);
 #      above 16 ranks, sizes from 1 MiB run on SMPI shared buffers (data
 #      unchecked there: the smaller sizes and the native runs check it);
 #      on platforms of more than 16 ranks both sweeps stop at 16 MiB
@@ -29,7 +32,6 @@ source labs/common.sh
 [ -n "$SIM_TAG" ] || { echo "error: run-sim.sh needs PLATFORM (make lab2 PLATFORM=...)" >&2; exit 2; }
 [ -x "$LAB_BIN/lab2" ] || { echo "error: $LAB_BIN/lab2 missing: run make SIM=1" >&2; exit 1; }
 OUT=results/lab2/$SIM_TAG
-rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
 common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp")
 FULL=$PLATFORM_RANKS
 # Above 16 ranks the 1 MiB .. 64 MiB payloads would need ranks x 128 MiB.
@@ -38,19 +40,21 @@ max_bytes=67108864
 [ "$FULL" -gt 16 ] && max_bytes=${SIM_MAX_BYTES:-16777216}
 common+=(--max-bytes "$max_bytes")
 t_start=$(date +%s)
+lab_begin $(( FULL > NP ? FULL : NP ))
 
 sweep=$NP
 [ "$FULL" != "$NP" ] && sweep="$NP $FULL"
 for np in $sweep; do
   note "$SIM_LABEL: bench at $np ranks (CM02) > $OUT/bench-np$np.txt"
-  $(mpirun_cmd "$np" theory) "$LAB_BIN/lab2" bench "${common[@]}" --reps 3 $(shared_for "$np") --quiet \
+  # shellcheck disable=SC2046
+  LAUNCH_SIM_NETWORK=theory LAUNCH_SIM_COMPUTE=0 lab_mpi "$np" "$LAB_BIN/lab2" bench "${common[@]}" --reps 3 $(shared_for "$np") --quiet \
     > "$OUT.tmp/bench-np$np.txt"
 done
 
 note "$SIM_LABEL: time vs ranks at 1 MiB"
 np=2
 while :; do
-  $(mpirun_cmd "$np" theory) "$LAB_BIN/lab2" bench --sizes 1048576 --reps 3 --tag "ranks-np$np" --quiet \
+  LAUNCH_SIM_NETWORK=theory LAUNCH_SIM_COMPUTE=0 lab_mpi "$np" "$LAB_BIN/lab2" bench --sizes 1048576 --reps 3 --tag "ranks-np$np" --quiet \
     "${common[@]}" > /dev/null
   [ "$np" -ge "$FULL" ] && break
   np=$(( np * 2 > FULL ? FULL : np * 2 ))
@@ -62,8 +66,8 @@ else
   train=(--epochs 1 --hidden 16,64,256,1024)
 fi
 note "$SIM_LABEL: train at $FULL ranks (SMPI network model) ${train[*]}"
-$(mpirun_cmd "$FULL" realistic) "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
+LAUNCH_SIM_NETWORK=realistic lab_mpi "$FULL" "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
 
-rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+lab_commit
 note "$SIM_LABEL: simulations took $(( $(date +%s) - t_start )) s of wall time"
 RESULTS=$OUT NAME=lab2-$SIM_TAG NATIVE_RESULTS=results/lab2 labs/lab2/figures.sh

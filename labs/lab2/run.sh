@@ -18,13 +18,21 @@ if [ -n "${PLATFORM:-}" ]; then exec labs/lab2/run-sim.sh; fi
 LAB_NETWORKS=1    # make lab2 NET=1gbit NP=2: the same runs on an emulated cluster (labs/net/)
 source labs/common.sh
 [ -x "$LAB_BIN/lab2" ] || { echo "error: $LAB_BIN/lab2 missing: run make" >&2; exit 1; }
-OUT=results/lab2${VARIANT:+/$VARIANT}
+OUT=${RESULTS:-results/lab2${VARIANT:+/$VARIANT}}
 # emulated-network figures and the table go beside the native ones
-if [ -n "$VARIANT" ]; then export FIGURES=figures/$VARIANT TABLES=report/tables/$VARIANT; fi
-# Runs write into a fresh folder that replaces the old one only when all
-# succeeded: a failed run never leaves a mix of old and new results.
-rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
+export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
 common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp")
+if [ "$PROFILE" = paper ]; then
+  train=(--epochs 20 --hidden 16,32,64,128,256,512,1024)
+else
+  train=(--epochs 1 --hidden 16,64,256,1024)
+fi
+sweep_opts=() point_opts=()
+if [ "${LAB2_SMOKE:-0}" = 1 ]; then # tests/e2e_slurm.sh: the same flow in seconds
+  sweep_opts=(--max-bytes 4096 --reps 2 --no-calibrate)
+  point_opts=(--reps 2 --no-calibrate)
+  train=(--synthetic --epochs 1 --limit 600 --test-limit 200 --hidden 8,16)
+fi
 
 sweep="2 4"
 for extra in "$CORES" "$NP"; do
@@ -37,23 +45,23 @@ if [ -n "$NET_TAG" ]; then
   sweep=2; [ "$NET_HOSTS" -gt 2 ] && sweep="2 $NET_HOSTS"
   most=$NET_HOSTS
 fi
+# The smoke settings (tests) sweep 2 ranks only: they fit an allocation of 2.
+if [ "${LAB2_SMOKE:-0}" = 1 ]; then sweep=2; most=2; fi
+maxnp=$most
+for np in $sweep $NP; do [ "$np" -gt "$maxnp" ] && maxnp=$np; done
+lab_begin "$maxnp"
 for np in $sweep; do
-  note "$(mpirun_cmd "$np") $LAB_BIN/lab2 bench > $OUT/bench-np$np.txt"
-  $(mpirun_cmd "$np") "$LAB_BIN/lab2" bench "${common[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
+  note "bench at $np ranks > $OUT/bench-np$np.txt"
+  lab_mpi "$np" "$LAB_BIN/lab2" bench "${common[@]}" "${sweep_opts[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
 done
 
 note "time vs ranks at 1 MiB: 1 .. $most ranks"
 for np in $(seq 1 "$most"); do
-  $(mpirun_cmd "$np") "$LAB_BIN/lab2" bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" > /dev/null
+  lab_mpi "$np" "$LAB_BIN/lab2" bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" "${point_opts[@]}" \
+    > /dev/null
 done
 
-if [ "$PROFILE" = paper ]; then
-  train=(--epochs 20 --hidden 16,32,64,128,256,512,1024)
-else
-  train=(--epochs 1 --hidden 16,64,256,1024)
-fi
-note "$(mpirun_cmd "$NP") $LAB_BIN/lab2 train ${train[*]}"
-$(mpirun_cmd "$NP") "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
+lab_mpi "$NP" "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
 
-rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+lab_commit
 RESULTS=$OUT labs/lab2/figures.sh

@@ -32,13 +32,11 @@ LAB_NETWORKS=1    # make lab3 NET=1gbit NP=2: the same runs on an emulated clust
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
 [ -x "$BIN/lab3" ] || { echo "error: $BIN/lab3 missing: run make" >&2; exit 1; }
-case "$NP" in ''|*[!0-9]*) echo "error: NP must be a number of ranks (got '$NP')" >&2; exit 2 ;; esac
 [ "$NP" -ge 2 ] || { echo "error: lab3 compares multi-rank strategies: NP must be >= 2 (got $NP)" >&2; exit 2; }
 OUT=${RESULTS:-results/lab3${VARIANT:+/$VARIANT}}
 # simulated and emulated-network figures and tables go beside the native
 # ones, never over them
 export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
-rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
 if [ "$PROFILE" = paper ]; then
   data=(--width 1)
 else
@@ -59,10 +57,10 @@ run() { # ranks args...
   # half width, 4 ranks, both collective selectors): simulated DDP buckets
   # go over ddlab's own ring instead, and the outputs say alg ring.
   if [ -n "${SIM_TAG:-}" ] && [[ " $* " == *" --sync ddp "* ]]; then extra=(--alg ring); fi
-  note "$(mpirun_cmd "$np") $BIN/lab3 run $* ${extra[*]}"
-  $(mpirun_cmd "$np") "$BIN/lab3" run "${common[@]}" "$@" "${extra[@]}"
+  lab_mpi "$np" "$BIN/lab3" run "${common[@]}" "$@" "${extra[@]}"
 }
 CAP_NP=$(( NP < CORES ? NP : CORES )); [ "$CAP_NP" -ge 2 ] || CAP_NP=2
+lab_begin "$NP"
 
 note "Table 1 (seed 001): Task 1 at 1 rank, Tasks 2a, 2b, 3 at $NP ranks, total batch 256"
 run 1 --sync none --batch 256 --task 1 --series task --tag task1 "${task[@]}"
@@ -86,5 +84,5 @@ for cap in 0 1 5 10 50 100; do
   run "$CAP_NP" --sync ddp --bucket-cap-mb "$cap" --global-batch 256 --series buckets --tag "cap$cap-np$CAP_NP" "${timing[@]}"
 done
 
-rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+lab_commit
 RESULTS=$OUT labs/lab3/figures.sh

@@ -54,8 +54,6 @@ static void describe(Meta *meta, const Lab4Options *o, const Lab4Setup *s, int p
                               "traffic_mb = (sent + received) over all workers / 1e6, as the seed summed");
     meta_set(meta, "accuracy", "Horovod style: each worker's own model on its 1/P of the test subset, combined");
     meta_set(meta, "monitoring", "%s", monitor);
-    const char *pml = getenv("OMPI_MCA_pml"), *btl = getenv("OMPI_MCA_btl");
-    meta_set(meta, "mca", "pml %s, btl %s", pml ? pml : "default", btl ? btl : "default");
 }
 
 static void set_common(Table *t, const Lab4Config *c, int P)

@@ -25,7 +25,8 @@
 #   window 2000, target 80%. A GPU job in the seed (V100s); on this CPU
 #   code it is days, so it is configured here, not run.
 # FP16 is emulated by rounding on the CPU (core/mixed): exact FP16 values,
-# FP32 speed. LAB5_SHARDS=sorted|dirichlet (LAB5_ALPHA) for non-IID users,
+# FP32 speed. NP sets the ranks: the cloud and NP-1 users (default 5: the
+# seed's 4 users). LAB5_SHARDS=sorted|dirichlet (LAB5_ALPHA) for non-IID users,
 # LAB5_E for FedAvg's local epochs, LAB5_SCHEMES to run a subset
 # (e.g. "C_SGD_BS256 FL_BS256"), LAB5_EXTRA for more flags of `lab5 run`
 # after the profile's (e.g. "--epochs 8 --augment").
@@ -37,20 +38,17 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 LAB_SIMULATES=1
 LAB_NETWORKS=1    # make lab5 NET=1gbit: the same runs on an emulated cluster (labs/net/)
+LAB_NP_DEFAULT=5  # the cloud and the seed's 4 users
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
 [ -x "$BIN/lab5" ] || { echo "error: $BIN/lab5 missing: run make" >&2; exit 1; }
-if [ "$DEVICE" != cpu ]; then
-  echo "error: lab5 runs on the CPU only for now (mixed precision is emulated by rounding there): DEVICE=cpu" >&2
-  exit 2
-fi
+[ "$NP" -ge 2 ] || { echo "error: NP=$NP: lab5 runs the cloud (rank 0) and NP-1 users: NP must be >= 2" >&2; exit 2; }
 OUT=${RESULTS:-results/lab5${VARIANT:+/$VARIANT}}
 # simulated and emulated-network figures and tables go beside the native
 # ones, never over them
 export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
-rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
-USERS=${LAB5_USERS:-4}
-common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp" --shards "${LAB5_SHARDS:-iid}"
+USERS=$(( NP - 1 ))
+common=(--seed "$SEED" --device "$DEVICE" --profile "$PROFILE" --out "$OUT.tmp" --shards "${LAB5_SHARDS:-iid}"
         --alpha "${LAB5_ALPHA:-0.5}" --local-epochs "${LAB5_E:-1}")
 if [ "$PROFILE" = paper ]; then
   settings=(--width 1 --limit 0 --test-limit 0 --epochs 100 --scale-window 2000)
@@ -61,6 +59,13 @@ else
   export LAB5_TARGET=${LAB5_TARGET:-0.25}
 fi
 schemes=${LAB5_SCHEMES:-"C_SGD_BS256 D_SGD_BS256 D_SGD_BS2048 FL_BS256"}
+for s in $schemes; do
+  case $s in
+    C_SGD_BS256|D_SGD_BS256|D_SGD_BS2048|FL_BS256) ;;
+    *) echo "error: LAB5_SCHEMES: unknown scheme '$s' (C_SGD_BS256 D_SGD_BS256 D_SGD_BS2048 FL_BS256)" >&2; exit 2 ;;
+  esac
+done
+lab_begin "$NP"
 t0=$(date +%s)
 for prec in fp32 fp16; do
   for s in $schemes; do
@@ -71,13 +76,11 @@ for prec in fp32 fp16; do
       *) echo "error: LAB5_SCHEMES: unknown scheme '$s' (C_SGD_BS256 D_SGD_BS256 D_SGD_BS2048 FL_BS256)" >&2; exit 2 ;;
     esac
     batch=${s##*_BS}
-    cmd=$(mpirun_cmd "$np")
-    note "$cmd $BIN/lab5 run --scheme $scheme --batch $batch --precision $prec ${settings[*]}"
     # shellcheck disable=SC2086
-    $cmd "$BIN/lab5" run "${common[@]}" "${settings[@]}" --scheme "$scheme" --batch "$batch" --precision "$prec" \
+    lab_mpi "$np" "$BIN/lab5" run "${common[@]}" "${settings[@]}" --scheme "$scheme" --batch "$batch" --precision "$prec" \
       ${LAB5_EXTRA:-}
   done
 done
 note "runs took $(( $(date +%s) - t0 )) s"
-rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+lab_commit
 RESULTS=$OUT labs/lab5/figures.sh

@@ -33,6 +33,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LAB_NETWORKS=1    # make lab6 NET=100mbit,1ms: the same grid on an emulated cluster (labs/net/)
+LAB_NP_FIXED="lab6 compares 1 and 2 workers, as the seed's Table I does (2 workers and the parameter server are 3 ranks)"
 source labs/common.sh
 BIN=${BIN:-${LAB_BIN:-bin}}
 [ -x "$BIN/lab6" ] || { echo "error: $BIN/lab6 missing: run make" >&2; exit 1; }
@@ -40,7 +41,6 @@ OUT=${RESULTS:-results/lab6${VARIANT:+/$VARIANT}}
 export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
 THREADS=${LAB6_THREADS:-1}
 YIELD=${LAB6_YIELD:-1}
-rm -rf "$OUT.tmp"; mkdir -p "$OUT.tmp"
 declare -A args
 if [ "$PROFILE" = paper ]; then
   args[resnet50-mnist]="--width 1 --epochs 1"
@@ -62,20 +62,11 @@ run() { # workload style workers
   local w=$1 style=$2 workers=$3
   local np=$workers
   [ "$style" = ps ] && np=$((workers + 1))
-  local cmd
-  cmd=$(mpirun_cmd "$np" | sed -E "s/(OPENBLAS|OMP)_NUM_THREADS=[0-9]+/\1_NUM_THREADS=$THREADS/g")
-  # NET=...: labs/net/net.sh already passes mpi_yield_when_idle (Open MPI
-  # refuses a parameter given twice): set its value instead.
-  if [[ $cmd == *" mpi_yield_when_idle "* ]]; then
-    cmd=$(sed -E "s/ mpi_yield_when_idle [0-9]+/ mpi_yield_when_idle $YIELD/" <<<"$cmd")
-  else
-    cmd+=" --mca mpi_yield_when_idle $YIELD"
-  fi
-  note "$cmd $BIN/lab6 run --workload $w --style $style ${args[$w]}"
   # shellcheck disable=SC2086 # the argument strings split on purpose
-  $cmd "$BIN/lab6" run --workload "$w" --style "$style" ${args[$w]} --seed "$SEED" --device "$DEVICE" \
+  LAUNCH_THREADS=$THREADS LAUNCH_YIELD=$YIELD lab_mpi "$np" "$BIN/lab6" run --workload "$w" --style "$style" ${args[$w]} --seed "$SEED" --device "$DEVICE" \
     --profile "$profile" --out "$OUT.tmp" --quiet
 }
+lab_begin 3
 note "grid: 3 workloads x {horovod, ps} x {1, 2} workers on $DEVICE, profile $profile, $THREADS thread(s) per rank, $CORES cores, yield when idle $YIELD"
 for w in resnet50-mnist mobilenetv2-fashion sdss_dnn-sdss; do
   for style in horovod ps; do
@@ -84,5 +75,5 @@ for w in resnet50-mnist mobilenetv2-fashion sdss_dnn-sdss; do
     done
   done
 done
-rm -rf "$OUT"; mv "$OUT.tmp" "$OUT"
+lab_commit
 RESULTS=$OUT BIN=$BIN labs/lab6/figures.sh

@@ -6,19 +6,22 @@
 # where ssh would log in. Sourced by labs/common.sh when NET is set; see
 # labs/net/README.md.
 #
-# After sourcing:
+# After sourcing (nothing is created yet):
 #   NET_TAG          "net-<NET>" (net-1gbit, net-100mbit-200us): the name part of
 #                    result folders, figures and tables (VARIANT in labs/common.sh)
 #   NET_LABEL        "emulated network: 2 hosts, 1 Gbit/s, no added latency"
-#   NET_HOSTS, NET_RATE_BPS, NET_LATENCY_US
-#   mpirun_cmd NP    the multi-host mpirun prefix (replaces the native one)
+#   NET_HOSTS, NET_RATE_BPS, NET_LATENCY_US, NET_SUBNET
+#   net_up           builds the cluster (labs/launch.sh's launch_begin calls it)
+#   net_mca NP       the Open MPI settings of these links, into MCA (k v ...);
+#                    labs/launch.sh renders them for mpirun or srun
 # The programs label their outputs from DDL_NET and DDL_NET_SETUP (passed
-# to every rank with -x; core/results/meta.c). The cluster is removed
-# when the sourcing script exits, fails, or is interrupted (Ctrl-C,
-# SIGTERM); a cluster left by a killed run is removed by the next one
-# (labs/net/cluster.sh stale).
+# to every rank; core/results/meta.c). The cluster is removed when the
+# lab's script exits, fails, or is stopped (Ctrl-C, SIGTERM, SIGHUP:
+# labs/common.sh's exit hooks); a cluster left by a killed run is removed
+# by the next one (labs/net/cluster.sh stale).
 NET_DIR=labs/net
 NET_CLUSTER=$NET_DIR/cluster.sh
+NET_SUBNET=198.18.0.0/24
 
 # net_parse VALUE: sets NET_RATE_BPS, NET_RATE_TEXT, NET_LATENCY_US,
 # NET_LATENCY_TEXT; returns 2 with the expected form on bad input.
@@ -44,14 +47,19 @@ net_parse() {
   else NET_LATENCY_TEXT="$NET_LATENCY_US us latency"; fi
 }
 
-net_setup() {
+# Checks only: a bad NET or HOSTS, or a machine that cannot do it, is
+# refused before the lab starts anything.
+net_check() {
   net_parse "$NET" || exit 2
   if [ -n "${PLATFORM:-}" ]; then
     echo "error: NET=$NET and PLATFORM=$PLATFORM: choose one (an emulated network runs real sockets, a platform is simulated)" >&2
     exit 2
   fi
-  NET_HOSTS=${HOSTS:-${NP:-4}}
-  case "$NET_HOSTS" in ''|*[!0-9]*|0) echo "error: HOSTS='$NET_HOSTS': a number of emulated hosts, 1 .. 64" >&2; exit 2 ;; esac
+  NET_HOSTS=${HOSTS:-$NP}
+  case "$NET_HOSTS" in
+    [1-9]|[1-9][0-9]) ;;
+    *) echo "error: HOSTS='$NET_HOSTS': a number of emulated hosts, 1 .. 64 (no leading zero)" >&2; exit 2 ;;
+  esac
   [ "$NET_HOSTS" -le 64 ] || { echo "error: HOSTS=$NET_HOSTS: at most 64 emulated hosts" >&2; exit 2; }
   local why
   if ! why=$("$NET_CLUSTER" check); then
@@ -59,19 +67,25 @@ net_setup() {
     exit 2
   fi
   NET_TAG=net-${NET//,/-}
+  NET_LABEL="emulated network: $NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
+}
+
+# The cluster's names and socket buffers (nothing is made).
+net_names() {
   NET_OWNER=$$
   NET_NAME=ddl-$NET_OWNER
   NET_STATE=${DDL_NET_RUN:-/run/ddlab-net}/$NET_NAME
-  # The trap is set before the cluster exists: a Ctrl-C during set-up
-  # removes whatever was made.
-  trap 'net_teardown' EXIT
-  trap 'net_teardown; trap - EXIT; exit 130' INT
-  trap 'net_teardown; trap - EXIT; exit 143' TERM
-  "$NET_CLUSTER" up "$NET_NAME" "$NET_HOSTS" "$NET_RATE_BPS" "$NET_LATENCY_US" --owner "$NET_OWNER" \
-    --bin "${NET_DELAY_BIN:-bin}" || exit 1
   NET_SOCKBUF=$(awk -v r="$NET_RATE_BPS" -v l="$NET_LATENCY_US" 'BEGIN {
     b = 4 * r / 8 * (2 * l + 100) * 1e-6; if (b < 262144) b = 262144; printf "%.0f", b }')
-  NET_LABEL="emulated network: $NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
+}
+
+net_up() {
+  net_names
+  # The hook is set before the cluster exists: a Ctrl-C during set-up
+  # removes whatever was made.
+  lab_on_exit net_teardown
+  lab_no_lock "$NET_CLUSTER" up "$NET_NAME" "$NET_HOSTS" "$NET_RATE_BPS" "$NET_LATENCY_US" --owner "$NET_OWNER" \
+    --bin "${NET_DELAY_BIN:-bin}" || exit 1
   export DDL_NET="$NET_HOSTS hosts, $NET_RATE_TEXT, $NET_LATENCY_TEXT"
   local tbf cc base with
   tbf=$(sed -n 's/^tbf=//p' "$NET_STATE/measured")
@@ -81,7 +95,11 @@ net_setup() {
   DDL_NET_SETUP="$NET_HOSTS network namespaces on one machine, veth links to a bridge, tc TBF $tbf on both ends of every link"
   DDL_NET_SETUP+="; at each sender nfq_delay (NFQUEUE) releases every packet when a $NET_RATE_TEXT wire would have sent it, + $NET_LATENCY_US us"
   [ -n "$base" ] && DDL_NET_SETUP+="; ping h0-h1 $base without nfq_delay, $with with it"
-  DDL_NET_SETUP+="; Open MPI over TCP ($cc; btl tcp,self) on 198.18.0.0/24, started by hostfile and a namespace-entering rsh agent"
+  if [ "$LAUNCHER" = net-srun ]; then
+    DDL_NET_SETUP+="; Open MPI over TCP ($cc; btl tcp,self) on $NET_SUBNET, started by srun --mpi=pmix with one slurmd per host"
+  else
+    DDL_NET_SETUP+="; Open MPI over TCP ($cc; btl tcp,self) on $NET_SUBNET, started by hostfile and a namespace-entering rsh agent"
+  fi
   export DDL_NET_SETUP
   export DDL_NET_HOSTS=$NET_STATE/hosts
   note "$NET_LABEL (cluster $NET_NAME; results in ${NET_TAG})"
@@ -90,34 +108,16 @@ net_setup() {
 net_teardown() {
   [ -n "${NET_NAME:-}" ] || return 0
   # A second Ctrl-C, or the signal the whole job got, must not stop the
-  # clean-up half-way: ignored here and in cluster.sh (which inherits it).
-  trap '' INT TERM HUP
+  # clean-up half-way: cluster.sh ignores them while it removes.
   "$NET_CLUSTER" down "$NET_NAME" || true
   NET_NAME=
 }
 
-# mpirun_cmd NP: mpirun started in host 0's namespace, the ranks placed one
-# per host round-robin (--map-by node; past HOSTS ranks the hosts are
-# shared, and mpirun is told so), orted started on the other hosts through
-# the namespace agent, MPI traffic over TCP on the emulated links only.
-mpirun_cmd() {
-  local np=$1
-  local cmd=(ip netns exec "$NET_NAME-h0" mpirun -np "$np" --hostfile "$NET_STATE/hostfile" --map-by node)
-  [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
-  [ "$np" -gt "$NET_HOSTS" ] && cmd+=(--oversubscribe)
-  # No rtc/hwloc in the daemons. Stop 24 saw the orted of another host
-  # crash now and then (SIGSEGV in hwloc_shmem_topology_write, "ORTE was
-  # unable to reliably start one or more daemons": 8 of 60 launches of a
-  # 3-host cluster, 0 of 48 without the component). The cause was the
-  # session directory all emulated hosts shared, where that topology file
-  # is written (labs/net/rsh.sh now gives each host its own): with it
-  # fixed, 100 of 100 launches started with the component too. It stays
-  # off: nothing here binds processes (--bind-to none), which is what it
-  # serves.
-  cmd+=(--mca rtc ^hwloc)
-  cmd+=(--mca plm rsh --mca plm_rsh_agent "$PWD/$NET_DIR/rsh.sh"
-        --mca pml ob1 --mca btl tcp,self
-        --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24 --bind-to none)
+# net_mca NP: the Open MPI settings for these links, appended to MCA
+# (key value ...); labs/launch.sh renders them as mpirun's --mca or srun's
+# OMPI_MCA_ variables. MPI traffic goes over TCP on the emulated links only.
+net_mca() {
+  MCA+=(btl tcp,self btl_tcp_if_include "$NET_SUBNET")
   # The emulated hosts share this machine's cores with the kernel's network
   # work (veth, bridge, TBF, TCP) and nfq_delay: a rank that polls for its
   # message takes the core from what would deliver it. Measured here, ring
@@ -128,10 +128,8 @@ mpirun_cmd() {
   # bounds how much data can queue ahead of Open MPI's control messages (the
   # rendezvous replies of a large send). Measured with put off (below), ring
   # allreduce of 64 MiB, 2 hosts at 1 Gbit/s, median of 5: 577 ms with these
-  # buffers, 588 ms with the kernel's autotuned ones. (An earlier note here
-  # blamed autotuned buffers for the two directions taking turns; that was
-  # the put, below.)
-  cmd+=(--mca mpi_yield_when_idle 1 --mca btl_tcp_sndbuf "$NET_SOCKBUF" --mca btl_tcp_rcvbuf "$NET_SOCKBUF")
+  # buffers, 588 ms with the kernel's autotuned ones.
+  MCA+=(mpi_yield_when_idle 1 btl_tcp_sndbuf "$NET_SOCKBUF" btl_tcp_rcvbuf "$NET_SOCKBUF")
   # A large message without the TCP transport's emulated RDMA put: Open MPI
   # 4.1 sends all of a large message past its first 192 KiB as one "put"
   # fragment, and two such puts crossing on a connection (both halves of a
@@ -140,7 +138,7 @@ mpirun_cmd() {
   # 562 ms with put (477 Mbit/s each way), 282 ms without (950 each way,
   # the same as one direction alone). Without put, ob1 pipelines the
   # message as 128 KiB send fragments. (Upstream: open-mpi/ompi#8983/#8984.)
-  cmd+=(--mca btl_tcp_flags "${DDL_NET_BTL_FLAGS:-send,inplace,need-ack,need-csum}")
+  MCA+=(btl_tcp_flags "${DDL_NET_BTL_FLAGS:-send,inplace,need-ack,need-csum}")
   # MPI_Iallreduce (DDP's and Horovod's --alg mpi) as a ring. Open MPI 4.1's
   # non-blocking collectives (coll/libnbc) pick a binomial reduce-then-
   # broadcast whenever the call is in place or there are fewer than 4
@@ -150,7 +148,7 @@ mpirun_cmd() {
   # as a ring; DDP went from slower than the flat allreduce (1053 vs 973 ms)
   # to faster (818-826 vs 966-980 ms). DDL_NET_NBC_ALLREDUCE=0 restores
   # Open MPI's own choice (1 ring, 2 binomial, 4 recursive doubling).
-  cmd+=(--mca coll_libnbc_iallreduce_algorithm "${DDL_NET_NBC_ALLREDUCE:-1}")
+  MCA+=(coll_libnbc_iallreduce_algorithm "${DDL_NET_NBC_ALLREDUCE:-1}")
   # Open MPI's TCP transport moves bytes only when the program calls into
   # MPI, unless its progress thread does it: DDP's bucket allreduces,
   # started during backward, then progress while backward computes, as
@@ -158,14 +156,16 @@ mpirun_cmd() {
   # 2 hosts at 1 Gbit/s, 4 rounds, a loaded machine): DDP hid 0.59-0.63 of
   # its communication without the thread and was slower than the flat
   # control in 12 of 14 rounds; with it, 0.73-0.82 and faster in 6 of 8.
-  # DDL_NET_PROGRESS_THREAD=0 turns it off.
-  cmd+=(--mca btl_tcp_progress_thread "${DDL_NET_PROGRESS_THREAD:-1}")
-  # DDL_NET_MCA: more mpirun arguments, to try other settings (e.g.
-  # "--mca btl_tcp_links 2").
+  # DDL_NET_PROGRESS_THREAD=0 turns it off. Under srun it is off: there
+  # the thread raced MPI_Init (a peer's connection handled before ob1 was
+  # enabled: SIGSEGV in mca_btl_tcp's event callback, 2 of 6 launches of 2
+  # ranks on 2 emulated hosts; 0 of 10 without the thread).
+  local progress=1
+  [ "$LAUNCHER" = net-srun ] && progress=0
+  MCA+=(btl_tcp_progress_thread "${DDL_NET_PROGRESS_THREAD:-$progress}")
+  # DDL_NET_MCA: more settings, to try others ("btl_tcp_links 2").
   # shellcheck disable=SC2206
-  [ -n "${DDL_NET_MCA:-}" ] && cmd+=($DDL_NET_MCA)
-  cmd+=(-x DDL_NET -x DDL_NET_SETUP)
-  echo "${cmd[@]} $(mpirun_env "$np")"
+  [ -n "${DDL_NET_MCA:-}" ] && MCA+=(${DDL_NET_MCA//--mca /})
+  return 0
 }
-
-net_setup
+net_check

@@ -29,5 +29,8 @@ ns=$(awk -v h="$host" '$1 == h { print $2; exit }' "$DDL_NET_HOSTS")
 [ -n "$ns" ] || { echo "rsh.sh: host '$host' is not in $DDL_NET_HOSTS" >&2; exit 255; }
 OMPI_MCA_orte_tmpdir_base=$(dirname "$DDL_NET_HOSTS")/tmp-$ns
 mkdir -p "$OMPI_MCA_orte_tmpdir_base" || exit 255
-export OMPI_MCA_orte_tmpdir_base
+# The ranks of this host name it (the emulated hosts share this machine's
+# host name): core/placement.c, the outputs' host count.
+DDL_NET_HOST=$host
+export OMPI_MCA_orte_tmpdir_base DDL_NET_HOST
 exec ip netns exec "$ns" /bin/sh -c "$*"

@@ -12,9 +12,9 @@
 #                      platform file documents (its "ddlab:" line)
 #   SIM_HOST_SPEED     this machine's single-thread SGEMM rate (flop/s),
 #                      measured once (results/sim/host-speed.txt)
-#   mpirun_cmd NP [theory|realistic]
-#                      the smpirun prefix for NP ranks (replaces the
-#                      native one from labs/common.sh):
+#   sim_hostfile NP FILE  host names in rank order
+# labs/launch.sh starts the jobs (its smpirun launcher), with a network
+# model per job (LAUNCH_SIM_NETWORK):
 #       theory     --cfg=network/model:CM02 --cfg=network/crosstraffic:0:
 #                  a message of n bytes takes alpha + n beta, as in the
 #                  alpha-beta model (for model-vs-measurement plots);
@@ -26,11 +26,11 @@
 #                  decision rules for MPI_Allreduce & co.; SMPI's default is
 #                  a linear reduce + broadcast) unless SIM_COLL_SELECTOR
 #                  says otherwise, so MPI_Allreduce is comparable with
-#                  native Open MPI runs;
+#                  native Open MPI runs.
 # What the programs write in their metadata comes from DDL_SIM_* variables
 # exported here (platform, host speed, collective selector) and the
-# DDL_SIM_NETWORK=theory|realistic that mpirun_cmd puts in front of
-# smpirun (see meta_collect in core/results/meta.c).
+# DDL_SIM_NETWORK=theory|realistic the launcher puts in front of smpirun
+# (see meta_collect in core/results/meta.c).
 SIM_DIR=labs/platforms
 SIM_PLATFORM=$PLATFORM
 LAB_BIN=bin/sim
@@ -128,28 +128,3 @@ export DDL_SIM_PLATFORM=$SIM_PLATFORM
 export DDL_SIM_HOST_SPEED="${SIM_HOST_SPEED} flop/s (${SIM_CALIBRATED})"
 export DDL_SIM_PLATFORM_SPEED="${PLATFORM_SPEED_FLOPS} flop/s per core; between hosts alpha ${PLATFORM_ALPHA_US} us, bandwidth ${PLATFORM_BANDWIDTH_BPS} B/s"
 export DDL_SIM_COLL_SELECTOR=${SIM_COLL_SELECTOR:-ompi}
-
-# Hostfiles live next to the calibration (results/ is git-ignored).
-mpirun_cmd() { # np [theory|realistic]
-  local np=$1 net=${2:-realistic}
-  case "$net" in
-    theory|realistic) ;;
-    *) echo "error: mpirun_cmd: network model '$net': theory or realistic" >&2; return 2 ;;
-  esac
-  local hosts=results/sim/hosts-$SIM_PLATFORM-np$np
-  mkdir -p results/sim
-  sim_hostfile "$np" "$hosts"
-  # One rank has nothing to select, and SimGrid 3.32's ompi reduce aborts
-  # there ("Actor pid=-1 is gone??" in MPI_Reduce): default collectives.
-  local coll=$DDL_SIM_COLL_SELECTOR
-  [ "$np" -le 1 ] && coll=default
-  local cmd=(env DDL_SIM_NETWORK="$net" DDL_SIM_COLL_SELECTOR="$coll" smpirun -np "$np" -platform "$PLATFORM_XML"
-             -hostfile "$hosts")
-  cmd+=(--cfg=smpi/host-speed:"${SIM_HOST_SPEED}"f)
-  [ "$net" = theory ] && cmd+=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0)
-  [ "$coll" != default ] && cmd+=(--cfg=smpi/coll-selector:"$coll")
-  # SimGrid's configuration echo and start-up notes are noise in lab logs;
-  # warnings and errors still print.
-  cmd+=(--log=root.thres:warning)
-  echo "${cmd[@]}"
-}

@@ -1,0 +1,56 @@
+/* placement.h - where a rank runs: who launched it, its place among the
+ * ranks of its host, and the CPUs it may use.
+ *
+ * Every answer comes from what the launcher told the process (environment
+ * variables, the CPU affinity mask), never from a collective that could
+ * hang across hosts, except as the last resort for a communicator that is
+ * not MPI_COMM_WORLD or a launcher that says nothing. */
+#ifndef DDL_PLACEMENT_H
+#define DDL_PLACEMENT_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* Before MPI_Init. A rank started directly by srun does not learn from
+ * Open MPI that its node runs more ranks than it has CPUs (mpirun tells
+ * its ranks; srun cannot), so it would busy-poll and keep the other ranks
+ * off the CPUs: measured with srun -n 4 on 2 cores, 80-260 ms latencies
+ * polling against 0.1-2 ms yielding. When Slurm's step says this node runs
+ * more tasks than it gives CPUs, this sets OMPI_MCA_mpi_yield_when_idle=1
+ * (unless the user set it). */
+void ddl_placement_before_init(void);
+
+/* This rank's place among the ranks of comm on its host, and how many they
+ * are, from, in this order:
+ *   1. Open MPI's launcher (OMPI_COMM_WORLD_LOCAL_RANK/LOCAL_SIZE), which
+ *      wins wherever it is set (mpirun inside sbatch sees the batch step's
+ *      SLURM_LOCALID=0 on every rank);
+ *   2. Slurm's step (SLURM_LOCALID and the tasks on this node), only when
+ *      the rank is a task of a direct srun launch of this very world;
+ *   3. otherwise MPI_Comm_split_type, collective over comm. Open MPI
+ *      4.1's can hang when ranks of several hosts talk over its TCP
+ *      transport (open-mpi/ompi#9010, seen on the emulated cluster with
+ *      two ranks on one of two hosts), which 1 and 2 avoid.
+ * 1 and 2 describe MPI_COMM_WORLD; another comm always takes 3. */
+int ddl_node_rank(MPI_Comm comm, int *ranks);
+
+/* The number of CPUs in this process's affinity mask (what taskset, srun
+ * --cpu-bind or mpirun --bind-to allow it), or the online CPUs where the
+ * mask cannot be read. */
+int ddl_cpus_allowed(void);
+
+/* The CPUs online on this machine. */
+int ddl_cpus_online(void);
+
+/* Writes the name of the host this rank runs on: the emulated host
+ * (DDL_NET_HOST, which labs/net's agent and labs/launch.sh set: emulated
+ * hosts share one machine's host name), else the Slurm node
+ * (SLURMD_NODENAME), else MPI_Get_processor_name's. Call after MPI_Init. */
+void ddl_host_name(char *out, size_t cap);
+
+/* Writes the launcher's name into out: "srun", "mpirun", "smpirun",
+ * "mpirun via the emulated network's rsh agent", or "none (a singleton
+ * without a launcher)". Call after MPI_Init. */
+void ddl_launcher(char *out, size_t cap);
+
+#endif

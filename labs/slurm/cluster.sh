@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# labs/slurm/cluster.sh - a Slurm cluster of this machine, started from a
+# script (no systemd), for the tests and for trying LAUNCH=slurm before a
+# real cluster: munged, slurmctld and slurmd, each started by this script
+# and stopped by its PID, every file in one state folder.
+#
+#   cluster.sh check              can this machine run one? (exit 0, or 1 and
+#                                 the reason with what to run)
+#   cluster.sh up DIR [--net STATE]
+#                                 start it with its state in DIR (made, must
+#                                 be empty) and wait until every node is idle;
+#                                 prints the SLURM_CONF line to export
+#        one node (default): node "ddl0" on 127.0.0.1 with this machine's
+#            CPUs, task/affinity (srun binds each task to CPUs of its own)
+#        --net STATE: one slurmd per host of the emulated cluster whose
+#            state folder is STATE (labs/net/cluster.sh), inside that host's
+#            network namespace, named h0, h1, .. at its 198.18.0.x address;
+#            slurmctld in h0's namespace, reachable from every host over
+#            the emulated links. The hosts share this machine's CPUs, so
+#            nothing binds tasks (task/none), as mpirun --bind-to none.
+#   cluster.sh down DIR           stop every daemon by its PID (TERM, then
+#                                 KILL after 5 s), fail if one is left, and
+#                                 remove DIR
+#   cluster.sh pids DIR           the daemons' PIDs that are still running
+#
+# munged runs here (not in a namespace): its socket is a file in DIR, and a
+# socket bound to a path is reachable from every network namespace.
+# Clients (srun, salloc, sbatch, squeue) find the cluster by SLURM_CONF.
+set -uo pipefail
+
+die() { echo "slurm: error: $*" >&2; exit 1; }
+say() { echo "slurm: $*" >&2; }
+
+check() {
+  local instead="run the lab with LAUNCH=mpirun (the default)"
+  if [ "$(id -u)" != 0 ]; then
+    echo "a Slurm cluster of this machine needs root (slurmd starts tasks as their users): run as root, or $instead"
+    return 1
+  fi
+  local tool pkg
+  for tool in munged:munge slurmctld:slurmctld slurmd:slurmd srun:slurm-client sinfo:slurm-client; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 ||
+      { echo "'${tool%%:*}' not found: install Debian's ${tool#*:} ('make deps' as root installs slurmctld slurmd slurm-client munge), or $instead"; return 1; }
+  done
+  if ! compgen -G '/usr/lib*/*/slurm-wlm/mpi_pmix.so' >/dev/null && ! compgen -G '/usr/lib*/slurm/mpi_pmix.so' >/dev/null; then
+    echo "Slurm's PMIx plugin (mpi_pmix.so) is missing: Open MPI's ranks need srun --mpi=pmix; install slurm-wlm-basic-plugins"
+    return 1
+  fi
+  return 0
+}
+
+# A TCP port nobody listens on here (the one-node cluster shares this
+# machine's ports with whatever else runs: two test runs at once, a site's
+# own slurmd on 6817/6818).
+free_port() {
+  local p used
+  used=$(ss -Htln 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }')
+  for _ in $(seq 50); do
+    p=$(( 20000 + RANDOM % 20000 ))
+    grep -qx "$p" <<<"$used" || { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+cpus_here() { env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc; }
+
+# slurm.conf for DIR: nodes given as "name addr" lines on stdin.
+write_conf() { # dir ctld_addr ctld_port slurmd_port task_plugin
+  local dir=$1 addr=$2 cport=$3 dport=$4 task=$5 cpus name naddr
+  cpus=$(cpus_here)
+  cat > "$dir/slurm.conf" <<EOF
+# Written by labs/slurm/cluster.sh: a cluster of this machine for ddlab.
+ClusterName=ddlab
+SlurmctldHost=$(hostname)($addr)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=$cport
+SlurmdPort=$dport
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/socket
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool/%n
+# Each node's own temporary folder: Slurm's PMIx plugin makes its
+# spmix_appdir_<job>.<step> there, and the nodes of one machine would race
+# for it in /tmp ("Cannot create directory ...: File exists").
+TmpFS=$dir/tmp/%n
+SlurmctldPidFile=$dir/slurmctld.pidfile
+SlurmdPidFile=$dir/slurmd-%n.pidfile
+SlurmctldLogFile=$dir/slurmctld.log
+SlurmdLogFile=$dir/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=$task
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+# MpiDefault stays none, as at many sites: ddlab asks for --mpi=pmix itself.
+MpiDefault=none
+ReturnToService=2
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+# A step killed by a time limit or scancel gets SIGTERM, then SIGKILL
+# 5 s later: time to remove its temporary files.
+KillWait=5
+SlurmdTimeout=30
+InactiveLimit=0
+EOF
+  while read -r name naddr; do
+    echo "NodeName=$name NodeAddr=$naddr CPUs=$cpus State=UNKNOWN" >> "$dir/slurm.conf"
+  done
+  echo "PartitionName=ddlab Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >> "$dir/slurm.conf"
+}
+
+# Start one daemon in the background, in a namespace or not, in its own
+# session (a Ctrl-C to the job that started it must not stop it before
+# `down` does), and record its PID.
+start_daemon() { # dir name netns|- command...
+  local dir=$1 name=$2 ns=$3; shift 3
+  if [ "$ns" = - ]; then
+    setsid "$@" > "$dir/$name.out" 2>&1 < /dev/null &
+  else
+    # Only the network namespace: `ip netns exec` also mounts the
+    # namespace's own sysfs over /sys, without the cgroup file systems that
+    # slurmd needs (it stops: "No filesystem mounted on /sys/fs/cgroup").
+    nsenter --net="/run/netns/$ns" setsid "$@" > "$dir/$name.out" 2>&1 < /dev/null &
+  fi
+  echo $! > "$dir/$name.pid"
+}
+
+wait_idle() { # dir nodes_expected ns|-
+  local dir=$1 want=$2 ns=$3 i states pre=()
+  [ "$ns" != - ] && pre=(ip netns exec "$ns")
+  for i in $(seq 300); do
+    states=$(SLURM_CONF=$dir/slurm.conf timeout 5 "${pre[@]}" sinfo -h -N -o '%T' 2>/dev/null | grep -c '^idle$')
+    [ "$states" = "$want" ] && return 0
+    for f in "$dir"/*.pid; do
+      kill -0 "$(cat "$f")" 2>/dev/null || { say "$(basename "$f" .pid) died: $(tail -3 "${f%.pid}.out" "$dir"/*.log 2>/dev/null)"; return 1; }
+    done
+    sleep 0.1
+  done
+  say "the nodes did not become idle in 30 s: $(SLURM_CONF=$dir/slurm.conf "${pre[@]}" sinfo -N 2>&1)"
+  return 1
+}
+
+up() { # dir [--net state]
+  local dir=$1 net=""; shift
+  [ "${1:-}" = --net ] && { net=$2; shift 2; }
+  [ $# = 0 ] || die "up: unknown argument '$1'"
+  local why; why=$(check) || die "$why"
+  mkdir -p "$dir" || die "cannot create $dir"
+  dir=$(cd "$dir" && pwd)
+  [ -z "$(ls -A "$dir")" ] || die "up: $dir is not empty (a cluster running there? cluster.sh down $dir)"
+  mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
+  chmod 755 "$dir"
+  chmod 700 "$dir/munge"
+  # From here a failure stops what was started.
+  trap 'say "set-up failed: stopping what started"; down "$dir" --quiet; exit 1' ERR
+  set -E -e
+  dd if=/dev/urandom of="$dir/munge/key" bs=1024 count=1 status=none
+  chmod 400 "$dir/munge/key"
+  start_daemon "$dir" munged - munged -F --force --key-file="$dir/munge/key" --socket="$dir/munge/socket" \
+    --pid-file="$dir/munge/pidfile" --log-file="$dir/munge/log" --seed-file="$dir/munge/seed"
+  local i; for i in $(seq 50); do [ -S "$dir/munge/socket" ] && break; sleep 0.1; done
+  [ -S "$dir/munge/socket" ] || { say "munged did not start: $(cat "$dir/munged.out")"; false; }
+
+  local nodes=() ctld_ns=- addr cport dport task
+  if [ -z "$net" ]; then
+    addr=127.0.0.1; cport=$(free_port); dport=$(free_port); task=task/affinity
+    nodes=("ddl0 127.0.0.1 -")
+  else
+    [ -r "$net/hosts" ] || die "--net $net: no emulated cluster's hosts file there (labs/net/cluster.sh up makes it)"
+    local a ns k=0
+    while read -r a ns; do nodes+=("h$k $a $ns"); k=$((k + 1)); done < "$net/hosts"
+    addr=${nodes[0]#* }; addr=${addr%% *}; ctld_ns=${nodes[0]##* }
+    cport=6817; dport=6818; task=task/none
+  fi
+  local n
+  for n in "${nodes[@]}"; do echo "${n% *}"; done | write_conf "$dir" "$addr" "$cport" "$dport" "$task"
+  start_daemon "$dir" slurmctld "$ctld_ns" slurmctld -D -c -f "$dir/slurm.conf"
+  for n in "${nodes[@]}"; do
+    read -r name naddr ns <<<"$n"
+    mkdir -p "$dir/spool/$name" "$dir/tmp/$name"
+    start_daemon "$dir" "slurmd-$name" "$ns" slurmd -D -N "$name" -f "$dir/slurm.conf"
+  done
+  set +E +e
+  trap - ERR
+  wait_idle "$dir" "${#nodes[@]}" "$ctld_ns" || { [ -n "${DDL_SLURM_KEEP:-}" ] || down "$dir" --quiet; exit 1; }
+  say "${#nodes[@]} node(s) idle: $(for n in "${nodes[@]}"; do echo -n "${n%% *} "; done)(controller $addr:$cport); state in $dir"
+  echo "export SLURM_CONF=$dir/slurm.conf"
+}
+
+pids() { # dir
+  local f p
+  for f in "$1"/*.pid; do
+    [ -f "$f" ] || continue
+    p=$(cat "$f")
+    kill -0 "$p" 2>/dev/null && echo "$p $(basename "$f" .pid)"
+  done
+  return 0
+}
+
+down() { # dir [--quiet]
+  local dir=$1 quiet=0 f p left
+  [ "${2:-}" = --quiet ] && quiet=1
+  [ -d "$dir" ] || { [ "$quiet" = 1 ] || say "down: $dir: no such cluster"; return 0; }
+  [ -f "$dir/slurm.conf" ] || [ -d "$dir/munge" ] || die "down: $dir is not a cluster's state folder"
+  trap '' INT TERM HUP # finish, whatever the job around us receives
+  # Jobs first, while the controller is there to end them.
+  [ -f "$dir/slurm.conf" ] && SLURM_CONF=$dir/slurm.conf timeout 5 scancel --quiet --user=root >/dev/null 2>&1
+  # Daemons in reverse order of start: nodes, controller, munged last.
+  for f in "$dir"/slurmd-*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
+    [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
+  done
+  for _ in $(seq 50); do
+    [ -z "$(pids "$dir")" ] && break
+    sleep 0.1
+  done
+  left=$(pids "$dir")
+  if [ -n "$left" ]; then
+    while read -r p _; do kill -KILL "$p" 2>/dev/null; done <<<"$left"
+    sleep 0.3
+  fi
+  left=$(pids "$dir")
+  if [ -n "$left" ]; then say "could not stop: $left"; return 1; fi
+  rm -rf "$dir"
+  [ "$quiet" = 1 ] || say "stopped; $dir removed"
+}
+
+cmd=${1:-}
+shift || true
+case "$cmd" in
+  check) check ;;
+  up) [ $# -ge 1 ] || die "usage: cluster.sh up DIR [--net STATE]"; up "$@" ;;
+  down) [ $# -ge 1 ] || die "usage: cluster.sh down DIR [--quiet]"; down "$@" ;;
+  pids) [ $# -ge 1 ] || die "usage: cluster.sh pids DIR"; pids "$@" ;;
+  -h|--help|help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' ;;
+  *) die "usage: cluster.sh check|up|down|pids (cluster.sh --help)" ;;
+esac
