@@ -66,3 +66,21 @@ if command -v mpirun >/dev/null; then
   mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 2 "$LAB1" --iters 1 >"$tmp/out" 2>&1; rc=$?
   if [ $rc -ne 0 ] && grep -q "one process" "$tmp/out"; then ok "lab1 refuses to run on several ranks"; else bad "lab1 refuses to run on several ranks (rc $rc)"; fi
 fi
+
+# A training split and a test split of other shapes (28x28 and 14x14 MNIST
+# images) are refused naming both files: evaluating the model on the
+# second read past its end (heap-buffer-overflow under ASan).
+be32() { printf "\\$(printf %03o $(($1 >> 24 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))"; printf "\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 & 255)))"; }
+idx() { # dir name-prefix count side
+  { printf '\0\0\10\3'; be32 "$3"; be32 "$4"; be32 "$4"; head -c $(($3 * $4 * $4)) /dev/zero; } > "$1/$2-images-idx3-ubyte"
+  { printf '\0\0\10\1'; be32 "$3"; head -c "$3" /dev/zero; } > "$1/$2-labels-idx1-ubyte"
+}
+mkdir -p "$tmp/mis/mnist"
+idx "$tmp/mis/mnist" train 64 28
+idx "$tmp/mis/mnist" t10k 16 14
+DDL_DATA=$tmp/mis "$LAB1" --model cnn3 --width 0.25 --batch 16 --iters 2 --quiet --out "$tmp/mis/o" --figures "$tmp/fig" \
+  >"$tmp/out" 2>&1
+rc=$?
+check "lab1 refuses 28x28 training images with 14x14 test images, naming both files" \
+  bash -c "[ $rc -ne 0 ] && grep -q 'training data 1x28x28.*train-images-idx3-ubyte.*test data 1x14x14.*t10k-images-idx3-ubyte' '$tmp/out' && ! grep -q 'ERROR: AddressSanitizer' '$tmp/out' && [ ! -e '$tmp/mis/o/t-summary.csv' ]"
+
