@@ -1,5 +1,5 @@
 /* test_data_checks.c - what the loaders refuse before a run trains on the
- * wrong thing (core/data/dataset.c, sdss.c):
+ * wrong thing (core/data/dataset.c, identity.c, sdss.c):
  *
  *   - a test split whose examples are not the training split's shape
  *     (28x28 training images, 14x14 test images: the model is built for
@@ -7,7 +7,9 @@
  *   - a dataset file that is a directory or a dangling symbolic link
  *     (counted as absent, it made the run quietly synthetic);
  *   - SDSS CSVs: a UTF-8 byte order mark is accepted, a column named twice
- *     is refused, a file too small for a test split is refused naming it.
+ *     is refused, a file too small for a test split is refused naming it;
+ *   - the data identity a checkpoint records tells synthetic from real
+ *     data and sees one changed byte in a file.
  * Everything is written into a mkdtemp directory; no data set is needed. */
 #include "harness.h"
 #include "data/dataset.h"
@@ -182,6 +184,37 @@ static void test_sdss_header(void)
     }
 }
 
+static void test_identity(void)
+{
+    char a[2048], b[2048], err[DDL_ERRLEN];
+    Dataset syn;
+    synthetic_generate("mnist", SPLIT_TRAIN, 20, 1, &syn);
+    int rs = dataset_identity(&syn, a, sizeof a, err);
+    Dataset tr, te;
+    int rp = load_pair("same", &tr, &te, err);
+    int rr = dataset_identity(&tr, b, sizeof b, err);
+    t_checkf(rs == 0 && rp == 0 && rr == 0 && strstr(a, "synthetic") && strstr(b, "real") &&
+                 strstr(b, "train-images-idx3-ubyte") && strcmp(a, b),
+             "identity: synthetic and real data of one shape are told apart", "%s | %s", a, b);
+    /* one byte of the training images changed (size kept) */
+    FILE *f = fopen(at("same/mnist/train-images-idx3-ubyte"), "r+b");
+    if (f) {
+        fseek(f, 100, SEEK_SET);
+        fputc(0xAB, f);
+        fclose(f);
+    }
+    char c[2048];
+    int rc = dataset_identity(&tr, c, sizeof c, err);
+    t_checkf(rc == 0 && strcmp(b, c), "identity: one changed byte in a data file changes it", "%s", c);
+    unlink(at("same/mnist/train-images-idx3-ubyte"));
+    rc = dataset_identity(&tr, c, sizeof c, err);
+    t_checkf(rc == -1 && strstr(err, "train-images-idx3-ubyte"), "identity: a data file gone since loading is an error",
+             "rc %d: %s", rc, err);
+    dataset_free(&syn);
+    dataset_free(&tr);
+    dataset_free(&te);
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "%s/ddl-data-checks.XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
@@ -193,6 +226,7 @@ int main(void)
     test_pair();
     test_unusable_paths();
     test_sdss_header();
+    test_identity();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);

@@ -53,6 +53,12 @@ void dataset_free(Dataset *d);
  * image of another size would be read past its end. 0, or -1 with a
  * message naming both splits' files and shapes. */
 int dataset_check_pair(const Dataset *train, const Dataset *test, char err[DDL_ERRLEN]);
+/* What a checkpoint records of the data a run trained on, one line:
+ * synthetic data by its generator, seed, size and shape; real data by
+ * every file's name, size and CRC-32 (read here, so a download that
+ * replaced a file between the parts of a run is seen), and shape. 0, or
+ * -1 with a message (a file that cannot be read). */
+int dataset_identity(const Dataset *d, char *out, size_t cap, char err[DDL_ERRLEN]);
 /* What every lab does: real files under the data root, else labelled
  * synthetic data when allow_synthetic; limit > 0 keeps the first examples.
  * On failure the reason is printed once (ddl_error) and -1 returned. */

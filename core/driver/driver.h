@@ -147,6 +147,7 @@ struct Driver {
     char resume_dir[1024];     /* where the run continues from ("": a fresh start) */
     long ckpt_at;              /* d->st.batch of the latest checkpoint (-1: none) */
     char ckpt_scope[64];       /* a program of several trainings: this one's sub-directory */
+    char data_identity[2048];  /* the loaded data's identity (dataset_identity; "" until asked) */
     bool resumed;              /* a training of this program continued from a checkpoint */
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;

@@ -9,6 +9,10 @@
  * --checkpoint / --resume, else $DDL_CHECKPOINT_ROOT/<program>-<tag>
  * (and $DDL_RESUME=1 continues from there when a checkpoint is). */
 void driver_checkpoint_paths(Driver *d);
+/* The same before a program's scope is added: where checkpoints go and
+ * where the run continues from ("" for none; the automatic ones only once
+ * d->tag is set). */
+void driver_checkpoint_bases(const Driver *d, char *ckpt, char *resume, size_t cap);
 /* Collective: every rank's state into d->ckpt_dir. 0, or 2 after a
  * message. */
 int driver_checkpoint_save(Driver *d, const DriverHooks *h);
