@@ -15,7 +15,8 @@
 # corrupt, truncated, other-version or other-settings checkpoint, other
 # rank counts, a checkpoint past --iters, files that are not files
 # (/dev/zero, a FIFO), swapped rank files, other data (synthetic against
-# real, one changed byte). Prints ok / not ok lines.
+# real, one changed byte), a directory another run holds. Prints ok /
+# not ok lines.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -240,5 +241,28 @@ printf '\1' | dd of="$tmp/real/mnist/t10k-images-idx3-ubyte" bs=1 seek=100 conv=
 DDL_DATA=$tmp/real "$BIN/lab1" "${data[@]}" --iters 12 --resume "$tmp/dr/lab1-t" --out "$tmp/d4" 2> "$tmp/d.err"
 check "$([ $? = 2 ] && grep -q "written with .data test: \.\.\..*t10k-images-idx3-ubyte 12560 bytes crc32" "$tmp/d.err"; echo $?)" \
   "refused: one byte of a data file changed since the checkpoint" "$(head -2 "$tmp/d.err")"
+
+# ---- one run per checkpoint directory ----------------------------------------
+# A second run into a directory in use is refused, naming the first's pid
+# (two runs there removed each other's files); temp files a killed writer
+# left are removed by the next run that holds the directory.
+mkdir -p "$tmp/lk" && : > "$tmp/lk/rank0-b10.ckpt.tmp.999999"
+"$BIN/lab1" "${lab1[@]}" --iters 1000000 --checkpoint "$tmp/lk" --out "$tmp/lk1" --tag t 2> "$tmp/lk1.err" &
+holder=$!
+for _ in $(seq 1 600); do grep -q "^pid $holder " "$tmp/lk/checkpoint.lock" 2>/dev/null && break; sleep 0.1; done
+"$BIN/lab1" "${lab1[@]}" --lr 0.02 --iters 10 --checkpoint "$tmp/lk" --out "$tmp/lk2" --tag t > /dev/null 2> "$tmp/lk2.err"
+st=$?
+check "$([ $st = 2 ] && grep -q "checkpoint $tmp/lk is in use by another run (pid $holder on " "$tmp/lk2.err" &&
+         [ ! -e "$tmp/lk2/t-summary.csv" ]; echo $?)" "a second run into a checkpoint directory in use is refused, naming the pid" \
+  "status $st: $(head -2 "$tmp/lk2.err")"
+"$BIN/lab1" "${lab1[@]}" --iters 10 --resume "$tmp/lk" --out "$tmp/lk3" --tag t > /dev/null 2> "$tmp/lk3.err"
+check "$([ $? = 2 ] && grep -q "resume $tmp/lk is in use by another run (pid $holder" "$tmp/lk3.err"; echo $?)" \
+  "continuing from a checkpoint directory another run writes is refused" "$(head -2 "$tmp/lk3.err")"
+check "$([ ! -e "$tmp/lk/rank0-b10.ckpt.tmp.999999" ]; echo $?)" "a killed writer's temp file is removed by the run that holds the directory"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+"$BIN/lab1" "${lab1[@]}" --iters 4 --checkpoint "$tmp/lk" --out "$tmp/lk4" --tag t > /dev/null 2> "$tmp/lk4.err"
+check "$([ $? = 0 ] && [ -s "$tmp/lk4/t-summary.csv" ]; echo $?)" "once that run has ended the directory is free again" \
+  "$(head -2 "$tmp/lk4.err")"
 
 exit $fail

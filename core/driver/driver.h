@@ -10,7 +10,7 @@
  *
  * A run, in the order a lab calls it (every call collective):
  *   driver_start     MPI, threads, the command line (exit on --help or a bad value)
- *   driver_open      the device check, --out writable, the world Comm
+ *   driver_open      the device check, --out writable, --checkpoint locked, the world Comm
  *   driver_load      the training (and test) split of --dataset
  *   driver_build     the model; driver_trainer the optimizer;
  *   driver_sync      the synchronisation strategy (core/sync: sync.h)
@@ -148,6 +148,8 @@ struct Driver {
     long ckpt_at;              /* d->st.batch of the latest checkpoint (-1: none) */
     char ckpt_scope[64];       /* a program of several trainings: this one's sub-directory */
     char data_identity[2048];  /* the loaded data's identity (dataset_identity; "" until asked) */
+    int lock_fd[2];            /* rank 0: the checkpoint directories' locks (lock.c; -1 none) */
+    char lock_dir[2][1024];    /* ... and the directories they lock */
     bool resumed;              /* a training of this program continued from a checkpoint */
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;
@@ -180,7 +182,9 @@ DriverOptions driver_defaults(void);
 int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc, char **argv);
 /* The work starts: the device is checked on every rank (DEVICE=cuda is
  * refused clearly until it can run), --out is created and written to
- * once (rank 0), the world Comm opened. 0, or 2 after a message. */
+ * once (rank 0), --checkpoint created and locked for this run (another
+ * run holding it is refused), the world Comm opened. 0, or 2 after a
+ * message. */
 int driver_open(Driver *d);
 /* An extra output directory (lab1's --figures): non-empty, created,
  * writable. 0, or 2 after a message naming the flag. Rank 0 checks, all

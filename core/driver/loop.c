@@ -145,6 +145,7 @@ int driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h)
     long total = loop->batches, per = loop->period > 0 ? loop->period : DDL_MAX(total, 1);
     int periods = (int)((total + per - 1) / per);
     driver_checkpoint_paths(d);
+    if (driver_checkpoint_claim(d) != 0) return 2;
     if (d->resume_dir[0] && driver_checkpoint_resume(d, h, total) != 0) return 2;
     Checkpoints k = checkpoints(d, loop);
     if (loop->report_start && d->st.batch == 0 && h->after_period) h->after_period(d, 0, 0.0, h->ctx);
