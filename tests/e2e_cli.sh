@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-unset DEVICE PROFILE
+unset DEVICE PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME
 fail=0
 ok() { echo "ok - cli: $*"; }
 bad() { echo "not ok - cli: $*"; fail=1; }
@@ -78,6 +78,13 @@ if [ "$(cat "$tmp/rc")" = 2 ] && grep -q "option --out needs a value, but the ne
 else bad "lab1 --out --synthetic: the missing value is refused, no folder --synthetic (status $(cat "$tmp/rc"): $(head -c 300 "$tmp/log"))"; fi
 rm -rf -- "$tmp/--synthetic"
 
+# checkpoint options: a path is refused rather than cut, an interval without a directory rather than ignored
+long=$tmp/$(printf 'd%.0s' $(seq 1 820))
+refused "lab1 --checkpoint over 800 characters is refused, not cut" "path has 8.. characters, more than the 800" \
+  "$BIN/lab1" --checkpoint "$long" "${out[@]}" --iters 1
+refused "lab1 --checkpoint-every without --checkpoint is refused" "checkpoint-every 5: without --checkpoint" \
+  "$BIN/lab1" --checkpoint-every 5 "${out[@]}" --iters 1
+
 # datasets a lab does not run on
 refused "lab2 --dataset cifar10 is refused" "lab2 runs on mnist or fashion-mnist" \
   "$BIN/lab2" train --dataset cifar10 "${out[@]}"
@@ -106,6 +113,10 @@ refused "lab1 --out under a regular file is refused" "out '$tmp/file/x': cannot"
 grep -q "^lab1: cnn3" "$tmp/log" && bad "lab1 refuses --out before training" || ok "lab1 refuses --out before training"
 refused "lab3 --out under a regular file is refused" "cannot create or write" \
   "$BIN/lab3" run --out "$tmp/file/x" --synthetic --iters 1
+refused "lab1 --checkpoint under a regular file is refused" "checkpoint $tmp/file/ck: cannot create it" \
+  "$BIN/lab1" --checkpoint "$tmp/file/ck" --synthetic --iters 100000 --out "$tmp/out"
+grep -q "^lab1: cnn3" "$tmp/log" && bad "lab1 refuses --checkpoint before training" ||
+  ok "lab1 refuses --checkpoint before training"
 refused "lab1 --figures '' is refused" "figures is empty" "$BIN/lab1" --figures "" "${out[@]}"
 refused "lab1 --figures under a regular file is refused" "figures '$tmp/file/f'" \
   "$BIN/lab1" --figures "$tmp/file/f" "${out[@]}"

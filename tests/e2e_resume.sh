@@ -15,8 +15,8 @@
 # corrupt, truncated, other-version or other-settings checkpoint, other
 # rank counts, a checkpoint past --iters, files that are not files
 # (/dev/zero, a FIFO), swapped rank files, other data (synthetic against
-# real, one changed byte), a directory another run holds. Prints ok /
-# not ok lines.
+# real, one changed byte), a directory another run holds; and a checkpoint
+# that fails mid-run, which keeps the results. Prints ok / not ok lines.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -131,9 +131,9 @@ same "lab5: the summary equals" "$tmp/l5/full/summary-t.csv" "$tmp/l5/res/summar
   payload_down_bytes state_bytes control_bytes bytes_match final_accuracy best_accuracy final_train_loss
 
 # ---- lab4: several configurations, killed between two of them -----------
-lab4=(run --synthetic --limit 96 --test-limit 60 --batch 8 --width 0.25 --iters-base 3 --iters-step 1 --quiet
-      --checkpoint-every 2)
-"${MPIRUN[@]}" -np 3 "$BIN/lab4" "${lab4[@]}" --out "$tmp/l4/full" --checkpoint "$tmp/l4/ck" 2> "$tmp/l4.err"
+lab4=(run --synthetic --limit 96 --test-limit 60 --batch 8 --width 0.25 --iters-base 3 --iters-step 1 --quiet)
+"${MPIRUN[@]}" -np 3 "$BIN/lab4" "${lab4[@]}" --out "$tmp/l4/full" --checkpoint "$tmp/l4/ck" --checkpoint-every 2 \
+  2> "$tmp/l4.err"
 check "$([ $? = 0 ] && [ -s "$tmp/l4/ck/k=1/checkpoint.txt" ] && [ -s "$tmp/l4/ck/k=2/checkpoint.txt" ]; echo $?)" \
   "lab4: each configuration checkpoints into its own folder" "$(ls "$tmp/l4/ck" 2>&1 | tr '\n' ' ')"
 rm -rf "$tmp/l4/ck/k=2" # its order: all-reduce, k=2, k=1: as if killed before k=2's first checkpoint
@@ -265,4 +265,16 @@ wait "$holder" 2>/dev/null
 check "$([ $? = 0 ] && [ -s "$tmp/lk4/t-summary.csv" ]; echo $?)" "once that run has ended the directory is free again" \
   "$(head -2 "$tmp/lk4.err")"
 
+# ---- a failed checkpoint keeps the results -----------------------------------
+# The checkpoint at batch 8 cannot be written (its name is taken by a
+# directory that is not empty): the run says so, goes on, writes every
+# result, and ends with status 1.
+mkdir -p "$tmp/cf/rank0-b8.ckpt/x"
+"$BIN/lab1" "${lab1[@]}" --iters 12 --checkpoint-every 4 --checkpoint "$tmp/cf" --out "$tmp/cfo" --tag t > /dev/null \
+  2> "$tmp/cf.err"
+st=$?
+check "$([ $st = 1 ] && grep -q "checkpoint at batch 8 was not written" "$tmp/cf.err" && [ -s "$tmp/cfo/t-summary.csv" ] &&
+         [ "$(grep -vc '^#' "$tmp/cfo/t-iters.csv")" = 13 ] && grep -q '^batch: 4$' "$tmp/cf/checkpoint.txt"; echo $?)" \
+  "a checkpoint that cannot be written: the run writes its results, keeps the last checkpoint, and exits 1" \
+  "status $st: $(grep -m2 'error\|not written' "$tmp/cf.err")"
 exit $fail

@@ -71,6 +71,11 @@ enum {
     DRV_TRAIN = DRV_RUN | DRV_CHECKPOINT, /* a run long enough to checkpoint (resume.c) */
 };
 
+/* The longest --checkpoint / --resume / $DDL_CHECKPOINT_ROOT accepted:
+ * a program's scope, the run's name and the rank files' names still fit
+ * after it (a longer one is refused, never cut). */
+#define DRIVER_CKPT_PATH_MAX 800
+
 typedef struct Driver Driver;
 
 /* What a program is, for its command line, its jobs and its outputs. */
@@ -150,6 +155,7 @@ struct Driver {
     char data_identity[2048];  /* the loaded data's identity (dataset_identity; "" until asked) */
     int lock_fd[2];            /* rank 0: the checkpoint directories' locks (lock.c; -1 none) */
     char lock_dir[2][1024];    /* ... and the directories they lock */
+    bool ckpt_failed;          /* a checkpoint could not be written: the run went on without */
     bool resumed;              /* a training of this program continued from a checkpoint */
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;
@@ -183,8 +189,8 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
 /* The work starts: the device is checked on every rank (DEVICE=cuda is
  * refused clearly until it can run), --out is created and written to
  * once (rank 0), --checkpoint created and locked for this run (another
- * run holding it is refused), the world Comm opened. 0, or 2 after a
- * message. */
+ * run holding it is refused; $DDL_CHECKPOINT_ROOT checked writable), the
+ * world Comm opened. 0, or 2 after a message. */
 int driver_open(Driver *d);
 /* An extra output directory (lab1's --figures): non-empty, created,
  * writable. 0, or 2 after a message naming the flag. Rank 0 checks, all
@@ -276,7 +282,10 @@ typedef struct DriverHooks {
  * (or $DDL_CHECKPOINT_ROOT) every rank writes its state every
  * --checkpoint-every optimizer steps (default: each epoch) and at the end.
  * Returns 0, or 2 after a message (on every rank) when a checkpoint was
- * refused or could not be written. */
+ * refused (other settings or data, a rank file of another rank, a file
+ * that is no checkpoint) or its directory is another run's. A checkpoint
+ * that cannot be written is reported, the loop goes on without more of
+ * them, and driver_end turns the program's status 0 into 1. */
 int driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h);
 /* A program that trains several times (lab4's configurations) names each
  * training: its checkpoints go into that sub-directory, and only the first

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "../backend/registry.h"
@@ -128,9 +129,14 @@ int driver_open(Driver *d)
     }
     if (driver_first_failure(d, bad, err) >= 0) return 2;
     if ((d->spec->shared & DRV_OUT) && driver_check_dir(d, "out", o->out) != 0) return 2;
-    /* The checkpoint directory (with --checkpoint) is locked from here on;
-     * the automatic one, named after the run, once the run has its name
-     * (driver_train). */
+    /* Checkpoints are outputs too: found unwritable after the first epoch,
+     * the run would have lost that epoch. The directory (with --checkpoint)
+     * is locked from here on; the automatic one, named after the run, once
+     * the run has its name (driver_train), its root checked now. */
+    const char *root = getenv("DDL_CHECKPOINT_ROOT");
+    if ((d->spec->shared & DRV_CHECKPOINT) && !o->checkpoint && root && *root &&
+        driver_check_dir(d, "checkpoint (DDL_CHECKPOINT_ROOT)", root) != 0)
+        return 2;
     if (driver_checkpoint_claim(d) != 0) return 2;
     comm_init(&d->comm, MPI_COMM_WORLD);
     comm_use_device(&d->comm, d->be); /* device buffers may meet the Comm (staged, or NCCL) */
