@@ -40,7 +40,7 @@ static int add(const Lab4Options *o, int P, Lab4Scheme scheme, int passes, Lab4C
     if (scheme == SCHEME_GROUP && passes > P - 1) {
         ddl_error("--passes %d needs at least %d workers: k passes average groups of k+1, so "
                    "1 <= k <= P-1 (this run has P = %d; k = P-1 is already the full average, 'ar' the "
-                   "all-reduce)", passes, passes + 2, P);
+                   "all-reduce)", passes, passes + 1, P);
         return -1;
     }
     if (scheme == SCHEME_LGA && (passes < 1 || passes > 64)) {
