@@ -85,6 +85,12 @@ refused "lab1 --checkpoint over 800 characters is refused, not cut" "path has 8.
 refused "lab1 --checkpoint-every without --checkpoint is refused" "checkpoint-every 5: without --checkpoint" \
   "$BIN/lab1" --checkpoint-every 5 "${out[@]}" --iters 1
 
+# lab3 --alg nccl on the CPU is refused before the data is read (a corrupt
+# data root would be reported first otherwise)
+mkdir -p "$tmp/baddata/mnist" && echo junk > "$tmp/baddata/mnist/train-images-idx3-ubyte"
+refused "lab3 --alg nccl on the CPU is refused before its set-up" "alg nccl runs on GPU memory" \
+  env DDL_DATA="$tmp/baddata" "$BIN/lab3" run --sync allreduce --alg nccl --dataset mnist --out "$tmp/out" --quiet
+
 # datasets a lab does not run on
 refused "lab2 --dataset cifar10 is refused" "lab2 runs on mnist or fashion-mnist" \
   "$BIN/lab2" train --dataset cifar10 "${out[@]}"
