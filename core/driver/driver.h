@@ -218,7 +218,9 @@ const char *driver_tag(Driver *d, const char *fmt, ...) __attribute__((format(pr
 void driver_run_begin(Driver *d, const char *dir, const char *const *names);
 
 /* The training split of --dataset (and the test split when test), real or
- * labelled synthetic. 0, or 1 after a message (every rank agrees). */
+ * labelled synthetic; a test split of another example shape or class count
+ * is refused, naming both splits' files. 0, or 1 after a message (every
+ * rank agrees). */
 int driver_load(Driver *d, bool test);
 /* model_config_default for `model` on the loaded data's shape, with
  * --width. */
