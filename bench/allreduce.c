@@ -16,11 +16,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "comm/comm.h"
 #include "comm/measure.h"
 #include "common.h"
 
 typedef struct Samples { double *t; int n; } Samples;
+
+/* A whole number in [min, max] for flag, or the program stops saying why. */
+static long long number(const char *flag, const char *s, long long min, long long max)
+{
+    long long x;
+    char why[CLI_WHY];
+    if (cli_parse_int(s, min, max, &x, why) != 0) ddl_die("bench allreduce: %s: %s", flag, why);
+    return x;
+}
 
 static int compare_double(const void *a, const void *b)
 {
@@ -58,8 +68,8 @@ int main(int argc, char **argv)
     size_t bytes = (size_t)64 << 20;
     int rounds = 12;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--bytes")) bytes = strtoull(argv[i + 1], NULL, 10);
-        else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
+        if (!strcmp(argv[i], "--bytes")) bytes = (size_t)number(argv[i], argv[i + 1], 4, (long long)1 << 30);
+        else if (!strcmp(argv[i], "--rounds")) rounds = (int)number(argv[i], argv[i + 1], 1, 100000);
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (c.rank == 0)

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "common.h"
 #include "cpu/parallel.h"
 #include "device.h"
@@ -40,6 +41,15 @@ static bool cpu_clock;
 static int ksize = 3;
 /* --stride 2: 3x3 stride-2 convolutions, im2col against direct. */
 static int stride = 1;
+
+/* A whole number in [min, max] for what, or the program stops saying why. */
+static int number(const char *what, const char *s, int min, int max)
+{
+    long long x;
+    char why[CLI_WHY];
+    if (cli_parse_int(s, min, max, &x, why) != 0) ddl_die("conv_algo: %s: %s", what, why);
+    return (int)x;
+}
 
 static double clock_now(void)
 {
@@ -177,11 +187,11 @@ int main(int argc, char **argv)
         } else if (i + 1 >= argc) {
             ddl_die("conv_algo: %s needs a value", argv[i]);
         } else if (!strcmp(argv[i], "--batch")) {
-            batch = atoi(argv[i + 1]);
+            batch = number("--batch", argv[i + 1], 1, 65536);
         } else if (!strcmp(argv[i], "--stride")) {
-            stride = atoi(argv[i + 1]);
+            stride = number("--stride", argv[i + 1], 1, 2);
         } else {
-            reps = atoi(argv[i + 1]);
+            reps = number("--reps", argv[i + 1], 1, 1000000);
         }
     }
     if (batch < 1 || reps < 1) ddl_die("conv_algo: --batch and --reps must be >= 1");
@@ -192,7 +202,8 @@ int main(int argc, char **argv)
     printf("# conv_algo: device %s, BLAS %s x%d, ddlab kernels x%d threads, batch %d, median of %d steps, %s time\n",
            desc, blas_core_name(), blas_threads(), ddl_kernel_threads(), batch, reps, cpu_clock ? "CPU" : "wall");
     if (i < argc) {
-        for (; i + 2 < argc; i += 3) shape(atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2]), batch, reps);
+        for (; i + 2 < argc; i += 3) shape(number("C", argv[i], 1, 65536), number("K", argv[i + 1], 1, 65536),
+                  number("HW", argv[i + 2], 1, 4096), batch, reps);
         return 0;
     }
     if (stride == 2) { /* resnet18's stride-2 3x3 layers (C K HW-in) at widths 1, 0.5, 0.25 */

@@ -2,6 +2,8 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,100 @@ int cli_parse_size(const char *s, size_t *bytes)
     if (*end || n > (SIZE_MAX >> shift)) return -1;
     *bytes = (size_t)n << shift;
     return 0;
+}
+
+/* Decimal digits (after an optional '-' when negative values are allowed)
+ * and nothing else: strtoll alone would take " 5", "+5", "5abc" (with end
+ * checks) and wrap nothing, but say nothing of why. */
+static bool all_digits(const char *s)
+{
+    if (!*s) return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return false;
+    return true;
+}
+
+int cli_parse_int(const char *s, long long min, long long max, long long *out, char why[CLI_WHY])
+{
+    if (!s || !all_digits(s[0] == '-' && min < 0 ? s + 1 : s)) {
+        snprintf(why, CLI_WHY, "'%.40s' is not a whole number (decimal digits%s only)", s ? s : "",
+                 min < 0 ? ", a leading -" : "");
+        return -1;
+    }
+    errno = 0;
+    long long x = strtoll(s, NULL, 10);
+    if (errno == ERANGE || x < min || x > max) {
+        snprintf(why, CLI_WHY, "%.40s is outside %lld..%lld", s, min, max);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out, char why[CLI_WHY])
+{
+    if (!s || !all_digits(s)) {
+        snprintf(why, CLI_WHY, "'%.40s' is not a whole number (decimal digits only)", s ? s : "");
+        return -1;
+    }
+    errno = 0;
+    unsigned long long x = strtoull(s, NULL, 10);
+    if (errno == ERANGE) {
+        snprintf(why, CLI_WHY, "%.40s is outside 0..%llu", s, (unsigned long long)UINT64_MAX);
+        return -1;
+    }
+    *out = (uint64_t)x;
+    return 0;
+}
+
+int cli_parse_float(const char *s, double *out, char why[CLI_WHY])
+{
+    /* strtod's own syntax, minus what it takes beyond plain numbers:
+     * leading space, inf/nan and hex floats. */
+    bool plain = s && *s && strspn(s, "0123456789.eE+-") == strlen(s) && strpbrk(s, "0123456789");
+    char *end = NULL;
+    errno = 0;
+    double x = plain ? strtod(s, &end) : 0.0;
+    if (!plain || end == s || *end) {
+        snprintf(why, CLI_WHY, "'%.40s' is not a number", s ? s : "");
+        return -1;
+    }
+    if (errno == ERANGE || !isfinite(x) || fabs(x) > FLT_MAX) {
+        snprintf(why, CLI_WHY, "%.40s is out of range", s);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int cli_parse_int_list(const char *list, long long min, long long max, int *out, int cap, char why[CLI_WHY])
+{
+    int n = 0;
+    const char *p = list ? list : "";
+    if (!*p) {
+        snprintf(why, CLI_WHY, "the list is empty");
+        return -1;
+    }
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char item[64];
+        if (len == 0 || len >= sizeof item) {
+            snprintf(why, CLI_WHY, len ? "entry '%.20s...' is too long" : "an entry is empty in '%.60s'",
+                     len ? p : list);
+            return -1;
+        }
+        if (n == cap) {
+            snprintf(why, CLI_WHY, "more than %d entries", cap);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        long long x;
+        if (cli_parse_int(item, min, max, &x, why) != 0) return -1;
+        out[n++] = (int)x;
+        if (!p[len]) return n;
+        p += len + 1;
+    }
 }
 
 void cli_format_size(size_t bytes, char *out, size_t cap)
@@ -113,21 +209,28 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
         }
         const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (!v) return fail("option --%s needs a value%s", opt->name, "");
-        char *end = NULL;
-        errno = 0;
+        /* "--out --synthetic": the value is missing and the next option
+         * would be taken for it (a folder named --synthetic). */
+        if (!eq && !strncmp(v, "--", 2))
+            return fail("option --%s needs a value, but the next argument is the option '%s' (a value that starts "
+                        "with -- is given as --option=value)", opt->name, v);
+        char why[CLI_WHY];
         double num = 0;
         switch (opt->type) {
         case OPT_STR: *(const char **)opt->target = v; continue;
-        case OPT_INT:
-        case OPT_U64: {
-            long long x = strtoll(v, &end, 10);
-            if (errno || end == v || *end || (opt->type == OPT_U64 && x < 0))
-                return fail("option --%s expects an integer, got '%s'", opt->name, v);
-            if (opt->type == OPT_INT && (x > INT32_MAX || x < INT32_MIN))
-                return fail("option --%s: %s is out of range", opt->name, v);
+        case OPT_INT: {
+            long long x;
+            if (cli_parse_int(v, INT32_MIN, INT32_MAX, &x, why) != 0)
+                return fail("option --%s expects an integer: %s", opt->name, why);
+            *(int *)opt->target = (int)x;
             num = (double)x;
-            if (opt->type == OPT_INT) *(int *)opt->target = (int)x;
-            else *(uint64_t *)opt->target = (uint64_t)x;
+            break;
+        }
+        case OPT_U64: {
+            uint64_t x;
+            if (cli_parse_u64(v, &x, why) != 0) return fail("option --%s expects an integer: %s", opt->name, why);
+            *(uint64_t *)opt->target = x;
+            num = (double)x;
             break;
         }
         case OPT_SIZE: {
@@ -140,9 +243,8 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
             break;
         }
         case OPT_FLOAT: {
-            double x = strtod(v, &end);
-            if (errno || end == v || *end || x != x)
-                return fail("option --%s expects a number, got '%s'", opt->name, v);
+            double x;
+            if (cli_parse_float(v, &x, why) != 0) return fail("option --%s expects a number: %s", opt->name, why);
             *(float *)opt->target = (float)x;
             num = x;
             break;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* Rank used only to prefix messages; written once at start-up by the
@@ -109,6 +110,17 @@ void ddl_strlcpy(char *dst, const char *src, size_t cap)
     if (n >= cap) n = cap - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+const char *ddl_file_kind(unsigned mode)
+{
+    static const struct { unsigned type; const char *name; } kinds[] = {
+        { S_IFREG, "a regular file" }, { S_IFDIR, "a directory" }, { S_IFIFO, "a FIFO" }, { S_IFCHR, "a device" },
+        { S_IFBLK, "a device" },      { S_IFSOCK, "a socket" },    { S_IFLNK, "a symbolic link" },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if ((mode & S_IFMT) == kinds[i].type) return kinds[i].name;
+    return "not a regular file";
 }
 
 int ddl_errf(char err[DDL_ERRLEN], const char *fmt, ...)

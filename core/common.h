@@ -44,6 +44,10 @@ double ddl_now(void);
 
 /* Bounded string copy that always terminates. */
 void ddl_strlcpy(char *dst, const char *src, size_t cap);
+/* What a stat() st_mode is, for messages refusing a path that should be a
+ * regular file: "a directory", "a FIFO", "a device", "a socket", "a
+ * symbolic link", "a regular file". */
+const char *ddl_file_kind(unsigned mode);
 
 #define DDL_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define DDL_MAX(a, b) ((a) > (b) ? (a) : (b))

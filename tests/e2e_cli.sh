@@ -2,7 +2,9 @@
 # e2e_cli.sh - the options every lab shares are checked before any work
 # starts (core/driver): bad choices and labels, datasets a lab does not
 # run on, --device/DEVICE=cuda (refused clearly until the GPU backend runs
-# the labs), empty or unwritable output directories; and a failed PNG or
+# the labs), numbers (one checked parser: 1e3, 16abc, 2^64 and a missing
+# value are refused, saying why), checkpoint options, empty or unwritable
+# output directories (--checkpoint among them); and a failed PNG or
 # results write ends with a non-zero status. Each case is a refusal within
 # a second or a tiny run. Prints ok / not ok lines.
 set -u
@@ -13,7 +15,7 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-unset DEVICE PROFILE
+unset DEVICE PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME
 fail=0
 ok() { echo "ok - cli: $*"; }
 bad() { echo "not ok - cli: $*"; fail=1; }
@@ -57,6 +59,38 @@ for l in 1 3 6; do
   refused "lab$l --out '' is refused" "out is empty" "$BIN/lab$l" $m --out "" --quiet
 done
 
+# numbers: one checked parser (core/cli.c), every refusal says why
+refused "lab2 --hidden 1e3 is refused (it trained H=1)" "'1e3' is not a whole number" \
+  "$BIN/lab2" train --hidden 1e3 "${out[@]}"
+refused "lab2 --hidden 4294967312 is refused (it trained H=16)" "4294967312 is outside 1..65536" \
+  "$BIN/lab2" train --hidden 4294967312 "${out[@]}"
+refused "lab2 --hidden 16abc is refused (it trained H=16)" "'16abc' is not a whole number" \
+  "$BIN/lab2" train --hidden 16abc "${out[@]}"
+refused "lab2 --hidden , is refused with a message" "hidden ',': an entry is empty" "$BIN/lab2" train --hidden , "${out[@]}"
+refused "lab2 bench --algs , is refused with a message" "algs ',' names no algorithm" "$BIN/lab2" bench --algs , "${out[@]}"
+refused "lab2 bench --reps 5000 is refused (its help says 1..1000)" "5000 is outside the allowed range 0..1000" \
+  "$BIN/lab2" bench --reps 5000 "${out[@]}"
+refused "lab1 --seed 2^64 is refused" "18446744073709551616 is outside 0..18446744073709551615" \
+  "$BIN/lab1" --seed 18446744073709551616 "${out[@]}"
+(lab1_abs=$(cd "$BIN" && pwd)/lab1; cd "$tmp" && "$lab1_abs" --out --synthetic --tag t --quiet --iters 1 > "$tmp/log" 2>&1; echo $? > "$tmp/rc")
+if [ "$(cat "$tmp/rc")" = 2 ] && grep -q "option --out needs a value, but the next argument is the option '--synthetic'" \
+   "$tmp/log" && [ ! -e "$tmp/--synthetic" ]; then ok "lab1 --out --synthetic: the missing value is refused, no folder --synthetic"
+else bad "lab1 --out --synthetic: the missing value is refused, no folder --synthetic (status $(cat "$tmp/rc"): $(head -c 300 "$tmp/log"))"; fi
+rm -rf -- "$tmp/--synthetic"
+
+# checkpoint options: a path is refused rather than cut, an interval without a directory rather than ignored
+long=$tmp/$(printf 'd%.0s' $(seq 1 820))
+refused "lab1 --checkpoint over 800 characters is refused, not cut" "path has 8.. characters, more than the 800" \
+  "$BIN/lab1" --checkpoint "$long" "${out[@]}" --iters 1
+refused "lab1 --checkpoint-every without --checkpoint is refused" "checkpoint-every 5: without --checkpoint" \
+  "$BIN/lab1" --checkpoint-every 5 "${out[@]}" --iters 1
+
+# lab3 --alg nccl on the CPU is refused before the data is read (a corrupt
+# data root would be reported first otherwise)
+mkdir -p "$tmp/baddata/mnist" && echo junk > "$tmp/baddata/mnist/train-images-idx3-ubyte"
+refused "lab3 --alg nccl on the CPU is refused before its set-up" "alg nccl runs on GPU memory" \
+  env DDL_DATA="$tmp/baddata" "$BIN/lab3" run --sync allreduce --alg nccl --dataset mnist --out "$tmp/out" --quiet
+
 # datasets a lab does not run on
 refused "lab2 --dataset cifar10 is refused" "lab2 runs on mnist or fashion-mnist" \
   "$BIN/lab2" train --dataset cifar10 "${out[@]}"
@@ -85,6 +119,10 @@ refused "lab1 --out under a regular file is refused" "out '$tmp/file/x': cannot"
 grep -q "^lab1: cnn3" "$tmp/log" && bad "lab1 refuses --out before training" || ok "lab1 refuses --out before training"
 refused "lab3 --out under a regular file is refused" "cannot create or write" \
   "$BIN/lab3" run --out "$tmp/file/x" --synthetic --iters 1
+refused "lab1 --checkpoint under a regular file is refused" "checkpoint $tmp/file/ck: cannot create it" \
+  "$BIN/lab1" --checkpoint "$tmp/file/ck" --synthetic --iters 100000 --out "$tmp/out"
+grep -q "^lab1: cnn3" "$tmp/log" && bad "lab1 refuses --checkpoint before training" ||
+  ok "lab1 refuses --checkpoint before training"
 refused "lab1 --figures '' is refused" "figures is empty" "$BIN/lab1" --figures "" "${out[@]}"
 refused "lab1 --figures under a regular file is refused" "figures '$tmp/file/f'" \
   "$BIN/lab1" --figures "$tmp/file/f" "${out[@]}"
@@ -103,8 +141,10 @@ mkdir -p "$tmp/o2/t-summary.csv"
 "$BIN/lab1" "${tiny[@]}" --out "$tmp/o2" --figures "$tmp/fig2" > "$tmp/log" 2>&1
 rc=$?
 [ $rc -ne 0 ] && ok "lab1 exits non-zero when a results file cannot be written" || bad "lab1 exits non-zero when a results file cannot be written (status $rc)"
-"$BIN/lab1" "${tiny[@]}" --out "$tmp/o3" --figures "$tmp/fig3" > "$tmp/log" 2>&1
+"$BIN/lab1" "${tiny[@]}" --out "$tmp/o3" --figures "$tmp/fig3" --seed 18446744073709551615 > "$tmp/log" 2>&1
 rc=$?
 [ $rc -eq 0 ] && [ -s "$tmp/o3/t-summary.csv" ] && [ -s "$tmp/fig3/lab1-filters-t.png" ] && ok "the same run with good paths succeeds" ||
   bad "the same run with good paths succeeds (status $rc: $(tail -2 "$tmp/log"))"
+grep -q "^# seed: 18446744073709551615$" "$tmp/o3/t-summary.csv" && ok "--seed 2^64-1 (above 2^63-1) is accepted" ||
+  bad "--seed 2^64-1 (above 2^63-1) is accepted: $(grep '^# seed' "$tmp/o3/t-summary.csv")"
 exit $fail

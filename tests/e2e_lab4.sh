@@ -77,7 +77,7 @@ check $? "JSON twins written"
 
 "${MPIRUN[@]}" -np 2 "$BIN/lab4" run "${tiny[@]}" --out "$tmp/bad" --passes 2 2> "$tmp/bad.err"
 rc=$?
-check $([ $rc = 2 ] && grep -q "needs at least 4 workers" "$tmp/bad.err" && echo 0 || echo 1) \
+check $([ $rc = 2 ] && grep -q "passes 2 needs at least 3 workers" "$tmp/bad.err" && echo 0 || echo 1) \
   "passes >= P refused with a clear message" "rc $rc: $(head -2 "$tmp/bad.err")"
 "$BIN/lab4" run "${tiny[@]}" --out "$tmp/bad" 2> "$tmp/one.err"
 rc=$?

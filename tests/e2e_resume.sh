@@ -13,7 +13,10 @@
 # "Identical" compares every number a run computes (losses, accuracies,
 # the model's) and leaves out what a clock measures. Then the refusals: a
 # corrupt, truncated, other-version or other-settings checkpoint, other
-# rank counts, a checkpoint past --iters. Prints ok / not ok lines.
+# rank counts, a checkpoint past --iters, files that are not files
+# (/dev/zero, a FIFO), swapped rank files, other data (synthetic against
+# real, one changed byte), a directory another run holds; and a checkpoint
+# that fails mid-run, which keeps the results. Prints ok / not ok lines.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -128,9 +131,9 @@ same "lab5: the summary equals" "$tmp/l5/full/summary-t.csv" "$tmp/l5/res/summar
   payload_down_bytes state_bytes control_bytes bytes_match final_accuracy best_accuracy final_train_loss
 
 # ---- lab4: several configurations, killed between two of them -----------
-lab4=(run --synthetic --limit 96 --test-limit 60 --batch 8 --width 0.25 --iters-base 3 --iters-step 1 --quiet
-      --checkpoint-every 2)
-"${MPIRUN[@]}" -np 3 "$BIN/lab4" "${lab4[@]}" --out "$tmp/l4/full" --checkpoint "$tmp/l4/ck" 2> "$tmp/l4.err"
+lab4=(run --synthetic --limit 96 --test-limit 60 --batch 8 --width 0.25 --iters-base 3 --iters-step 1 --quiet)
+"${MPIRUN[@]}" -np 3 "$BIN/lab4" "${lab4[@]}" --out "$tmp/l4/full" --checkpoint "$tmp/l4/ck" --checkpoint-every 2 \
+  2> "$tmp/l4.err"
 check "$([ $? = 0 ] && [ -s "$tmp/l4/ck/k=1/checkpoint.txt" ] && [ -s "$tmp/l4/ck/k=2/checkpoint.txt" ]; echo $?)" \
   "lab4: each configuration checkpoints into its own folder" "$(ls "$tmp/l4/ck" 2>&1 | tr '\n' ' ')"
 rm -rf "$tmp/l4/ck/k=2" # its order: all-reduce, k=2, k=1: as if killed before k=2's first checkpoint
@@ -185,4 +188,93 @@ check "$([ $? = 2 ] && grep -q "past this run's 30" "$tmp/ref.err"; echo $?)" "r
 refused "a directory with no checkpoint" "no checkpoint there" "$tmp/nothing"
 "$BIN/lab1" "${lab1[@]}" --iters 60 --resume "" --out "$tmp/l1/x" > /dev/null 2> "$tmp/ref.err"
 check "$([ $? = 2 ] && grep -q -- "--resume is empty" "$tmp/ref.err"; echo $?)" "refused: an empty --resume"
+
+# ---- what a checkpoint directory may be --------------------------------------
+# Only regular files are read (a rank file or checkpoint.txt linked to
+# /dev/zero was read until memory ran out, or for ever; a FIFO blocked):
+# each is refused within the time limit, by what it is.
+for what in rank0 manifest fifo; do
+  copy
+  case $what in
+    rank0) ln -sf /dev/zero "$tmp/bad/rank0-b40.ckpt"; pat="rank0-b40.ckpt is a device" ;;
+    manifest) ln -sf /dev/zero "$tmp/bad/checkpoint.txt"; pat="checkpoint.txt is a device" ;;
+    fifo) rm "$tmp/bad/checkpoint.txt"; mkfifo "$tmp/bad/checkpoint.txt"; pat="checkpoint.txt is a FIFO" ;;
+  esac
+  timeout 120 "$BIN/lab1" "${lab1[@]}" --iters 60 --resume "$tmp/bad" --out "$tmp/l1/x" --tag t > /dev/null 2> "$tmp/ref.err"
+  st=$?
+  check "$([ $st = 2 ] && grep -q "$pat" "$tmp/ref.err"; echo $?)" "refused at once: $pat, not a file a run wrote" \
+    "status $st: $(head -2 "$tmp/ref.err")"
+done
+# Each rank file says which rank wrote it: two swapped files are refused
+# (they resumed, and the ranks diverged).
+rm -rf "$tmp/sw" && cp -r "$tmp/l3/ck" "$tmp/sw"
+mv "$tmp/sw/rank0-b8.ckpt" "$tmp/sw/x" && mv "$tmp/sw/rank1-b8.ckpt" "$tmp/sw/rank0-b8.ckpt" && mv "$tmp/sw/x" "$tmp/sw/rank1-b8.ckpt"
+"${MPIRUN[@]}" -np 2 "$BIN/lab3" "${lab3[@]}" --sync ddp --iters 12 --resume "$tmp/sw" --out "$tmp/l3/x" 2> "$tmp/sw.err"
+check "$([ $? = 2 ] && grep -q "rank0-b8.ckpt: holds the state of rank 1 of 2, but this is rank 0 of 2" "$tmp/sw.err"; echo $?)" \
+  "refused: lab3's two rank files swapped" "$(grep -m2 error "$tmp/sw.err")"
+
+# ---- the data is part of the run ---------------------------------------------
+# Checkpointed on synthetic data (no files under DDL_DATA), continued after
+# the data arrived: another run. --resume refuses it, naming both; make
+# labN RESUME=1 (DDL_RESUME=1) says so and starts afresh on the real data.
+be32() { printf "\\$(printf %03o $(($1 >> 24 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))"; printf "\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 & 255)))"; }
+idx() { # dir name-prefix count
+  { printf '\0\0\10\3'; be32 "$3"; be32 28; be32 28; head -c $(($3 * 784)) /dev/urandom; } > "$1/$2-images-idx3-ubyte"
+  { printf '\0\0\10\1'; be32 "$3"; head -c "$3" /dev/zero; } > "$1/$2-labels-idx1-ubyte"
+}
+mkdir -p "$tmp/none" "$tmp/real/mnist"
+idx "$tmp/real/mnist" train 64
+idx "$tmp/real/mnist" t10k 16
+data=(--model cnn3 --dataset mnist --batch 16 --width 0.25 --limit 64 --test-limit 16 --quiet --figures "$tmp/fig" --tag t)
+DDL_DATA=$tmp/none DDL_CHECKPOINT_ROOT=$tmp/dr "$BIN/lab1" "${data[@]}" --iters 4 --out "$tmp/d1" 2> "$tmp/d.err"
+check "$([ $? = 0 ] && grep -q '^# data: synthetic' "$tmp/d1/t-summary.csv"; echo $?)" "a run on synthetic data, checkpointed" \
+  "$(tail -2 "$tmp/d.err")"
+DDL_DATA=$tmp/real "$BIN/lab1" "${data[@]}" --iters 8 --resume "$tmp/dr/lab1-t" --out "$tmp/d2" 2> "$tmp/d.err"
+check "$([ $? = 2 ] && grep -q "written with 'data train: synthetic mnist.*this run has 'data train: real mnist" "$tmp/d.err" &&
+         [ ! -e "$tmp/d2/t-summary.csv" ]; echo $?)" "refused: --resume of a synthetic-data checkpoint on real data" \
+  "$(head -2 "$tmp/d.err")"
+DDL_DATA=$tmp/real DDL_CHECKPOINT_ROOT=$tmp/dr DDL_RESUME=1 "$BIN/lab1" "${data[@]}" --iters 8 --out "$tmp/d3" 2> "$tmp/d.err"
+check "$([ $? = 0 ] && grep -q "data train: synthetic mnist.*starting afresh" "$tmp/d.err" && ! grep -q "resumed from" "$tmp/d.err" &&
+         grep -q '^# data: real' "$tmp/d3/t-summary.csv"; echo $?)" \
+  "DDL_RESUME=1 on other data is another run: it says so and starts afresh" "$(head -2 "$tmp/d.err")"
+printf '\1' | dd of="$tmp/real/mnist/t10k-images-idx3-ubyte" bs=1 seek=100 conv=notrunc 2>/dev/null
+DDL_DATA=$tmp/real "$BIN/lab1" "${data[@]}" --iters 12 --resume "$tmp/dr/lab1-t" --out "$tmp/d4" 2> "$tmp/d.err"
+check "$([ $? = 2 ] && grep -q "written with .data test: \.\.\..*t10k-images-idx3-ubyte 12560 bytes crc32" "$tmp/d.err"; echo $?)" \
+  "refused: one byte of a data file changed since the checkpoint" "$(head -2 "$tmp/d.err")"
+
+# ---- one run per checkpoint directory ----------------------------------------
+# A second run into a directory in use is refused, naming the first's pid
+# (two runs there removed each other's files); temp files a killed writer
+# left are removed by the next run that holds the directory.
+mkdir -p "$tmp/lk" && : > "$tmp/lk/checkpoint.txt.tmp.999999" && : > "$tmp/lk/rank0-b32.ckpt.tmp.999999"
+"$BIN/lab1" "${lab1[@]}" --iters 1000000 --checkpoint "$tmp/lk" --out "$tmp/lk1" --tag t 2> "$tmp/lk1.err" &
+holder=$!
+for _ in $(seq 1 600); do grep -q "^pid $holder " "$tmp/lk/checkpoint.lock" 2>/dev/null && break; sleep 0.1; done
+"$BIN/lab1" "${lab1[@]}" --lr 0.02 --iters 10 --checkpoint "$tmp/lk" --out "$tmp/lk2" --tag t > /dev/null 2> "$tmp/lk2.err"
+st=$?
+check "$([ $st = 2 ] && grep -q "checkpoint $tmp/lk is in use by another run (pid $holder on " "$tmp/lk2.err" &&
+         [ ! -e "$tmp/lk2/t-summary.csv" ]; echo $?)" "a second run into a checkpoint directory in use is refused, naming the pid" \
+  "status $st: $(head -2 "$tmp/lk2.err")"
+"$BIN/lab1" "${lab1[@]}" --iters 10 --resume "$tmp/lk" --out "$tmp/lk3" --tag t > /dev/null 2> "$tmp/lk3.err"
+check "$([ $? = 2 ] && grep -q "resume $tmp/lk is in use by another run (pid $holder" "$tmp/lk3.err"; echo $?)" \
+  "continuing from a checkpoint directory another run writes is refused" "$(head -2 "$tmp/lk3.err")"
+check "$([ ! -e "$tmp/lk/checkpoint.txt.tmp.999999" ] && [ ! -e "$tmp/lk/rank0-b32.ckpt.tmp.999999" ]; echo $?)" "a killed writer's temp file is removed by the run that holds the directory"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+"$BIN/lab1" "${lab1[@]}" --iters 4 --checkpoint "$tmp/lk" --out "$tmp/lk4" --tag t > /dev/null 2> "$tmp/lk4.err"
+check "$([ $? = 0 ] && [ -s "$tmp/lk4/t-summary.csv" ]; echo $?)" "once that run has ended the directory is free again" \
+  "$(head -2 "$tmp/lk4.err")"
+
+# ---- a failed checkpoint keeps the results -----------------------------------
+# The checkpoint at batch 8 cannot be written (its name is taken by a
+# directory that is not empty): the run says so, goes on, writes every
+# result, and ends with status 1.
+mkdir -p "$tmp/cf/rank0-b8.ckpt/x"
+"$BIN/lab1" "${lab1[@]}" --iters 12 --checkpoint-every 4 --checkpoint "$tmp/cf" --out "$tmp/cfo" --tag t > /dev/null \
+  2> "$tmp/cf.err"
+st=$?
+check "$([ $st = 1 ] && grep -q "checkpoint at batch 8 was not written" "$tmp/cf.err" && [ -s "$tmp/cfo/t-summary.csv" ] &&
+         [ "$(grep -vc '^#' "$tmp/cfo/t-iters.csv")" = 13 ] && grep -q '^batch: 4$' "$tmp/cf/checkpoint.txt"; echo $?)" \
+  "a checkpoint that cannot be written: the run writes its results, keeps the last checkpoint, and exits 1" \
+  "status $st: $(grep -m2 'error\|not written' "$tmp/cf.err")"
 exit $fail

@@ -6,7 +6,9 @@
  * waits until it sees the temp file, sends the signal, and checks that the
  * child died by that very signal, that no temp file is left, and that the
  * result file, if any, is whole. Then with a handler of the program's own:
- * it is called instead, and the writes go on. */
+ * it is called instead, and the writes go on. A checkpoint (ckpt_write,
+ * "rankR-bN.ckpt.tmp.<pid>") is written the same way and gets the same
+ * check. */
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "results/checkpoint.h"
 #include "results/results.h"
 
 #define BIG (8u << 20)
@@ -42,15 +45,20 @@ static void sleep_ms(long ms)
 static volatile sig_atomic_t own_handler_calls;
 static void own_handler(int sig) { (void)sig; own_handler_calls++; }
 
-/* Child: write forever (or `rounds` times when > 0); exit 0 after. */
-static void writer(const char *path, int rounds, bool own)
+/* Child: write forever (or `rounds` times when > 0), a plain file or a
+ * checkpoint (ckpt); exit 0 after. */
+static void writer(const char *path, int rounds, bool own, bool ckpt)
 {
     if (own) signal(SIGTERM, own_handler);
     char *data = malloc(BIG);
     if (!data) _exit(3);
     memset(data, 'x', BIG);
+    Ckpt *c = ckpt_new();
+    ckpt_put(c, "model.params", data, BIG);
+    char err[DDL_ERRLEN];
     for (int i = 0; rounds <= 0 || i < rounds; i++)
-        if (write_file_atomic(path, data, BIG) != 0) _exit(4);
+        if ((ckpt ? ckpt_write(c, path, err) : write_file_atomic(path, data, BIG)) != 0) _exit(4);
+    ckpt_free(c);
     free(data);
     _exit(own && own_handler_calls > 0 ? 0 : 5);
 }
@@ -65,14 +73,14 @@ static bool wait_for_temp(const char *dir)
     return false;
 }
 
-static void kill_mid_write(const char *root, int sig, const char *name)
+static void kill_mid_write(const char *root, int sig, const char *name, bool ckpt)
 {
     char dir[512], path[600];
-    snprintf(dir, sizeof dir, "%s/sig%d", root, sig);
+    snprintf(dir, sizeof dir, "%s/sig%d%s", root, sig, ckpt ? "-ckpt" : "");
     mkdir(dir, 0777);
-    snprintf(path, sizeof path, "%s/result.bin", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, ckpt ? "rank0-b4.ckpt" : "result.bin");
     pid_t pid = fork();
-    if (pid == 0) writer(path, 0, false);
+    if (pid == 0) writer(path, 0, false, ckpt);
     bool seen = wait_for_temp(dir);
     kill(pid, sig);
     int st = 0;
@@ -85,7 +93,16 @@ static void kill_mid_write(const char *root, int sig, const char *name)
     t_checkf(left == 0, what, "%d temp file(s) left in %s", left, dir);
     struct stat sb;
     snprintf(what, sizeof what, "%s: the result file is absent or whole", name);
-    t_checkf(stat(path, &sb) != 0 || sb.st_size == (off_t)BIG, what, "%lld bytes", (long long)sb.st_size);
+    bool whole = stat(path, &sb) != 0;
+    if (!whole && ckpt) { /* a checkpoint is whole when it reads back */
+        Ckpt *c = NULL;
+        char err[DDL_ERRLEN];
+        whole = ckpt_read(path, &c, err) == 0;
+        ckpt_free(c);
+    } else if (!whole) {
+        whole = sb.st_size == (off_t)BIG;
+    }
+    t_checkf(whole, what, "%lld bytes", (long long)sb.st_size);
 }
 
 int main(void)
@@ -95,8 +112,9 @@ int main(void)
         t_check(false, "mkdtemp");
         return t_done();
     }
-    kill_mid_write(root, SIGTERM, "SIGTERM mid-write ends the run by SIGTERM");
-    kill_mid_write(root, SIGINT, "SIGINT mid-write ends the run by SIGINT");
+    kill_mid_write(root, SIGTERM, "SIGTERM mid-write ends the run by SIGTERM", false);
+    kill_mid_write(root, SIGINT, "SIGINT mid-write ends the run by SIGINT", false);
+    kill_mid_write(root, SIGTERM, "SIGTERM mid-checkpoint ends the run by SIGTERM", true);
 
     /* A program with its own SIGTERM handler keeps it: the handler runs,
      * the write in progress completes, the program decides. */
@@ -105,7 +123,7 @@ int main(void)
     mkdir(dir, 0777);
     snprintf(path, sizeof path, "%s/result.bin", dir);
     pid_t pid = fork();
-    if (pid == 0) writer(path, 40, true);
+    if (pid == 0) writer(path, 40, true, false);
     bool seen = wait_for_temp(dir);
     kill(pid, SIGTERM);
     int st = 0;

@@ -37,6 +37,9 @@ typedef struct Dataset {
     float mean[DDL_DATA_MAXCH], std[DDL_DATA_MAXCH];
     int files_found;      /* files read: CIFAR train = how many of the 5
                            * data_batch_*.bin were present; 0 if synthetic */
+    char dir[1024];       /* real data: the directory of its files ... */
+    char files[192];      /* ... and their names, space-separated ("" when
+                           * synthetic): what dataset_identity hashes */
 } Dataset;
 
 

@@ -6,6 +6,7 @@
  * lab into a run on made-up data. */
 #include "dataset.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,44 +42,99 @@ static bool join(char *path, size_t cap, const char *dir, const char *name, cons
     return r >= 0 && (size_t)r < cap;
 }
 
-static bool is_file(const char *path)
+/* What is at a dataset file's path: nothing (the file is absent), a
+ * regular file, or something that cannot be one (a directory, a dangling
+ * symbolic link, a FIFO...). The last is an error naming the path: counting
+ * it as absent would quietly train on synthetic data instead. */
+typedef enum { PATH_ABSENT, PATH_FILE, PATH_BAD } PathKind;
+
+static PathKind probe(const char *path, char err[DDL_ERRLEN])
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT) return PATH_ABSENT;
+        ddl_errf(err, "%s: cannot look at it: %s", path, strerror(errno));
+        return PATH_BAD;
+    }
+    if (stat(path, &st) != 0) {
+        ddl_errf(err, "%s: a symbolic link to nothing (%s): remove it, or point it at the data file", path,
+                 strerror(errno));
+        return PATH_BAD;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ddl_errf(err, "%s: %s, not a data file: remove it, or put the file there (datasets/fetch.sh)", path,
+                 ddl_file_kind(st.st_mode));
+        return PATH_BAD;
+    }
+    return PATH_FILE;
 }
 
-/* dir/base, else dir/base.gz; false (path = the plain name) if neither. */
-static bool find_idx(const char *dir, const char *base, char *path, size_t cap)
+/* dir/base, else dir/base.gz: 1 found (path set), 0 neither (path = the
+ * plain name), -1 something unusable at one of them (err says which). */
+static int find_idx(const char *dir, const char *base, char *path, size_t cap, char err[DDL_ERRLEN])
 {
-    if (join(path, cap, dir, base, "") && is_file(path)) return true;
-    if (join(path, cap, dir, base, ".gz") && is_file(path)) return true;
+    static const char *const suffix[] = { "", ".gz" };
+    for (int i = 0; i < 2; i++) {
+        if (!join(path, cap, dir, base, suffix[i])) return ddl_errf(err, "%s/%s: path too long", dir, base);
+        PathKind k = probe(path, err);
+        if (k == PATH_BAD) return -1;
+        if (k == PATH_FILE) return 1;
+    }
     join(path, cap, dir, base, "");
-    return false;
+    return 0;
 }
 
-/* How many of the dataset's files (both splits) exist. */
-static int files_present(Kind k, const char *dir)
+static const char *const cifar_names[] = { "data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
+                                           "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin" };
+
+/* The names of one split's files that are there (space-separated into
+ * names); -1 when one of them is unusable. */
+static int split_files(Kind k, const char *dir, Split split, char *names, size_t cap, char err[DDL_ERRLEN])
 {
     char path[1024];
     int n = 0;
-    if (k == DS_MNIST || k == DS_FASHION) {
-        for (int s = 0; s < 2; s++)
-            for (int j = 0; j < 2; j++) n += find_idx(dir, idx_base[s][j], path, sizeof path);
-    } else if (k == DS_CIFAR) {
-        static const char *const names[] = { "data_batch_1.bin", "data_batch_2.bin",
-            "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin" };
-        for (int b = 0; b < 6; b++) n += join(path, sizeof path, dir, names[b], "") && is_file(path);
-    } else {
-        n += join(path, sizeof path, dir, SDSS_FILE, "") && is_file(path);
+    names[0] = '\0';
+    for (int j = 0; j < 6; j++) {
+        const char *name;
+        int found;
+        if (k == DS_MNIST || k == DS_FASHION) {
+            if (j >= 2) break;
+            found = find_idx(dir, idx_base[split][j], path, sizeof path, err);
+            name = strrchr(path, '/') + 1;
+        } else {
+            bool mine = k == DS_CIFAR ? (j == 5) == (split == SPLIT_TEST) : j == 0;
+            if (!mine) continue;
+            name = k == DS_CIFAR ? cifar_names[j] : SDSS_FILE;
+            PathKind pk = join(path, sizeof path, dir, name, "") ? probe(path, err) : PATH_BAD;
+            found = pk == PATH_BAD ? -1 : pk == PATH_FILE;
+        }
+        if (found < 0) return -1;
+        if (!found) continue;
+        size_t len = strlen(names);
+        snprintf(names + len, cap - len, "%s%s", len ? " " : "", name);
+        n++;
     }
     return n;
+}
+
+/* How many of the dataset's files (both splits) exist; -1 when one of
+ * them is unusable (err names it). */
+static int files_present(Kind k, const char *dir, char err[DDL_ERRLEN])
+{
+    char names[256];
+    int train = split_files(k, dir, SPLIT_TRAIN, names, sizeof names, err);
+    if (train < 0) return -1;
+    if (k == DS_SDSS) return train; /* one file holds both splits */
+    int test = split_files(k, dir, SPLIT_TEST, names, sizeof names, err);
+    return test < 0 ? -1 : train + test;
 }
 
 static int load_idx(const char *dir, Split split, Dataset *out, char err[DDL_ERRLEN])
 {
     char ipath[1024], lpath[1024];
-    bool hi = find_idx(dir, idx_base[split][0], ipath, sizeof ipath);
-    bool hl = find_idx(dir, idx_base[split][1], lpath, sizeof lpath);
+    int hi = find_idx(dir, idx_base[split][0], ipath, sizeof ipath, err);
+    int hl = hi < 0 ? -1 : find_idx(dir, idx_base[split][1], lpath, sizeof lpath, err);
+    if (hi < 0 || hl < 0) return -1;
     if (!hi || !hl) {
         ddl_errf(err, "%s: missing %s[.gz] (partial download? re-run datasets/fetch.sh)",
                  dir, hi ? idx_base[split][1] : idx_base[split][0]);
@@ -154,7 +210,9 @@ static int load_private(const char *name, Split split, const DataOptions *opt_in
     const char *root = dataset_root(&opt);
     if (strlen(root) > 900 || !join(dir, sizeof dir, root, kinds[k].dir, ""))
         return ddl_errf(err, "%s: data root path too long (%zu chars)", like, strlen(root));
-    if (!force && files_present((Kind)k, dir) == 0) {
+    int present = force ? 0 : files_present((Kind)k, dir, err);
+    if (present < 0) return -1;
+    if (!force && present == 0) {
         if (!opt.allow_synthetic) {
             ddl_errf(err, "%s: no files in %s; datasets/fetch.sh %s downloads "
                      "them (or set DDL_DATA, or allow synthetic data)", like, dir, like);
@@ -180,6 +238,16 @@ static int load_private(const char *name, Split split, const DataOptions *opt_in
         if (rc) return -1;
         ddl_strlcpy(out->name, kinds[k].name, sizeof out->name);
         set_constants((Kind)k, out);
+        if (out->n < 1) { /* e.g. CIFAR batch files of 0 records, accepted as partial */
+            ddl_errf(err, "%.300s: no examples in the %s split", out->source, split == SPLIT_TRAIN ? "train" : "test");
+            dataset_free(out);
+            return -1;
+        }
+        ddl_strlcpy(out->dir, dir, sizeof out->dir);
+        if (split_files((Kind)k, dir, split, out->files, sizeof out->files, err) < 0) {
+            dataset_free(out);
+            return -1;
+        }
     }
 
     if (opt.limit > 0 && opt.limit < out->n) {
@@ -250,6 +318,19 @@ void dataset_free(Dataset *d)
     ddl_free(d->x);
     ddl_free(d->y);
     memset(d, 0, sizeof *d);
+}
+
+int dataset_check_pair(const Dataset *train, const Dataset *test, char err[DDL_ERRLEN])
+{
+    if (train->c == test->c && train->h == test->h && train->w == test->w && train->classes == test->classes)
+        return 0;
+    /* The file names first (a long data root would cut them off), then
+     * where they are. */
+    return ddl_errf(err, "training data %dx%dx%d, %d classes (%.100s) and test data %dx%dx%d, %d classes (%.100s) "
+                         "differ: both splits must hold one kind of example (in %.150s)",
+                    train->c, train->h, train->w, train->classes, train->files[0] ? train->files : train->source,
+                    test->c, test->h, test->w, test->classes, test->files[0] ? test->files : test->source,
+                    test->files[0] ? test->dir : "");
 }
 
 int dataset_load_for_run(const char *name, Split split, int limit, uint64_t seed, bool allow_synthetic,

@@ -48,6 +48,17 @@ const char *dataset_root(const DataOptions *opt);
 int dataset_load(const char *name, Split split, const DataOptions *opt,
                  Dataset *out, char err[DDL_ERRLEN]);
 void dataset_free(Dataset *d);
+/* A training split and the test split it is evaluated on must be the same
+ * kind of example: the model is built for the training shape, and a test
+ * image of another size would be read past its end. 0, or -1 with a
+ * message naming both splits' files and shapes. */
+int dataset_check_pair(const Dataset *train, const Dataset *test, char err[DDL_ERRLEN]);
+/* What a checkpoint records of the data a run trained on, one line:
+ * synthetic data by its generator, seed, size and shape; real data by
+ * every file's name, size and CRC-32 (read here, so a download that
+ * replaced a file between the parts of a run is seen), and shape. 0, or
+ * -1 with a message (a file that cannot be read). */
+int dataset_identity(const Dataset *d, char *out, size_t cap, char err[DDL_ERRLEN]);
 /* What every lab does: real files under the data root, else labelled
  * synthetic data when allow_synthetic; limit > 0 keeps the first examples.
  * On failure the reason is printed once (ddl_error) and -1 returned. */

@@ -120,8 +120,17 @@ static int parse_csv(char *text, const char *path, Rows *r, char err[DDL_ERRLEN]
 
     next = strchr(line, '\n');
     if (next) *next++ = '\0';
+    /* A UTF-8 byte order mark (spreadsheets write one) is not part of the
+     * first column's name. */
+    if (!strncmp(line, "\xEF\xBB\xBF", 3)) line += 3;
     int ncols = split_fields(line, f, SDSS_MAX_COLS);
     if (ncols > SDSS_MAX_COLS) ncols = SDSS_MAX_COLS;
+    /* Two columns of one name: which one holds the values is a guess. */
+    for (int j = 0; j < ncols; j++)
+        for (int k = j + 1; k < ncols; k++)
+            if (strcasecmp(f[j], f[k]) == 0)
+                return ddl_errf(err, "%s:1: header names column '%.40s' twice (columns %d and %d)", path, f[j],
+                                j + 1, k + 1);
     for (int c = 0; c < NCOLS; c++) {
         col[c] = -1;
         for (int j = 0; j < ncols; j++)
@@ -261,6 +270,14 @@ int sdss_read_buffer(const char *data, size_t len, const char *name, Split split
 
     int want = split == SPLIT_TRAIN ? 1 : 0;
     int n = split == SPLIT_TRAIN ? ntrain : r.n - ntrain;
+    if (ntrain == 0 || ntrain == r.n) { /* a row or two per class all go to train: nothing to test on */
+        ddl_errf(err, "%s: only %d data row%s: the %s split (80/20 per class) would be empty", path, r.n,
+                 r.n == 1 ? "" : "s", ntrain ? "test" : "train");
+        free(in_train);
+        free(r.feat);
+        free(r.cls);
+        return -1;
+    }
     out->x = ddl_alloc((size_t)DDL_MAX(n, 1) * SDSS_FEATURES * sizeof *out->x);
     out->y = ddl_alloc((size_t)DDL_MAX(n, 1) * sizeof *out->y);
     int at = 0;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../common.h"
+#include "resume.h"
 
 const char *driver_tag(Driver *d, const char *fmt, ...)
 {
@@ -57,6 +58,11 @@ void driver_release(Driver *d)
 int driver_end(Driver *d, int status)
 {
     driver_release(d);
+    driver_checkpoint_unclaim_one(d, 0);
+    driver_checkpoint_unclaim_one(d, 1);
+    /* The results were written; a checkpoint was not (loop.c said so when
+     * it failed): the run did not do all it was asked. */
+    if (status == 0 && d->ckpt_failed) status = 1;
     if (d->opened) comm_free(&d->comm);
     d->opened = false;
     int up = 0, down = 0;

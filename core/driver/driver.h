@@ -10,7 +10,7 @@
  *
  * A run, in the order a lab calls it (every call collective):
  *   driver_start     MPI, threads, the command line (exit on --help or a bad value)
- *   driver_open      the device check, --out writable, the world Comm
+ *   driver_open      the device check, --out writable, --checkpoint locked, the world Comm
  *   driver_load      the training (and test) split of --dataset
  *   driver_build     the model; driver_trainer the optimizer;
  *   driver_sync      the synchronisation strategy (core/sync: sync.h)
@@ -70,6 +70,11 @@ enum {
               DRV_SYNTHETIC,
     DRV_TRAIN = DRV_RUN | DRV_CHECKPOINT, /* a run long enough to checkpoint (resume.c) */
 };
+
+/* The longest --checkpoint / --resume / $DDL_CHECKPOINT_ROOT accepted:
+ * a program's scope, the run's name and the rank files' names still fit
+ * after it (a longer one is refused, never cut). */
+#define DRIVER_CKPT_PATH_MAX 800
 
 typedef struct Driver Driver;
 
@@ -147,6 +152,10 @@ struct Driver {
     char resume_dir[1024];     /* where the run continues from ("": a fresh start) */
     long ckpt_at;              /* d->st.batch of the latest checkpoint (-1: none) */
     char ckpt_scope[64];       /* a program of several trainings: this one's sub-directory */
+    char data_identity[2048];  /* the loaded data's identity (dataset_identity; "" until asked) */
+    int lock_fd[2];            /* rank 0: the checkpoint directories' locks (lock.c; -1 none) */
+    char lock_dir[2][1024];    /* ... and the directories they lock */
+    bool ckpt_failed;          /* a checkpoint could not be written: the run went on without */
     bool resumed;              /* a training of this program continued from a checkpoint */
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;
@@ -179,7 +188,9 @@ DriverOptions driver_defaults(void);
 int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc, char **argv);
 /* The work starts: the device is checked on every rank (DEVICE=cuda is
  * refused clearly until it can run), --out is created and written to
- * once (rank 0), the world Comm opened. 0, or 2 after a message. */
+ * once (rank 0), --checkpoint created and locked for this run (another
+ * run holding it is refused; $DDL_CHECKPOINT_ROOT checked writable), the
+ * world Comm opened. 0, or 2 after a message. */
 int driver_open(Driver *d);
 /* An extra output directory (lab1's --figures): non-empty, created,
  * writable. 0, or 2 after a message naming the flag. Rank 0 checks, all
@@ -207,7 +218,9 @@ const char *driver_tag(Driver *d, const char *fmt, ...) __attribute__((format(pr
 void driver_run_begin(Driver *d, const char *dir, const char *const *names);
 
 /* The training split of --dataset (and the test split when test), real or
- * labelled synthetic. 0, or 1 after a message (every rank agrees). */
+ * labelled synthetic; a test split of another example shape or class count
+ * is refused, naming both splits' files. 0, or 1 after a message (every
+ * rank agrees). */
 int driver_load(Driver *d, bool test);
 /* model_config_default for `model` on the loaded data's shape, with
  * --width. */
@@ -271,7 +284,10 @@ typedef struct DriverHooks {
  * (or $DDL_CHECKPOINT_ROOT) every rank writes its state every
  * --checkpoint-every optimizer steps (default: each epoch) and at the end.
  * Returns 0, or 2 after a message (on every rank) when a checkpoint was
- * refused or could not be written. */
+ * refused (other settings or data, a rank file of another rank, a file
+ * that is no checkpoint) or its directory is another run's. A checkpoint
+ * that cannot be written is reported, the loop goes on without more of
+ * them, and driver_end turns the program's status 0 into 1. */
 int driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h);
 /* A program that trains several times (lab4's configurations) names each
  * training: its checkpoints go into that sub-directory, and only the first

@@ -74,7 +74,6 @@ typedef struct Checkpoints {
     long every, unit, total;
     long period;               /* the loop's period (0: the whole run is one) */
     double spent_s;            /* writing them: kept out of the periods' time */
-    int status;
 } Checkpoints;
 
 static Checkpoints checkpoints(const Driver *d, const DriverLoop *loop)
@@ -82,17 +81,27 @@ static Checkpoints checkpoints(const Driver *d, const DriverLoop *loop)
     long unit = d->sync ? DDL_MAX(d->sync->cfg.accumulate, 1) : 1;
     long epoch = loop->period > 0 ? loop->period : d->has_batcher ? batcher_batches(&d->b) : loop->batches;
     long every = d->opt->checkpoint_every > 0 ? d->opt->checkpoint_every * unit : DDL_MAX(epoch, 1);
-    return (Checkpoints){ every, unit, loop->batches, loop->period, 0.0, 0 };
+    return (Checkpoints){ every, unit, loop->batches, loop->period, 0.0 };
 }
 
-/* A checkpoint now, if one is due. */
+/* A checkpoint now, if one is due. One that cannot be written (the disk
+ * filled, the directory went away) does not stop the run: what it has
+ * computed is worth more than the chance to continue it, so it goes on
+ * without checkpoints, writes its results, and ends with status 1
+ * (driver_end). */
 static void maybe_checkpoint(Driver *d, const DriverHooks *h, Checkpoints *k)
 {
     long done = d->st.batch;
-    if (!d->ckpt_dir[0] || k->status || done == d->ckpt_at || done % k->unit) return;
+    if (!d->ckpt_dir[0] || d->ckpt_failed || done == d->ckpt_at || done % k->unit) return;
     if (done % k->every && done != k->total) return;
     double t0 = ddl_now();
-    k->status = driver_checkpoint_save(d, h);
+    if (driver_checkpoint_save(d, h) != 0) {
+        d->ckpt_failed = true;
+        if (d->rank == 0)
+            fprintf(stderr, "%s: the checkpoint at batch %ld was not written (see above); the run goes on without "
+                            "checkpoints and writes its results%s\n", d->spec->program, done,
+                    d->ckpt_at >= 0 ? "; the last whole checkpoint is still there" : "");
+    }
     k->spent_s += ddl_now() - t0;
 }
 
@@ -115,7 +124,7 @@ static double period(Driver *d, const DriverLoop *loop, const DriverHooks *h, lo
     if (loop->barrier_start) MPI_Barrier(MPI_COMM_WORLD);
     double t0 = ddl_now(), loss = 0.0, spent0 = k->spent_s, before = d->st.open_s;
     long seen = 0, right = 0;
-    while (d->st.batch < end && !k->status) {
+    while (d->st.batch < end) {
         if (h->before_batch) h->before_batch(d, d->st.batch, h->ctx);
         DriverBatch b = one_batch(d, h);
         loss += b.loss * b.n;
@@ -145,19 +154,19 @@ int driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h)
     long total = loop->batches, per = loop->period > 0 ? loop->period : DDL_MAX(total, 1);
     int periods = (int)((total + per - 1) / per);
     driver_checkpoint_paths(d);
+    if (driver_checkpoint_claim(d) != 0) return 2;
     if (d->resume_dir[0] && driver_checkpoint_resume(d, h, total) != 0) return 2;
     Checkpoints k = checkpoints(d, loop);
     if (loop->report_start && d->st.batch == 0 && h->after_period) h->after_period(d, 0, 0.0, h->ctx);
     /* a resumed run may stand at the end of a period whose hook has not run */
-    while ((d->st.batch < total || d->st.period < (d->st.batch + per - 1) / per) && !k.status) {
+    while (d->st.batch < total || d->st.period < (d->st.batch + per - 1) / per) {
         long end = DDL_MIN((d->st.batch / per + 1) * per, total);
         if (d->st.batch == total) end = total;
         double dt = period(d, loop, h, end, periods, &k);
-        if (k.status) break;
         d->st.train_s += dt;
         d->st.period++;
         if (h->after_period) h->after_period(d, d->st.period, dt, h->ctx);
         maybe_checkpoint(d, h, &k);
     }
-    return k.status;
+    return 0;
 }

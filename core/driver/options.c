@@ -123,6 +123,22 @@ int driver_check_values(const Driver *d)
         ddl_error("--resume is empty: give the directory of the checkpoint to continue from");
         return -1;
     }
+    /* Room for a scope and the rank files' names after the directory (a
+     * longer one was cut, and the files went somewhere else). */
+    const char *root = getenv("DDL_CHECKPOINT_ROOT");
+    const char *const paths[][2] = { { "checkpoint", o->checkpoint }, { "resume", o->resume },
+                                     { "checkpoint (DDL_CHECKPOINT_ROOT)", root } };
+    for (int i = 0; i < 3; i++)
+        if ((spec->shared & DRV_CHECKPOINT) && paths[i][1] && strlen(paths[i][1]) > DRIVER_CKPT_PATH_MAX) {
+            ddl_error("--%s: the path has %zu characters, more than the %d a checkpoint directory may have",
+                      paths[i][0], strlen(paths[i][1]), DRIVER_CKPT_PATH_MAX);
+            return -1;
+        }
+    if (o->checkpoint_every > 0 && !o->checkpoint && !(root && *root)) {
+        ddl_error("--checkpoint-every %d: without --checkpoint DIR (or $DDL_CHECKPOINT_ROOT) no checkpoint is "
+                  "written; give the directory too", o->checkpoint_every);
+        return -1;
+    }
     if ((spec->shared & DRV_OUT) && (!o->out || !*o->out)) {
         ddl_error("--out is empty: give the directory the results go to");
         return -1;

@@ -15,11 +15,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "../common.h"
 #include "options.h"
 
@@ -65,23 +67,59 @@ static void settings(const Driver *d, char *out, size_t cap)
         value_of(&d->cli[i], v, sizeof v);
         n += (size_t)snprintf(out + n, cap - n, "--%s %s\n", d->cli[i].name, v);
     }
+    if (n < cap) snprintf(out + n, cap - n, "%s", d->data_identity);
 }
 
-/* The first line where the checkpoint's settings and this run's differ. */
-static void first_difference(const char *saved, const char *mine, char err[DDL_ERRLEN], const char *dir)
+/* Collective: d->data_identity, once per loaded data: "data train: ...\n"
+ * and "data test: ...\n" (dataset_identity), computed by rank 0 (every
+ * rank loaded the same files) and sent to all. 0, or 2 after a message. */
+static int know_data(Driver *d)
+{
+    char err[DDL_ERRLEN] = "";
+    bool bad = false;
+    if (d->rank == 0 && !d->data_identity[0]) {
+        char line[1024];
+        const Dataset *split[2] = { d->has_train ? &d->train : NULL, d->has_test ? &d->test : NULL };
+        static const char *const names[2] = { "train", "test" };
+        size_t n = 0, cap = sizeof d->data_identity;
+        for (int i = 0; i < 2 && !bad; i++) {
+            if (!split[i]) continue;
+            bad = dataset_identity(split[i], line, sizeof line, err) != 0;
+            if (!bad && n < cap) n += (size_t)snprintf(d->data_identity + n, cap - n, "data %s: %s\n", names[i], line);
+        }
+        if (!d->data_identity[0] && !bad) ddl_strlcpy(d->data_identity, "data: none\n", cap);
+    }
+    if (driver_first_failure(d, bad, err) >= 0) return 2;
+    MPI_Bcast(d->data_identity, (int)sizeof d->data_identity, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return 0;
+}
+
+/* Messages of a refused continuation name two settings lines (a data
+ * identity line runs to a few hundred characters): room beyond DDL_ERRLEN. */
+#define RESUME_ERRLEN 1024
+
+/* The first line where the checkpoint's settings and this run's differ,
+ * each shown from a little before where they part. */
+static void first_difference(const char *saved, const char *mine, char err[RESUME_ERRLEN], const char *dir)
 {
     while (*saved && *mine) {
         size_t a = strcspn(saved, "\n"), b = strcspn(mine, "\n");
         if (a != b || strncmp(saved, mine, a)) {
-            snprintf(err, DDL_ERRLEN, "checkpoint %.120s was written with '%.*s', this run has '%.*s': continue it "
-                     "with the same settings, or start afresh without --resume", dir, (int)DDL_MIN(a, 90), saved,
-                     (int)DDL_MIN(b, 90), mine);
+            size_t p = 0;
+            while (p < a && p < b && saved[p] == mine[p]) p++;
+            size_t from = p > 80 ? p - 60 : 0;
+            /* a long line keeps its label ("data test:") before the cut */
+            int key = from ? (int)DDL_MIN(strcspn(saved, ":"), (size_t)30) : 0;
+            const char *cut = from ? ": ..." : "";
+            snprintf(err, RESUME_ERRLEN, "checkpoint %.300s was written with '%.*s%s%.*s', this run has '%.*s%s%.*s'",
+                     dir, key, saved, cut, (int)DDL_MIN(a - from, 240), saved + from, key, mine, cut,
+                     (int)DDL_MIN(b - from, 240), mine + from);
             return;
         }
         saved += a + (saved[a] == '\n');
         mine += b + (mine[b] == '\n');
     }
-    snprintf(err, DDL_ERRLEN, "checkpoint %.200s was written with other settings", dir);
+    snprintf(err, RESUME_ERRLEN, "checkpoint %.300s was written with other settings", dir);
 }
 
 static void rank_file(const char *dir, int rank, long batch, char *out, size_t cap)
@@ -94,33 +132,61 @@ static void manifest_file(const char *dir, char *out, size_t cap)
     snprintf(out, cap, "%s/checkpoint.txt", dir);
 }
 
-/* The batch count of the whole generation checkpoint.txt names; -1. */
-static long manifest_batch(const char *dir)
+/* The batch count of the whole generation checkpoint.txt names: -1 when
+ * there is none (no such file), -2 when it is there but unusable (err says
+ * why: not a regular file, too big to be one, no batch line). It is opened
+ * without blocking and read only when it is a regular file of a sane size:
+ * a FIFO would block forever and /dev/zero never end. */
+static long manifest_batch(const char *dir, char err[DDL_ERRLEN])
 {
-    char path[1200], line[256];
+    char path[1200], text[16384];
     manifest_file(dir, path, sizeof path);
-    FILE *f = fopen(path, "r");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return -1;
+        ddl_errf(err, "%s: %s", path, strerror(errno));
+        return -2;
+    }
+    struct stat st;
+    ssize_t got = -1;
+    if (fstat(fd, &st) != 0)
+        ddl_errf(err, "%s: %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        ddl_errf(err, "%s is %s, not a file a run wrote", path, ddl_file_kind(st.st_mode));
+    else if (st.st_size >= (off_t)sizeof text)
+        ddl_errf(err, "%s holds %lld bytes, more than a checkpoint.txt can (%zu)", path, (long long)st.st_size,
+                 sizeof text - 1);
+    else if ((got = pread(fd, text, (size_t)st.st_size, 0)) < 0)
+        ddl_errf(err, "%s: %s", path, strerror(errno));
+    close(fd);
+    if (got < 0) return -2;
+    text[got] = '\0';
     long batch = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "batch: %ld", &batch) == 1) break;
-    if (f) fclose(f);
-    return batch;
+    for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (sscanf(line, "batch: %ld", &batch) == 1 && batch >= 0) return batch;
+    ddl_errf(err, "%s names no generation (no 'batch:' line)", path);
+    return -2;
+}
+
+void driver_checkpoint_bases(const Driver *d, char *ckpt, char *resume, size_t cap)
+{
+    const DriverOptions *o = d->opt;
+    ckpt[0] = resume[0] = '\0';
+    if (!(d->spec->shared & DRV_CHECKPOINT)) return;
+    const char *root = getenv("DDL_CHECKPOINT_ROOT");
+    char automatic[1024] = "";
+    if (root && *root && d->tag[0]) snprintf(automatic, sizeof automatic, "%s/%s-%s", root, d->spec->program, d->tag);
+    ddl_strlcpy(ckpt, o->checkpoint ? o->checkpoint : automatic, cap);
+    const char *again = getenv("DDL_RESUME");
+    if (o->resume) ddl_strlcpy(resume, o->resume, cap);
+    else if (again && !strcmp(again, "1") && *automatic) ddl_strlcpy(resume, automatic, cap);
 }
 
 void driver_checkpoint_paths(Driver *d)
 {
     const DriverOptions *o = d->opt;
-    d->ckpt_dir[0] = d->resume_dir[0] = '\0';
     d->ckpt_at = -1;
-    if (!(d->spec->shared & DRV_CHECKPOINT)) return;
-    const char *root = getenv("DDL_CHECKPOINT_ROOT");
-    char automatic[1024] = "";
-    if (root && *root) snprintf(automatic, sizeof automatic, "%s/%s-%s", root, d->spec->program, d->tag);
-    if (o->checkpoint) ddl_strlcpy(d->ckpt_dir, o->checkpoint, sizeof d->ckpt_dir);
-    else ddl_strlcpy(d->ckpt_dir, automatic, sizeof d->ckpt_dir);
-    const char *again = getenv("DDL_RESUME");
-    if (o->resume) ddl_strlcpy(d->resume_dir, o->resume, sizeof d->resume_dir);
-    else if (again && !strcmp(again, "1") && *automatic) ddl_strlcpy(d->resume_dir, automatic, sizeof d->resume_dir);
+    driver_checkpoint_bases(d, d->ckpt_dir, d->resume_dir, sizeof d->ckpt_dir);
     if (d->ckpt_scope[0]) {
         char sub[1100];
         if (d->ckpt_dir[0]) {
@@ -133,9 +199,13 @@ void driver_checkpoint_paths(Driver *d)
         }
     }
     /* $DDL_RESUME continues what is there; --resume insists, but for one
-     * of several trainings (a scope) the program asks driver_checkpoint_found */
+     * of several trainings (a scope) the program asks driver_checkpoint_found.
+     * A checkpoint.txt that is there but unusable is not skipped: restore
+     * refuses it with the reason. */
     bool optional = !o->resume || d->ckpt_scope[0];
-    if (d->resumed || (optional && d->resume_dir[0] && manifest_batch(d->resume_dir) < 0)) d->resume_dir[0] = '\0';
+    char err[DDL_ERRLEN];
+    if (d->resumed || (optional && d->resume_dir[0] && manifest_batch(d->resume_dir, err) == -1))
+        d->resume_dir[0] = '\0';
 }
 
 void driver_checkpoint_scope(Driver *d, const char *scope)
@@ -149,7 +219,8 @@ bool driver_checkpoint_found(Driver *d, const char *scope)
     ddl_strlcpy(keep, d->ckpt_scope, sizeof keep);
     driver_checkpoint_scope(d, scope);
     driver_checkpoint_paths(d);
-    int found = d->rank == 0 && d->resume_dir[0] && manifest_batch(d->resume_dir) >= 0;
+    char err[DDL_ERRLEN];
+    int found = d->rank == 0 && d->resume_dir[0] && manifest_batch(d->resume_dir, err) != -1;
     MPI_Bcast(&found, 1, MPI_INT, 0, MPI_COMM_WORLD);
     driver_checkpoint_scope(d, keep);
     driver_checkpoint_paths(d);
@@ -161,6 +232,8 @@ static Ckpt *collect(Driver *d, const DriverHooks *h, const char *set)
 {
     Ckpt *c = ckpt_new();
     ckpt_put_str(c, "settings", set);
+    int32_t who[2] = { d->rank, d->world }; /* so that swapped rank files are refused */
+    ckpt_put(c, "driver.rank", who, sizeof who);
     ckpt_put(c, "driver.state", &d->st, sizeof d->st);
     /* A batch staged ahead on a device is fetched again after resuming. */
     Batcher b = d->b;
@@ -207,7 +280,7 @@ static int restore_trace(Driver *d, const Ckpt *c, char err[DDL_ERRLEN])
 /* Rank 0: the generation is whole; name it, then drop the older ones. */
 static int name_generation(Driver *d, const char *set, char err[DDL_ERRLEN])
 {
-    char path[1200], text[8192];
+    char path[1200], text[9216];
     manifest_file(d->ckpt_dir, path, sizeof path);
     int n = snprintf(text, sizeof text, "# ddlab checkpoint: continue with --resume %s (same settings)\nbatch: %ld\n"
                      "ranks: %d\nformat: %u\n%s", d->ckpt_dir, d->st.batch, d->world, CKPT_VERSION, set);
@@ -242,7 +315,8 @@ static void crash_for_tests(const Driver *d)
 
 int driver_checkpoint_save(Driver *d, const DriverHooks *h)
 {
-    char set[6144], path[1200], err[DDL_ERRLEN] = "";
+    char set[8192], path[1200], err[DDL_ERRLEN] = "";
+    if (know_data(d) != 0) return 2;
     settings(d, set, sizeof set);
     bool bad = false;
     if (d->rank == 0 && mkdir_p(d->ckpt_dir) != 0) {
@@ -267,6 +341,11 @@ int driver_checkpoint_save(Driver *d, const DriverHooks *h)
 /* Every part of the run from c, in the order collect() put them. */
 static int restore_sections(Driver *d, const DriverHooks *h, const Ckpt *c, int32_t epochs[2], char err[DDL_ERRLEN])
 {
+    int32_t who[2];
+    if (ckpt_get(c, "driver.rank", who, sizeof who, err)) return -1;
+    if (who[0] != d->rank || who[1] != d->world)
+        return ddl_errf(err, "holds the state of rank %d of %d, but this is rank %d of %d: rank files renamed, "
+                             "swapped or copied between checkpoints", (int)who[0], (int)who[1], d->rank, d->world);
     if (ckpt_get(c, "driver.state", &d->st, sizeof d->st, err)) return -1;
     if (ckpt_get(c, "driver.epochs", epochs, 2 * sizeof *epochs, err)) return -1;
     if (ckpt_get_model(c, "model", &d->m, err) || ckpt_get_sgd(c, "sgd", &d->t.opt, err)) return -1;
@@ -276,12 +355,13 @@ static int restore_sections(Driver *d, const DriverHooks *h, const Ckpt *c, int3
 }
 
 /* This rank's state from the generation checkpoint.txt names. */
-static int restore(Driver *d, const DriverHooks *h, char err[DDL_ERRLEN])
+static int restore(Driver *d, const DriverHooks *h, char err[RESUME_ERRLEN])
 {
-    long batch = manifest_batch(d->resume_dir);
-    if (batch < 0)
-        return ddl_errf(err, "--resume %s: no checkpoint there (no readable checkpoint.txt)", d->resume_dir);
-    char path[1200], set[6144];
+    char bad[DDL_ERRLEN];
+    long batch = manifest_batch(d->resume_dir, bad);
+    if (batch == -1) return ddl_errf(err, "--resume %s: no checkpoint there (no checkpoint.txt)", d->resume_dir);
+    if (batch < 0) return ddl_errf(err, "--resume %.200s: %s", d->resume_dir, bad);
+    char path[1200], set[8192];
     rank_file(d->resume_dir, d->rank, batch, path, sizeof path);
     Ckpt *c;
     if (ckpt_read(path, &c, err) != 0) return -1;
@@ -301,9 +381,9 @@ static int restore(Driver *d, const DriverHooks *h, char err[DDL_ERRLEN])
         d->fetch_epoch = d->put_epoch = epochs[0];
         d->ckpt_at = d->st.batch;
     } else if (!strstr(err, path) && !strstr(err, d->resume_dir)) {
-        char why[DDL_ERRLEN];
+        char why[RESUME_ERRLEN];
         ddl_strlcpy(why, err, sizeof why);
-        snprintf(err, DDL_ERRLEN, "%.100s: %.150s", path, why);
+        snprintf(err, RESUME_ERRLEN, "%.300s: %.600s", path, why);
     }
     ckpt_free(c);
     return rc;
@@ -311,7 +391,8 @@ static int restore(Driver *d, const DriverHooks *h, char err[DDL_ERRLEN])
 
 int driver_checkpoint_resume(Driver *d, const DriverHooks *h, long total)
 {
-    char err[DDL_ERRLEN] = "";
+    char err[RESUME_ERRLEN] = "";
+    if (know_data(d) != 0) return 2;
     int rc = restore(d, h, err);
     /* $DDL_RESUME (make labN RESUME=1) finds the checkpoint of a run of the
      * same name but other settings (another NP, another profile): that run
@@ -324,6 +405,11 @@ int driver_checkpoint_resume(Driver *d, const DriverHooks *h, long total)
         return 0;
     }
     bool bad = rc != 0;
+    if (rc == -2) {
+        size_t n = strlen(err);
+        snprintf(err + n, sizeof err - n, ": continue it with the same settings and data, or start afresh without "
+                                          "--resume");
+    }
     if (!bad && d->st.batch > total) {
         snprintf(err, sizeof err, "--resume %.100s: the checkpoint is at iteration %ld, past this run's %ld: ask for "
                  "more --iters/--epochs", d->resume_dir, d->st.batch, total);

@@ -29,7 +29,11 @@ int driver_load(Driver *d, bool test)
     if (d->has_test) dataset_free(&d->test);
     d->has_train = load(d, SPLIT_TRAIN, d->opt->limit, &d->train) == 0;
     d->has_test = test && d->has_train && load(d, SPLIT_TEST, d->opt->test_limit, &d->test) == 0;
-    if (!any(d, !d->has_train || (test && !d->has_test))) return 0;
+    d->data_identity[0] = '\0'; /* of the data loaded before: resume.c asks again */
+    char err[DDL_ERRLEN];
+    bool mismatch = d->has_test && dataset_check_pair(&d->train, &d->test, err) != 0;
+    if (mismatch) ddl_error("%s", err); /* every rank loaded the same files */
+    if (!any(d, !d->has_train || (test && !d->has_test) || mismatch)) return 0;
     if (d->has_train) dataset_free(&d->train);
     if (d->has_test) dataset_free(&d->test);
     d->has_train = d->has_test = false;

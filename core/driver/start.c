@@ -5,12 +5,14 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "../backend/registry.h"
 #include "../common.h"
 #include "../threads.h"
 #include "options.h"
+#include "resume.h"
 
 enum { MAX_OPTIONS = 64 };
 
@@ -36,6 +38,7 @@ static int take_mode(Driver *d, int *argc, char ***argv)
 int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc, char **argv)
 {
     memset(d, 0, sizeof *d);
+    d->lock_fd[0] = d->lock_fd[1] = -1;
     d->spec = spec;
     d->opt = opt;
     driver_environment(opt);
@@ -126,6 +129,15 @@ int driver_open(Driver *d)
     }
     if (driver_first_failure(d, bad, err) >= 0) return 2;
     if ((d->spec->shared & DRV_OUT) && driver_check_dir(d, "out", o->out) != 0) return 2;
+    /* Checkpoints are outputs too: found unwritable after the first epoch,
+     * the run would have lost that epoch. The directory (with --checkpoint)
+     * is locked from here on; the automatic one, named after the run, once
+     * the run has its name (driver_train), its root checked now. */
+    const char *root = getenv("DDL_CHECKPOINT_ROOT");
+    if ((d->spec->shared & DRV_CHECKPOINT) && !o->checkpoint && root && *root &&
+        driver_check_dir(d, "checkpoint (DDL_CHECKPOINT_ROOT)", root) != 0)
+        return 2;
+    if (driver_checkpoint_claim(d) != 0) return 2;
     comm_init(&d->comm, MPI_COMM_WORLD);
     comm_use_device(&d->comm, d->be); /* device buffers may meet the Comm (staged, or NCCL) */
     d->opened = true;

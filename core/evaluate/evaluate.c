@@ -7,6 +7,13 @@
 
 EvalResult evaluate(Model *m, const Dataset *d, int batch)
 {
+    /* Examples of another size would be read past their end by the
+     * forward pass (the loaders refuse such a pair: dataset_check_pair). */
+    size_t numel = (size_t)d->c * d->h * d->w;
+    if (numel != shape_numel(m->tensors[m->input].shape) || d->classes > model_classes(m))
+        ddl_die("evaluate: %s holds %dx%dx%d examples of %d classes, model %s takes %zu values and %d classes",
+                d->source, d->c, d->h, d->w, d->classes, m->name, shape_numel(m->tensors[m->input].shape),
+                model_classes(m));
     bool was = m->training;
     model_set_training(m, false);
     if (batch > m->max_batch) batch = m->max_batch;

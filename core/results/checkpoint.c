@@ -5,10 +5,13 @@
 #include "checkpoint.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "results.h"
@@ -195,18 +198,37 @@ int ckpt_parse(const void *data, size_t len, const char *name, Ckpt **out, char 
 int ckpt_read(const char *path, Ckpt **out, char err[DDL_ERRLEN])
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return ddl_errf(err, "%s: %s", path, strerror(errno));
-    unsigned char *buf = NULL;
-    size_t n = 0, cap = 0, got;
-    do {
-        reserve((void **)&buf, &cap, n + 65536, 1);
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    bool bad = ferror(f);
-    fclose(f);
-    int rc = bad ? ddl_errf(err, "%s: read error", path) : ckpt_parse(buf, n, path, out, err);
+    /* Without blocking (a FIFO would wait for a writer forever), and only a
+     * regular file of a size a checkpoint can have: /dev/zero never ends. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return ddl_errf(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return ddl_errf(err, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return ddl_errf(err, "%s is %s, not a checkpoint file", path, ddl_file_kind(st.st_mode));
+    }
+    if ((uint64_t)st.st_size > CKPT_MAX_BYTES) {
+        close(fd);
+        return ddl_errf(err, "%s holds %lld bytes, more than a checkpoint may (%llu): not one ddlab wrote", path,
+                        (long long)st.st_size, (unsigned long long)CKPT_MAX_BYTES);
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    unsigned char *buf = ddl_alloc(n + 1);
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    int e = errno;
+    close(fd);
+    int rc = got != n ? ddl_errf(err, "%s: read %zu of %zu bytes (%s)", path, got, n, strerror(e))
+                      : ckpt_parse(buf, n, path, out, err);
     ddl_free(buf);
     return rc;
 }

@@ -28,6 +28,11 @@
 
 #define CKPT_VERSION 1u
 #define CKPT_NAME_MAX 64
+/* The largest file ckpt_read reads: far above any model's checkpoint
+ * (resnet50 at width 1 in mixed precision: parameters, FP32 masters,
+ * momentum and statistics, about 0.4 GB), far below what would exhaust a
+ * machine's memory when a path points at something else. */
+#define CKPT_MAX_BYTES ((uint64_t)4 << 30)
 
 typedef struct Ckpt Ckpt;
 
@@ -47,7 +52,9 @@ int ckpt_write(const Ckpt *c, const char *path, char err[DDL_ERRLEN]);
  * with a message: not a checkpoint, another format version, corrupt or
  * truncated. Reads nothing outside data[0, len). */
 int ckpt_parse(const void *data, size_t len, const char *name, Ckpt **out, char err[DDL_ERRLEN]);
-/* The same from a file. */
+/* The same from a file: a regular file of at most CKPT_MAX_BYTES, opened
+ * without blocking (a FIFO, a device such as /dev/zero, a directory are
+ * refused by what they are, before anything is read). */
 int ckpt_read(const char *path, Ckpt **out, char err[DDL_ERRLEN]);
 
 /* The sections, in file order: how many, and the i-th's name. */

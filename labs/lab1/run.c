@@ -99,6 +99,27 @@ static int load(Driver *d, const Ckpt *c, void *ctx, char err[DDL_ERRLEN])
     return 0;
 }
 
+/* Examples in iteration i: a whole batch but the last of an epoch, which
+ * holds what is left (the batcher keeps it: drop_last is off). */
+static long examples_in(const Run *r, long i)
+{
+    long k = i % r->per_epoch, n = r->d->train.n, batch = r->o->run.batch;
+    return DDL_MIN(batch, n - k * batch);
+}
+
+/* Images per second over the iterations the mean covers (the first left
+ * out when there are others), from the images they really held. */
+static double images_per_s(const Run *r)
+{
+    long skip = r->total > 1 ? 1 : 0, images = 0;
+    double ms = 0.0;
+    for (long i = skip; i < r->total; i++) {
+        images += examples_in(r, i);
+        ms += r->ms[i];
+    }
+    return ms > 0 ? 1e3 * (double)images / ms : NAN;
+}
+
 static Table *summary(const Run *r, const Meta *meta, double mean, double std)
 {
     const DriverOptions *o = &r->o->run;
@@ -119,8 +140,9 @@ static Table *summary(const Run *r, const Meta *meta, double mean, double std)
     table_set_int(t, "iterations", r->total);
     table_set_num(t, "ms_mean", mean, "%.3f");
     table_set_num(t, "ms_std", std, "%.3f");
-    table_set_num(t, "images_per_s", 1e3 * o->batch / mean, "%.1f");
-    table_set_num(t, "gflops", 3.0 * model_forward_flops(&d->m) * o->batch / (mean * 1e6), "%.1f");
+    double ips = images_per_s(r);
+    table_set_num(t, "images_per_s", ips, "%.1f");
+    table_set_num(t, "gflops", 3.0 * model_forward_flops(&d->m) * ips / 1e9, "%.1f");
     table_set_num(t, "final_loss", r->final_loss, "%.6f");
     table_set_num(t, "test_loss", r->last.loss, "%.6f");
     table_set_num(t, "test_accuracy", r->last.accuracy, "%.4f");
@@ -176,6 +198,12 @@ static int set_up(Run *r, Driver *d)
         ddl_warn("OpenBLAS uses its %s kernels on this AVX-512 CPU; OPENBLAS_CORETYPE=SkylakeX is about 2x "
                  "faster for GEMM (make lab1 sets it)", blas_core_name());
     if (driver_load(d, true)) return 1;
+    if (d->train.n < o->run.batch) { /* as lab3 does: a batch it would not run is not reported */
+        ddl_error("--batch %d is more than the %d training examples%s: every iteration would train on %d; lower "
+                  "--batch (or raise --limit)", o->run.batch, d->train.n, o->run.limit > 0 ? " (--limit)" : "",
+                  d->train.n);
+        return 2;
+    }
     if (driver_build(d, o->run.model, NULL, o->run.batch)) return 2;
     driver_tag(d, "%s-%s", o->run.model, d->train.name);
     driver_run_begin(d, o->run.out, (const char *const[]){ "*-iters", "*-epochs", "*-summary", NULL });

@@ -30,6 +30,17 @@ int lab2_parse_algs(const char *list, CommAlg *algs)
         seen[a] = true;
         algs[n++] = a;
     }
+    if (n == 0) /* "," or "": strtok found nothing to run */
+        fprintf(stderr, "error: --algs '%s' names no algorithm (all, mpi, linear, tree, recdoubling, rabenseifner, "
+                        "ring, ring_async, nccl)\n", list);
+    return n > 0 ? n : -1;
+}
+
+int lab2_parse_hidden(const char *list, int *h, int cap)
+{
+    char why[CLI_WHY];
+    int n = cli_parse_int_list(list, 1, 65536, h, cap, why);
+    if (n < 0) ddl_error("--hidden '%s': %s (a comma list of widths, e.g. 16,64,256)", list, why);
     return n;
 }
 

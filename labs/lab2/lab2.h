@@ -37,6 +37,9 @@ int lab2_table(const void *ctx);
 
 /* Parse o->algs into algs[]; returns how many, or -1 with a message. */
 int lab2_parse_algs(const char *list, CommAlg *algs);
+/* --hidden: a comma list of widths 1..65536 (at most cap); the count, or
+ * -1 after a message saying why. */
+int lab2_parse_hidden(const char *list, int *h, int cap);
 /* Metadata every lab2 output carries (driver_meta: ranks, cores,
  * oversubscribed, git...), plus the lab's own keys. Collective. */
 void lab2_meta(Meta *m, const Lab2Options *o, Driver *d, const char *what);

@@ -32,7 +32,10 @@ static int check(void *ctx, int ranks)
 {
     const Lab2Options *o = ctx;
     CommAlg algs[COMM_ALG_COUNT];
-    if (lab2_parse_algs(o->algs, algs) <= 0 || driver_choice("dtype", o->dtype, "fp32|fp16") < 0) return 2;
+    int hidden[16];
+    if (lab2_parse_algs(o->algs, algs) <= 0 || lab2_parse_hidden(o->hidden, hidden, 16) <= 0 ||
+        driver_choice("dtype", o->dtype, "fp32|fp16") < 0)
+        return 2;
     return 0;
 }
 
@@ -64,7 +67,8 @@ int main(int argc, char **argv)
                    "bench: comma list of message sizes in bytes, k/M/G = x1024 (e.g. 4,64k,1M; default: the x2 sweep)"),
         OPTION_SIZE("min-bytes", &o.min_bytes, "bench: smallest message of the sweep (k/M/G = x1024)", 4, 1 << 30),
         OPTION_SIZE("max-bytes", &o.max_bytes, "bench: largest message of the sweep (k/M/G = x1024)", 4, 1 << 30),
-        OPTION_INT("reps", &o.reps, "bench: timed calls per point (0: enough for ~0.2 s, 5..1000)", 0, 1000000),
+        OPTION_INT("reps", &o.reps, "bench: timed calls per point, 1..1000 (0: as many as take ~0.2 s, from 5 to "
+                                     "1000)", 0, 1000),
         OPTION_STR("dtype", &o.dtype, "bench: fp32 | fp16 payload (fp16 sums in fp32, sends halves)"),
         OPTION_INT("segment-kib", &o.segment_kib, "ring_async segment size in KiB", 1, 1 << 20),
         OPTION_FLAG("no-calibrate", &o.no_calibrate, "bench: skip the ping-pong fit (model columns n/a)"),

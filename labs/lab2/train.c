@@ -111,22 +111,6 @@ static RunResult train_one(const Lab2Options *o, Driver *d, const float *init, C
     return t.r;
 }
 
-static int parse_hidden(const char *list, int *h, int cap)
-{
-    char buf[256];
-    ddl_strlcpy(buf, list, sizeof buf);
-    int n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < cap; tok = strtok_r(NULL, ",", &save)) {
-        h[n] = atoi(tok);
-        if (h[n] < 1) {
-            ddl_error("--hidden: '%s' is not a width", tok);
-            return -1;
-        }
-        n++;
-    }
-    return n;
-}
-
 static Table *results_table(const Lab2Options *o, Driver *d, const char *ref)
 {
     Meta meta;
@@ -219,7 +203,7 @@ int lab2_train(const Lab2Options *o, Driver *d)
 {
     CommAlg algs[COMM_ALG_COUNT];
     int hidden[16];
-    int nalgs = lab2_parse_algs(o->algs, algs), nh = parse_hidden(o->hidden, hidden, 16);
+    int nalgs = lab2_parse_algs(o->algs, algs), nh = lab2_parse_hidden(o->hidden, hidden, 16);
     if (nalgs <= 0 || nh <= 0) return 2;
     /* Differences are measured against MPI_Allreduce's run (the seed's
      * "allreduce"), or the first algorithm when MPI is not in the list. */

@@ -83,10 +83,15 @@ static int set_up(Run *r, Driver *d)
         return 2;
     }
     r->sc = sync_config_default(kind);
+    comm_alg_from_name(o->alg, &r->sc.alg);
+    char why[256];
+    if (!comm_alg_usable(&d->comm, r->sc.alg, why)) { /* as driver_sync would, before data and model */
+        ddl_error("%s", why);
+        return 2;
+    }
     r->sc.accumulate = o->accumulate;
     r->sc.ddp.first_bytes = (size_t)((double)o->first_bucket_mb * 1048576.0);
     r->sc.ddp.cap_bytes = (size_t)((double)o->bucket_cap_mb * 1048576.0);
-    comm_alg_from_name(o->alg, &r->sc.alg);
     r->bn = bn_mode(o->bn, kind);
     r->sc.broadcast_buffers = r->bn == BN_BROADCAST && d->world > 1;
     r->batch = o->run.batch > 0 ? o->run.batch : o->global_batch / (d->world * o->accumulate);

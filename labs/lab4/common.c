@@ -1,4 +1,5 @@
 /* common.c - lab4's configuration lists and labels. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static int add(const Lab4Options *o, int P, Lab4Scheme scheme, int passes, Lab4C
     if (scheme == SCHEME_GROUP && passes > P - 1) {
         ddl_error("--passes %d needs at least %d workers: k passes average groups of k+1, so "
                    "1 <= k <= P-1 (this run has P = %d; k = P-1 is already the full average, 'ar' the "
-                   "all-reduce)", passes, passes + 2, P);
+                   "all-reduce)", passes, passes + 1, P);
         return -1;
     }
     if (scheme == SCHEME_LGA && (passes < 1 || passes > 64)) {
@@ -108,10 +109,10 @@ int lab4_configs(const Lab4Options *o, int P, Lab4Config *out, int cap)
             if (add(o, P, SCHEME_ALLREDUCE, P, out, &n, cap)) return -1;
             continue;
         }
-        char *end;
-        long k = strtol(tok, &end, 10);
-        if (*end || end == tok) {
-            ddl_error("--passes: '%s' is neither 'ar' nor a number (e.g. --passes ar,2,1)", tok);
+        long long k;
+        char why[CLI_WHY];
+        if (cli_parse_int(tok, INT32_MIN, INT32_MAX, &k, why) != 0) {
+            ddl_error("--passes: '%s' is neither 'ar' nor a number of passes: %s (e.g. --passes ar,2,1)", tok, why);
             return -1;
         }
         if (group && add(o, P, SCHEME_GROUP, (int)k, out, &n, cap)) return -1;

@@ -6,6 +6,9 @@
  * names that share prefixes, as the labs' tables do. */
 #include "fuzz.h"
 
+#include <float.h>
+#include <math.h>
+
 #include "cli.h"
 
 #define MAX_ARGS 256
@@ -57,6 +60,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(bucket >= 1024 && bucket <= (size_t)1 << 30, "--bucket in range");
         FUZZ_CHECK(!strcmp(name, "default") || (name >= buf && name <= buf + size), "--name points into argv");
         FUZZ_CHECK(!by || (by >= buf && by <= buf + size), "--by points into argv");
+    }
+    /* The checked number parser: what it accepts is in range and reads
+     * back; what it refuses says why. */
+    for (int i = 1; i < argc; i++) {
+        char why[CLI_WHY] = "";
+        int list[16];
+        int n_list = cli_parse_int_list(argv[i], 1, 65536, list, 16, why);
+        FUZZ_CHECK(n_list == -1 ? why[0] != '\0' : n_list >= 1 && n_list <= 16, "int list: a count or a reason");
+        for (int k = 0; k < n_list; k++) FUZZ_CHECK(list[k] >= 1 && list[k] <= 65536, "int list: in range");
+        long long iv;
+        why[0] = '\0';
+        if (cli_parse_int(argv[i], -1000, 1000, &iv, why) == 0)
+            FUZZ_CHECK(iv >= -1000 && iv <= 1000 && strspn(argv[i], "-0123456789") == strlen(argv[i]),
+                       "int: in range, decimal digits only");
+        else
+            FUZZ_CHECK(why[0], "int: a refusal says why");
+        double num;
+        why[0] = '\0';
+        if (cli_parse_float(argv[i], &num, why) == 0)
+            FUZZ_CHECK(isfinite(num) && fabs(num) <= FLT_MAX, "float: finite");
+        else
+            FUZZ_CHECK(why[0], "float: a refusal says why");
     }
     /* The size syntax: whatever parses formats back to the same bytes. */
     for (int i = 1; i < argc; i++) {
