@@ -185,9 +185,10 @@ ifeq ($(SIM),1)
   BENCH_SRC :=
 endif
 TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
-# test_cuda_kernels once more, against the emulated GPU's build of core/cuda.
+# test_cuda_kernels once more, against the emulated GPU's build of core/cuda;
+# emu_planted: strict mode's planted bugs (tests/emu_check.sh).
 ifeq ($(EMU),1)
-  TEST_BINS += $(BIN)/tests/test_cuda_kernels_emu
+  TEST_BINS += $(BIN)/tests/test_cuda_kernels_emu $(BIN)/tests/emu_planted
 endif
 # Emulated networks (make labN NET=...; labs/net/README.md): the delay
 # program needs libnetfilter-queue-dev (make deps); without it everything
@@ -262,6 +263,10 @@ endif
 $(BUILD)/tests/test_cuda_kernels_emu.o: tests/test_cuda_kernels.c | check-tools
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DDDL_CUDA_EMU -include core/cuda/emu/names.h -c $< -o $@
+
+$(BIN)/tests/emu_planted: $(BUILD)/emu/tests/emu_planted.cu.o $(LIB) $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BIN)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/harness.o $(LIB) $(SAN_OBJ)
 	@mkdir -p $(@D)

@@ -39,6 +39,15 @@ extern "C" {
 // the host, ddl_cuda_synchronize), which is checked the same way.
 #define DDL_CUDA_LAUNCHED() DDL_CUDA_CHECK(cudaGetLastError())
 
+// __shared__ arrays are declared `__shared__ ddl_shared<T, N> name;` and
+// passed as ddl_shared_ptr<T>: plain T[N] and T * under nvcc; on the
+// emulated GPU (emu/emu.h) types whose every access strict mode checks for
+// races between the block's threads.
+#ifndef DDL_CUDA_EMU
+template <typename T, int N> using ddl_shared = T[N];
+template <typename T> using ddl_shared_ptr = T *;
+#endif
+
 // Threads per block for the simple kernels and the per-channel reductions.
 // The reductions depend on it for their summation order (fixed, so results
 // are deterministic from run to run).
