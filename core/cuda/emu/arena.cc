@@ -160,23 +160,12 @@ size_t first_changed(const char *p, size_t n, uint32_t word)
     return n;
 }
 
-// First byte of [p, p + n) that still holds the pattern, or n.
-size_t first_kept(const char *p, size_t n, uint32_t word)
+// Whether every byte of [p, p + n) holds the pattern.
+bool all_kept(const char *p, size_t n, uint32_t word)
 {
-    size_t i = 0;
-    while (i < n && ((uintptr_t)(p + i) & 7)) {
-        if ((unsigned char)p[i] == pattern_byte(p + i, word)) return i;
-        i++;
-    }
-    uint64_t two = (uint64_t)word << 32 | word, v;
-    for (; i + 8 <= n; i += 8) {
-        std::memcpy(&v, p + i, 8);
-        uint64_t diff = v ^ two; // a zero byte: that byte still holds the pattern
-        if ((diff - 0x0101010101010101ull) & ~diff & 0x8080808080808080ull) break;
-    }
-    for (; i < n; i++)
-        if ((unsigned char)p[i] == pattern_byte(p + i, word)) return i;
-    return n;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] != pattern_byte(p + i, word)) return false;
+    return true;
 }
 
 // Erases [lo, hi) from a set of intervals.
@@ -198,18 +187,36 @@ void erase_range(std::map<size_t, size_t> &s, size_t lo, size_t hi)
 }
 
 // Re-reads a block's unwritten bytes: those no longer holding the fill
-// were written (by a kernel). Memory open, a.mu held.
+// were written (by a kernel). Word by word (4 bytes, aligned): a word with
+// any byte changed counts as written whole, so that a value that happens
+// to share a byte with the fill (1 in 256 per byte) is not taken for
+// unwritten; all four bytes equal to the fill by chance is 1 in 2^32, and
+// no arithmetic yields that word (a signalling NaN). Memory open, a.mu held.
 void rescan(Block &b, const char *user)
 {
     std::map<size_t, size_t> keep;
+    uint64_t two = (uint64_t)FRESH_WORD << 32 | FRESH_WORD;
     for (const auto &iv : b.unwritten) {
-        size_t i = iv.first, end = iv.first + iv.second;
-        while (i < end) {
-            i += first_kept(user + i, end - i, FRESH_WORD);
-            size_t run = i;
-            i += first_changed(user + i, end - i, FRESH_WORD);
-            if (i > run) keep[run] = i - run;
+        size_t i = iv.first, hi = iv.first + iv.second, run = SIZE_MAX; // run: start of the kept stretch
+        while (i < hi) {
+            size_t next = (i & ~(size_t)3) + 4;
+            bool kept;
+            uint64_t v;
+            if (!(i & 7) && i + 8 <= hi && (std::memcpy(&v, user + i, 8), v == two)) {
+                next = i + 8; // the common case: two untouched words at once
+                kept = true;
+            } else {
+                if (next > hi) next = hi;
+                kept = all_kept(user + i, next - i, FRESH_WORD);
+            }
+            if (kept && run == SIZE_MAX) run = i;
+            if (!kept && run != SIZE_MAX) {
+                keep[run] = i - run;
+                run = SIZE_MAX;
+            }
+            i = next;
         }
+        if (run != SIZE_MAX) keep[run] = hi - run;
     }
     b.unwritten.swap(keep);
 }
