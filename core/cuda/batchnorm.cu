@@ -59,7 +59,7 @@ unsigned bn_segments(int c, unsigned m)
 // The CPU's shifted moments: k = image 0's first value of channel j;
 // part[j * S + s] = sum over segment s of channel j of d = x - k, and
 // part[(c + j) * S + s] of d^2, in double (exact terms: core/cpu/batchnorm.c).
-__global__ void bn_part_kernel(const float *x, int c, int p, unsigned m, unsigned seg, double *part)
+__global__ void __launch_bounds__(DDL_BLOCK) bn_part_kernel(const float *x, int c, int p, unsigned m, unsigned seg, double *part)
 {
     __shared__ ddl_shared<double, DDL_BLOCK> sh;
     int j = blockIdx.x;
@@ -136,7 +136,7 @@ __global__ void bn_eval_kernel(const float *x, float *y, const float *gamma, con
 // dx = g*invstd*dy. With a fused activation, dy is first masked by the
 // activation's mask (bn_act_grad). Segments as in the forward:
 // part[j * S + s] holds sum(g), part[(c + j) * S + s] sum(g * (x - mean)).
-__global__ void bn_grad_part_kernel(const float *x, const float *dy, const float *gamma, const float *beta, int act,
+__global__ void __launch_bounds__(DDL_BLOCK) bn_grad_part_kernel(const float *x, const float *dy, const float *gamma, const float *beta, int act,
                                     int c, int p, unsigned m, unsigned seg, const float *save_mean,
                                     const float *save_invstd, double *part)
 {

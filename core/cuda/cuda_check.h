@@ -50,7 +50,10 @@ template <typename T> using ddl_shared_ptr = T *;
 
 // Threads per block for the simple kernels and the per-channel reductions.
 // The reductions depend on it for their summation order (fixed, so results
-// are deterministic from run to run).
+// are deterministic from run to run). Kernels that keep one __shared__ slot
+// per thread (ddl_block_sum's callers) are declared
+// __launch_bounds__(DDL_BLOCK): nvcc fits their registers to that block, and
+// a launch with more threads fails instead of indexing past the array.
 constexpr int DDL_BLOCK = 256;
 
 // Blocks for a grid-stride loop over n items: enough to fill any GPU, capped

@@ -7,7 +7,7 @@
 
 namespace {
 
-__global__ void labels_outside_kernel(const int32_t *labels, int n, int classes, int *bad)
+__global__ void __launch_bounds__(DDL_BLOCK) labels_outside_kernel(const int32_t *labels, int n, int classes, int *bad)
 {
     __shared__ ddl_shared<int, DDL_BLOCK> sh;
     int s = 0;
