@@ -98,8 +98,8 @@ gpu-check-build: $(GC_PROGS)
 # Every C source of the gpu-check tree compiled (syntax only, no nvcc)
 # against the MPI stub as make gpu-check compiles it on a GPU machine.
 # tests/e2e_mpistub.sh runs it in make test, so that a call the stub lacks
-# fails here and not on the GPU machine: stop 23's MPI_Comm_compare broke
-# that build for two stops unseen.
+# fails here and not on the GPU machine (a call the stub lacked once broke
+# that build unseen).
 GC_C_SRC := $(CORE_SRC) $(GC_STUB_SRC) $(wildcard labs/lab1/*.c) bench/train_step.c bench/gemm_peak.c \
             tests/harness.c $(patsubst %,tests/%.c,$(filter-out test_cuda_kernels_emu,$(GC_TESTS)))
 gpu-check-syntax:

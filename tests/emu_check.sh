@@ -39,6 +39,16 @@ planted() {
         echo "emu-check clean: FAILED (exit $rc): $(tail -n 2 <<<"$out" | tr '\n' ' ')"
         bad=1
     fi
+    # Strict mode sees only ddl_shared arrays (emu.h): a plain __shared__
+    # array would race unwatched.
+    local plain
+    plain=$(grep -n '__shared__' core/cuda/*.cu core/cuda/*.h | grep -v '__shared__ ddl_shared<' | grep -v '^[^:]*:[0-9]*: *//')
+    if [ -z "$plain" ]; then
+        echo "emu-check declarations: every __shared__ array in core/cuda is a ddl_shared (strict mode watches it)"
+    else
+        echo "emu-check declarations: FAILED, plain __shared__ arrays strict mode cannot watch: $(tr '\n' ' ' <<<"$plain")"
+        bad=1
+    fi
     while read -r c det; do
         out=$(DDL_EMU_STRICT=1 "$PLANTED" "$c" 2>&1)
         rc=$?

@@ -757,8 +757,8 @@ of_peak() {
 }
 
 # fp16_step MODEL WIDTH BATCH LOG: the same step in mixed precision
-# (train_step --fp16), and how it compares with FP32 (issue 16: FP16
-# should be faster than ddlab's own FP32).
+# (train_step --fp16), and how it compares with FP32 (FP16 should be
+# faster than ddlab's own FP32).
 fp16_step() {
     local key="$1 w$2 b$3" out rc ms how
     out=$(limited "$(limit 180)" "$BIN/bench/train_step" --device "$DEV" --model "$1" --width "$2" --batch "$3" \
