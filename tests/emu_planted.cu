@@ -190,81 +190,93 @@ int run_clean()
     return h[0] == 3.0f ? 0 : 4;
 }
 
-int run_case(const char *c)
+// ---- the cases: each plants one bug on x (never written unless the case
+// writes it) and y, both N floats; emu_planted then copies y back.
+
+using Case = void (*)(float *x, float *y, cudaStream_t st);
+
+void uninit_read(float *x, float *y, cudaStream_t st) { DDL_LAUNCH(scale_kernel, 1, N, 0, st)(x, y, N); }
+// Only N - 1 elements written, N copied out.
+void uninit_copy(float *, float *y, cudaStream_t st) { DDL_LAUNCH(fill_kernel, 1, N, 0, st)(y, N - 1, 1.0f); }
+void oob_write(float *, float *y, cudaStream_t st) { DDL_LAUNCH(write_past_kernel, 1, N + 1, 0, st)(y, N); }
+void oob_read(float *x, float *y, cudaStream_t st)
 {
-    float *x = dev(N), *y = dev(N), h[N];
-    cudaStream_t st = cudaStreamPerThread;
-    if (!strcmp(c, "clean")) return run_clean();
-    if (!strcmp(c, "uninit-read")) { // x never written
-        DDL_LAUNCH(scale_kernel, 1, N, 0, st)(x, y, N);
-    } else if (!strcmp(c, "uninit-copy")) { // only N - 1 elements written, N copied out
-        DDL_LAUNCH(fill_kernel, 1, N, 0, st)(y, N - 1, 1.0f);
-    } else if (!strcmp(c, "oob-write")) {
-        DDL_LAUNCH(write_past_kernel, 1, N + 1, 0, st)(y, N);
-    } else if (!strcmp(c, "oob-read")) {
-        upload(x, N, 1.0f);
-        DDL_LAUNCH(read_past_kernel, 1, N, 0, st)(x, y, N);
-    } else if (!strcmp(c, "use-after-free")) {
-        check(cudaFree(x), "cudaFree");
-        DDL_LAUNCH(fill_kernel, 1, N, 0, st)(x, N, 1.0f);
-    } else if (!strcmp(c, "host-pointer")) {
-        DDL_LAUNCH(fill_kernel, 1, N, 0, st)(h, N, 1.0f);
-    } else if (!strcmp(c, "shared-raw")) {
-        DDL_LAUNCH(neighbour_kernel, 1, N, 0, st)(y, 0);
-    } else if (!strcmp(c, "shared-war")) {
-        DDL_LAUNCH(war_kernel, 1, N, 0, st)(y);
-    } else if (!strcmp(c, "shared-uninit")) {
-        DDL_LAUNCH(shared_unwritten_kernel, 1, N, 0, st)(y);
-    } else if (!strcmp(c, "shared-oob")) {
-        DDL_LAUNCH(shared_past_kernel, 1, N, 0, st)(y);
-    } else if (!strcmp(c, "shared-limit")) {
-        DDL_LAUNCH(shared_big_kernel, 1, N, 0, st)(y);
-    } else if (!strcmp(c, "block-limit")) {
-        DDL_LAUNCH(fill_kernel, 1, 2048, 0, st)(y, N, 1.0f);
-    } else if (!strcmp(c, "grid-limit")) {
-        DDL_LAUNCH(fill_kernel, dim3(1, 70000), 32, 0, st)(y, N, 1.0f);
-    } else if (!strcmp(c, "barrier-exit")) {
-        DDL_LAUNCH(early_exit_kernel, 1, N, 0, st)(y, N - 8);
-    } else if (!strcmp(c, "barrier-sites")) {
-        DDL_LAUNCH(two_barriers_kernel, 1, N, 0, st)(y);
-    } else if (!strcmp(c, "shuffle-exited")) {
-        DDL_LAUNCH(warp_sum_kernel, 1, 32, 0, st)(y, 20, 0xffffffffu);
-    } else if (!strcmp(c, "shuffle-mask")) {
-        DDL_LAUNCH(warp_sum_kernel, 1, 32, 0, st)(y, 32, 0x0000ffffu);
-    } else if (!strcmp(c, "copy-overlap")) {
-        upload(x, N, 1.0f);
-        check(cudaMemcpyAsync(x + 8, x, 16 * sizeof(float), cudaMemcpyDeviceToDevice, st), "DtoD");
-    } else if (!strcmp(c, "stream-race")) { // the memset and the copy on two streams, no event between them
-        cudaStream_t s2;
-        check(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), "cudaStreamCreate");
-        check(cudaMemsetAsync(y, 0, N * sizeof(float), st), "cudaMemsetAsync");
-        std::vector<float> src(N, 2.0f);
-        check(cudaMemcpyAsync(y, src.data(), N * sizeof(float), cudaMemcpyHostToDevice, s2), "HtoD");
-        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    } else {
-        fprintf(stderr, "emu_planted: unknown case '%s' (--list names them)\n", c);
-        return 2;
-    }
-    if (cudaGetLastError() != cudaSuccess) return 5; // a launch refused without a report
-    download(h, y, N);
+    upload(x, N, 1.0f);
+    DDL_LAUNCH(read_past_kernel, 1, N, 0, st)(x, y, N);
+}
+void use_after_free(float *x, float *, cudaStream_t st)
+{
+    check(cudaFree(x), "cudaFree");
+    DDL_LAUNCH(fill_kernel, 1, N, 0, st)(x, N, 1.0f);
+}
+void host_pointer(float *, float *, cudaStream_t st)
+{
+    static float h[N];
+    DDL_LAUNCH(fill_kernel, 1, N, 0, st)(h, N, 1.0f);
+}
+void shared_raw(float *, float *y, cudaStream_t st) { DDL_LAUNCH(neighbour_kernel, 1, N, 0, st)(y, 0); }
+void shared_war(float *, float *y, cudaStream_t st) { DDL_LAUNCH(war_kernel, 1, N, 0, st)(y); }
+void shared_uninit(float *, float *y, cudaStream_t st) { DDL_LAUNCH(shared_unwritten_kernel, 1, N, 0, st)(y); }
+void shared_oob(float *, float *y, cudaStream_t st) { DDL_LAUNCH(shared_past_kernel, 1, N, 0, st)(y); }
+void shared_limit(float *, float *y, cudaStream_t st) { DDL_LAUNCH(shared_big_kernel, 1, N, 0, st)(y); }
+void block_limit(float *, float *y, cudaStream_t st) { DDL_LAUNCH(fill_kernel, 1, 2048, 0, st)(y, N, 1.0f); }
+void grid_limit(float *, float *y, cudaStream_t st) { DDL_LAUNCH(fill_kernel, dim3(1, 70000), 32, 0, st)(y, N, 1.0f); }
+void barrier_exit(float *, float *y, cudaStream_t st) { DDL_LAUNCH(early_exit_kernel, 1, N, 0, st)(y, N - 8); }
+void barrier_sites(float *, float *y, cudaStream_t st) { DDL_LAUNCH(two_barriers_kernel, 1, N, 0, st)(y); }
+void shuffle_exited(float *, float *y, cudaStream_t st)
+{
+    DDL_LAUNCH(warp_sum_kernel, 1, 32, 0, st)(y, 20, 0xffffffffu);
+}
+void shuffle_mask(float *, float *y, cudaStream_t st) { DDL_LAUNCH(warp_sum_kernel, 1, 32, 0, st)(y, 32, 0x0000ffffu); }
+void copy_overlap(float *x, float *, cudaStream_t st)
+{
+    upload(x, N, 1.0f);
+    check(cudaMemcpyAsync(x + 8, x, 16 * sizeof(float), cudaMemcpyDeviceToDevice, st), "DtoD");
+}
+// The memset and the copy on two streams, no event between them.
+void stream_race(float *, float *y, cudaStream_t st)
+{
+    cudaStream_t s2;
+    check(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaMemsetAsync(y, 0, N * sizeof(float), st), "cudaMemsetAsync");
+    std::vector<float> src(N, 2.0f);
+    check(cudaMemcpyAsync(y, src.data(), N * sizeof(float), cudaMemcpyHostToDevice, s2), "HtoD");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    check(cudaFree(y), "cudaFree");
-    return 0; // no report: the detector missed it (emu_check.sh says so)
 }
 
 // Each case and the detector that must report it.
-const char *const CASES[][2] = {
-    { "uninit-read", "uninitialised-read" },     { "uninit-copy", "uninitialised-copy" },
-    { "oob-write", "out-of-bounds-write" },      { "oob-read", "out-of-bounds-read" },
-    { "use-after-free", "use-after-free" },      { "host-pointer", "host-pointer" },
-    { "shared-raw", "shared-race" },             { "shared-war", "shared-race" },
-    { "shared-uninit", "shared-uninitialised" }, { "shared-oob", "shared-out-of-bounds" },
-    { "shared-limit", "launch-limit" },          { "block-limit", "launch-limit" },
-    { "grid-limit", "launch-limit" },            { "barrier-exit", "barrier-divergence" },
-    { "barrier-sites", "barrier-divergence" },   { "shuffle-exited", "shuffle-lane" },
-    { "shuffle-mask", "shuffle-lane" },          { "copy-overlap", "copy-overlap" },
-    { "stream-race", "stream-race" },
+struct Planted {
+    const char *name, *detector;
+    Case run;
 };
+const Planted CASES[] = {
+    { "uninit-read", "uninitialised-read", uninit_read },       { "uninit-copy", "uninitialised-copy", uninit_copy },
+    { "oob-write", "out-of-bounds-write", oob_write },          { "oob-read", "out-of-bounds-read", oob_read },
+    { "use-after-free", "use-after-free", use_after_free },     { "host-pointer", "host-pointer", host_pointer },
+    { "shared-raw", "shared-race", shared_raw },                { "shared-war", "shared-race", shared_war },
+    { "shared-uninit", "shared-uninitialised", shared_uninit }, { "shared-oob", "shared-out-of-bounds", shared_oob },
+    { "shared-limit", "launch-limit", shared_limit },           { "block-limit", "launch-limit", block_limit },
+    { "grid-limit", "launch-limit", grid_limit },               { "barrier-exit", "barrier-divergence", barrier_exit },
+    { "barrier-sites", "barrier-divergence", barrier_sites },   { "shuffle-exited", "shuffle-lane", shuffle_exited },
+    { "shuffle-mask", "shuffle-lane", shuffle_mask },           { "copy-overlap", "copy-overlap", copy_overlap },
+    { "stream-race", "stream-race", stream_race },
+};
+
+int run_case(const char *name)
+{
+    if (!strcmp(name, "clean")) return run_clean();
+    for (const Planted &c : CASES) {
+        if (strcmp(name, c.name)) continue;
+        float *x = dev(N), *y = dev(N), h[N];
+        c.run(x, y, cudaStreamPerThread);
+        if (cudaGetLastError() != cudaSuccess) return 5; // a launch refused without a report
+        download(h, y, N);
+        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        return 0; // no report: the detector missed it (emu_check.sh says so)
+    }
+    fprintf(stderr, "emu_planted: unknown case '%s' (--list names them)\n", name);
+    return 2;
+}
 
 } // namespace
 
@@ -276,7 +288,7 @@ int main(int argc, char **argv)
         return argc == 2 ? 0 : 2;
     }
     if (!strcmp(argv[1], "--list")) {
-        for (const auto &c : CASES) printf("%s %s\n", c[0], c[1]);
+        for (const Planted &c : CASES) printf("%s %s\n", c.name, c.detector);
         return 0;
     }
     return run_case(argv[1]);
