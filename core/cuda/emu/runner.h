@@ -56,8 +56,12 @@ struct Runner {
     void (*body)(void *);
     void *arg;
     unsigned n;          // threads per block
-    int current;         // the fiber running, -1: plain calls (no fiber)
+    int current;         // the thread running
     bool in_block;       // a block of a kernel runs on this OS thread
+    bool looping;        // its threads still run as plain calls of the loop fiber (scheduler.cc)
+    bool loop_finished;  // the loop ran every thread to its end
+    unsigned loop_next;  // the loop's next thread, by its place in order_of
+    Context loop_ctx;
     const char *hunt;    // strict: the allocation whose red zone a thread wrote (searching for it)
     Context scheduler;
     Context fiber[MAX_THREADS];

@@ -5,25 +5,27 @@
 // per CUDA thread would never do (a convolution launches millions), and
 // neither would a fiber per thread for kernels that never wait. So:
 //
-//   1. Thread 0 of the block runs on a fiber (its own small stack).
-//   2. If it finishes without waiting, the kernel has no barrier on this
-//      block's path (CUDA requires __syncthreads and warp operations to be
-//      reached by every thread of the block or warp that is still running),
-//      and the other threads run one after another as plain calls: a loop.
-//      One of them reaching a barrier after all is a divergent barrier, a
-//      bug in the kernel, and stops the run with a message. (Not in strict
-//      mode, nor in another thread order than forward: there every thread
-//      gets a fiber from the start, as a whole warp may return at once while
-//      another shuffles.)
-//   3. If it waits, every thread gets a fiber and a round-robin scheduler
-//      runs each, in the launch's order, until it waits or ends. A warp
-//      operation releases when every running thread of its warp has reached
-//      it, __syncthreads when every running thread of the block has.
-//      Without strict mode threads that returned no longer count (as on
-//      current GPUs); strict mode reports them, and threads waiting at
-//      different __syncthreads, as barrier divergence (undefined in CUDA).
-//      Nothing to release while threads still wait is a deadlock, reported
-//      as such.
+//   1. The block's threads run one after another, in this launch's order
+//      (forward, reverse or shuffled, strict.h), as plain calls from a loop
+//      that itself runs on one fiber (its own small stack).
+//   2. A thread that reaches __syncthreads or a warp shuffle stops there:
+//      the loop fiber, with that thread inside, becomes the thread's fiber,
+//      and every thread the loop had not started yet gets a fiber of its
+//      own. (CUDA requires barriers and warp operations to be reached by
+//      every thread of the block or warp still running; threads the loop
+//      finished before have exited.)
+//   3. A round-robin scheduler then runs each fiber, in the launch's order,
+//      until it waits or ends. A warp operation releases when every running
+//      thread of its warp has reached it, __syncthreads when every running
+//      thread of the block has. Without strict mode threads that returned
+//      no longer count (as on current GPUs); strict mode reports them, and
+//      threads waiting at different __syncthreads, as barrier divergence
+//      (undefined in CUDA). Nothing to release while threads still wait is
+//      a deadlock, reported as such.
+//
+// A block that never waits thus costs two fiber switches, whatever its
+// size, and one that waits is scheduled exactly as if every thread had had
+// a fiber from the start.
 //
 // Switching fibers costs a few nanoseconds on x86-64 (switch.S-style
 // assembly below: callee-saved registers and the stack pointer, no signal
@@ -141,6 +143,30 @@ void hunt_check(Runner *r)
     __builtin_unreachable();
 }
 
+// The loop of step 1 (above). A thread that waits leaves it (wait() ends
+// looping and keeps this stack as that thread's fiber); should that thread
+// later return here, it is a fiber like any other and ends as one.
+[[noreturn]] void loop_main()
+{
+    Runner *r = tl_runner;
+    while (r->loop_next < r->n) {
+        unsigned t = r->order_of[r->loop_next];
+        r->current = (int)t;
+        set_thread(t);
+        r->state[t] = RUNNABLE;
+        r->parity[t] = 0;
+        r->body(r->arg);
+        r->state[t] = DONE;
+        if (!r->looping) context_switch(&r->fiber[t], &r->scheduler); // resumed as a fiber: it ends as one
+        hunt_check(r);
+        r->loop_next++;
+    }
+    r->looping = false;
+    r->loop_finished = true;
+    context_switch(&r->loop_ctx, &r->scheduler);
+    __builtin_unreachable();
+}
+
 void resume(Runner *r, unsigned t)
 {
     r->current = (int)t;
@@ -251,24 +277,16 @@ void run_block(Runner *r)
     r->epoch = 1;
     r->gen++;
     r->static_shared = 0;
-    unsigned first = r->order_of[0];
-    // Strict mode, or another order than forward, runs every thread on a
-    // fiber from the start: the first thread ending without waiting says
-    // nothing about the warps after it (a warp with no work may return at
-    // once while the next one shuffles).
-    bool loop = !strict() && r->order == Order::FORWARD;
-    start(r, first);
-    resume(r, first);
-    if (loop && r->state[first] == DONE) {
-        r->current = -1;
-        for (unsigned k = 1; k < r->n; k++) {
-            set_thread(r->order_of[k]);
-            r->body(r->arg);
-            hunt_check(r);
-        }
-        return;
-    }
-    for (unsigned k = 1; k < r->n; k++) start(r, r->order_of[k]);
+    // Step 1 on the stack of the first thread in order: should a later
+    // thread wait, the first has exited and needs its stack no more.
+    r->looping = true;
+    r->loop_finished = false;
+    r->loop_next = 0;
+    context_make(&r->loop_ctx, r->stacks + r->order_of[0] * STACK_BYTES + 4096, STACK_BYTES - 4096, loop_main);
+    context_switch(&r->scheduler, &r->loop_ctx);
+    if (r->loop_finished) return; // every thread ran to its end without waiting
+    // Step 2: the waiting thread keeps the loop's stack; those not started get fibers.
+    for (unsigned k = r->loop_next; k < r->n; k++) start(r, r->order_of[k]);
     do {
         for (unsigned k = 0; k < r->n; k++)
             if (r->state[r->order_of[k]] == RUNNABLE) resume(r, r->order_of[k]);
@@ -279,19 +297,12 @@ void wait(State s)
 {
     Runner *r = tl_runner;
     if (!r || !r->in_block) ddl_die("emulated GPU: __syncthreads or a warp shuffle called outside a kernel");
-    if (r->current < 0) {
-        char a[40];
-        thread_name(r->order_of[0], a, sizeof a);
-        if (strict())
-            report("barrier-divergence",
-                   "a thread reached __syncthreads or a warp shuffle that thread %s of its block returned without "
-                   "reaching",
-                   a);
-        stuck(r, "a thread reached __syncthreads or a warp shuffle that the block's first thread never reached "
-                 "(a divergent barrier)");
-    }
     unsigned t = (unsigned)r->current;
     r->state[t] = s;
+    if (r->looping) { // step 2: the loop ends here, this stack is now t's fiber
+        r->looping = false;
+        r->loop_next++;
+    }
     context_switch(&r->fiber[t], &r->scheduler);
 }
 
