@@ -25,7 +25,7 @@
 #   hide (compute-sanitizer, built with -lineinfo so reports name lines):
 #   3a  memcheck, 3b initcheck, 3c racecheck, 3d synccheck: each on
 #       test_cuda_kernels and on one small training step (bench/train_step,
-#       resnet18 x0.125, batch 2) with each forced convolution path:
+#       resnet18 x0.0625, batch 2) with each forced convolution path:
 #       DDL_CONV=winofused, winograd4, direct, pointwise. On the emulated
 #       GPU, 3a runs the same programs in its strict mode instead (core/cuda/
 #       README.md), and 3b-3d are skipped.
@@ -327,6 +327,18 @@ limited() {
     if [ "$HAVE_TIMEOUT" = 1 ]; then timeout -k 2 "$s" "$@"; else "$@"; fi
 }
 
+# cut_by_deadline RC: whether a command's exit status RC is the deadline's
+# doing (its time limit was what was left, and it ran out), not the step's.
+cut_by_deadline() {
+    [ "$1" -eq 124 ] || return 1
+    elapsed
+    [ $((DEADLINE_S - ELAPSED)) -le 1 ]
+}
+
+# record_cut ID NAME WALL DETAIL: a step the deadline stopped partway; what
+# it did so far is in DETAIL.
+record_cut() { record "$1" "$2" SKIP "$3" "skipped (deadline) partway, after: $4"; }
+
 # record ID NAME PASS|FAIL|SKIP WALL_S DETAIL: one step's result; the
 # summary is written anew each time.
 record() {
@@ -374,7 +386,7 @@ write_summary() {
     local i n=${#S_ID[@]} pass=0 fail=0 skip=0 deadline=0 state p id
     for ((i = 0; i < n; i++)); do
         case ${S_RES[$i]} in PASS) pass=$((pass + 1)) ;; FAIL) fail=$((fail + 1)) ;; *) skip=$((skip + 1)) ;; esac
-        [[ "${S_DETAIL[$i]}" == "skipped (deadline)"* ]] && deadline=$((deadline + 1))
+        [[ "${S_DETAIL[$i]}" == "skipped (deadline)"* ]] && deadline=$((deadline + 1)) # partway too
     done
     if [ -z "$FINISHED" ]; then state="INCOMPLETE (still running, or cut short)"
     elif [ -n "$STOPPED" ]; then state="FAIL: $STOPPED"
@@ -546,6 +558,10 @@ step_gpu_test() {
     local p f k why
     p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log") k=$(count '^skip - ' "$log")
     GPU_NAME=$(sed -n 's/^# GPU: //p' "$log" | head -n 1)
+    if [ "$f" -eq 0 ] && cut_by_deadline "$rc"; then
+        record_cut 2 "$GPU_TEST on $DEV" "$(since "$t0")" "$p passed, $f failed"
+        return
+    fi
     if [ -z "$GPU_NAME" ]; then
         why=$(sed -n 's/^# no GPU[^(]*(\(.*\)); test_cuda_kernels_emu.*/\1/p' "$log" | head -n 1)
         [ -n "$why" ] || why="$GPU_TEST found no GPU and ran no checks (exit $rc; $log)"
@@ -577,6 +593,10 @@ step_backend() {
     local detail
     detail="$p passed, $f failed, $k skipped (exit $rc$([ "$rc" -eq 124 ] && echo ': timed out')); on $DEV: $dp passed, $df failed"
     [ "$dp" -gt 0 ] || detail="$detail: NO checks ran on $DEV (backend_usable() did not list it)"
+    if [ "$res" = FAIL ] && [ "$f" -eq 0 ] && cut_by_deadline "$rc"; then
+        record_cut "$id" "$name" "$(since "$t0")" "$detail"
+        return
+    fi
     record "$id" "$name" "$res" "$(since "$t0")" "$detail"
 }
 
@@ -656,7 +676,8 @@ step_lab1() {
             acc[$d]="exit $rc$([ "$rc" -eq 124 ] && echo ' (timed out)'): $(tail -n 1 "$RES/lab1-$d.log" | cut -c1-200)"
         fi
     done
-    local detail="${args[*]}: " res=FAIL diffs=""
+    local detail="${args[*]}: " res=FAIL diffs="" cut=""
+    cut_by_deadline "${rc:-0}" && cut=1
     for d in cpu "$DEV"; do
         if [ -n "${ok[$d]}" ]; then
             detail="$detail$d: test acc ${acc[$d]}, loss ${loss[$d]}, ${ms[$d]} ms/iter (${wall[$d]} s); "
@@ -677,6 +698,10 @@ step_lab1() {
     local dd
     dd=$(sed -n 's/^# device_detail: //p' "$RES/lab1-$DEV"/*-summary.csv 2>/dev/null | head -n 1)
     [ -n "$dd" ] && detail="$detail; the $DEV run's device: $dd"
+    if [ -n "$cut" ] && [ -z "${ok[$DEV]}" ]; then
+        record_cut 4d "$name" "$(since "$t0")" "$detail"
+        return
+    fi
     record 4d "$name" "$res" "$(since "$t0")" "$detail"
 }
 
@@ -688,7 +713,7 @@ norm_width() { awk -v w="$1" 'BEGIN { printf "%g", w }'; }
 declare -A BENCH_MS=() BENCH_PARAMS=() BENCH_LAYOUT=() BENCH_HOW=() BENCH_GF=()
 PEAK_S="" PEAK_H=""
 step_bench_ddlab() {
-    local t0 spec m w b key log=$RES/bench-ddlab.log res=PASS detail="" note=""
+    local t0 spec m w b key log=$RES/bench-ddlab.log res=PASS detail="" note="" cut=""
     t0=$(now)
     : >"$log"
     for spec in $BENCH; do
@@ -737,12 +762,19 @@ step_bench_ddlab() {
         if [ -n "${BENCH_MS[$key]:-}" ]; then
             detail="$detail$key: median ${BENCH_MS[$key]} ms/step (${BENCH_HOW[$key]}, params ${BENCH_PARAMS[$key]:-?}$(of_peak "${BENCH_GF[$key]:-}")); "
             [[ " ${GPU_CHECK_FP16:-vgg11 resnet18} " == *" $m "* ]] && detail="$detail$(fp16_step "$m" "$w" "$b" "$log")"
+        elif cut_by_deadline "$rc"; then
+            cut=1
+            detail="$detail$key: cut at the deadline; "
         else
             res=FAIL
             detail="$detail$key: FAILED (exit $rc$([ "$rc" -eq 124 ] && echo ', timed out'): $(tail -n 1 <<<"$out" | cut -c1-200)); "
         fi
     done
     [ -n "$note" ] && detail="$detail$note"
+    if [ "$res" = PASS ] && [ -n "$cut" ]; then
+        record_cut 5b "ddlab training step on $DEV" "$(since "$t0")" "$detail"
+        return
+    fi
     record 5b "ddlab training step on $DEV" "$res" "$(since "$t0")" "$detail"
 }
 
@@ -814,6 +846,10 @@ step_bench_torch() {
     probe=$(limited "$(limit 60)" "$py" bench/torch_step_gpu.py --device "$tdev" --probe 2>&1)
     rc=$?
     echo "$ $py bench/torch_step_gpu.py --device $tdev --probe"$'\n'"$probe" >"$log"
+    if cut_by_deadline "$rc"; then
+        record_cut 5c "$name" "$(since "$t0")" "$py's torch probe was running"
+        return
+    fi
     if [ "$rc" -eq 4 ]; then
         record 5c "$name" SKIP "$(since "$t0")" "$py: $(tail -n 1 <<<"$probe" | sed 's/^torch_step_gpu: //')"
         return
@@ -832,6 +868,10 @@ step_bench_torch() {
     rc=$?
     echo "$ $py bench/torch_step_gpu.py --device $tdev --reps $REPS --warmup $WARMUP ${specs[*]}"$'\n'"$out" >>"$log"
     local res=PASS detail="$stand_in${probe#torch_step_gpu: }; " key line tms tp tl
+    if cut_by_deadline "$rc"; then
+        record_cut 5c "$name" "$(since "$t0")" "${detail}PyTorch's steps were running"
+        return
+    fi
     [ "$rc" -eq 0 ] || { res=FAIL; detail="${detail}exit $rc$([ "$rc" -eq 124 ] && echo ' (timed out)'); "; }
     for spec in "${specs[@]}"; do
         IFS=: read -r m w b <<<"$spec"
@@ -874,7 +914,7 @@ step_bench_torch() {
 # convolution path (the kernels most likely to hide a bug: they never ran
 # on a GPU before, or rarely).
 SAN_PATHS="winofused winograd4 direct pointwise"
-SAN_STEP=(--model resnet18 --width 0.125 --batch 2 --reps 1 --warmup 0)
+SAN_STEP=(--model resnet18 --width 0.0625 --batch 2 --reps 1 --warmup 0)
 
 find_sanitizer() {
     local cs d
@@ -894,7 +934,7 @@ sanitize_one() {
     shift 3
     if [ "$(left)" -lt 1 ]; then
         echo "$label: skipped (deadline)"
-        return 1
+        return 3
     fi
     out=$(mktemp)
     if [ -n "$SAN_TOOL" ]; then
@@ -917,6 +957,10 @@ sanitize_one() {
         return 2
     fi
     rm -f "$out"
+    if [ "${errs:-0}" = 0 ] && [ "$f" -eq 0 ] && cut_by_deadline "$rc"; then
+        echo "$label: cut at the deadline ($p checks passed so far)"
+        return 3
+    fi
     local what="${errs:-no} report(s)"
     [ "$p" -gt 0 ] && what="$what, $p checks passed, $f failed"
     [ "$rc" -eq 124 ] && what="$what, timed out"
@@ -944,21 +988,28 @@ step_sanitizer() {
         fi
     fi
     : >"$log"
-    local res=PASS detail="" line rc p
+    local res=PASS detail="" line rc p cut=""
     line=$(sanitize_one "$log" "$GPU_TEST" 150 "$BIN/tests/$GPU_TEST")
     rc=$?
     [ "$rc" -eq 2 ] && { record "$id" "$name" SKIP "$(since "$t0")" "$line"; return; }
-    [ "$rc" -eq 0 ] || res=FAIL
+    [ "$rc" -eq 3 ] && cut=1
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || res=FAIL
     detail="$line"
     for p in $SAN_PATHS; do
         export DDL_CONV=$p # the checker runs the step itself: the path goes by the environment
         line=$(sanitize_one "$log" "DDL_CONV=$p train_step" 60 "$BIN/bench/train_step" --device "$DEV" "${SAN_STEP[@]}")
-        [ $? -eq 0 ] || res=FAIL
+        rc=$?
+        [ "$rc" -eq 3 ] && cut=1
+        [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || res=FAIL
         unset DDL_CONV
         detail="$detail; $line"
     done
-    record "$id" "$name" "$res" "$(since "$t0")" \
-        "$detail (the steps: train_step ${SAN_STEP[*]}; $(basename "$log"))"
+    detail="$detail (the steps: train_step ${SAN_STEP[*]}; $(basename "$log"))"
+    if [ "$res" = PASS ] && [ -n "$cut" ]; then
+        record_cut "$id" "$name" "$(since "$t0")" "$detail"
+        return
+    fi
+    record "$id" "$name" "$res" "$(since "$t0")" "$detail"
 }
 
 case ${1:-run} in
