@@ -11,6 +11,10 @@
 #     them), the step running at the deadline is cut by its own time limit,
 #     the rest are skipped; every step is accounted for and each step that
 #     ran left its log in the folder. About 25 s.
+#   - (optimised pass only) step 4d alone (GPU_CHECK_ONLY=4d) on a small
+#     lab1 run, cpu against cuda-emu: it passes, printing iteration 0's
+#     difference and each iteration's; and with GPU_CHECK_FIRST_TOL=-1 (no
+#     difference is small enough) it fails, so the comparison can. About 20 s.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -51,12 +55,35 @@ GPU_CHECK_DEVICE=cuda-emu GPU_CHECK_DEADLINE_S=20 GPU_CHECK_SKIP_BUILD=1 GPU_CHE
   tests/gpu_check.sh run >"$tmp/d20.log" 2>&1
 rc=$?
 bad=$(every_step "$tmp/d20")
-ran=$(grep -E -c '^\[(PASS|FAIL)\]' "$tmp/d20/summary.txt" 2>/dev/null)
-nolog=""
-grep -q '^\[\(PASS\|FAIL\)\] 2 ' "$tmp/d20/summary.txt" && [ ! -s "$tmp/d20/test_cuda_kernels_emu.log" ] && nolog="step 2 left no log"
-if [ -z "$bad" ] && [ -z "$nolog" ] && [ "${ran:-0}" -ge 1 ] && grep -q '^gpu-check: [0-9]* passed' "$tmp/d20/summary.txt"; then
-  echo "ok - gpu-check's dry run with a 20 s deadline accounts for all 13 steps ($ran ran, the rest skipped: exit $rc)"
+# Step 2 starts at once (1 was skipped): it ran, to its end or cut partway, and left its log.
+s2=$(grep -A 1 -E '^\[(PASS|FAIL|SKIP)\] +2 ' "$tmp/d20/summary.txt" 2>/dev/null | tr -s ' \n' ' ')
+started=""
+[[ "$s2" == "[PASS]"* || "$s2" == "[FAIL]"* || "$s2" == *"skipped (deadline) partway"* ]] &&
+  [ -s "$tmp/d20/test_cuda_kernels_emu.log" ] && started=1
+if [ -z "$bad" ] && [ -n "$started" ] && grep -q '^gpu-check: [0-9]* passed' "$tmp/d20/summary.txt"; then
+  echo "ok - gpu-check's dry run with a 20 s deadline accounts for all 13 steps, the one at the deadline cut with its log (exit $rc)"
 else
-  echo "not ok - gpu-check's dry run with a 20 s deadline accounts for every step (exit $rc; $bad $nolog; $ran ran):" \
+  echo "not ok - gpu-check's dry run with a 20 s deadline accounts for every step (exit $rc; $bad; step 2: $s2):" \
     "$(tail -n 5 "$tmp/d20.log" | tr '\n' ' ')"
+fi
+
+small=(--model cnn3 --dataset mnist --synthetic --iters 20 --limit 1024 --test-limit 128 --batch 32 --lr 0.05 --seed 1)
+for tol in 1e-5 -1; do
+  GPU_CHECK_DEVICE=cuda-emu GPU_CHECK_ONLY=4d GPU_CHECK_FIRST_TOL=$tol GPU_CHECK_LAB1_ARGS="${small[*]}" \
+    GPU_CHECK_OUT="$tmp/l1$tol" GC_BIN="$BIN" tests/gpu_check.sh run >"$tmp/l1$tol.log" 2>&1
+  echo "$?" >"$tmp/l1$tol.rc"
+done
+sum=$tmp/l11e-5/summary.txt
+if [ "$(cat "$tmp/l11e-5.rc")" = 0 ] && grep -q '^\[PASS\] 4d ' "$sum" && tr -s ' \n' ' ' <"$sum" |
+    grep -q 'iteration 0 (same weights and data): loss differs by [0-9.e+-]* relative.*per iteration (iteration:difference): 0:[0-9.e+-]* 1:'; then
+  echo "ok - gpu-check 4d alone: lab1 cpu vs cuda-emu agree, iteration 0 and each iteration's difference printed"
+else
+  echo "not ok - gpu-check 4d alone passes and prints the per-iteration differences (exit $(cat "$tmp/l11e-5.rc")):" \
+    "$(grep -A 4 '\] 4d ' "$sum" 2>/dev/null | tr '\n' ' ')"
+fi
+if [ "$(cat "$tmp/l1-1.rc")" != 0 ] && grep -q '^\[FAIL\] 4d ' "$tmp/l1-1/summary.txt" &&
+    tr -s ' \n' ' ' <"$tmp/l1-1/summary.txt" | grep -q 'tol -1: TOO FAR'; then
+  echo "ok - gpu-check 4d fails when iteration 0 is held to an impossible tolerance (the comparison can fail)"
+else
+  echo "not ok - gpu-check 4d with GPU_CHECK_FIRST_TOL=-1 fails (exit $(cat "$tmp/l1-1.rc"))"
 fi

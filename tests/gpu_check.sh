@@ -71,7 +71,8 @@
 # ("model:width:batch ..."), GPU_CHECK_LAB1_ARGS, GPU_CHECK_ACC_TOL (0.05),
 # GPU_CHECK_LOSS_TOL (0.1), GPU_CHECK_FIRST_TOL (1e-5),
 # GPU_CHECK_EARLY_ITERS (16), GPU_CHECK_EARLY_TOL (0.05),
-# GPU_CHECK_SKIP_BUILD=1 (use the tree as it is).
+# GPU_CHECK_SKIP_BUILD=1 (use the tree as it is), GPU_CHECK_ONLY (steps to
+# run, e.g. "1,2,4d"; the others are listed as not selected).
 set -uo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.." || exit 1
@@ -287,10 +288,15 @@ left() {
     echo $((DEADLINE_S - ELAPSED))
 }
 
-# run_step ID FUNC ARGS...: the step, unless the deadline has passed.
+# run_step ID FUNC ARGS...: the step, unless the deadline has passed (or
+# GPU_CHECK_ONLY names other steps).
 run_step() {
     local id=$1
     shift
+    if [ -n "${GPU_CHECK_ONLY:-}" ] && [[ ",$GPU_CHECK_ONLY," != *",$id,"* ]]; then
+        record "$id" "$(plan_name "$id")" SKIP 0 "not selected (GPU_CHECK_ONLY=$GPU_CHECK_ONLY)"
+        return
+    fi
     elapsed
     if [ $((DEADLINE_S - ELAPSED)) -lt 1 ]; then
         record "$id" "$(plan_name "$id")" SKIP 0 "skipped (deadline): ${DEADLINE_S}s had passed, nothing new starts"
@@ -642,11 +648,12 @@ lab1_verdict() { # acc_cpu acc_dev loss_cpu loss_dev diffs
             fok = m >= 1 && !bad && first <= ft + 0
             eok = m == en && !bad && worst <= et + 0
             ok = (a1 ~ num && a2 ~ num && l1 ~ num && l2 ~ num && da <= at && dl <= lt && fok && eok)
-            printf "%s iteration 0 (same weights and data): loss differs by %s relative (tol %s: %s); ", ok ? "PASS" : "FAIL",
-                   m ? first : "n/a (no iters.csv)", ft, fok ? "ok" : "TOO FAR"
-            printf "iterations 1..%d: at most %s (tol %s: %s); ", en - 1, m > 1 ? worst : "n/a", et, eok ? "ok" : "TOO FAR"
+            printf "%s iteration 0 (same weights and data): loss differs by %s relative (tol %s: %s); ",
+                   (ok ? "PASS" : "FAIL"), (m ? first : "n/a (no iters.csv)"), ft, (fok ? "ok" : "TOO FAR")
+            printf "iterations 1..%d: at most %s (tol %s: %s); ", en - 1, (m > 1 ? worst : "n/a"), et,
+                   (eok ? "ok" : "TOO FAR")
             printf "|acc diff| %.4f (tol %s), |loss diff| %.4f (tol %s): %s", da, at, dl, lt,
-                   ok ? "they agree" : "they DISAGREE" }'
+                   (ok ? "they agree" : "they DISAGREE") }'
 }
 
 # ---- 4d: lab1 cnn3 on the CPU and on the GPU ----
