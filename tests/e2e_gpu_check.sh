@@ -67,7 +67,7 @@ else
     "$(tail -n 5 "$tmp/d20.log" | tr '\n' ' ')"
 fi
 
-small=(--model cnn3 --dataset mnist --synthetic --iters 20 --limit 1024 --test-limit 128 --batch 32 --lr 0.05 --seed 1)
+small=(--model cnn3 --width 0.25 --dataset mnist --synthetic --iters 17 --limit 544 --test-limit 64 --batch 32 --lr 0.05 --seed 1)
 for tol in 1e-5 -1; do
   GPU_CHECK_DEVICE=cuda-emu GPU_CHECK_ONLY=4d GPU_CHECK_FIRST_TOL=$tol GPU_CHECK_LAB1_ARGS="${small[*]}" \
     GPU_CHECK_OUT="$tmp/l1$tol" GC_BIN="$BIN" tests/gpu_check.sh run >"$tmp/l1$tol.log" 2>&1
