@@ -120,7 +120,10 @@ ifdef WITH_CUDA
     WITH_CUDA :=
   endif
 endif
-CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90
+# Machine code for sm_75 and sm_90, and sm_90's PTX, which the driver
+# compiles for a newer GPU (without it: "no kernel image is available").
+CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
 NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -Icore -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter
 # NCCL (--alg nccl) when the toolkit ships it (CUDA 13 does: nccl.h and
 # libnccl.so beside libcudart); without it the CUDA build still links and
@@ -187,9 +190,10 @@ ifeq ($(SIM),1)
   BENCH_SRC :=
 endif
 TEST_BINS := $(TEST_SRC:tests/%.c=$(BIN)/tests/%)
-# test_cuda_kernels once more, against the emulated GPU's build of core/cuda.
+# test_cuda_kernels once more, against the emulated GPU's build of core/cuda;
+# emu_planted: strict mode's planted bugs (tests/emu_check.sh).
 ifeq ($(EMU),1)
-  TEST_BINS += $(BIN)/tests/test_cuda_kernels_emu
+  TEST_BINS += $(BIN)/tests/test_cuda_kernels_emu $(BIN)/tests/emu_planted
 endif
 # Emulated networks (make labN NET=...; labs/net/README.md): the delay
 # program needs libnetfilter-queue-dev (make deps); without it everything
@@ -198,7 +202,7 @@ NFQ_HEADER:= $(wildcard /usr/include/libnetfilter_queue/libnetfilter_queue.h)
 NET_BINS  := $(if $(NFQ_HEADER),$(if $(filter 1,$(SIM)),,$(BIN)/net/nfq_delay))
 BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
-.PHONY: all lib tests help deps test test-fast test-san bench bench-deps figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
+.PHONY: all lib tests help deps test test-fast test-san emu-check bench bench-deps figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
 
 all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade $(GRADE_TAPE_LIB))
 lib: $(LIB)
@@ -265,6 +269,10 @@ $(BUILD)/tests/test_cuda_kernels_emu.o: tests/test_cuda_kernels.c | check-tools
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DDDL_CUDA_EMU -include core/cuda/emu/names.h -c $< -o $@
 
+$(BIN)/tests/emu_planted: $(BUILD)/emu/tests/emu_planted.cu.o $(LIB) $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
 $(BIN)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/harness.o $(LIB) $(SAN_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
@@ -313,6 +321,14 @@ test-fast:
 
 test-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 test
+
+# make emu-check: the emulated GPU's strict mode (core/cuda/README.md)
+# proven on one planted bug per detector, each in its own process, then the
+# CUDA tests in strict mode with the thread-order seeds EMU_CHECK_SEEDS.
+EMU_CHECK_SEEDS ?= 1 2 3
+emu-check:
+	@$(MAKE) --no-print-directory -j$(JOBS) all
+	@BIN=$(BIN) EMU_CHECK_SEEDS="$(EMU_CHECK_SEEDS)" tests/emu_check.sh all
 
 # ---- fuzzing ---------------------------------------------------------------
 # make fuzz: libFuzzer harnesses (tests/fuzz/<target>.c; tests/fuzz/README.md)
@@ -488,6 +504,8 @@ help:
 	@echo "  make deps          install Debian packages (as root), else print the command"
 	@echo "  make test          the test suite, optimised and ASan+UBSan builds; last line 'N passed, M failed'"
 	@echo "  make test-fast     only the optimised build's pass; make test-san only the sanitizer pass"
+	@echo "  make emu-check     the emulated GPU's strict mode: a planted bug per detector ('emu-check <case>: caught'),"
+	@echo "                     then the CUDA tests in strict mode with seeds EMU_CHECK_SEEDS=\"$(EMU_CHECK_SEEDS)\""
 	@echo "  make lab1 .. lab6  run a lab (quick profile by default); results/, figures/, report/tables/"
 	@echo "  make figures       render every figure and table (runs labs whose results are missing)"
 	@echo "  make report        compile report/report.pdf from what exists"
@@ -532,6 +550,9 @@ help:
 	@echo "                   fused Winograd for 32-128 channels, Winograd F(4x4) for more, direct for <= 16, 1x1 pointwise"
 	@echo "                   on 14x14+; on a GPU direct for <= 16 (32 on 32x32), no Winograd; im2col + GEMM elsewhere)"
 	@echo "                   | im2col | winograd | winograd4 | winofused | direct | pointwise"
+	@echo "  DDL_EMU_STRICT, DDL_EMU_ORDER, DDL_EMU_SEED   (environment) DEVICE=cuda-emu as a sanitizer: 1 reports"
+	@echo "                   uninitialised reads, red zones, host pointers, shared-memory races, barrier divergence,"
+	@echo "                   stream races... and stops; thread order forward | reverse | shuffled | seeded (make test: strict)"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"
 

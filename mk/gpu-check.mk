@@ -1,4 +1,4 @@
-# mk/gpu-check.mk - `make gpu-kit` and `make gpu-check` (issue 16, item 7).
+# mk/gpu-check.mk - `make gpu-kit` and `make gpu-check`.
 # Included at the end of the Makefile: it reuses the Makefile's variables
 # (CORE_SRC, CUDA_SRC, EMU_SRC, OPT, CSTD, WARN, NVCC, NVFLAGS, CUDA_LIBDIR,
 # EMU_FLAGS, OPENBLAS_OMP, BLAS_LIBS, GIT_REV, JOBS).
@@ -8,11 +8,13 @@
 #                  maybe no zlib headers). It builds its own tree with plain
 #                  gcc against a single-rank MPI stub (core/mpistub) into
 #                  build/gpucheck and bin/gpucheck, then tests/gpu_check.sh
-#                  runs the CUDA tests on the GPU (and under compute-sanitizer),
-#                  lab1's cnn3 on the GPU and the CPU, and the training-step
-#                  bench against PyTorch, and writes
-#                  results/gpu-check/summary.txt. Exit status non-zero when
-#                  any check failed or no GPU answered.
+#                  runs the CUDA tests on the GPU, compute-sanitizer's four
+#                  tools, lab1's cnn3 on the GPU and the CPU, and the
+#                  training-step bench against PyTorch, within
+#                  GPU_CHECK_DEADLINE_S, and writes GPU_CHECK_OUT/summary.txt
+#                  (default results/gpu-check). Exit status non-zero when any
+#                  check failed, a step was skipped for the deadline, or no
+#                  GPU answered.
 #                  GPU_CHECK_DEVICE=cuda-emu: the same flow on the emulated GPU
 #                  (a dry run for machines without one). NCCL: beside nvcc,
 #                  else NCCL_HOME, else a python's nvidia-nccl wheel (the
@@ -27,9 +29,11 @@
 #
 # On the device machine (the device tool's `run`; build/ is git-ignored, so
 # the kit must be carried): here `make gpu-kit`, then
-#   run(command="make gpu-check; rc=$?; cp results/gpu-check/summary.txt $OUT/;
-#                tar czf $OUT/gpu-check.tgz -C results gpu-check; exit $rc",
-#       carry=["build/gpu-kit"])
+#   run(command="make gpu-check GPU_CHECK_OUT=$OUT", carry=["build/gpu-kit"])
+# GPU_CHECK_OUT=$OUT: the summary and every step's log are written there as
+# each step ends, so whatever the command's fate, they come back;
+# GPU_CHECK_DEADLINE_S (default 420) keeps the whole run inside the
+# device's 10-minute command limit (core/cuda/README.md, "On a lent GPU").
 #
 # The gpu-check tree also holds the emulated GPU (core/cuda/emu; a second,
 # cheap g++ compile of core/cuda), so the dry run here runs the very
@@ -48,13 +52,15 @@ GC_CXX           ?= g++
 GPUCHECK_WERROR  ?= 1
 
 gc_comma := ,
+# -lineinfo: compute-sanitizer's reports name the source line (no effect
+# on the code nvcc generates).
 ifeq ($(GPUCHECK_WERROR),0)
   GC_WARN     := $(filter-out -Werror,$(WARN))
-  GC_NVFLAGS  := $(subst $(gc_comma)-Werror,,$(NVFLAGS))
+  GC_NVFLAGS  := $(subst $(gc_comma)-Werror,,$(NVFLAGS)) -lineinfo
   GC_EMUFLAGS := $(filter-out -Werror,$(EMU_FLAGS))
 else
   GC_WARN     := $(WARN)
-  GC_NVFLAGS  := $(NVFLAGS)
+  GC_NVFLAGS  := $(NVFLAGS) -lineinfo
   GC_EMUFLAGS := $(EMU_FLAGS)
 endif
 
@@ -92,8 +98,8 @@ gpu-check-build: $(GC_PROGS)
 # Every C source of the gpu-check tree compiled (syntax only, no nvcc)
 # against the MPI stub as make gpu-check compiles it on a GPU machine.
 # tests/e2e_mpistub.sh runs it in make test, so that a call the stub lacks
-# fails here and not on the GPU machine: stop 23's MPI_Comm_compare broke
-# that build for two stops unseen.
+# fails here and not on the GPU machine (a call the stub lacked once broke
+# that build unseen).
 GC_C_SRC := $(CORE_SRC) $(GC_STUB_SRC) $(wildcard labs/lab1/*.c) bench/train_step.c bench/gemm_peak.c \
             tests/harness.c $(patsubst %,tests/%.c,$(filter-out test_cuda_kernels_emu,$(GC_TESTS)))
 gpu-check-syntax:
@@ -164,7 +170,8 @@ $(GC_BIN)/tests/%: $(GC_BUILD)/tests/%.o $(GC_BUILD)/tests/harness.o $(GC_LIB)
 # tests/gpu_check.sh builds (step 1, timed and logged) and runs the rest.
 gpu-check:
 	@MAKE='$(MAKE)' JOBS='$(JOBS)' GPU_CHECK_DEVICE='$(GPU_CHECK_DEVICE)' GPU_KIT='$(GPU_KIT)' \
-	  GC_BIN='$(GC_BIN)' NVCC='$(NVCC)' tests/gpu_check.sh run
+	  GC_BIN='$(GC_BIN)' NVCC='$(NVCC)' GPU_CHECK_OUT='$(GPU_CHECK_OUT)' \
+	  GPU_CHECK_DEADLINE_S='$(GPU_CHECK_DEADLINE_S)' tests/gpu_check.sh run
 
 gpu-kit:
 	@tests/gpu_check.sh kit '$(GPU_KIT)' '$(OPENBLAS_OMP)'

@@ -66,6 +66,24 @@ for spec in "${LAB3_SPECS[@]}"; do
     echo "not ok - lab3 --sync $spec on cuda-emu names the emulated GPU (device_detail: '$detail')"
 done
 
+# lab3 --bn broadcast: rank 0's batch-norm statistics go to every rank
+# before the evaluation too, and a device model's must go through host
+# staging (an MPI_Bcast of device memory crashed: the arenas are out of the
+# host's reach). resnet18 has BN layers (cnn3 above has none).
+bn=(--model resnet18 --dataset cifar10 --width 0.1 --limit 48 --test-limit 8 --global-batch 4 --iters 2 --timed 2
+  --synthetic --sync allreduce --bn broadcast --quiet --tag t)
+for d in cpu cuda-emu; do
+  timeout 600 "${MPIRUN[@]}" "$BIN/lab3" run "${bn[@]}" --device "$d" --out "$tmp/bn-$d" >"$tmp/bn-$d.log" 2>&1
+  echo "$?" >"$tmp/bn-$d.rc"
+done
+ta=$(testloss "$tmp/bn-cpu/t-summary.csv" 2>/dev/null) tb=$(testloss "$tmp/bn-cuda-emu/t-summary.csv" 2>/dev/null)
+if [ "$(cat "$tmp/bn-cuda-emu.rc")" = 0 ] && [ -n "$ta" ] &&
+    awk -v a="$ta" -v b="$tb" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b != "" && d <= 1e-3 * (a < 0 ? -a : a)) }'; then
+  echo "ok - lab3 --bn broadcast, resnet18, 2 ranks on cuda-emu: BN statistics staged to the broadcast before evaluation (test loss $tb, cpu $ta)"
+else
+  echo "not ok - lab3 --bn broadcast, resnet18, 2 ranks on cuda-emu evaluates as the cpu (exit $(cat "$tmp/bn-cuda-emu.rc"); test loss cpu '$ta', cuda-emu '$tb'): $(tail -c 300 "$tmp/bn-cuda-emu.log")"
+fi
+
 # lab4: weight averaging (all together, and in pairs) after local steps;
 # lab6: Horovod-style fusion, 3 ranks. Their result rows must agree.
 MPIRUN3=("${MPIRUN[@]:0:${#MPIRUN[@]}-1}" 3)

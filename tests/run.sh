@@ -33,6 +33,12 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # oversubscribed MPI runs from thrashing.
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
+# The emulated GPU runs as a sanitizer in every test (strict mode,
+# core/cuda/README.md); the thread- and stream-order seed is drawn per run
+# and printed, so that a report can be replayed (DDL_EMU_SEED=N make test).
+export DDL_EMU_STRICT=${DDL_EMU_STRICT:-1}
+export DDL_EMU_SEED=${DDL_EMU_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+echo "# emulated GPU: DDL_EMU_STRICT=$DDL_EMU_STRICT, thread and stream order seed DDL_EMU_SEED=$DDL_EMU_SEED"
 
 pass=0 fail=0 skip=0
 times=$(mktemp)

@@ -7,7 +7,10 @@
  *    event `consumed`: recorded on the compute stream by the get() that
  *    hands out the other slot, i.e. after every kernel of the step that
  *    last read slot s and before any of the next step;
- *  - the compute stream waits for `copied` before the step that reads s. */
+ *  - the compute stream waits for `copied` before the step that reads s;
+ *  - a slot's first copy waits, the same way, for the memset that
+ *    be->alloc queued on the compute stream (device memory starts zeroed):
+ *    init records `consumed` right after it, as if a step had read the slot. */
 #include "device_batch.h"
 
 #include <string.h>
@@ -33,6 +36,8 @@ void device_batch_init(DeviceBatch *b, const Backend *be, int cap, size_t per_ex
             s->yd = be->alloc(ybytes);
             s->copied = be->event_new();
             s->consumed = be->event_new();
+            be->event_record(s->consumed, NULL); /* after the allocation's memset */
+            s->consumer = true;
         } else {
             s->xd = s->xh;
             s->yd = s->yh;

@@ -145,8 +145,15 @@ static bool start(CommRequest *r, void *buf, size_t count, CommDtype dtype, Comm
         nccl_start(r, buf, count, dtype, op);
         return true;
     }
-    r->mpi_direct = alg == COMM_ALG_MPI && stage_mpi_direct(r, buf, dtype);
-    if (!r->mpi_direct) buf = stage_to_host(r, buf, count * payload_elem_bytes(dtype));
+    /* Every host algorithm and MPI_Iallreduce reduce host memory: a device
+     * buffer is staged (page-locked copy, reduced, copied back). Even with
+     * a CUDA-aware MPI: Open MPI 4.x does not take device buffers in its
+     * non-blocking collectives (its blocking MPI_Allreduce does, and
+     * comm_allreduce passes them there). Staging rather than a blocking
+     * call in place of the non-blocking one keeps DDP's overlap; which is
+     * faster on a GPU with CUDA-aware MPI was not measured (no such
+     * machine has been available). */
+    buf = stage_to_host(r, buf, count * payload_elem_bytes(dtype));
     if (alg == COMM_ALG_MPI) {
         /* MPI reduces the caller's buffer itself; keep what AVG needs. */
         r->pay.user = buf;
@@ -166,10 +173,7 @@ static void end(CommRequest *r)
         nccl_finish(r);
     } else {
         if (r->alg == COMM_ALG_MPI) {
-            if (r->pay.op == COMM_AVG && r->mpi_direct)
-                r->comm->be->scale(r->pay.user, r->pay.count, 1.0f / (float)r->pay.ranks);
-            else if (r->pay.op == COMM_AVG)
-                mpi_allreduce_average(r->pay.user, r->pay.count, r->pay.dtype, r->pay.ranks);
+            if (r->pay.op == COMM_AVG) mpi_allreduce_average(r->pay.user, r->pay.count, r->pay.dtype, r->pay.ranks);
         } else {
             payload_end(&r->pay);
         }

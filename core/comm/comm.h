@@ -129,10 +129,12 @@ int comm_split(const Comm *parent, int color, int key, Comm *out);
  * - Host algorithms (every one but nccl) given a device buffer copy it to
  *   page-locked host memory, reduce there and copy the result back: always
  *   correct, and what a GPU without CUDA-aware MPI needs.
- * - Except mpi on FP32 device buffers when MPI is CUDA-aware
+ * - Except blocking mpi on FP32 device buffers when MPI is CUDA-aware
  *   (ddl_mpi_cuda_aware(), on a GPU, unless DDL_MPI_CUDA_AWARE=0): the
  *   device pointer goes to MPI_Allreduce after the kernels that wrote it
- *   have finished, and AVG scales on the device.
+ *   have finished, and AVG scales on the device. Non-blocking mpi
+ *   (MPI_Iallreduce) always stages: Open MPI 4.x takes no device buffers
+ *   in its non-blocking collectives.
  * - COMM_ALG_NCCL reduces device buffers where they are, on a stream of
  *   its own after the kernels queued so far; a host buffer is copied to
  *   the device and back. Its communicator is made at its first use

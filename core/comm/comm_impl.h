@@ -148,7 +148,7 @@ struct CommRequest {
     void *host_stage, *dev_stage;       /* page-locked host / device, grown on demand */
     size_t host_stage_bytes, dev_stage_bytes;
     void *nccl_done;                    /* nccl: event after the allreduce */
-    bool mpi_direct;                    /* mpi on a device buffer, CUDA-aware MPI */
+    void *kernels_done;                 /* CUDA-aware mpi: event after the kernels that wrote the buffer */
 };
 
 /* Run the schedule from r->pc: to the end when `block`, else until a step
@@ -163,8 +163,9 @@ bool engine_run(CommRequest *r, bool block);
 void *stage_to_host(CommRequest *r, void *buf, size_t bytes);
 void *stage_to_device(CommRequest *r, void *buf, size_t bytes);
 void stage_back(CommRequest *r);
-/* CUDA-aware MPI takes this buffer as it is (Comm.mpi_device, FP32, device
- * memory): true after waiting for the kernels that wrote it. */
+/* CUDA-aware MPI's blocking MPI_Allreduce takes this buffer as it is
+ * (Comm.mpi_device, FP32, device memory): true after waiting for the
+ * kernels that wrote it (an event on their stream, not the whole device). */
 bool stage_mpi_direct(CommRequest *r, const void *buf, CommDtype dtype);
 void stage_free(CommRequest *r);
 

@@ -45,7 +45,15 @@ bool stage_mpi_direct(CommRequest *r, const void *buf, CommDtype dtype)
     const Comm *c = r->comm;
     bool direct = c->mpi_device && dtype == COMM_FP32 && c->be->owns(buf);
     r->user = NULL;
-    if (direct) c->be->synchronize(); /* MPI does not follow CUDA streams */
+    if (direct) {
+        /* MPI does not follow CUDA streams: the host waits for the kernels
+         * queued so far on their stream, at an event recorded after them. A
+         * device synchronize here waited for every stream (the next batch's
+         * copy, NCCL) once per bucket, and so undid their overlap. */
+        if (!r->kernels_done) r->kernels_done = c->be->event_new();
+        c->be->event_record(r->kernels_done, NULL);
+        c->be->event_wait_host(r->kernels_done);
+    }
     return direct;
 }
 
@@ -65,5 +73,6 @@ void stage_free(CommRequest *r)
     be->host_free(r->host_stage);
     be->release(r->dev_stage);
     if (r->nccl_done) be->event_free(r->nccl_done);
-    r->host_stage = r->dev_stage = r->nccl_done = NULL;
+    if (r->kernels_done) be->event_free(r->kernels_done);
+    r->host_stage = r->dev_stage = r->nccl_done = r->kernels_done = NULL;
 }

@@ -59,9 +59,9 @@ unsigned bn_segments(int c, unsigned m)
 // The CPU's shifted moments: k = image 0's first value of channel j;
 // part[j * S + s] = sum over segment s of channel j of d = x - k, and
 // part[(c + j) * S + s] of d^2, in double (exact terms: core/cpu/batchnorm.c).
-__global__ void bn_part_kernel(const float *x, int c, int p, unsigned m, unsigned seg, double *part)
+__global__ void __launch_bounds__(DDL_BLOCK) bn_part_kernel(const float *x, int c, int p, unsigned m, unsigned seg, double *part)
 {
-    __shared__ double sh[DDL_BLOCK];
+    __shared__ ddl_shared<double, DDL_BLOCK> sh;
     int j = blockIdx.x;
     unsigned s0 = blockIdx.y * seg, s1 = s0 + seg < m ? s0 + seg : m;
     double k = m ? x[(size_t)j * p] : 0.0, a1 = 0.0, a2 = 0.0; // no values (n = 0): x is not read
@@ -136,11 +136,11 @@ __global__ void bn_eval_kernel(const float *x, float *y, const float *gamma, con
 // dx = g*invstd*dy. With a fused activation, dy is first masked by the
 // activation's mask (bn_act_grad). Segments as in the forward:
 // part[j * S + s] holds sum(g), part[(c + j) * S + s] sum(g * (x - mean)).
-__global__ void bn_grad_part_kernel(const float *x, const float *dy, const float *gamma, const float *beta, int act,
+__global__ void __launch_bounds__(DDL_BLOCK) bn_grad_part_kernel(const float *x, const float *dy, const float *gamma, const float *beta, int act,
                                     int c, int p, unsigned m, unsigned seg, const float *save_mean,
                                     const float *save_invstd, double *part)
 {
-    __shared__ double sh[DDL_BLOCK];
+    __shared__ ddl_shared<double, DDL_BLOCK> sh;
     int j = blockIdx.x;
     unsigned S = gridDim.y, s0 = blockIdx.y * seg, s1 = s0 + seg < m ? s0 + seg : m;
     float mean = save_mean[j], a = act ? bn_a(gamma[j], save_invstd[j]) : 0.0f, b = act ? bn_b(beta[j], mean, a) : 0.0f;

@@ -9,9 +9,9 @@
 // by a fixed tree in shared memory: the same additions in the same order
 // on every run (no atomics), so results are deterministic. Doubles as on
 // the CPU side, where channel sums over n*H*W values lose digits in float.
-// Every thread gets the sum. sh: __shared__ double[DDL_BLOCK]; it may be
-// reused as soon as this returns.
-__device__ inline double ddl_block_sum(double v, double *sh)
+// Every thread gets the sum. sh: a __shared__ ddl_shared<double, DDL_BLOCK>;
+// it may be reused as soon as this returns.
+__device__ inline double ddl_block_sum(double v, ddl_shared_ptr<double> sh)
 {
     sh[threadIdx.x] = v;
     __syncthreads();

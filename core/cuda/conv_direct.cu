@@ -99,10 +99,10 @@ __global__ void conv_kernel(const float *__restrict__ xq, const float *__restric
 
 // blockIdx.x = (k * C + c) * 9 + tap: dw[k][c][tap] += sum over positions
 // of dy (on the padded grid, 0 where no output) times the tap's x.
-__global__ void filter_grad_kernel(const float *__restrict__ xq, const float *__restrict__ dyq, DirectGeom g,
+__global__ void __launch_bounds__(DDL_BLOCK) filter_grad_kernel(const float *__restrict__ xq, const float *__restrict__ dyq, DirectGeom g,
                                    float *__restrict__ dw)
 {
-    __shared__ double sh[DDL_BLOCK];
+    __shared__ ddl_shared<double, DDL_BLOCK> sh;
     unsigned tap = blockIdx.x % 9, kc = blockIdx.x / 9, c = kc % g.C, k = kc / g.C;
     const float *dy = dyq + (size_t)k * g.cs + g.rs + 1, *x = xq + (size_t)c * g.xcs + g.off[tap];
     double s = 0.0;

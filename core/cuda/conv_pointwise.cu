@@ -48,10 +48,10 @@ __global__ void conv_kernel(const float *__restrict__ x, const float *__restrict
 }
 
 // blockIdx.x = k * C + c: dw[k][c] += sum over images and positions of dy[k] x[c].
-__global__ void filter_grad_kernel(const float *__restrict__ x, const float *__restrict__ dy, unsigned n, unsigned C,
+__global__ void __launch_bounds__(DDL_BLOCK) filter_grad_kernel(const float *__restrict__ x, const float *__restrict__ dy, unsigned n, unsigned C,
                                    unsigned K, unsigned P, float *__restrict__ dw)
 {
-    __shared__ double sh[DDL_BLOCK];
+    __shared__ ddl_shared<double, DDL_BLOCK> sh;
     unsigned c = blockIdx.x % C, k = blockIdx.x / C;
     size_t total = (size_t)n * P;
     double s = 0.0;

@@ -39,9 +39,21 @@ extern "C" {
 // the host, ddl_cuda_synchronize), which is checked the same way.
 #define DDL_CUDA_LAUNCHED() DDL_CUDA_CHECK(cudaGetLastError())
 
+// __shared__ arrays are declared `__shared__ ddl_shared<T, N> name;` and
+// passed as ddl_shared_ptr<T>: plain T[N] and T * under nvcc; on the
+// emulated GPU (emu/emu.h) types whose every access strict mode checks for
+// races between the block's threads.
+#ifndef DDL_CUDA_EMU
+template <typename T, int N> using ddl_shared = T[N];
+template <typename T> using ddl_shared_ptr = T *;
+#endif
+
 // Threads per block for the simple kernels and the per-channel reductions.
 // The reductions depend on it for their summation order (fixed, so results
-// are deterministic from run to run).
+// are deterministic from run to run). Kernels that keep one __shared__ slot
+// per thread (ddl_block_sum's callers) are declared
+// __launch_bounds__(DDL_BLOCK): nvcc fits their registers to that block, and
+// a launch with more threads fails instead of indexing past the array.
 constexpr int DDL_BLOCK = 256;
 
 // Blocks for a grid-stride loop over n items: enough to fill any GPU, capped

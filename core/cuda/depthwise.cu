@@ -73,9 +73,9 @@ __global__ void dw_input_grad_kernel(const float *__restrict__ dy, const float *
 
 // blockIdx.x = c * k*k + tap: sum over images and outputs of dy * x at
 // that tap; dw accumulates as on the CPU.
-__global__ void dw_weight_grad_kernel(const float *__restrict__ x, const float *__restrict__ dy, float *dw, DwGeom g)
+__global__ void __launch_bounds__(DDL_BLOCK) dw_weight_grad_kernel(const float *__restrict__ x, const float *__restrict__ dy, float *dw, DwGeom g)
 {
-    __shared__ double sh[DDL_BLOCK];
+    __shared__ ddl_shared<double, DDL_BLOCK> sh;
     int kk = g.k * g.k, c = (int)blockIdx.x / kk, tap = (int)blockIdx.x % kk, ki = tap / g.k, kj = tap % g.k;
     unsigned per = (unsigned)g.OH * (unsigned)g.OW, m = (unsigned)g.n * per;
     double s = 0.0;

@@ -12,9 +12,9 @@ __global__ void bias_add_kernel(float *y, const float *bias, int c, int p, size_
 }
 
 // One block per channel (blockIdx.x = j); dbias accumulates as on the CPU.
-__global__ void bias_grad_kernel(const float *dy, float *dbias, int n, int c, int p)
+__global__ void __launch_bounds__(DDL_BLOCK) bias_grad_kernel(const float *dy, float *dbias, int n, int c, int p)
 {
-    __shared__ double sh[DDL_BLOCK];
+    __shared__ ddl_shared<double, DDL_BLOCK> sh;
     int j = blockIdx.x;
     unsigned m = (unsigned)n * (unsigned)p;
     double s = 0.0;

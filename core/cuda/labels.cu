@@ -7,9 +7,9 @@
 
 namespace {
 
-__global__ void labels_outside_kernel(const int32_t *labels, int n, int classes, int *bad)
+__global__ void __launch_bounds__(DDL_BLOCK) labels_outside_kernel(const int32_t *labels, int n, int classes, int *bad)
 {
-    __shared__ int sh[DDL_BLOCK];
+    __shared__ ddl_shared<int, DDL_BLOCK> sh;
     int s = 0;
     for (int i = (int)threadIdx.x; i < n; i += DDL_BLOCK) s += labels[i] < 0 || labels[i] >= classes;
     sh[threadIdx.x] = s;

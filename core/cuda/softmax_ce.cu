@@ -68,9 +68,9 @@ struct CeResult {
     int pad;
 };
 
-__global__ void softmax_sum_kernel(const double *row_loss, const int *row_right, int n, CeResult *out)
+__global__ void __launch_bounds__(DDL_BLOCK) softmax_sum_kernel(const double *row_loss, const int *row_right, int n, CeResult *out)
 {
-    __shared__ double sh[DDL_BLOCK];
+    __shared__ ddl_shared<double, DDL_BLOCK> sh;
     double s = 0.0, r = 0.0;
     for (int i = threadIdx.x; i < n; i += DDL_BLOCK) {
         s += row_loss[i];

@@ -112,7 +112,9 @@ const char *sync_gradients_where(const Sync *s, char *buf, size_t cap)
     if (s->grads_on_device && s->cfg.alg == COMM_ALG_NCCL)
         snprintf(buf, cap, "reduced in device memory by %s", comm_nccl_version(s->c));
     else if (s->grads_on_device)
-        snprintf(buf, cap, "reduced in device memory by CUDA-aware MPI (MPI_Allreduce on device pointers)");
+        snprintf(buf, cap, "kept in device memory: CUDA-aware MPI's MPI_Allreduce takes device pointers; its "
+                           "non-blocking calls (DDP's and Horovod's buckets) stage each through page-locked host "
+                           "memory");
     else if (s->cfg.alg == COMM_ALG_NCCL && s->row->grads_in_place)
         snprintf(buf, cap, "staged through page-locked host memory (FP16 compression runs on the host), then "
                            "copied to the device for %s", comm_nccl_version(s->c));

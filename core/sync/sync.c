@@ -125,13 +125,19 @@ void sync_free(Sync *s)
     memset(s, 0, sizeof *s);
 }
 
+void sync_broadcast_buffers(Sync *s)
+{
+    if (!s->c || s->world < 2 || !s->m->nstate) return;
+    sync_stage_in(s, STAGE_STATE);
+    sync_bcast_floats(s->m->state, s->m->nstate, s->c->mpi);
+    sync_stage_out(s, STAGE_STATE);
+}
+
 static void broadcast_buffers(Sync *s)
 {
     Model *m = s->m;
     double t0 = sync_clock(s);
-    sync_stage_in(s, STAGE_STATE);
-    sync_bcast_floats(m->state, m->nstate, s->c->mpi);
-    sync_stage_out(s, STAGE_STATE);
+    sync_broadcast_buffers(s);
     double t1 = sync_clock(s);
     sync_event(s, TRACK_COMM, "BN buffers", t0, t1, (double)m->nstate * sizeof(float));
     s->last.buffers += 1e3 * (t1 - t0);

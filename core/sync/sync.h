@@ -88,6 +88,10 @@ void sync_free(Sync *s);
  * *stepped (may be NULL) says whether the optimizer ran. Not for round
  * rows. */
 double sync_train_step(Sync *s, const float *x, const int32_t *y, int n, int *correct, bool *stepped);
+/* Rank 0's batch-norm statistics to every rank, as DDP broadcasts them
+ * before each forward pass (lab3 also before its evaluation). Collective;
+ * on a device model through the same host staging as training. */
+void sync_broadcast_buffers(Sync *s);
 /* Round rows (csgd, dsgd, fedavg): one round of the row's own schedule on
  * its own data. Collective. */
 bool sync_has_rounds(const Sync *s);

@@ -345,12 +345,14 @@ static double bytes_per_step(const Run *r)
 }
 
 /* Every rank evaluates with its own BN statistics (after the broadcast DDP
- * would do), so disagreement between ranks shows. Rank 0 gets them all. */
+ * would do), so disagreement between ranks shows. Rank 0 gets them all.
+ * The broadcast goes through the strategy, which stages a device model's
+ * statistics through host memory (MPI cannot read device memory). */
 static double *evaluate_ranks(const Run *r)
 {
     Driver *d = r->d;
     if (r->o->no_eval) return NULL;
-    if (r->sc.broadcast_buffers && d->m.nstate) MPI_Bcast(d->m.state, (int)d->m.nstate, MPI_FLOAT, 0, d->comm.mpi);
+    if (r->sc.broadcast_buffers && d->has_sync) sync_broadcast_buffers(&d->own);
     EvalResult e = evaluate(&d->m, &d->test, r->batch);
     double mine[2] = { e.loss, e.accuracy };
     return driver_gather(d, mine, 2);

@@ -6,11 +6,22 @@
 // floats (exact) and runs SGEMM: each product of two halves is exact in
 // FP32, and the sums are FP32, which is what CUBLAS_COMPUTE_32F promises.
 // The summation order differs from a GPU's, as it does between GPUs.
+//
+// A GEMM runs on the handle's stream (streams.h). In strict mode each
+// operand must lie within its allocation, A, B (and C when beta is not 0)
+// must hold only bytes something wrote (column by column: the padding
+// between columns, which cuBLAS does not read, may be anything), and C's
+// columns count as written afterwards.
 #include <cublas_v2.h>
 
 #include <cblas.h>
 
+#include <string>
 #include <vector>
+
+#include "memory.h"
+#include "streams.h"
+#include "strict.h"
 
 extern "C" {
 #include "common.h"
@@ -20,7 +31,7 @@ extern "C" {
 namespace ddl_emu {
 
 struct EmuBlas {
-    int unused;
+    cudaStream_t stream;
 };
 
 namespace {
@@ -32,6 +43,60 @@ CBLAS_TRANSPOSE trans(cublasOperation_t op) { return op == CUBLAS_OP_T ? CblasTr
 bool all_device(const void *A, const void *B, const void *C)
 {
     return is_device_pointer(A) && is_device_pointer(B) && is_device_pointer(C);
+}
+
+// A column-major rows x cols matrix of elem-byte values with leading
+// dimension ld, as strict mode sees it.
+struct Matrix {
+    const void *p;
+    int rows, cols, ld;
+    size_t elem;
+    size_t bytes() const { return rows && cols ? ((size_t)(cols - 1) * ld + rows) * elem : 0; }
+    const char *col(int j) const { return static_cast<const char *>(p) + (size_t)j * ld * elem; }
+};
+
+void check_operand(const char *what, const Matrix &m)
+{
+    if (!strict()) return;
+    check_range(what, m.p, m.bytes());
+    if (m.ld == m.rows) {
+        check_written(what, m.p, m.bytes());
+        return;
+    }
+    for (int j = 0; j < m.cols; j++) check_written(what, m.col(j), (size_t)m.rows * m.elem);
+}
+
+void mark_output(const Matrix &m)
+{
+    if (!strict()) return;
+    if (m.ld == m.rows) {
+        mark_written(m.p, m.bytes());
+        return;
+    }
+    for (int j = 0; j < m.cols; j++) mark_written(m.col(j), (size_t)m.rows * m.elem);
+}
+
+// The GEMM on the handle's stream; gemm() computes, the checks around it.
+template <typename F>
+void queue_gemm(cublasHandle_t h, const char *what, const Matrix &a, const Matrix &b, const Matrix &c, bool reads_c,
+                F gemm)
+{
+    if (strict()) {
+        check_range(what, a.p, a.bytes());
+        check_range(what, b.p, b.bytes());
+        check_range(what, c.p, c.bytes());
+    }
+    Access acc[3] = { { a.p, a.bytes(), false }, { b.p, b.bytes(), false }, { c.p, c.bytes(), true } };
+    std::string name = what;
+    submit(h->stream, what, [a, b, c, reads_c, gemm, name] {
+        check_operand((name + " operand A").c_str(), a);
+        check_operand((name + " operand B").c_str(), b);
+        if (reads_c) check_operand((name + " operand C (beta != 0)").c_str(), c);
+        memory_open();
+        gemm();
+        memory_close();
+        mark_output(c);
+    }, acc, 3, false);
 }
 
 // A column-major rows x cols FP16 matrix with leading dimension ld, widened.
@@ -48,7 +113,7 @@ std::vector<float> widen(const void *m, int rows, int cols, int ld)
 
 cublasStatus_t cublasCreate(cublasHandle_t *h)
 {
-    *h = new EmuBlas{ 0 };
+    *h = new EmuBlas{ cudaStreamPerThread };
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -58,7 +123,13 @@ cublasStatus_t cublasDestroy(cublasHandle_t h)
     return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t) { return h ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED; }
+cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s)
+{
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    h->stream = s;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t) { return h ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED; }
 
 const char *cublasGetStatusName(cublasStatus_t s)
@@ -90,9 +161,12 @@ cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperati
     if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
     if (m < 0 || n < 0 || k < 0 || !all_device(A, B, C)) return CUBLAS_STATUS_INVALID_VALUE;
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
-    memory_open();
-    cblas_sgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
-    memory_close();
+    bool a_t = ta == CUBLAS_OP_T, b_t = tb == CUBLAS_OP_T;
+    Matrix a{ A, a_t ? k : m, a_t ? m : k, lda, 4 }, b{ B, b_t ? n : k, b_t ? k : n, ldb, 4 }, c{ C, m, n, ldc, 4 };
+    float al = *alpha, be = *beta; // host values, read at the call as cuBLAS does
+    queue_gemm(h, "cublasSgemm", a, b, c, be != 0.0f, [=] {
+        cblas_sgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, al, A, lda, B, ldb, be, C, ldc);
+    });
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -107,12 +181,13 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
     if (m < 0 || n < 0 || k < 0 || !all_device(A, B, C)) return CUBLAS_STATUS_INVALID_VALUE;
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
     bool a_t = ta == CUBLAS_OP_T, b_t = tb == CUBLAS_OP_T;
-    memory_open();
-    std::vector<float> a = widen(A, a_t ? k : m, a_t ? m : k, lda);
-    std::vector<float> b = widen(B, b_t ? n : k, b_t ? k : n, ldb);
-    cblas_sgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, *static_cast<const float *>(alpha), a.data(), lda,
-                b.data(), ldb, *static_cast<const float *>(beta), static_cast<float *>(C), ldc);
-    memory_close();
+    Matrix a{ A, a_t ? k : m, a_t ? m : k, lda, 2 }, b{ B, b_t ? n : k, b_t ? k : n, ldb, 2 }, c{ C, m, n, ldc, 4 };
+    float al = *static_cast<const float *>(alpha), be = *static_cast<const float *>(beta);
+    queue_gemm(h, "cublasGemmEx", a, b, c, be != 0.0f, [=] {
+        std::vector<float> wa = widen(A, a.rows, a.cols, lda), wb = widen(B, b.rows, b.cols, ldb);
+        cblas_sgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, al, wa.data(), lda, wb.data(), ldb, be,
+                    static_cast<float *>(C), ldc);
+    });
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -5,8 +5,10 @@
 // error, as it is for NCCL), the reduction is in place, FP16 values are
 // summed in FP32 and rounded once, and ncclAvg divides the sum by the rank
 // count. What it does not: NCCL's rings and trees (MPI_Allreduce picks its
-// own) and asynchrony (the call returns when every rank has its result:
-// one legal schedule of a stream, as for every emulated stream operation).
+// own) and asynchrony: the call returns when every rank has its result.
+// In strict mode it first runs what its stream holds (streams.h), so it
+// still comes after the work queued before it, and reads the stream's
+// order: its MPI calls keep the host's order on every rank, as NCCL's do.
 #include <nccl.h>
 #include <cuda_fp16.h>
 
@@ -17,6 +19,10 @@
 #include <cstdio>
 #include <cstring>
 #include <vector>
+
+#include "memory.h"
+#include "streams.h"
+#include "strict.h"
 
 extern "C" {
 #include "cuda/nccl_emu_wire.h"
@@ -91,12 +97,12 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
     return ncclSuccess;
 }
 
-ncclResult_t ncclAllReduce(const void *sendbuf, void *recvbuf, size_t count, ncclDataType_t datatype, ncclRedOp_t op,
-                           ncclComm_t comm, cudaStream_t)
+namespace {
+
+void allreduce(const void *sendbuf, void *recvbuf, size_t count, bool half, bool avg, EmuNcclComm *comm)
 {
-    if (count == 0) return ncclSuccess;
-    if (!is_device_pointer(sendbuf) || !is_device_pointer(recvbuf)) return ncclInvalidArgument;
-    bool half = datatype == ncclFloat16;
+    size_t bytes = count * (half ? 2 : 4);
+    check_written("ncclAllReduce's send buffer", sendbuf, bytes);
     std::vector<float> sums(count);
     memory_open();
     if (half)
@@ -105,7 +111,7 @@ ncclResult_t ncclAllReduce(const void *sendbuf, void *recvbuf, size_t count, ncc
         std::memcpy(sums.data(), sendbuf, count * sizeof(float));
     memory_close();
     nccl_emu_wire_sum(comm->wire, sums.data(), count);
-    if (op == ncclAvg)
+    if (avg)
         for (float &v : sums) v /= (float)comm->nranks;
     memory_open();
     if (half)
@@ -113,6 +119,22 @@ ncclResult_t ncclAllReduce(const void *sendbuf, void *recvbuf, size_t count, ncc
     else
         std::memcpy(recvbuf, sums.data(), count * sizeof(float));
     memory_close();
+    mark_written(recvbuf, bytes);
+}
+
+} // namespace
+
+ncclResult_t ncclAllReduce(const void *sendbuf, void *recvbuf, size_t count, ncclDataType_t datatype, ncclRedOp_t op,
+                           ncclComm_t comm, cudaStream_t stream)
+{
+    if (count == 0) return ncclSuccess;
+    if (!is_device_pointer(sendbuf) || !is_device_pointer(recvbuf)) return ncclInvalidArgument;
+    bool half = datatype == ncclFloat16, avg = op == ncclAvg;
+    size_t bytes = count * (half ? 2 : 4);
+    check_range("ncclAllReduce's send buffer", sendbuf, bytes);
+    check_range("ncclAllReduce's receive buffer", recvbuf, bytes);
+    Access acc[2] = { { sendbuf, bytes, false }, { recvbuf, bytes, true } };
+    submit(stream, "ncclAllReduce", [=] { allreduce(sendbuf, recvbuf, count, half, avg, comm); }, acc, 2, true);
     return ncclSuccess;
 }
 

@@ -1,25 +1,21 @@
-// runtime.cc - the emulated GPU's runtime: device memory, copies, streams,
-// events and the device's description (see emu.h).
-//
-// Device memory is one reserved mapping, PROT_NONE except while a kernel,
-// a copy or a GEMM runs (memory_open/close). Host code that dereferences a
-// device pointer therefore crashes at once, as it would with a real GPU,
-// instead of reading the right numbers by accident: that is the point of
-// emulating the GPU at all. Allocation is first-fit with coalescing over
-// the used part of the mapping (no zeroing: like cudaMalloc, new memory
-// holds whatever was there).
-//
-// Every stream operation completes before its call returns, which is one
-// legal schedule of the asynchronous API; streams and events are handles.
+// runtime.cc - the emulated GPU's runtime API: errors, the device's
+// description, device and pinned memory, copies, memsets, streams and
+// events (see emu.h). Device memory itself is arena.cc's, the queues
+// streams.cc's; this file checks each call's arguments as CUDA does and
+// hands the work to a stream. In strict mode it also checks what CUDA
+// leaves undefined: copies and memsets past an allocation, overlapping
+// device-to-device copies, copies to the host of bytes nothing wrote.
 #include <cuda_runtime.h>
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <vector>
+
+#include "memory.h"
+#include "streams.h"
+#include "strict.h"
 
 extern "C" {
 #include "common.h"
@@ -28,61 +24,7 @@ extern "C" {
 
 namespace ddl_emu {
 
-struct EmuStream {
-    int unused;
-};
-struct EmuEvent {
-    int unused;
-};
-
 namespace {
-
-constexpr size_t ALIGN = 256; // cudaMalloc's alignment
-
-struct Arena {
-    std::mutex mu;
-    char *base = nullptr;
-    size_t reserved = 0;
-    size_t top = 0;                  // bytes handed out so far from the bottom (high-water)
-    std::map<size_t, size_t> free_;  // offset -> size, coalesced
-    std::map<size_t, size_t> used;   // offset -> size
-    int open_count = 0;
-    size_t in_use = 0;
-};
-
-Arena &arena()
-{
-    static Arena a;
-    return a;
-}
-
-// Protection changes in units of this: the arena asks for transparent huge
-// pages, so that opening and closing it before and after every kernel
-// rewrites one page-table entry per 2 MiB instead of one per 4 KiB (with
-// 4 KiB pages, mprotect took 85% of an emulated MobileNetV2 step).
-constexpr size_t HUGE = (size_t)2 << 20;
-
-// Reserve half the machine's memory as the device's: address space only,
-// PROT_NONE and MAP_NORESERVE, so nothing is committed until used.
-void reserve(Arena &a)
-{
-    if (a.base) return;
-    size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
-    a.reserved = phys / 2 / HUGE * HUGE;
-    void *p = mmap(nullptr, a.reserved + HUGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) ddl_die("emulated GPU: cannot reserve %zu bytes of address space for device memory", a.reserved);
-    uintptr_t aligned = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
-    a.base = reinterpret_cast<char *>(aligned);
-    (void)madvise(a.base, a.reserved, MADV_HUGEPAGE); // a hint: 4 KiB pages still work, only slower
-}
-
-size_t page_round(size_t n) { return (n + HUGE - 1) / HUGE * HUGE; }
-
-void protect(Arena &a, int prot)
-{
-    if (a.top && mprotect(a.base, page_round(a.top), prot) != 0)
-        ddl_die("emulated GPU: mprotect of device memory failed");
-}
 
 thread_local cudaError_t tl_last = cudaSuccess;
 
@@ -92,30 +34,34 @@ cudaError_t fail(cudaError_t e)
     return e;
 }
 
+// Page-locked host memory (cudaMallocHost): copies from and to it stay
+// asynchronous; pageable memory is copied when the call is made (to the
+// device) or waited for (to the host), as CUDA does.
+struct Pinned {
+    std::mutex mu;
+    std::map<const char *, size_t> blocks;
+};
+
+Pinned &pinned()
+{
+    static Pinned *p = new Pinned;
+    return *p;
+}
+
+bool is_pinned(const void *p, size_t bytes)
+{
+    Pinned &pn = pinned();
+    std::lock_guard<std::mutex> g(pn.mu);
+    const char *c = static_cast<const char *>(p);
+    auto it = pn.blocks.upper_bound(c);
+    if (it == pn.blocks.begin()) return false;
+    --it;
+    return c + bytes <= it->first + it->second;
+}
+
 } // namespace
 
 void set_last_error(cudaError_t e) { tl_last = e; }
-
-void memory_open()
-{
-    Arena &a = arena();
-    std::lock_guard<std::mutex> g(a.mu);
-    if (a.open_count++ == 0) protect(a, PROT_READ | PROT_WRITE);
-}
-
-void memory_close()
-{
-    Arena &a = arena();
-    std::lock_guard<std::mutex> g(a.mu);
-    if (--a.open_count == 0) protect(a, PROT_NONE);
-}
-
-bool is_device_pointer(const void *p)
-{
-    Arena &a = arena();
-    const char *c = static_cast<const char *>(p);
-    return a.base && c >= a.base && c < a.base + a.reserved;
-}
 
 // ---- errors and the device ----
 
@@ -171,14 +117,9 @@ cudaError_t cudaSetDevice(int dev) { return dev == 0 ? cudaSuccess : fail(cudaEr
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int dev)
 {
     if (dev != 0) return fail(cudaErrorInvalidDevice);
-    Arena &a = arena();
-    {
-        std::lock_guard<std::mutex> g(a.mu);
-        reserve(a);
-    }
     std::memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "ddlab emulated GPU (CUDA kernels on %d CPU threads)", ddl_kernel_threads());
-    p->totalGlobalMem = a.reserved;
+    p->totalGlobalMem = arena_reserved();
     p->major = 7; // what the emulation follows: 32-lane warps, 1024 threads per block
     p->minor = 5;
     p->multiProcessorCount = ddl_kernel_threads();
@@ -189,95 +130,138 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int dev)
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
-    Arena &a = arena();
-    std::lock_guard<std::mutex> g(a.mu);
-    reserve(a);
-    *total_bytes = a.reserved;
-    *free_bytes = a.reserved - a.in_use;
+    *total_bytes = arena_reserved();
+    *free_bytes = *total_bytes - arena_in_use();
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
-cudaError_t cudaDeviceReset() { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize()
+{
+    device_sync();
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceReset()
+{
+    device_sync();
+    return cudaSuccess;
+}
 
 // ---- device memory ----
 
 cudaError_t cudaMalloc(void **p, size_t bytes)
 {
-    *p = nullptr;
-    if (bytes == 0) return cudaSuccess;
-    size_t need = (bytes + ALIGN - 1) / ALIGN * ALIGN;
-    Arena &a = arena();
-    std::lock_guard<std::mutex> g(a.mu);
-    reserve(a);
-    size_t off = SIZE_MAX;
-    for (auto it = a.free_.begin(); it != a.free_.end(); ++it) {
-        if (it->second < need) continue;
-        off = it->first;
-        size_t rest = it->second - need;
-        a.free_.erase(it);
-        if (rest) a.free_[off + need] = rest;
-        break;
-    }
-    if (off == SIZE_MAX) {
-        if (need > a.reserved - a.top) return fail(cudaErrorMemoryAllocation);
-        off = a.top;
-        a.top += need;
-        if (a.open_count && mprotect(a.base, page_round(a.top), PROT_READ | PROT_WRITE) != 0)
-            ddl_die("emulated GPU: mprotect of device memory failed");
-    }
-    a.used[off] = need;
-    a.in_use += need;
-    *p = a.base + off;
-    return cudaSuccess;
+    return arena_alloc(p, bytes) ? fail(cudaErrorMemoryAllocation) : cudaSuccess;
 }
 
+// cudaFree waits for the device first, as CUDA's does.
 cudaError_t cudaFree(void *p)
 {
     if (!p) return cudaSuccess;
-    Arena &a = arena();
-    std::lock_guard<std::mutex> g(a.mu);
-    if (!is_device_pointer(p)) return fail(cudaErrorInvalidDevicePointer);
-    size_t off = (size_t)(static_cast<char *>(p) - a.base);
-    auto u = a.used.find(off);
-    if (u == a.used.end()) return fail(cudaErrorInvalidDevicePointer);
-    size_t size = u->second;
-    a.used.erase(u);
-    a.in_use -= size;
-    auto next = a.free_.find(off + size);
-    if (next != a.free_.end()) {
-        size += next->second;
-        a.free_.erase(next);
-    }
-    auto prev = a.free_.lower_bound(off);
-    if (prev != a.free_.begin() && (--prev)->first + prev->second == off) {
-        prev->second += size;
-    } else {
-        a.free_[off] = size;
-    }
+    device_sync();
+    if (arena_free(p)) return fail(cudaErrorInvalidDevicePointer);
+    forget_allocation(p);
     return cudaSuccess;
 }
 
 cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t) { return cudaMalloc(p, bytes); }
-cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
+
+// Freed in stream order: after the work queued before it on s.
+cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
+{
+    const char *user = nullptr;
+    size_t bytes = 0;
+    if (!p) return cudaSuccess;
+    if (!find_allocation(p, &user, &bytes) || user != p) return fail(cudaErrorInvalidDevicePointer);
+    Access a{ p, SIZE_MAX, true };
+    submit(s, "cudaFreeAsync", [p] {
+        arena_free(p);
+        forget_allocation(p);
+    }, &a, 1, false);
+    return cudaSuccess;
+}
 
 cudaError_t cudaMallocHost(void **p, size_t bytes)
 {
     *p = nullptr;
     if (posix_memalign(p, 4096, bytes ? bytes : 1) != 0) return fail(cudaErrorMemoryAllocation);
+    Pinned &pn = pinned();
+    std::lock_guard<std::mutex> g(pn.mu);
+    pn.blocks[static_cast<const char *>(*p)] = bytes ? bytes : 1;
     return cudaSuccess;
 }
 
+// Waits for the device first (queued copies may still read or write it).
 cudaError_t cudaFreeHost(void *p)
 {
-    if (p && is_device_pointer(p)) return fail(cudaErrorInvalidValue);
+    if (!p) return cudaSuccess;
+    if (is_device_pointer(p)) return fail(cudaErrorInvalidValue);
+    device_sync();
+    {
+        Pinned &pn = pinned();
+        std::lock_guard<std::mutex> g(pn.mu);
+        pn.blocks.erase(static_cast<const char *>(p));
+    }
     free(p);
     return cudaSuccess;
 }
 
+namespace {
+
+const char *const KIND_NAMES[] = { "cudaMemcpyAsync HtoH", "cudaMemcpyAsync HtoD", "cudaMemcpyAsync DtoH",
+                                   "cudaMemcpyAsync DtoD", "cudaMemcpyAsync (default)" };
+
+// The copy on its stream, with strict mode's checks.
+void queue_copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s)
+{
+    const char *what = KIND_NAMES[kind];
+    if (kind == cudaMemcpyHostToDevice) {
+        check_range(what, dst, bytes);
+        Access a{ dst, bytes, true };
+        auto run = [dst, bytes](const void *from) {
+            memory_open();
+            std::memcpy(dst, from, bytes);
+            memory_close();
+            mark_written(dst, bytes);
+        };
+        if (!strict() || is_pinned(src, bytes)) {
+            submit(s, what, [run, src] { run(src); }, &a, 1, false);
+        } else { // pageable: the host may reuse it as soon as the call returns
+            auto copy = std::make_shared<std::vector<char>>(static_cast<const char *>(src),
+                                                            static_cast<const char *>(src) + bytes);
+            submit(s, what, [run, copy] { run(copy->data()); }, &a, 1, false);
+        }
+    } else if (kind == cudaMemcpyDeviceToHost) {
+        check_range(what, src, bytes);
+        Access a{ src, bytes, false };
+        submit(s, what, [dst, src, bytes, what] {
+            check_written(what, src, bytes);
+            memory_open();
+            std::memcpy(dst, src, bytes);
+            memory_close();
+        }, &a, 1, !is_pinned(dst, bytes));
+    } else {
+        check_range(what, src, bytes);
+        check_range(what, dst, bytes);
+        const char *d = static_cast<const char *>(dst), *c = static_cast<const char *>(src);
+        if (strict() && d < c + bytes && c < d + bytes)
+            report("copy-overlap", "%s of %zu bytes: source and destination overlap by %zu bytes (undefined in CUDA)",
+                   what, bytes, (size_t)(d < c ? d + bytes - c : c + bytes - d));
+        Access a[2] = { { src, bytes, false }, { dst, bytes, true } };
+        submit(s, what, [dst, src, bytes] {
+            memory_open();
+            std::memmove(dst, src, bytes);
+            memory_close();
+            copy_written(dst, src, bytes);
+        }, a, 2, false);
+    }
+}
+
+} // namespace
+
 // A copy's direction must match where its pointers live; a mismatch is the
 // bug this emulator exists to catch, so it is an error, not a guess.
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t)
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s)
 {
     if (bytes == 0) return cudaSuccess;
     bool dd = is_device_pointer(dst), sd = is_device_pointer(src);
@@ -285,54 +269,83 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
               (kind == cudaMemcpyDeviceToDevice && dd && sd) || (kind == cudaMemcpyHostToHost && !dd && !sd) ||
               kind == cudaMemcpyDefault;
     if (!ok) return fail(cudaErrorInvalidValue);
-    memory_open();
-    std::memmove(dst, src, bytes);
-    memory_close();
+    if (kind == cudaMemcpyDefault)
+        kind = dd ? (sd ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                  : (sd ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+    if (kind == cudaMemcpyHostToHost) {
+        std::memmove(dst, src, bytes);
+        return cudaSuccess;
+    }
+    queue_copy(dst, src, bytes, kind, s);
     return cudaSuccess;
 }
 
-cudaError_t cudaMemsetAsync(void *dst, int byte, size_t bytes, cudaStream_t)
+cudaError_t cudaMemsetAsync(void *dst, int byte, size_t bytes, cudaStream_t s)
 {
     if (bytes == 0) return cudaSuccess;
     if (!is_device_pointer(dst)) return fail(cudaErrorInvalidDevicePointer);
-    memory_open();
-    std::memset(dst, byte, bytes);
-    memory_close();
+    check_range("cudaMemsetAsync", dst, bytes);
+    Access a{ dst, bytes, true };
+    submit(s, "cudaMemsetAsync", [dst, byte, bytes] {
+        memory_open();
+        std::memset(dst, byte, bytes);
+        memory_close();
+        mark_written(dst, bytes);
+    }, &a, 1, false);
     return cudaSuccess;
 }
 
-// ---- streams and events: handles only (everything is already done) ----
+// ---- streams and events (streams.cc) ----
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned)
 {
-    *s = new EmuStream{ 0 };
+    *s = stream_create();
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
-    delete s;
+    if (s) stream_destroy(s);
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    stream_sync(s);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned)
+{
+    stream_wait_event(s, e);
+    return cudaSuccess;
+}
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned)
 {
-    *e = new EmuEvent{ 0 };
+    *e = event_create();
     return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
-    delete e;
+    event_destroy(e);
     return cudaSuccess;
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+    event_record(e, s);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    event_sync(e);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e) { return event_query(e) ? cudaSuccess : fail(cudaErrorNotReady); }
 
 // Device or not is all ddlab asks; pinned and plain host memory both say
 // host here (CUDA says Unregistered for the latter; callers treat both alike).
