@@ -91,5 +91,5 @@ st=$?
 check $(yes_no [ "$st" != 0 ] && grep -qi "cuda" "$tmp/bad3.err") "DEVICE=cuda fails clearly where CUDA cannot train" \
   "status $st: $(head -1 "$tmp/bad3.err")"
 source tests/share_outputs.sh
-share_outputs lab6 "$tmp/tab" "$tmp/fig"
+share_outputs lab6 "$tmp/tab" "$tmp/fig" "$R"
 exit $fail
