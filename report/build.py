@@ -148,12 +148,13 @@ def parse(argv):
     p.add_argument("--labs", default="1,2,3,4,5,6", help="which labs, e.g. 3,6 (default: all six)")
     p.add_argument("--no-pdf", action="store_true", help="only the web page (no pdflatex run)")
     a = p.parse_args(argv)
+    given = a.labs
     try:
-        a.labs = [int(x) for x in a.labs.split(",")]
+        a.labs = [int(x) for x in given.split(",")]
         if not a.labs or any(n not in labs.LABS for n in a.labs):
             raise ValueError
     except ValueError:
-        p.error(f"--labs: a comma list of lab numbers 1..6 (got {a.labs!r})")
+        p.error(f"--labs: a comma list of lab numbers 1..6 (got {given!r})")
     return a
 
 

@@ -11,6 +11,7 @@ import os
 import shutil
 
 from . import png
+from .runs import short
 from .doc import VERDICTS
 
 STYLE = """
@@ -150,7 +151,7 @@ def summary(report):
         h = s.headline
         state = h.verdict.state if h else "no verdict"
         reason = h.verdict.reason if h else "; ".join(s.problems)
-        where = h.platform.label if h else "-"
+        where = short(h.platform) if h else "-"
         rows.append(f'<tr><td>{s.lab}</td><td class="l"><a href="#lab{s.lab}">{text(s.short)}</a></td>'
                     f'<td>{text(s.seed.id)}</td><td class="l">{verdict(state)}</td><td class="l">{text(reason)}</td>'
                     f'<td class="l">{text(where)}</td></tr>')

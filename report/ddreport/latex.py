@@ -8,6 +8,7 @@ on every byte). Tables are fitted to the text width by \\ddlabfit
 come two to a row; the PNGs are linked into the build folder under plain
 names, so no path reaches LaTeX."""
 from . import png
+from .runs import short
 from .doc import VERDICTS
 
 SPECIAL = {"_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}",
@@ -76,19 +77,21 @@ class Pictures:
         return f"fig{len(self.paths):03d}.png"
 
 
-def share(path):
+def share(path, small=False):
     """The part of the text width a figure gets, from its size in pixels:
     wide multi-panel plots a row of their own, ordinary plots half a row,
-    small pictures (a filter mosaic) a quarter, never blown up past that."""
+    small pictures (a filter mosaic) a quarter, never blown up past that.
+    small (the appendix): two thirds of that, three plots to a row."""
     width, _ = png.size(path)
-    return 0.98 if width >= 1200 else 0.24 if width < 300 else 0.48
+    w = 0.98 if width >= 1200 else 0.24 if width < 300 else 0.48
+    return round(w * 2 / 3, 2) if small else w
 
 
-def figures(figs, pics):
+def figures(figs, pics, small=False):
     """Figures in rows of what fits the text width, each with its caption."""
     rows, row, used = [], [], 0.0
     for f in figs:
-        w = share(f.path)
+        w = share(f.path, small)
         if row and used + w > 1.0:
             rows.append(row)
             row, used = [], 0.0
@@ -117,7 +120,7 @@ def summary(report):
         h = s.headline
         state = h.verdict.state if h else "no verdict"
         reason = h.verdict.reason if h else "; ".join(s.problems)
-        where = h.platform.label.split(" (")[0] if h else "-"
+        where = short(h.platform) if h else "-"
         rows.append(f"{s.lab} & " + r"\hyperref[sec:lab" + str(s.lab) + "]{" + tex(s.short) + "} & " + tex(s.seed.id) +
                     r" & \cellcolor{verdict" + str(VERDICTS.index(state)) + r"}\textbf{" + escape(state) + "} & " +
                     tex(reason) + " & " + tex(where) + r" \\")
@@ -194,12 +197,12 @@ def title_page(r):
 
 
 def appendix(report, pics):
-    out = [r"\clearpage\appendix\section{Other figures}\label{sec:appendix}",
-           "Every other figure of the runs listed in the labs' results indexes, two to a row."]
+    out = [r"\clearpage\appendix\section{Other figures}\label{sec:appendix}\captionsetup{font=footnotesize}",
+           "Every other figure of the runs listed in the labs' results indexes, three to a row."]
     for s in report.sections:
         if s.appendix:
             out.append(r"\subsection*{Lab " + str(s.lab) + ": " + tex(s.title) + "}")
-            out.append(figures(s.appendix, pics))
+            out.append(figures(s.appendix, pics, small=True))
     return "\n".join(out)
 
 

@@ -108,6 +108,15 @@ def describe(meta, key):
     return "native", f"native ({host}, shared memory), {where}"
 
 
+def short(p):
+    """The platform in a word or three, for the summary table."""
+    m = p.meta
+    where = {"native": "native", "net": f"emulated {m.get('emulated_network', p.key[4:])}",
+             "sim": f"simulated {p.key[4:]}"}.get(p.kind, p.key)
+    device = {"cuda": ", GPU", "cuda-emu": ", emulated GPU"}.get(m.get("device", "cpu"), "")
+    return where.split(":")[0] + device
+
+
 def conditions(p):
     """The conditions a verdict holds for, in one line."""
     m = p.meta
