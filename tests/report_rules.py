@@ -23,7 +23,8 @@ failed = 0
 def write(folder, name, rows, meta=None):
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, name), "w", newline="") as f:
-        for k, v in {"program": "tests/report_rules.py", "data": "real", "profile": "quick", **(meta or {})}.items():
+        for k, v in {"program": "tests/report_rules.py", "data": "real", "profile": "quick", "test_examples": "2000",
+                     **(meta or {})}.items():
             f.write(f"# {k}: {v}\n")
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
@@ -170,8 +171,10 @@ net = {("resnet50-mnist", 1): (20.11, 70.5), ("resnet50-mnist", 2): (16.73, 52.2
        ("sdss_dnn-sdss", 1): (0.211, 94.5), ("sdss_dnn-sdss", 2): (2.44, 94.2)}
 case(6, "emulated 100 Mbit/s link (measured)", lab6_grid(net), "partly")
 kept = dict(net)
-kept[("resnet50-mnist", 2)] = (16.73, 70.0)
-case(6, "slowdown and accuracy kept", lab6_grid(kept), "reproduced")
+kept[("resnet50-mnist", 2)] = (16.73, 68.0)
+case(6, "slowdown, accuracy 2.5 points lower: within the noise of 2000 test images", lab6_grid(kept), "reproduced")
+kept[("resnet50-mnist", 2)] = (16.73, 66.0)
+case(6, "slowdown, accuracy 4.5 points lower: beyond the noise", lab6_grid(kept), "partly")
 case(6, "no SDSS run", lab6_grid({k: v for k, v in net.items() if k[0] != "sdss_dnn-sdss"}), "no verdict")
 
 sys.exit(1 if failed else 0)
