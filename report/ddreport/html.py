@@ -9,6 +9,7 @@ in place at the end."""
 import html
 import os
 import shutil
+import urllib.parse
 
 from . import png
 from .runs import short
@@ -84,7 +85,8 @@ def figures(figs, files, sub, small=False):
     for f in figs:
         src = files.put(f.path, sub)
         wide = ' class="wide"' if png.size(f.path)[0] >= 1200 else ""
-        cells.append(f'<figure{wide}><a href="{html.escape(src)}"><img src="{html.escape(src)}" alt="{html.escape(f.name)}">'
+        url = html.escape(urllib.parse.quote(src))
+        cells.append(f'<figure{wide}><a href="{url}"><img src="{url}" alt="{html.escape(f.name)}">'
                      f"</a><figcaption>{text(f.caption)}</figcaption></figure>")
     return f'<div class="figs{" small" if small else ""}">' + "\n".join(cells) + "</div>"
 
@@ -100,16 +102,17 @@ def raw_links(f, files, lab):
         rel = files.put(path, sub)
         name = os.path.basename(path)
         what = " (Perfetto trace: open it at ui.perfetto.dev or chrome://tracing)" if name.endswith("-trace.json") else ""
-        links.append(f'<a href="{html.escape(rel)}">{html.escape(name)}</a>{html.escape(what)}')
+        links.append(f'<a href="{html.escape(urllib.parse.quote(rel))}">{html.escape(name)}</a>{html.escape(what)}')
     if not links:
         return ""
     return (f"<details><summary>Raw results of this run ({len(links)} files: CSV, JSON, traces)</summary><ul>" +
             "".join(f"<li>{x}</li>" for x in links) + "</ul></details>")
 
 
-def finding_box(f):
+def finding_box(f, named=True):
     from .latex import conditions_of
-    return (f'<div class="box"><b>Verdict ({text(f.platform.label)}):</b> {verdict(f.verdict.state)} '
+    on = f" ({text(f.platform.label)})" if named else ""
+    return (f'<div class="box"><b>Verdict{on}:</b> {verdict(f.verdict.state)} '
             f"{text(f.verdict.reason)}.<br><span class=\"note\"><i>Conditions:</i> {text(conditions_of(f))}</span>"
             "</div>")
 
@@ -131,7 +134,7 @@ def section(s, files):
         out.append(f"<p><b>Where the finding shows.</b> {text(s.how_to_show)}</p>")
     for f in s.findings[1:]:
         out.append(f"<h3>Also run: {text(f.platform.label)}</h3>")
-        out.append(finding_box(f))
+        out.append(finding_box(f, named=False))
         if f.table:
             out.append(table(f.table))
     problems = s.problems + [f"{f.platform.label}: {p}" for f in s.findings for p in f.platform.problems]

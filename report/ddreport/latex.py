@@ -133,9 +133,10 @@ def summary(report):
                      rows + [r"\bottomrule\end{tabular}", r"\end{table}"])
 
 
-def finding_lines(f, lab):
+def finding_lines(f, lab, named=True):
     cond = conditions_of(f)
-    return [r"\noindent\textbf{Verdict (" + tex(f.platform.label) + "):} " + verdict(f.verdict.state) + ". " +
+    on = " (" + tex(f.platform.label) + ")" if named else ""
+    return [r"\noindent\textbf{Verdict" + on + ":} " + verdict(f.verdict.state) + ". " +
             tex(f.verdict.reason) + ".", r"\par\smallskip\noindent{\small\textit{Conditions:} " + tex(cond) +
             r"\par}\smallskip"]
 
@@ -168,7 +169,7 @@ def section(s, pics):
         out.append(r"\paragraph{Where the finding shows.} " + tex(s.how_to_show))
     for f in s.findings[1:]:
         out.append(r"\paragraph{Also run: " + tex(f.platform.label) + ".}")
-        out += finding_lines(f, s.lab)
+        out += finding_lines(f, s.lab, named=False)
         if f.table:
             out.append(table(f.table))
     problems = s.problems + [f"{f.platform.label}: {p}" for f in s.findings for p in f.platform.problems]
@@ -206,6 +207,29 @@ def appendix(report, pics):
     return "\n".join(out)
 
 
+def lab_table(path):
+    """A lab's own LaTeX table (labs/labN/table.c), set in the appendix's
+    size and fitted to the text width."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    opened, closed = text.count(r"\begin{table}"), text.count(r"\end{table}")
+    if not opened or opened != closed or text.count(r"\begin{tabular}") != text.count(r"\end{tabular}"):
+        return r"\par\emph{" + tex(f"{path}: not a whole table (a cut file?), left out") + r"}\par"
+    return (text.replace(r"\begin{table}[htbp]", r"\begin{table}[H]\footnotesize")
+                .replace(r"\begin{tabular}", r"\ddlabfit{\begin{tabular}").replace(r"\end{tabular}", r"\end{tabular}}"))
+
+
+def own_tables(report):
+    out = [r"\clearpage\section{The labs' own tables}\label{sec:tables}",
+           "Each lab's full table as its table job writes it (report/tables/labN.tex), for the runs in its "
+           "results index."]
+    for s in report.sections:
+        for f in s.findings:
+            for path in f.platform.tables:
+                out.append(lab_table(path))
+    return "\n".join(out)
+
+
 def body(report, pics):
     parts = [title_page(report)]
     if report.problems:
@@ -214,4 +238,6 @@ def body(report, pics):
     parts += [section(s, pics) for s in report.sections]
     if any(s.appendix for s in report.sections):
         parts.append(appendix(report, pics))
+    if any(f.platform.tables for s in report.sections for f in s.findings):
+        parts.append(own_tables(report))
     return "\n\n".join(parts) + "\n"
