@@ -458,8 +458,8 @@ grade-vars:
 figures: all
 	@figures/make_figures.sh
 
-# The report is compiled from whatever figures and tables exist (make
-# figures first to produce them all).
+# The report: report/report.pdf and report/html/index.html from each lab's
+# results index (make figures first to run them all; report/README.md).
 report:
 	@report/build.sh
 
@@ -479,7 +479,13 @@ bench-deps:
 DEB_PKGS := build-essential openmpi-bin libopenmpi-dev libopenblas-dev libopenblas0-openmp libpng-dev zlib1g-dev \
             gnuplot-nox texlive-latex-base texlive-latex-recommended poppler-utils libsimgrid-dev python3 \
             iproute2 iptables iputils-ping libnetfilter-queue-dev slurmctld slurmd slurm-client munge \
-            clang libclang-rt-dev
+            clang libclang-rt-dev chromium
+# Then the real datasets where the network allows (datasets/fetch.sh:
+# MNIST, Fashion-MNIST, CIFAR-10 into DDL_DATA, checksums verified, files
+# already there kept). Offline it gives up at the first connection that
+# fails (under a minute) and the labs train on synthetic data, which every
+# output and the report's first page say. FETCH_TIMEOUT bounds a download.
+FETCH_TIMEOUT ?= 900
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  export DEBIAN_FRONTEND=noninteractive; \
@@ -489,26 +495,28 @@ deps:
 	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(DEB_PKGS)"; \
 	  echo "Optional: python3-torch (PyTorch comparisons in 'make bench': make bench-deps; fixture regeneration)."; \
 	fi
+	@DDL_DATA="$(DDL_DATA)" timeout $(FETCH_TIMEOUT) datasets/fetch.sh || \
+	  echo "deps: datasets not all downloaded (offline?): the labs use synthetic data where files are missing, and say so"
 
 clean:
 	rm -rf build bin
 
 distclean: clean
-	rm -rf results figures/*.png figures/*.pdf report/tables/*.tex report/report.pdf
+	rm -rf results figures/*.png figures/*.pdf report/tables/*.tex report/report.pdf report/report.log report/html
 
 help:
 	@echo "ddlab - distributed deep learning labs in C"
 	@echo
 	@echo "Targets:"
 	@echo "  make               build libddl, every lab, tests and benchmarks into bin/"
-	@echo "  make deps          install Debian packages (as root), else print the command"
+	@echo "  make deps          install Debian packages (as root), else print the command; then fetch the datasets"
 	@echo "  make test          the test suite, optimised and ASan+UBSan builds; last line 'N passed, M failed'"
 	@echo "  make test-fast     only the optimised build's pass; make test-san only the sanitizer pass"
 	@echo "  make emu-check     the emulated GPU's strict mode: a planted bug per detector ('emu-check <case>: caught'),"
 	@echo "                     then the CUDA tests in strict mode with seeds EMU_CHECK_SEEDS=\"$(EMU_CHECK_SEEDS)\""
 	@echo "  make lab1 .. lab6  run a lab (quick profile by default); results/, figures/, report/tables/"
 	@echo "  make figures       render every figure and table (runs labs whose results are missing)"
-	@echo "  make report        compile report/report.pdf from what exists"
+	@echo "  make report        report/report.pdf and report/html/index.html: each seed's finding beside ddlab's, with verdicts"
 	@echo "  make bench         performance comparisons (ddlab vs PyTorch, vs MPI_Allreduce)"
 	@echo "  make bench-deps    install python3-torch (as root) for make bench's PyTorch columns"
 	@echo "  make fuzz          libFuzzer (clang) on the file readers and the CLI parser, FUZZ_SECONDS=$(FUZZ_SECONDS) each (tests/fuzz/README.md)"

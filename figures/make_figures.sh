@@ -68,8 +68,10 @@ count() { # glob... -> number of existing files
 }
 
 # Only the variables the user set are passed, so `make` keeps its defaults.
+# NP goes to labs 2-5 alone: lab1 runs one process and lab6 its fixed
+# worker grid, and both refuse a rank count.
 MAKE_VARS=()
-for v in NP DEVICE PROFILE SEED DDL_DATA; do
+for v in DEVICE PROFILE SEED DDL_DATA; do
   [ -n "${!v:-}" ] && MAKE_VARS+=("$v=${!v}")
 done
 
@@ -87,9 +89,13 @@ for n in 1 2 3 4 5 6; do
   fi
   ran="had results"
   t0=$(now) run_s=0
+  lab_vars=("${MAKE_VARS[@]}")
+  # An explicit NP= for lab1/lab6: `make figures NP=4` hands NP=4 to every
+  # sub-make through MAKEFLAGS.
+  case $n in 2|3|4|5) [ -n "${NP:-}" ] && lab_vars+=("NP=$NP") ;; *) lab_vars+=("NP=") ;; esac
   if [ "${RERUN:-0}" = 1 ] || [ "$(count results/$lab/*.csv)" -eq 0 ]; then
-    echo "== $lab: no results yet, running: make $lab ${MAKE_VARS[*]}"
-    if ! ${MAKE:-make} --no-print-directory "$lab" "${MAKE_VARS[@]}"; then
+    echo "== $lab: no results yet, running: make $lab ${lab_vars[*]}"
+    if ! ${MAKE:-make} --no-print-directory "$lab" "${lab_vars[@]}"; then
       summary+=("$lab: FAILED: 'make $lab' failed (see its output above); nothing rendered")
       failed=1
       continue

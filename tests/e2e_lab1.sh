@@ -29,7 +29,7 @@ if command -v gnuplot >/dev/null 2>&1; then
   check "lab1 figures.sh renders loss, accuracy and time figures and the table" \
     test -s "$tmp/fig/lab1-loss.png" -a -s "$tmp/fig/lab1-accuracy.png" -a -s "$tmp/fig/lab1-time.png" -a -s "$tmp/tab/lab1.tex"
   source tests/share_outputs.sh
-  share_outputs lab1 "$tmp/tab" "$tmp/fig"
+  share_outputs lab1 "$tmp/tab" "$tmp/fig" "$tmp/a"
 else
   echo "skip - lab1 figures.sh: gnuplot not installed (make deps)"
 fi

@@ -74,5 +74,5 @@ st=$?
 check $([ "$st" = 2 ] && grep -q -- "--max-bytes expects a size" "$tmp/junk.err" && echo 0 || echo 1) \
   "--max-bytes 64x is refused with a message" "status $st: $(head -1 "$tmp/junk.err")"
 source tests/share_outputs.sh
-share_outputs lab2 "$tmp/tab" "$tmp/fig"
+share_outputs lab2 "$tmp/tab" "$tmp/fig" "$tmp/r"
 exit $fail

@@ -93,5 +93,5 @@ if [ -x "$BIN/bench/ddp_bar" ]; then
   check $(yes_no [ "$st" != 0 ] && grep -q "2 or more ranks" "$tmp/bar1.err") "ddp_bar on one rank is refused clearly" "status $st"
 fi
 source tests/share_outputs.sh
-share_outputs lab3 "$tmp/tab" "$tmp/fig"
+share_outputs lab3 "$tmp/tab" "$tmp/fig" "$R"
 exit $fail

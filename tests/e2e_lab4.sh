@@ -104,5 +104,5 @@ else
   echo "skip - lab4 e2e: figures: gnuplot not installed"
 fi
 source tests/share_outputs.sh
-share_outputs lab4 "$tmp/tab" "$tmp/fig"
+share_outputs lab4 "$tmp/tab" "$tmp/fig" "$tmp/r"
 exit $fail

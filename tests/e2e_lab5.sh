@@ -124,5 +124,5 @@ rc=$?
 check $([ $rc != 0 ] && grep -q "come from different runs" "$tmp/mix.err" && grep -q "$(basename "$one" .csv)" "$tmp/mix.err" &&
   echo 0 || echo 1) "the table job refuses a summary and epochs of different runs" "rc $rc: $(head -2 "$tmp/mix.err")"
 source tests/share_outputs.sh
-share_outputs lab5 "$tmp/tab" "$tmp/fig"
+share_outputs lab5 "$tmp/tab" "$tmp/fig" "$tmp/r"
 exit $fail

@@ -90,6 +90,24 @@ check $(yes_no [ "$st" = 2 ] && grep -q "server and workers" "$tmp/bad2.err") "p
 st=$?
 check $(yes_no [ "$st" != 0 ] && grep -qi "cuda" "$tmp/bad3.err") "DEVICE=cuda fails clearly where CUDA cannot train" \
   "status $st: $(head -1 "$tmp/bad3.err")"
+# --lr-scale linear (Horovod's recipe): at 2 workers with no warm-up it is
+# --lr 0.1 from the first step, bit for bit; a warm-up changes the steps.
+lr_run() { # tag options...
+  local tag=$1; shift
+  mpirun -np 2 --oversubscribe --mca pml ob1 --mca btl self,vader "$BIN/lab6" run --workload sdss_dnn-sdss \
+    --synthetic --limit 512 --test-limit 128 --iters 6 --out "$tmp/lr" --tag "$tag" --quiet "$@" > "$tmp/lr-$tag.log" 2>&1
+}
+lr_run scaled --lr 0.05 --lr-scale linear --warmup 0 && lr_run doubled --lr 0.1 --lr-scale none &&
+  lr_run ramped --lr 0.05 --lr-scale linear --warmup 4
+check $? "lab6 trains with --lr-scale linear and none" "$(tail -2 "$tmp"/lr-*.log)"
+loss() { col "$tmp/lr/$1-summary.csv" test_loss; }
+same=1
+[ -n "$(loss scaled)" ] && [ "$(loss scaled)" = "$(loss doubled)" ] && [ "$(loss ramped)" != "$(loss scaled)" ] && same=0
+check $same "--lr-scale linear at 2 workers = --lr x 2 (no warm-up; a warm-up differs)" \
+  "test loss scaled $(loss scaled), doubled $(loss doubled), ramped $(loss ramped)"
+grep -q '^# optimizer: SGD lr 0.05 x 2 (workers x accumulate) = 0.1 (linear scaling, ramped up from 0.05 over the first 4 steps)' \
+  "$tmp/lr/ramped-summary.csv"
+check $? "the outputs say how the learning rate was scaled" "$(grep '^# optimizer' "$tmp/lr/ramped-summary.csv")"
 source tests/share_outputs.sh
-share_outputs lab6 "$tmp/tab" "$tmp/fig"
+share_outputs lab6 "$tmp/tab" "$tmp/fig" "$R"
 exit $fail

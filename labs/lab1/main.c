@@ -3,7 +3,8 @@
  * Measures per-iteration time (forward + backward + SGD; the first
  * iteration is reported but left out of the mean, as seed 001 did), and the
  * loss/accuracy curves; writes CSV/JSON under --out, a dataset sample grid
- * and first-layer filters as PNG under --figures. `bin/lab1 --table`
+ * and first-layer filters as PNG beside them (--figures names another
+ * folder). `bin/lab1 --table`
  * collects every run's summary into report/tables/lab1.tex. */
 #include <stdio.h>
 
@@ -23,14 +24,14 @@ int main(int argc, char **argv)
     Lab1Options o = { .run = { .model = "cnn3", .dataset = "mnist", .width = 1, .batch = 64, .lr = 0.05f,
                                .momentum = 0.9f, .wd = 5e-4f, .seed = 1, .out = "results/lab1",
                                .tex = "report/tables/lab1.tex" },
-                      .figures = "figures", .augment = "auto", .epochs = 1 };
+                      .figures = NULL, .augment = "auto", .epochs = 1 };
     const CliOption own[] = {
         OPTION_INT("epochs", &o.epochs, "passes over the training set (ignored when --iters > 0)", 0, 100000),
         OPTION_INT("iters", &o.iters, "stop after this many iterations (0: use --epochs)", 0, 100000000),
         OPTION_FLAG("nesterov", &o.nesterov, "Nesterov momentum"),
         OPTION_STR("augment", &o.augment, "auto | on | off (auto: on for cifar10)"),
         OPTION_FLAG("no-synthetic", &o.run.no_synthetic, "fail instead of generating data when files are absent"),
-        OPTION_STR("figures", &o.figures, "directory for PNG pictures"),
+        OPTION_STR("figures", &o.figures, "directory for the PNG pictures (default: --out, beside the run's CSVs)"),
         OPTION_FLAG("table", &o.table_only, "only rebuild the LaTeX table (--tex) from --out"),
     };
     const DriverSpec spec = { .program = "lab1", .usage = "lab1 [options]", .description = DESCRIPTION,

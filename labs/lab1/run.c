@@ -180,7 +180,10 @@ static int save_pictures(const Run *r)
 
 int lab1_check(void *ctx, int ranks)
 {
-    const Lab1Options *o = ctx;
+    Lab1Options *o = ctx;
+    /* A run's pictures stay with its CSVs unless --figures says otherwise:
+     * an ad-hoc run elsewhere never lands in the checkout's figures/. */
+    if (!o->figures) o->figures = o->run.out;
     if (ranks > 1) {
         ddl_error("lab1 trains on one process, but it was started with %d ranks.\n"
                   "Run it without mpirun (or -np 1); data-parallel training is lab3.", ranks);

@@ -49,7 +49,8 @@ if [ -n "$native" ]; then
     break
   done
 fi
-echo "lab2: wrote ${made[*]} in $FIG, and $TAB/$NAME.tex"
+index_figure "${made[@]}"; index_table "$TAB/$NAME.tex"; index_write
+echo "lab2: wrote ${made[*]} in $FIG, $TAB/$NAME.tex and $IN/index.csv"
 # Rendering the native results renders the simulated ones beside them.
 if [ "$NAME" = lab2 ]; then
   for dir in "$IN"/sim-*/; do

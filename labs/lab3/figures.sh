@@ -37,4 +37,5 @@ for trace in "$IN"/task3-trace.csv "$IN"/cap*-trace.csv "$IN"/scale-*-np*-trace.
   gnuplot -e "csv='$trace'; run='$run'; out='$FIG/lab3-timeline-$run.png'" labs/lab3/lab3-timeline.gp
   made+=("lab3-timeline-$run.png")
 done
-echo "lab3: wrote ${made[*]} in $FIG, and $TAB/lab3.tex"
+index_figure "${made[@]}"; index_table "$TAB/lab3.tex"; index_write
+echo "lab3: wrote ${made[*]} in $FIG, $TAB/lab3.tex and $IN/index.csv"

@@ -28,4 +28,5 @@ if has_rows "$IN/lga.csv"; then
     made+=("lab4-lga-$what.png")
   done
 fi
-echo "lab4: wrote ${made[*]} in $FIG, and $TAB/lab4.tex"
+index_figure "${made[@]}"; index_table "$TAB/lab4.tex"; index_write
+echo "lab4: wrote ${made[*]} in $FIG, $TAB/lab4.tex and $IN/index.csv"

@@ -24,4 +24,5 @@ if has_rows "$IN/lossscale.csv"; then
   figures/make_figures.sh --plot labs/lab5/lab5-lossscale.gp "$IN/lossscale.csv" "$FIG/lab5-lossscale.png"
   made+=(lab5-lossscale.png)
 fi
-echo "lab5: wrote ${made[*]} in $FIG, and $TAB/lab5.tex"
+index_figure "${made[@]}"; index_table "$TAB/lab5.tex"; index_write
+echo "lab5: wrote ${made[*]} in $FIG, $TAB/lab5.tex and $IN/index.csv"

@@ -15,4 +15,5 @@ done
 gnuplot -e "dir='$IN'; csv='$IN/breakdown-${workloads[0]}.csv'; workloads='${workloads[*]}'; out='$FIG/lab6-breakdown.png.tmp'" \
   labs/lab6/lab6-breakdown.gp
 mv "$FIG/lab6-breakdown.png.tmp" "$FIG/lab6-breakdown.png"
-echo "lab6: wrote lab6-iters.png lab6-breakdown.png in $FIG, $TAB/lab6.tex and $IN/lab6.csv"
+index_figure lab6-breakdown lab6-iters; index_table "$TAB/lab6.tex"; index_write
+echo "lab6: wrote lab6-iters.png lab6-breakdown.png in $FIG, $TAB/lab6.tex, $IN/lab6.csv and $IN/index.csv"

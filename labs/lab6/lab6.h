@@ -41,6 +41,8 @@ typedef struct Lab6Options {
     const char *alg;           /* horovod: the allreduce ("": ddlab's ring, as Horovod's MPI ring) */
     bool ps_async;             /* ps: apply each push on arrival */
     int accumulate;            /* backward_passes_per_step */
+    const char *lr_scale;      /* none | linear: --lr x workers (Horovod's recipe) */
+    int warmup;                /* linear: steps of the ramp from --lr to the scaled rate */
 } Lab6Options;
 
 /* The workload and style checked (and the workload's model, dataset and

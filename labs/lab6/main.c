@@ -37,7 +37,7 @@ int main(int argc, char **argv)
                       .workload = "sdss_dnn-sdss", .style = "horovod", .alg = "ring", .epochs = 1,
                       .fusion_mb = 128.0f, /* Horovod 0.28: HOROVOD_FUSION_THRESHOLD 128 MiB */
                       .cycle_ms = 1.0f,    /* Horovod 0.28: HOROVOD_CYCLE_TIME 1 ms */
-                      .accumulate = 1 };
+                      .accumulate = 1, .lr_scale = "none", .warmup = 10 };
     const CliOption own[] = {
         OPTION_STR("workload", &o.workload, "resnet50-mnist | mobilenetv2-fashion | sdss_dnn-sdss"),
         OPTION_STR("style", &o.style, "horovod | ps"),
@@ -49,6 +49,10 @@ int main(int argc, char **argv)
         OPTION_STR("alg", &o.alg, "horovod: the allreduce (default ring; lab2's names, nccl on a GPU)"),
         OPTION_FLAG("async", &o.ps_async, "ps: asynchronous server (each push applied on arrival; style ps_async)"),
         OPTION_INT("accumulate", &o.accumulate, "backward passes per step (local accumulation)", 1, 1024),
+        OPTION_STR("lr-scale", &o.lr_scale, "none (default): --lr at any worker count | linear: --lr x workers x "
+                   "accumulate, Horovod's recipe, ramped up over --warmup steps"),
+        OPTION_INT("warmup", &o.warmup, "linear scaling: optimizer steps of the ramp from --lr to the scaled rate",
+                   0, 100000000),
     };
     const DriverSpec spec = { .program = "lab6", .usage = "lab6 run|table [options]", .description = DESCRIPTION,
                               .modes = "run|table", .shared = DRV_WIDTH | DRV_SGD | DRV_TRAIN | DRV_TEX, .own = own,

@@ -49,6 +49,7 @@ int lab6_check(void *ctx, int ranks)
         ddl_error("%s", why);
         return 2;
     }
+    if (driver_choice("lr-scale", o->lr_scale, "none|linear") < 0) return 2;
     CommAlg alg;
     if (comm_alg_from_name(o->alg, &alg) != 0) {
         ddl_error("unknown --alg '%s' (mpi, linear, tree, recdoubling, rabenseifner, ring, ring_async, nccl)", o->alg);
@@ -70,6 +71,20 @@ static SyncConfig strategy(const Lab6Options *o)
     sc.horovod.fp16 = o->fp16;
     if (kind == SYNC_HOROVOD) comm_alg_from_name(o->alg, &sc.alg);
     return sc;
+}
+
+/* The learning rate of optimizer step `step` (0..). --lr-scale none: --lr.
+ * linear: Horovod's recipe (its examples' lr x size x batches per
+ * allreduce; Goyal et al. 2017, "Accurate, large minibatch SGD"): P workers
+ * accumulating K batches average P x K times the examples per step and
+ * take 1/(P K) of an epoch's steps, so the rate is --lr x P x K, reached by
+ * a linear ramp from --lr over the first --warmup steps (a large rate from
+ * the first step upsets a fresh model). One worker, K = 1: --lr. */
+static float lr_at(const Lab6Options *o, int workers, long step)
+{
+    float peak = strcmp(o->lr_scale, "linear") ? o->run.lr : o->run.lr * (float)(workers * o->accumulate);
+    if (step >= o->warmup) return peak;
+    return o->run.lr + (peak - o->run.lr) * (float)step / (float)o->warmup;
 }
 
 /* Strategy, data, model; DistributedSampler over the workers (the server
@@ -118,13 +133,26 @@ static void describe(Run *r, Meta *meta)
              "not sync them)", d->m.nstate);
     meta_set(meta, "batch_per_worker", "%d", o->run.batch);
     meta_set(meta, "iterations", "%ld (%d per epoch per worker)", r->total, batcher_batches(&d->b) / o->accumulate);
-    meta_set(meta, "optimizer", "SGD lr %g momentum %g wd %g (not scaled with workers)", (double)o->run.lr,
-             (double)o->run.momentum, (double)o->run.wd);
+    int scale = r->workers * o->accumulate;
+    if (!strcmp(o->lr_scale, "linear") && scale > 1)
+        meta_set(meta, "optimizer", "SGD lr %g x %d (workers x accumulate) = %g (linear scaling, ramped up from %g "
+                 "over the first %d steps) momentum %g wd %g", (double)o->run.lr, scale,
+                 (double)lr_at(o, r->workers, o->warmup), (double)o->run.lr, o->warmup, (double)o->run.momentum,
+                 (double)o->run.wd);
+    else
+        meta_set(meta, "optimizer", "SGD lr %g momentum %g wd %g (%s)", (double)o->run.lr, (double)o->run.momentum,
+                 (double)o->run.wd, scale > 1 ? "not scaled with workers: --lr-scale none" : "one worker");
     const char *yield = getenv("OMPI_MCA_mpi_yield_when_idle");
     meta_set(meta, "mpi_yield_when_idle", "%s", yield && *yield ? yield : "Open MPI default (busy polling unless "
                                                                       "it knows it is oversubscribed)");
     meta_set(meta, "timing", "training time: wall time of the training loop between barriers (data loading in, "
                              "evaluation out); step breakdown: mean over workers of steps 1.., step 0 discarded");
+}
+
+static void before_batch(Driver *d, long index, void *ctx)
+{
+    const Run *r = ctx;
+    d->t.opt.cfg.lr = lr_at(r->o, r->workers, index / r->o->accumulate);
 }
 
 static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
@@ -242,7 +270,8 @@ int lab6_run(void *ctx, Driver *d)
                 d->train.name, d->train.n, r.total);
     CommCounters before = sync_counters(d->sync);
     DriverLoop loop = { .batches = r.total * o->accumulate, .barrier_start = true, .barrier_end = true };
-    DriverHooks hooks = { .ctx = &r, .after_batch = after_batch, .save = save, .load = load };
+    DriverHooks hooks = { .ctx = &r, .before_batch = before_batch, .after_batch = after_batch, .save = save,
+                          .load = load };
     if ((status = driver_train(d, &loop, &hooks)) != 0) return status;
     CommCounters after = sync_counters(d->sync);
     double bytes = (double)(after.bytes_sent - before.bytes_sent) / (double)r.total;

@@ -1,0 +1,90 @@
+"""The report as data: what latex.py and html.py both render.
+
+Text is plain: the writers escape it for their format. One markup only:
+`code` in backticks (commands, file names) becomes monospace."""
+from dataclasses import dataclass, field
+
+# The verdicts, best first, and what each means. "no verdict" is not a
+# judgement of the seed: the results needed to make one are missing.
+VERDICTS = ("reproduced", "partly", "not reproduced", "no verdict")
+
+
+@dataclass
+class Verdict:
+    state: str          # one of VERDICTS
+    reason: str         # one line built from the numbers
+
+    def __post_init__(self):
+        if self.state not in VERDICTS:
+            raise ValueError(f"unknown verdict {self.state!r}")
+
+
+@dataclass
+class Table:
+    caption: str
+    header: list
+    rows: list          # lists of cells (text), as many as the header
+    align: str = ""     # one of l/r/c per column; "" = l then r
+    note: str = ""      # a line under the table (provenance)
+
+
+@dataclass
+class Figure:
+    path: str           # the PNG, absolute
+    caption: str
+    name: str           # its name in the index (file name without .png)
+
+
+@dataclass
+class Platform:
+    """One results folder of a lab: native, or an emulated/simulated variant."""
+    key: str            # "native", "net-1gbit", "sim-cluster4"
+    label: str          # what the run ran on, in words
+    kind: str           # native | net | sim (what can show a network's cost)
+    dir: str
+    figures: dict = field(default_factory=dict)  # name -> path, from the index
+    tables: list = field(default_factory=list)   # LaTeX tables from the index
+    meta: dict = field(default_factory=dict)     # a result file's metadata
+    problems: list = field(default_factory=list) # partial, corrupt, other commit
+    raw: list = field(default_factory=list)      # result files (CSV, JSON, traces)
+
+
+@dataclass
+class Finding:
+    """What one lab's rules made of one platform's results."""
+    platform: Platform
+    verdict: Verdict
+    table: Table = None
+    figures: list = field(default_factory=list)   # Figure, the 2-3 that show it
+    notes: list = field(default_factory=list)     # paragraphs
+    meta: dict = field(default_factory=dict)      # the main result file's metadata: the conditions
+
+
+@dataclass
+class Section:
+    lab: int
+    title: str
+    short: str                   # the title in the summary table
+    seed: object                 # seeds.Seed
+    question: str
+    quotes: list                 # (ref, text): the seed's headline numbers
+    findings: list               # Finding per platform, the headline first
+    how_to_show: str = ""        # where the finding shows when this run cannot
+    appendix: list = field(default_factory=list)  # Figure
+    problems: list = field(default_factory=list)  # the lab's, before any platform
+
+    @property
+    def headline(self):
+        return self.findings[0] if self.findings else None
+
+
+@dataclass
+class Report:
+    title: str
+    commit: str
+    date: str
+    machine: str
+    what_ran: list               # lines: labs, platforms, profile, data
+    data_line: str               # "synthetic data: ..." or ""
+    sections: list
+    problems: list = field(default_factory=list)

@@ -1,0 +1,81 @@
+"""lab3 - gather/scatter vs allreduce vs DDP buckets (seed 001, Table 1)."""
+from . import rules
+from .doc import Finding, Table
+
+TITLE = "Gradient synchronisation: gather/scatter, allreduce, DDP buckets"
+SHORT = "gradient sync strategies"
+SEED = "001"
+SHOWS_ON = ("net", "sim")
+HOW_TO_SHOW = ("On one machine the ranks share memory: moving the gradient costs a few percent of a step, so "
+               "the strategies land within noise of each other and no ordering can show. The seed's order needs "
+               "a network that costs something: `make lab3 NET=1gbit NP=2` (2 emulated hosts on a 1 Gbit/s link; "
+               "root) or `make lab3 PLATFORM=cluster4` (the seed's 4 nodes, simulated with SimGrid).")
+KEY = [
+    ("lab3-scaling", "Time per iteration against ranks for every strategy (the seed's Figures 2-4 in one plot). "
+                     "Look at the order of the curves at the most ranks: the seed had gather/scatter on top and "
+                     "DDP at the bottom, and only DDP improving at every step."),
+    ("lab3-timeline-task3", "One DDP step (Task 3) on every rank. Communication drawn under backward is hidden "
+                            "behind it; what comes after the last backward box is what the optimizer waits for."),
+    ("lab3-buckets", "Iteration time, exposed synchronisation and communication per DDP bucket cap, beside the "
+                     "flat control (one allreduce after backward). Look for the cap with the least exposed sync."),
+]
+APPENDIX = [
+    (r"lab3-scaling-(\w+)", "Time per iteration against ranks, {0} alone (one of the seed's Figures 2-4)."),
+    (r"lab3-overlap", "Share of the communication hidden behind backward, per DDP bucket cap."),
+    (r"lab3-timeline-cap(\d+)-np(\d+)", "One DDP step with a {0} MiB bucket cap at {1} ranks (cap 0: a bucket per "
+                                        "layer): backward and the buckets' allreduces on every rank."),
+    (r"lab3-timeline-(.+)", "One step of run {0} on every rank: forward, backward, communication, optimizer."),
+]
+TASKS = ("1", "2a", "2b", "3")
+
+
+def quotes(seed):
+    t = seed.table("table1")
+    rows = {r["task"]: r for r in t.rows}
+    return [(seed.ref("table1"),
+             "time per iteration " + ", ".join(f"{rows[k]['method']} {rows[k]['s_per_iter']} s" for k in TASKS) +
+             f"; speedup {rows['2a']['speedup']} / {rows['2b']['speedup']} / {rows['3']['speedup']} on 4 nodes; "
+             f"accuracy after one epoch {rows['1']['test_accuracy_pct']}-{rows['3']['test_accuracy_pct']}%")]
+
+
+def evaluate(platform, seed):
+    mine = rules.read(platform, "table1.csv", need=("task", "s_per_iter", "test_accuracy_pct", "speedup", "np"))
+    theirs = {r["task"]: r for r in seed.table("table1").rows}
+    rows = {}
+    for task in TASKS:
+        found = mine.where(task=task)
+        if found:
+            rows[task] = found[0]
+    missing = [t for t in TASKS if t not in rows]
+    if missing:
+        raise rules.csvdata.DataError(f"{mine.path}: no row for task {', '.join(missing)} (a partial run?)")
+    t = {k: rules.num(rows[k], "s_per_iter") for k in TASKS}
+    acc = {k: rules.num(rows[k], "test_accuracy_pct") for k in TASKS}
+    speed = {k: rules.num(rows[k], "speedup") for k in TASKS}
+    seed_t = {k: float(theirs[k]["s_per_iter"]) for k in TASKS}
+    ordered = t["2a"] > t["2b"] >= t["3"]
+    spread = max(acc.values()) - min(acc.values())
+    claims = [
+        rules.claim(ordered, "the seed's order", "not the seed's order",
+                    f"gather/scatter {rules.ms(t['2a'])} {rules.cmp(t['2a'], t['2b'])} allreduce "
+                    f"{rules.ms(t['2b'])} {rules.cmp(t['2b'], t['3'])} DDP {rules.ms(t['3'])} "
+                    f"(seed: {rules.ms(seed_t['2a'])} > {rules.ms(seed_t['2b'])} > {rules.ms(seed_t['3'])})"),
+        rules.claim(speed["3"] > 1.0, "DDP faster than one process", "DDP not faster than one process",
+                    f"{speed['3']:.2f}x (seed: {theirs['3']['speedup']}x)"),
+        rules.claim(spread <= 5.0, "accuracies alike", "accuracies apart",
+                    f"spread {spread:.1f} points over the tasks (seed: 2.4)"),
+    ]
+    verdict = rules.combine(claims)
+    table = Table(
+        caption=f"The seed's {seed.ref('table1')} beside ddlab's: time per iteration (mean of iterations 2-40, "
+                "over ranks), speedup over one process, test accuracy.",
+        header=["Task", "Method", "Seed s/iter", "Seed speedup", "Seed acc. %", "ddlab ranks", "ddlab s/iter",
+                "ddlab speedup", "ddlab acc. %"],
+        rows=[[k, theirs[k]["method"], theirs[k]["s_per_iter"], theirs[k]["speedup"], theirs[k]["test_accuracy_pct"],
+               rows[k]["np"], f"{t[k]:.3f}", f"{speed[k]:.2f}", f"{acc[k]:.1f}"] for k in TASKS],
+        align="llrrrrrrr",
+        note=mine.meta.get("summary", ""))
+    notes = []
+    if rules.synthetic(mine.meta):
+        notes.append("Synthetic CIFAR-10: the accuracies show that training ran, not what VGG-11 learns.")
+    return Finding(platform, verdict, table=table, notes=notes, meta=mine.meta)

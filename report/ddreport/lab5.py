@@ -1,0 +1,114 @@
+"""lab5 - C-SGD vs D-SGD vs FedAvg, FP32 vs FP16 (seed 004)."""
+import re
+
+from . import rules
+from .doc import Finding, Table
+
+TITLE = "C-SGD vs D-SGD vs federated averaging, FP32 vs FP16"
+SHORT = "C-SGD, D-SGD, FedAvg; FP16"
+SEED = "004"
+SHOWS_ON = ()
+HOW_TO_SHOW = ""
+KEY = [
+    (r"lab5-fig5-fp32", "The seed's Figure 5: validation accuracy per epoch of the four schemes in FP32. The seed "
+                        "saw the three batch-256 curves together after 100 epochs; look at how far apart they are "
+                        "here, and how much they move from epoch to epoch."),
+    (r"lab5-fig6-fp16", "The seed's Figure 6: the same in FP16 mixed precision. Compare each curve with its FP32 "
+                        "twin: the seed found the loss from FP16 negligible."),
+    (r"lab5-lossscale", "The dynamic loss scale of every FP16 run against optimizer updates: it doubles after a "
+                        "window of clean steps and halves (skipping the step) on an overflow."),
+]
+APPENDIX = []
+SCHEMES = ("C_SGD_BS256", "D_SGD_BS256", "D_SGD_BS2048", "FL_BS256")
+# The seed's schemes: which run plays each (name, and min or max batch).
+ROLES = {"C_SGD_BS256": ("C_SGD", min), "D_SGD_BS256": ("D_SGD", min), "D_SGD_BS2048": ("D_SGD", max),
+         "FL_BS256": ("FL", min)}
+SAME = 5.0  # accuracy points within which the seed's "almost the same" counts as holding
+
+
+def quotes(seed):
+    s = {r["scheme"]: r for r in seed.table("section3.2").rows}
+    return [(seed.ref("section3.2"), f"{seed.value('params'):,.0f} parameters x 4 B = {s['FL_BS256']['mb_per_round']} "
+                                     f"MB per round (FP16: {seed.value('mb_per_round_fp16'):.0f} MB); per epoch "
+                                     f"D-SGD/256 {float(s['D_SGD_BS256']['mb_per_epoch']) / 1e3:.1f} GB, D-SGD/2048 "
+                                     f"{float(s['D_SGD_BS2048']['mb_per_epoch']) / 1e3:.1f} GB, FL "
+                                     f"{s['FL_BS256']['mb_per_epoch']} MB, C-SGD 0"),
+            (seed.ref("findings"), "for batch size 256 the accuracy of C-SGD, D-SGD and FL is almost the same "
+                                   f"after {seed.value('epochs'):.0f} epochs, and FP16's loss is negligible")]
+
+
+def roles(labels):
+    """The seed's scheme names -> this run's labels of one precision: runs are
+    named NAME_BS<batch>_<PRECISION>; D-SGD's smaller batch plays the seed's
+    256, its larger one the seed's 2048 (a test's tiny run uses others)."""
+    runs = {}
+    for label in labels:
+        m = re.fullmatch(r"(C_SGD|D_SGD|FL)_BS(\d+)_(FP32|FP16)", label)
+        if m:
+            runs.setdefault((m.group(1), m.group(3)), []).append((int(m.group(2)), label))
+    out = {}
+    for prec in ("FP32", "FP16"):
+        for scheme, (name, pick) in ROLES.items():
+            found = sorted(runs.get((name, prec), []))
+            if len(found) == 1 and name == "D_SGD":  # one D-SGD run: its batch says which
+                found = [x for x in found if (x[0] >= 1024) == (pick is max)]
+            if found:
+                out[scheme, prec] = pick(found)[1]
+    return out
+
+
+def evaluate(platform, seed):
+    comm = rules.read(platform, "comm.csv", need=("label", "mb_per_round", "mb_per_epoch", "mb_per_epoch_closed",
+                                                  "rounds_per_epoch", "bytes_match"))
+    accs = rules.read(platform, "accuracy.csv", need=("label", "final_pct"))
+    byrole = roles(r["label"] for r in comm.rows)
+    c = {key: comm.one(label=label) for key, label in byrole.items()}
+    a = {key: rules.num(accs.one(label=label), "final_pct") for key, label in byrole.items()}
+    missing = [f"{s} {p}" for p in ("FP32", "FP16") for s in SCHEMES if (s, p) not in c]
+    if missing:
+        raise rules.csvdata.DataError(f"{comm.path}: no run in the role of {', '.join(missing)} (a partial run?)")
+    labels = [(s, p) for p in ("FP32", "FP16") for s in SCHEMES]
+    matched = sum(c[x]["bytes_match"] == "yes" for x in labels)
+    halves = [rules.num(c[s, "FP16"], "mb_per_round") / rules.num(c[s, "FP32"], "mb_per_round")
+              for s in SCHEMES[1:]]
+    epoch = {s: rules.num(c[s, "FP32"], "mb_per_epoch") for s in SCHEMES}
+    bs256 = [a[s, "FP32"] for s in ("C_SGD_BS256", "D_SGD_BS256", "FL_BS256")]
+    fp16_loss = [a[s, "FP32"] - a[s, "FP16"] for s in SCHEMES]
+    sd = {r["scheme"]: r for r in seed.table("section3.2").rows}
+    epochs_ok = epoch["FL_BS256"] < epoch["D_SGD_BS2048"] < epoch["D_SGD_BS256"]
+    claims = [
+        rules.claim(matched == len(labels) and all(abs(h - 0.5) < 1e-9 for h in halves),
+                    "bytes as the closed form, FP16 half", "bytes not as the closed form",
+                    f"{matched} of {len(labels)} runs, FP16 {min(halves):.3f}-{max(halves):.3f}x FP32 (seed: half)"),
+        rules.claim(epochs_ok, "FL < D-SGD/2048 < D-SGD/256 per epoch", "not FL < D-SGD/2048 < D-SGD/256",
+                    f"{rules.fmt(epoch['FL_BS256'])}, {rules.fmt(epoch['D_SGD_BS2048'])}, "
+                    f"{rules.fmt(epoch['D_SGD_BS256'])} MB (seed: 44 MB, 1.1 GB, 8.6 GB)"),
+        rules.claim(max(bs256) - min(bs256) <= SAME, "batch-256 schemes alike", "batch-256 schemes apart",
+                    f"C-SGD {bs256[0]:.1f}%, D-SGD {bs256[1]:.1f}%, FL {bs256[2]:.1f}% (seed: almost the same; "
+                    f"alike: within {SAME:.0f} points)"),
+        rules.claim(max(fp16_loss) <= SAME, "FP16 as accurate", "FP16 less accurate",
+                    f"at most {max(0.0, max(fp16_loss)):.1f} points below FP32 (seed: negligible loss)"),
+    ]
+    rows = []
+    for x in labels:
+        s, prec = x
+        seed_epoch = sd[s]["mb_per_epoch"] if prec == "FP32" and s in sd else "-"
+        seed_rounds = rules.fmt(float(sd[s]["rounds_per_epoch"])) if s in sd else "-"
+        rows.append([s, c[x]["label"], seed_epoch, seed_rounds,
+                     rules.fmt(rules.num(c[x], "mb_per_epoch_closed")), rules.fmt(rules.num(c[x], "mb_per_epoch")),
+                     c[x]["rounds_per_epoch"], f"{a[x]:.1f}"])
+    table = Table(
+        caption=f"The seed's {seed.ref('section3.2')} beside ddlab's runs: MB per epoch per user and direction "
+                "(the seed's: full ResNet-18 on 50,000 images; ddlab's: this run's model and subset, by the same "
+                "formula and counted), rounds per epoch, final validation accuracy.",
+        header=["Seed's scheme", "ddlab run", "Seed MB/epoch", "Seed rounds/epoch", "ddlab formula MB/epoch",
+                "ddlab counted MB/epoch", "ddlab rounds/epoch", "ddlab acc. %"],
+        rows=rows, align="llrrrrrr", note=comm.meta.get("summary", ""))
+    notes = []
+    if platform.meta.get("profile", comm.meta.get("profile")) == "quick":
+        notes.append("The quick profile trains a few dozen steps of a narrower ResNet-18 on a 4096-image subset: its "
+                     "accuracies are early-training numbers that move by several points between epochs, not the "
+                     "seed's 100 epochs.")
+    if rules.synthetic(comm.meta) or "synthetic" in comm.meta.get("summary", ""):
+        notes.append("Synthetic CIFAR-10: accuracies compare the schemes with each other only.")
+    return Finding(platform, rules.combine(claims), table=table, notes=notes, meta=comm.meta)

@@ -1,0 +1,125 @@
+"""lab6 - Horovod-style allreduce vs a parameter server, 1 vs 2 workers
+(seed 003, Table I)."""
+import math
+
+from . import rules
+from .doc import Finding, Table
+
+TITLE = "Horovod vs parameter server across three workloads"
+SHORT = "Horovod vs parameter server"
+SEED = "003"
+SHOWS_ON = ("net", "sim")
+HOW_TO_SHOW = ("Over one machine's shared memory the small DNN's allreduce costs microseconds, less than its "
+               "step, so a second worker still halves its epoch; the seed's GPUs paid tens of microseconds per "
+               "step. A link that costs something shows the slowdown: `make lab6 NET=100mbit NP=2` (2 emulated "
+               "hosts at 100 Mbit/s; root).")
+KEY = [
+    ("lab6-breakdown", "One step's wall time split into compute, exposed communication and the rest, per style "
+                       "and worker count. Where exposed communication is larger than half the compute, a second "
+                       "worker cannot make the epoch shorter."),
+    ("lab6-iters", "Iterations per second per workload, style and worker count (log scale). The seed's Table I "
+                   "has every workload losing iterations per second at 2 GPUs; the epoch still gets shorter "
+                   "where the step does not slow by more than 2x."),
+]
+APPENDIX = []
+WORKLOADS = ("resnet50-mnist", "mobilenetv2-fashion", "sdss_dnn-sdss")
+SHORT_NAMES = {"resnet50-mnist": "ResNet-50", "mobilenetv2-fashion": "MobileNetV2", "sdss_dnn-sdss": "DNN+SDSS"}
+NODE = "Node5"  # the seed's node whose 1- and 2-GPU rows are its own (Node9's 1-GPU times repeat Node5's)
+
+
+def quotes(seed):
+    t = seed.table("table1")
+    def cell(w, g, col):
+        return t.one(workload=w, node=NODE, gpus=g)[col]
+    text = "; ".join(f"{cell(w, 1, 'label')}: {cell(w, 1, 'training_time_s')} s -> {cell(w, 2, 'training_time_s')} s, "
+                     f"{cell(w, 1, 'test_accuracy_pct')}% -> {cell(w, 2, 'test_accuracy_pct')}%" for w in WORKLOADS)
+    return [(f"{seed.ref('table1')}, {NODE}, 1 -> 2 GPUs", text)]
+
+
+def cells(grid, style):
+    out = {}
+    for w in WORKLOADS:
+        for k in (1, 2):
+            found = grid.where(style=style, workload=w, workers=k, device=grid.rows[0]["device"])
+            if found:
+                out[w, k] = found[0]
+    return out
+
+
+def evaluate(platform, seed):
+    grid = rules.read(platform, "lab6.csv", need=("style", "workload", "workers", "train_s", "test_accuracy_pct",
+                                                  "iters_per_s", "device"))
+    if not grid.rows:
+        raise rules.csvdata.DataError(f"{grid.path}: no runs")
+    hv, ps = cells(grid, "horovod"), cells(grid, "ps")
+    need = [(w, k) for w in ("resnet50-mnist", "sdss_dnn-sdss") for k in (1, 2) if (w, k) not in hv]
+    if need:
+        raise rules.csvdata.DataError(f"{grid.path}: no horovod run of " +
+                                      ", ".join(f"{w} at {k} worker(s)" for w, k in need))
+    st = seed.table("table1")
+    sd = {(w, k): st.one(workload=w, node=NODE, gpus=k) for w in WORKLOADS for k in (1, 2)}
+    t = {key: rules.num(r, "train_s") for key, r in hv.items()}
+    acc = {key: rules.num(r, "test_accuracy_pct") for key, r in hv.items()}
+    cnns = [w for w in ("resnet50-mnist", "mobilenetv2-fashion") if (w, 1) in hv and (w, 2) in hv]
+    n = tested(platform, grid)
+    tol = {w: noise(acc[w, 1], acc[w, 2], n) for w in cnns}
+    kept = all(acc[w, 1] - acc[w, 2] <= tol[w] for w in cnns)
+    acc_text = ", ".join(f"{SHORT_NAMES[w]} {acc[w, 1]:.1f} -> {acc[w, 2]:.1f}%" for w in cnns)
+    seed_acc = ", ".join(f"{sd[w, 1]['test_accuracy_pct']} -> {sd[w, 2]['test_accuracy_pct']}%" for w in cnns)
+    sdss, resnet = t["sdss_dnn-sdss", 2] / t["sdss_dnn-sdss", 1], t["resnet50-mnist", 2] / t["resnet50-mnist", 1]
+    slows = sdss > 1.0 and resnet < 1.0
+    seed_sdss = float(sd["sdss_dnn-sdss", 2]["training_time_s"]) / float(sd["sdss_dnn-sdss", 1]["training_time_s"])
+    seed_res = float(sd["resnet50-mnist", 2]["training_time_s"]) / float(sd["resnet50-mnist", 1]["training_time_s"])
+    claims = [
+        rules.claim(kept, "accuracy kept at 2 workers", "accuracy lost at 2 workers",
+                    f"{acc_text}, a drop of at most {max(tol.values()):.1f} points is test-set noise (seed: "
+                    f"{seed_acc})"),
+        rules.claim(slows, "DNN+SDSS slower, ResNet-50 faster at 2 workers", "not DNN+SDSS slower and ResNet-50 "
+                    "faster", f"{sdss:.2f}x and {resnet:.2f}x the time of 1 worker (seed: {seed_sdss:.2f}x, "
+                    f"{seed_res:.2f}x)"),
+    ]
+    rows = []
+    for w in WORKLOADS:
+        for k in (1, 2):
+            h, p = hv.get((w, k)), ps.get((w, k))
+            rows.append([sd[w, k]["label"] if k == 1 else "", str(k), sd[w, k]["training_time_s"],
+                         sd[w, k]["test_accuracy_pct"], sd[w, k]["iters_per_s"],
+                         rules.fmt(rules.num(h, "train_s")) if h else "-", h["test_accuracy_pct"] if h else "-",
+                         rules.fmt(rules.num(h, "iters_per_s")) if h else "-",
+                         rules.fmt(rules.num(p, "train_s")) if p else "-", p["test_accuracy_pct"] if p else "-"])
+    table = Table(
+        caption=f"The seed's {seed.ref('table1')} ({NODE}, Horovod on 1 and 2 GPUs) beside ddlab's grid: training "
+                "time (s), test accuracy (%) and iterations per second, Horovod-style ring with tensor fusion "
+                "and a parameter server.",
+        header=["Workload", "Workers", "Seed time", "Seed acc.", "Seed it/s", "Horovod time", "Horovod acc.",
+                "Horovod it/s", "PS time", "PS acc."],
+        rows=rows, align="lrrrrrrrrr", note=grid.meta.get("summary", ""))
+    notes = [lr_note(grid.meta)]
+    if rules.synthetic(grid.meta) or "synthetic" in grid.meta.get("summary", ""):
+        notes.append("Synthetic data: the accuracies show that both worker counts train alike, not what the "
+                     "models reach on MNIST, Fashion-MNIST or SDSS.")
+    return Finding(platform, rules.combine(claims), table=table, notes=[n for n in notes if n], meta=grid.meta)
+
+
+def tested(platform, grid):
+    """Test examples behind each accuracy: the runs' own summaries say."""
+    try:
+        return int(rules.num(rules.read(platform, "resnet50-mnist-horovod-w1-summary.csv").rows[0], "test_examples"))
+    except (rules.csvdata.DataError, IndexError):
+        n = rules.csvdata.num(grid.meta.get("test_examples"))
+        return int(n) if n > 0 else None  # NaN (absent) is not > 0
+
+
+def noise(a1, a2, n):
+    """Two standard errors of the difference of two accuracies (%) measured
+    on n test examples each (binomial), at least a point; 2 points when n is
+    not known."""
+    if not n:
+        return 2.0
+    p1, p2 = a1 / 100, a2 / 100
+    return max(1.0, 200 * math.sqrt((p1 * (1 - p1) + p2 * (1 - p2)) / n))
+
+
+def lr_note(meta):
+    opt = meta.get("optimizer", "")
+    return f"Optimizer: {opt}." if opt else ""

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# e2e_report_rules.sh - the report's verdict rules (report/ddreport/labN.py),
+# one lab at a time, on result files written for each case: the seed's
+# claims all holding, some, none, and files a rule cannot read
+# (tests/report_rules.py). A second or so; prints ok / not ok lines.
+set -u
+cd "$(dirname "$0")/.."
+command -v python3 >/dev/null 2>&1 || { echo "skip - report rules: python3 not installed (make deps)"; exit 0; }
+exec python3 tests/report_rules.py

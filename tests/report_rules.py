@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""tests/report_rules.py - each lab's verdict rule (report/ddreport/labN.py)
+on result files made for the purpose: one case where every claim of the
+seed holds, one where some do, one where none does, and one that cannot be
+read. Each case's files have the columns the lab writes; where a case
+takes its numbers from a measured run, its comment says which (the labs'
+READMEs). Run by tests/e2e_report_rules.sh; prints ok / not ok lines."""
+import csv
+import os
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "report"))
+
+from ddreport import csvdata, labs, seeds  # noqa: E402
+from ddreport.doc import Platform  # noqa: E402
+
+SEEDS = seeds.load(os.path.join(ROOT, "report", "seeds"))
+failed = 0
+
+
+def write(folder, name, rows, meta=None):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "w", newline="") as f:
+        for k, v in {"program": "tests/report_rules.py", "data": "real", "profile": "quick", "test_examples": "2000",
+                     **(meta or {})}.items():
+            f.write(f"# {k}: {v}\n")
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def case(lab, name, files, want):
+    """Run lab's rule on the files ({name: rows}); want: a verdict state or
+    'no verdict' (the rule must refuse with a DataError)."""
+    global failed
+    folder = tempfile.mkdtemp(prefix=f"report-rules-lab{lab}.")
+    for fname, rows in files.items():
+        write(folder, fname, rows)
+    mod = labs.LABS[lab]
+    try:
+        got = mod.evaluate(Platform(key="native", label="test", kind="native", dir=folder), SEEDS[mod.SEED])
+        state, reason = got.verdict.state, got.verdict.reason
+    except csvdata.DataError as e:
+        state, reason = "no verdict", str(e)
+    ok = state == want
+    failed += not ok
+    print(f"{'ok' if ok else 'not ok'} - report rules: lab{lab} {name}: {state}"
+          f"{'' if ok else f' (expected {want})'}: {reason}")
+
+
+# lab1: VGG-11 learns above chance (seed 001 Task 1: 16.33%).
+def lab1_row(acc, model="vgg11"):
+    return [{"run": f"{model}-cifar10", "model": model, "width": "0.25", "dataset": "cifar10", "data": "real",
+             "iterations": "80", "ms_mean": "254", "test_loss": "2.2", "test_accuracy": str(acc)}]
+
+
+case(1, "15.6% after one quick epoch (lab3's Task 1, measured)", {"vgg11-cifar10-summary.csv": lab1_row(0.156)},
+     "reproduced")
+case(1, "10.1%, chance", {"vgg11-cifar10-summary.csv": lab1_row(0.101)}, "not reproduced")
+case(1, "no VGG-11 run", {"cnn3-mnist-summary.csv": lab1_row(0.9, "cnn3")}, "no verdict")
+
+
+# lab2: the ring beats tree/butterfly at the largest size; rings 7-10 points less accurate.
+def lab2_files(times_ms, gaps):
+    bench = [{"alg": a, "bytes": "67108864", "median_us": str(1e3 * t), "ranks": "4", "busbw_GBs": "1"}
+             for a, t in times_ms.items()]
+    bench += [{"alg": a, "bytes": "4", "median_us": "10", "ranks": "4", "busbw_GBs": "0"} for a in times_ms]
+    train = [{"alg": a, "hidden": "16", "test_accuracy": str(0.9 + g / 100), "accuracy_minus_reference": str(g / 100),
+              "ranks": "4", "maxdiff_first_step": "1.5e-8", "maxdiff_final": "0.01"} for a, g in gaps.items()]
+    return {"bench-np4.csv": bench, "train-np4.csv": train}
+
+
+fast_ring = {"mpi": 90, "ring": 100, "tree": 200, "recdoubling": 300}
+# Simulated 80 ranks at 16 MiB (labs/lab2/README.md): ring 0.275 s, tree 1.10 s, butterfly 3.24 s;
+# accuracies equal to 0.01 points.
+case(2, "ring fastest, no accuracy gap (the simulated 80-rank run)",
+     lab2_files({"mpi": 314, "ring": 275, "tree": 1100, "recdoubling": 3240}, {"mpi": 0, "ring": 0.01}), "partly")
+case(2, "ring fastest and 8.5 points less accurate", lab2_files(fast_ring, {"mpi": 0, "ring": -8.5}),
+     "reproduced")
+case(2, "ring slowest, no gap", lab2_files({"ring": 400, "tree": 200, "recdoubling": 300}, {"mpi": 0, "ring": 0.06}),
+     "not reproduced")
+case(2, "no ring run", lab2_files(fast_ring, {"mpi": 0}), "no verdict")
+
+
+# lab3: gather/scatter > allreduce >= DDP, DDP faster than one process, accuracies alike.
+def lab3_table(s, acc):
+    t1 = s["1"]
+    return {"table1.csv": [{"task": k, "method": k, "np": "1" if k == "1" else "4", "s_per_iter": str(v),
+                            "test_accuracy_pct": str(acc[k]), "speedup": f"{t1 / v:.2f}"} for k, v in s.items()]}
+
+
+seed_t = {r["task"]: float(r["s_per_iter"]) for r in SEEDS["001"].table("table1").rows}
+seed_acc = {r["task"]: float(r["test_accuracy_pct"]) for r in SEEDS["001"].table("table1").rows}
+case(3, "the seed's own Table 1", lab3_table(seed_t, seed_acc), "reproduced")
+# One machine, 4 ranks on 2 cores, real CIFAR-10 (labs/lab3/README.md, "Measured here").
+case(3, "native shared memory (measured)", lab3_table({"1": 0.254, "2a": 0.231, "2b": 0.232, "3": 0.235},
+                                                      {"1": 15.6, "2a": 12.2, "2b": 11.8, "3": 13.0}), "partly")
+case(3, "DDP slowest, accuracies 20 points apart", lab3_table({"1": 0.2, "2a": 0.3, "2b": 0.4, "3": 0.5},
+                                                              {"1": 10, "2a": 30, "2b": 12, "3": 11}),
+     "not reproduced")
+case(3, "task 3 missing", {"table1.csv": lab3_table(seed_t, seed_acc)["table1.csv"][:3]}, "no verdict")
+
+
+# lab4: pairs send less per round; less in total with the seed's iterations;
+# lose accuracy at equal iterations; win it back with more.
+def lab4_files(pair_total_mb, pair_acc_12, pair_acc_18, allreduce_acc=91):
+    rows = []
+    for p in (3, 4, 5):
+        rows.append({"workers": p, "passes": p, "label": "all-reduce", "iterations": 12, "rounds": 120,
+                     "traffic_mb": 100.0, "accuracy_pct": 90})
+        rows.append({"workers": p, "passes": 1, "label": "k=1", "iterations": 12 + 3 * (p - 1),
+                     "rounds": 10 * (12 + 3 * (p - 1)), "traffic_mb": pair_total_mb, "accuracy_pct": 89})
+    fig3 = [{"label": "all-reduce", "iterations": 12, "accuracy": allreduce_acc / 100},
+            {"label": "k=1", "iterations": 12, "accuracy": pair_acc_12 / 100},
+            {"label": "k=1", "iterations": 18, "accuracy": pair_acc_18 / 100}]
+    return {"table2.csv": rows, "fig3.csv": fig3}
+
+
+case(4, "less per round and in total, 31% then 89% (the seed's Figure 3)", lab4_files(90, 31, 89), "reproduced")
+# 5 workers, real MNIST (labs/lab4/README.md): pairs at 12 iterations 84.8% against the
+# all-reduce's 83.0%, 92.2% at 24; more bytes in total with the seed's extra iterations.
+case(4, "more in total, no loss at equal iterations (measured)", lab4_files(130, 84.8, 92.2, 83.0), "partly")
+case(4, "no Figure 3 bars", {"table2.csv": lab4_files(90, 31, 89)["table2.csv"],
+                             "fig3.csv": [{"label": "all-reduce", "iterations": 12, "accuracy": 0.9}]}, "no verdict")
+
+
+# lab5: bytes = closed form, FP16 half; FL < D-SGD/2048 < D-SGD/256 per epoch;
+# batch-256 schemes alike; FP16 close to FP32.
+def lab5_files(acc, match="yes"):
+    comm, accs = [], []
+    per_epoch = {"C_SGD_BS256": 0, "D_SGD_BS256": 44.9, "D_SGD_BS2048": 5.6, "FL_BS256": 2.8}
+    rounds = {"C_SGD_BS256": 0, "D_SGD_BS256": 16, "D_SGD_BS2048": 2, "FL_BS256": 1}
+    for prec, scale in (("FP32", 1.0), ("FP16", 0.5)):
+        for s in per_epoch:
+            label = f"{s}_{prec}"
+            comm.append({"label": label, "mb_per_round": 2.806 * scale if s != "C_SGD_BS256" else 0,
+                         "mb_per_epoch": per_epoch[s] * scale, "mb_per_epoch_closed": per_epoch[s] * scale,
+                         "rounds_per_epoch": rounds[s], "bytes_match": match})
+            accs.append({"label": label, "final_pct": acc[s][0 if prec == "FP32" else 1]})
+    return {"comm.csv": comm, "accuracy.csv": accs}
+
+
+alike = {"C_SGD_BS256": (40, 39), "D_SGD_BS256": (41, 40), "D_SGD_BS2048": (20, 21), "FL_BS256": (38, 38)}
+case(5, "bytes as the formula, accuracies alike", lab5_files(alike), "reproduced")
+# Quick profile, real CIFAR-10 (labs/lab5/README.md): batch-256 accuracies 26.4, 31.0, 20.6%.
+measured = {"C_SGD_BS256": (26.4, 37.2), "D_SGD_BS256": (31.0, 35.4), "D_SGD_BS2048": (10.9, 11.0),
+            "FL_BS256": (20.6, 32.3)}
+case(5, "bytes as the formula, batch-256 accuracies 10 points apart (measured)", lab5_files(measured), "partly")
+case(5, "a run missing", {k: v[:-1] for k, v in lab5_files(alike).items()}, "no verdict")
+
+
+# lab6: 2 workers keep the CNNs' accuracy; the small DNN slows at 2 workers, ResNet-50 does not.
+def lab6_grid(cells):
+    rows = []
+    for (w, k), (t, acc) in cells.items():
+        rows.append({"device": "cpu", "style": "horovod", "workers": k, "workload": w, "workload_label": w,
+                     "train_s": t, "test_accuracy_pct": acc, "iters_per_s": 100 / t})
+    return {"lab6.csv": rows}
+
+
+# One idle machine, the quick profile before linear scaling (labs/lab6/README.md, run C).
+run_c = {("resnet50-mnist", 1): (14.25, 86.6), ("resnet50-mnist", 2): (7.76, 66.6),
+         ("mobilenetv2-fashion", 1): (14.90, 72.7), ("mobilenetv2-fashion", 2): (8.02, 49.0),
+         ("sdss_dnn-sdss", 1): (0.0635, 97.2), ("sdss_dnn-sdss", 2): (0.0377, 97.7)}
+case(6, "idle machine, accuracy lost at 2 workers (measured)", lab6_grid(run_c), "not reproduced")
+# Emulated 100 Mbit/s link, synthetic data (labs/lab6/README.md): SDSS 0.211 -> 2.44 s,
+# ResNet-50 20.11 -> 16.73 s, 70.5 -> 52.2%.
+net = {("resnet50-mnist", 1): (20.11, 70.5), ("resnet50-mnist", 2): (16.73, 52.2),
+       ("sdss_dnn-sdss", 1): (0.211, 94.5), ("sdss_dnn-sdss", 2): (2.44, 94.2)}
+case(6, "emulated 100 Mbit/s link (measured)", lab6_grid(net), "partly")
+kept = dict(net)
+kept[("resnet50-mnist", 2)] = (16.73, 68.0)
+case(6, "slowdown, accuracy 2.5 points lower: within the noise of 2000 test images", lab6_grid(kept), "reproduced")
+kept[("resnet50-mnist", 2)] = (16.73, 66.0)
+case(6, "slowdown, accuracy 4.5 points lower: beyond the noise", lab6_grid(kept), "partly")
+case(6, "no SDSS run", lab6_grid({k: v for k, v in net.items() if k[0] != "sdss_dnn-sdss"}), "no verdict")
+
+sys.exit(1 if failed else 0)
