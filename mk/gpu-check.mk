@@ -18,7 +18,7 @@
 #                  GPU_CHECK_DEVICE=cuda-emu: the same flow on the emulated GPU
 #                  (a dry run for machines without one). NCCL: beside nvcc,
 #                  else NCCL_HOME, else a python's nvidia-nccl wheel (the
-#                  device machines' image has NCCL only that way).
+#                  H200 machine's image had NCCL only that way).
 # make gpu-kit     (on a Debian machine with `make deps` done) copies the
 #                  OpenBLAS (OpenMP build), libpng and zlib headers and shared
 #                  libraries, with the libraries they need that a CUDA image
