@@ -18,7 +18,7 @@
 #                  GPU_CHECK_DEVICE=cuda-emu: the same flow on the emulated GPU
 #                  (a dry run for machines without one). NCCL: beside nvcc,
 #                  else NCCL_HOME, else a python's nvidia-nccl wheel (the
-#                  device machines' image has NCCL only that way).
+#                  H200 machine's image had NCCL only that way).
 # make gpu-kit     (on a Debian machine with `make deps` done) copies the
 #                  OpenBLAS (OpenMP build), libpng and zlib headers and shared
 #                  libraries, with the libraries they need that a CUDA image
@@ -27,13 +27,13 @@
 #                  kit when it is there (rpath to it: nothing to install), else
 #                  against the system's libraries.
 #
-# On the device machine (the device tool's `run`; build/ is git-ignored, so
-# the kit must be carried): here `make gpu-kit`, then
-#   run(command="make gpu-check GPU_CHECK_OUT=$OUT", carry=["build/gpu-kit"])
-# GPU_CHECK_OUT=$OUT: the summary and every step's log are written there as
-# each step ends, so whatever the command's fate, they come back;
-# GPU_CHECK_DEADLINE_S (default 420) keeps the whole run inside the
-# device's 10-minute command limit (core/cuda/README.md, "On a lent GPU").
+# On a GPU machine that has no Debian packages (build/ is git-ignored, so
+# the kit must be copied there with the tree): here `make gpu-kit`, there
+#   make gpu-check GPU_CHECK_OUT=DIR
+# GPU_CHECK_OUT: the summary and every step's log are written there as
+# each step ends, so a run cut short still leaves them; GPU_CHECK_DEADLINE_S
+# (default 420) starts no step after that many seconds, so the whole run
+# fits a 10-minute limit (core/cuda/README.md, "make gpu-check").
 #
 # The gpu-check tree also holds the emulated GPU (core/cuda/emu; a second,
 # cheap g++ compile of core/cuda), so the dry run here runs the very

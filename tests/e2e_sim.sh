@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_sim.sh - simulated clusters (SimGrid SMPI, issue 9), when SimGrid is
+# e2e_sim.sh - simulated clusters (SimGrid SMPI), when SimGrid is
 # installed (skip otherwise):
 #   - the smpicc build (bin/sim; built here when missing);
 #   - tests/sim_ring.c under smpirun with CM02 and cross-traffic off: the

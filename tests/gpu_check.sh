@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_check.sh - the driver of `make gpu-check` and `make gpu-kit`
 # (mk/gpu-check.mk says what they are for and how to call them on the
-# device machine; core/cuda/README.md has the one-paragraph recipe).
+# GPU machine; core/cuda/README.md has the one-paragraph recipe).
 #
 #   tests/gpu_check.sh run                  (make gpu-check)
 #   tests/gpu_check.sh kit DIR [OPENBLAS]   (make gpu-kit)
@@ -202,10 +202,10 @@ EOF
     tree=$(git ls-files -z -co --exclude-standard 2>/dev/null | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
     if [ -n "$tree" ]; then
         awk -v t="$tree" -v k="$bytes" -v l="$limit" 'BEGIN {
-            printf "gpu-kit: the device tool carries the working tree (%.1f MiB) and the kit: %.1f MiB of its 64 MiB%s\n",
+            printf "gpu-kit: the working tree (%.1f MiB) and the kit together: %.1f MiB of a 64 MiB copy limit%s\n",
                    t / 1048576, (t + k) / 1048576, (t + k >= l) ? " - OVER THE LIMIT" : "" }'
     fi
-    echo "gpu-kit: on the device machine: make gpu-check, with carry [\"$kit\"]"
+    echo "gpu-kit: copy $kit to the GPU machine with the tree, then run make gpu-check there"
 }
 
 # ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 /* sim_ring.c - under SimGrid SMPI, the simulated time of ddlab's ring
- * allreduce must be the alpha-beta formula (issue 9's test).
+ * allreduce must be the alpha-beta formula.
  *
  * Run by tests/e2e_sim.sh with smpirun on a platform whose route between
  * any two ranks' hosts has latency alpha and bandwidth 1/beta, one rank

@@ -165,7 +165,7 @@ typedef int MPI_T_pvar_handle;
 #define MPI_T_BIND_MPI_COMM 1
 #define MPI_T_ERR_INVALID_INDEX 62
 #define MPI_T_ERR_INVALID_HANDLE 64
-#define MPI_T_ERR_PVAR_NO_STARTSTOP 70
+#define MPI_T_ERR_PVAR_NO_STARTSTOP (70)
 int MPI_T_init_thread(int required, int *provided);
 int MPI_T_finalize(void);
 int MPI_T_pvar_get_num(int *num_pvar);

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# e2e_docs.sh - the documentation a newcomer reads stays a guide, not a log:
+#   - no tracked file refers to numbered development rounds, to issue
+#     numbers, or to the way a GPU machine was lent (a reader of the project
+#     has none of them: say what was measured, where, when, at which commit);
+#   - the top README stays under 220 lines (the detail lives in the folders'
+#     READMEs);
+#   - every relative link in a tracked markdown file names a tracked file
+#     (or folder), and every #anchor into a markdown file names a heading.
+# Reads the git index and the files only: under 3 s on 2 busy cores. Needs
+# git and python3 (make deps); without a git checkout it skips.
+set -u
+cd "$(dirname "$0")/.."
+if [ "${SANITIZE:-0}" = 1 ]; then
+  echo "skip - docs: checked in the optimised phase only (no build involved)"
+  exit 0
+fi
+if ! git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+  echo "skip - docs: not a git checkout"
+  exit 0
+fi
+fail=0
+
+# The patterns are written so that this file does not match them itself.
+# Upstream references such as open-mpi/ompi#9010 are not issue numbers of
+# this project and do not match.
+history=(
+  "a numbered development round|sto[p] [0-9]+"
+  "an issue number|issu[e] [0-9]+|issues? #[0-9]+"
+  "the way a GPU was lent|devic[e] tool|can_start_anothe[r]"
+)
+for entry in "${history[@]}"; do
+  what=${entry%%|*} pattern=${entry#*|}
+  hits=$(git grep -n -I -i -E "$pattern" -- . 2>/dev/null)
+  if [ -z "$hits" ]; then
+    echo "ok - docs: no tracked file refers to $what"
+  else
+    echo "not ok - docs: $(printf '%s\n' "$hits" | wc -l) line(s) refer to $what:"
+    printf '%s\n' "$hits" | head -20 | cut -c1-200 | sed 's/^/#   /'
+    fail=1
+  fi
+done
+
+lines=$(wc -l < README.md)
+if [ "$lines" -lt 220 ]; then
+  echo "ok - docs: the top README has $lines lines (under 220)"
+else
+  echo "not ok - docs: the top README has $lines lines (must stay under 220: move detail into the folders' READMEs)"
+  fail=1
+fi
+
+git ls-files -z '*.md' | python3 -c '
+import os, re, subprocess, sys
+files = [f for f in sys.stdin.read().split("\0") if f]
+tracked = set(subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.split("\n"))
+dirs = {os.path.dirname(f) for f in tracked}
+while True:
+    more = {os.path.dirname(d) for d in dirs} - dirs
+    if not more: break
+    dirs |= more
+
+def anchors(path):
+    """GitHub heading ids: lower case, punctuation dropped, spaces to hyphens."""
+    seen, out, fence = {}, set(), False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("```"):
+            fence = not fence
+        if fence or not re.match(r"#{1,6} ", line):
+            continue
+        slug = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else "%s-%d" % (slug, n))
+    return out
+
+bad, count = [], 0
+link = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+for f in files:
+    fence = False
+    for no, line in enumerate(open(f, encoding="utf-8"), 1):
+        if line.startswith("```"):
+            fence = not fence
+        if fence:
+            continue
+        for target in link.findall(line):
+            if re.match(r"[a-z]+:", target):
+                continue
+            count += 1
+            path, _, frag = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(f), path)) if path else f
+            if dest not in tracked and dest not in dirs:
+                bad.append("%s:%d: %s (no such tracked file)" % (f, no, target))
+            elif frag and dest.endswith(".md") and dest in tracked and frag not in anchors(dest):
+                bad.append("%s:%d: %s (no such heading)" % (f, no, target))
+if bad:
+    print("not ok - docs: %d of %d relative markdown links do not resolve:" % (len(bad), count))
+    for b in bad[:30]:
+        print("#   " + b)
+    sys.exit(1)
+print("ok - docs: all %d relative links in %d tracked markdown files resolve" % (count, len(files)))
+' || fail=1
+exit $fail
