@@ -131,7 +131,9 @@ check $(all '[ -n "$name" ] && [ -s "$tmp/inodes" ] && [ -z "$(left_of "$name")"
 # (labs/net/rsh.sh) two daemons raced to make the same one ("mkdir ... File
 # exists", orte_init failed): 32 of 100 launches of 3 hosts with both cores
 # busy, 1 of 12 here in a make test run. 20 launches of 3 hosts: a return
-# of the race fails this with high probability.
+# of the race fails this with high probability. (Launches of /bin/true:
+# no ddlab C code, so the optimised pass alone.)
+if [ "${SANITIZE:-0}" != 1 ]; then
 lab_shell 100mbit 3 '
   n=0
   for i in $(seq 20); do
@@ -143,6 +145,7 @@ lab_shell 100mbit 3 '
 launched=$(cat "$tmp/launches" 2>/dev/null)
 check $([ "$launched" = 20 ] && echo 0 || echo 1) "20 launches of 3 emulated hosts all start (their daemons too)" \
   "${launched:-0} of 20 started; the first that did not said: $(grep -v '^-*$' "$tmp/launch.fail" 2>/dev/null | head -4 | tr '\n' ' ')"
+fi
 
 # --- 3. latency, and a killed run: its cluster is stale, then removed -------------
 bash -c 'labs/net/cluster.sh up "ddl-$$" 2 100000000 2000 --owner $$ --bin "$0" > "$1/up.log" 2>&1 &&
@@ -165,6 +168,8 @@ check $(all '[ -n "$delay_pids" ] && [ -z "$alive" ] && [ -z "$(left_of "$tag")"
   "stale --clean removes the killed run's namespaces, state and nfq_delay processes" "left: $(left_of "$tag") $alive"
 
 # --- 4. Ctrl-C and SIGTERM during a run -------------------------------------------
+# The clean-up is shell (labs/launch.sh, labs/net/): the optimised pass alone.
+[ "${SANITIZE:-0}" = 1 ] && exit $fail
 set -m # background jobs get their own process group, and SIGINT is not ignored in them
 # INT and TERM to the job's process group (Ctrl-C, a kill of the whole
 # job), then TERM and HUP to the lab's shell alone (kill PID, a closed

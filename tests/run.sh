@@ -18,6 +18,10 @@
 # a hang (TEST_TIMEOUT seconds, default 900) can never pass silently.
 # TEST_PHASES="bin:0 bin/san:1" runs the suite on the optimised and the
 # sanitizer builds (SANITIZE=1 in a phase turns on ASan/LSan/UBSan options).
+# An e2e script whose subject is not ddlab's C code (the grader's and the
+# report's Python, the launch and clean-up shell, SimGrid runs) checks it
+# in the optimised pass only and says so in the sanitizer pass; the C code
+# it drives runs under the sanitizers in the labs' own e2e tests.
 # At the end, the slowest programs and their wall times (`make test` has
 # a budget of about 15 minutes on 2 cores: they are where to trim).
 set -u
