@@ -34,6 +34,9 @@
 
 #include <omp.h>
 #include <sys/mman.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -55,6 +58,11 @@ namespace {
 constexpr size_t STACK_BYTES = 64 * 1024;   // per fiber, the lowest page a guard
 
 #if defined(__x86_64__)
+#if defined(__SANITIZE_ADDRESS__)
+void unpoison_stack(char *stack, size_t bytes) { __asan_unpoison_memory_region(stack, bytes); }
+#else
+void unpoison_stack(char *, size_t) {}
+#endif
 // Saves rbp, rbx, r12-r15, MXCSR and the x87 control word on the current
 // stack, stores the stack pointer in *from, loads `to` and pops the same.
 extern "C" void ddl_emu_switch(void **from, void *to);
@@ -75,6 +83,10 @@ asm(".text\n"
 // entry starts with the stack aligned as after a call.
 void context_make(Context *c, char *stack, size_t bytes, void (*entry)())
 {
+    // A fiber never returns, so AddressSanitizer's redzones from its last
+    // frames stay in the stack's shadow; ASan's own swapcontext clears them,
+    // and this switch must too, or the next fiber on the stack "overflows".
+    unpoison_stack(stack, bytes);
     uintptr_t top = ((uintptr_t)(stack + bytes)) & ~(uintptr_t)15;
     void **ret = reinterpret_cast<void **>(top - 16); // entry's "return address" slot
     ret[1] = nullptr;                                 // entry never returns
