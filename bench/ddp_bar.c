@@ -19,8 +19,11 @@
  *
  *   mpirun -np 2 bin/bench/ddp_bar [--model vgg11] [--width 1] [--batch 64]
  *                                  [--rounds 8] [--block 6] [--cap-mb 25]
- * Prints: "ddp_bar: ddp X ms, flat Y ms, per-param Z ms, hidden F, ..."
- * (bench/run_ddp.sh turns it into the `bench ddp np2:` line). */
+ * Prints the three strategies as a table (table_print_text, the layout
+ * every bench shares), writes it with its provenance to --out (default
+ * results/bench) as ddp_bar-<run>.csv and .json, then the line
+ * bench/run_ddp.sh reads: "ddp_bar: ddp X ms, flat Y ms, per-param Z ms,
+ * hidden F, ..." (it turns it into the `bench ddp np2:` line). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,34 +96,76 @@ static int cmp_double(const void *x, const void *y)
     return (u > v) - (u < v);
 }
 
-static void print(const Driver *d, Bar *b)
+/* The median of a strategy's kept step times (sorts them). */
+static double median_ms(Bar *b, int k)
+{
+    size_t n = (size_t)b->rounds * b->kept;
+    double *v = b->ms + (size_t)k * n;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* One row per strategy: its median step, the mean of each part, and in
+ * how many rounds its block mean was at most the next strategy's (the
+ * bar's order: ddp <= flat <= per-param). */
+static Table *result_table(Driver *d, Bar *b, const Meta *meta, const double *med, const int *ordered)
+{
+    char name[192];
+    snprintf(name, sizeof name, "ddp_bar-%s", d->tag);
+    Table *t = table_new(name, "strategy,median_ms,forward_ms,backward_ms,exposed_sync_ms,optimizer_ms,comm_ms,"
+                               "hidden_ms,ordered_rounds,rounds,kept_steps");
+    t->meta = *meta;
+    meta_set(&t->meta, "timing", "strategies interleaved in blocks of %d steps, the first of each block discarded; "
+             "median over %d rounds x %d kept steps (rank 0's clock)", b->block, b->rounds, b->kept);
+    meta_set(&t->meta, "ddp_cap_mib", "%g (%d buckets)", (double)b->cap_mb, sync_groups(&b->s[S_DDP]));
+    meta_set(&t->meta, "ordered_rounds", "rounds in which the strategy's block mean was <= the next row's");
+    double n = (double)b->rounds * b->kept;
+    for (int k = 0; k < NS; k++) {
+        table_set_str(t, "strategy", labels[k]);
+        table_set_num(t, "median_ms", med[k], "%.2f");
+        static const char *const part[4] = { "forward_ms", "backward_ms", "exposed_sync_ms", "optimizer_ms" };
+        for (int p = 0; p < 4; p++) table_set_num(t, part[p], b->parts[k][p] / n, "%.2f");
+        if (k == S_DDP) {
+            table_set_num(t, "comm_ms", b->comm / n, "%.2f");
+            table_set_num(t, "hidden_ms", b->hidden / n, "%.2f");
+        }
+        if (k + 1 < NS) table_set_int(t, "ordered_rounds", ordered[k]);
+        table_set_int(t, "rounds", b->rounds);
+        table_set_int(t, "kept_steps", b->rounds * b->kept);
+        table_end_row(t);
+    }
+    return t;
+}
+
+/* Rank 0, with the run's provenance (driver_meta, collected on every rank). */
+static int report(Driver *d, Bar *b, const Meta *meta)
 {
     double med[NS];
-    size_t n = (size_t)b->rounds * b->kept;
-    for (int k = 0; k < NS; k++) {
-        double *v = b->ms + (size_t)k * n;
-        qsort(v, n, sizeof *v, cmp_double);
-        med[k] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    }
-    int ddp_le_flat = 0, flat_le_per = 0;
-    for (int r = 0; r < b->rounds; r++) {
-        ddp_le_flat += b->block_mean[S_DDP * b->rounds + r] <= b->block_mean[S_FLAT * b->rounds + r];
-        flat_le_per += b->block_mean[S_FLAT * b->rounds + r] <= b->block_mean[S_PER * b->rounds + r];
-    }
+    for (int k = 0; k < NS; k++) med[k] = median_ms(b, k);
+    int ordered[NS - 1] = { 0, 0 };
+    for (int r = 0; r < b->rounds; r++)
+        for (int k = 0; k + 1 < NS; k++)
+            ordered[k] += b->block_mean[k * b->rounds + r] <= b->block_mean[(k + 1) * b->rounds + r];
     const DriverOptions *o = d->opt;
     printf("# ddp_bar: %s width %g, batch %d per rank, %d ranks, %s %s data, BLAS %s x%d, %d rounds x %d kept "
            "steps per strategy, DDP cap %g MiB (%d buckets)\n", o->model, (double)o->width, o->batch, d->world,
            d->train.synthetic ? "synthetic" : "real", d->train.name, blas_core_name(), blas_threads(), b->rounds,
            b->kept, (double)b->cap_mb, sync_groups(&b->s[S_DDP]));
+    Table *t = result_table(d, b, meta, med, ordered);
+    static const TextColumn show[] = {
+        { "strategy", "strategy", "" }, { "median_ms", "step", "ms" }, { "forward_ms", "forward", "ms" },
+        { "backward_ms", "backward", "ms" }, { "exposed_sync_ms", "exposed sync", "ms" },
+        { "optimizer_ms", "optimizer", "ms" }, { "comm_ms", "comm", "ms" }, { "hidden_ms", "hidden", "ms" },
+        { "ordered_rounds", "<= next", "rounds" },
+    };
+    table_print_text(t, show, (int)(sizeof show / sizeof show[0]), stdout);
     printf("ddp_bar: %s %.1f ms, %s %.1f ms, %s %.1f ms, hidden %.2f, rounds ddp<=flat %d/%d, flat<=per-param %d/%d\n",
            labels[S_DDP], med[S_DDP], labels[S_FLAT], med[S_FLAT], labels[S_PER], med[S_PER],
-           b->comm > 0.0 ? b->hidden / b->comm : 0.0, ddp_le_flat, b->rounds, flat_le_per, b->rounds);
-    for (int k = 0; k < NS; k++)
-        printf("# %-9s mean forward %.1f, backward %.1f, exposed sync %.1f, optimizer %.1f ms\n", labels[k],
-               b->parts[k][0] / (double)n, b->parts[k][1] / (double)n, b->parts[k][2] / (double)n,
-               b->parts[k][3] / (double)n);
-    printf("# ddp: communication %.1f ms per step, %.1f of it hidden behind backward\n", b->comm / (double)n,
-           b->hidden / (double)n);
+           b->comm > 0.0 ? b->hidden / b->comm : 0.0, ordered[0], b->rounds, ordered[1], b->rounds);
+    fflush(stdout);
+    int status = table_write(t, o->out) != 0;
+    table_free(t);
+    return status;
 }
 
 /* Three strategies on one trainer: sync_train_step installs its own
@@ -151,6 +196,7 @@ static int bar(Driver *d, Bar *b)
         ddl_error("ddp_bar compares synchronisation strategies: run it on 2 or more ranks");
         return 2;
     }
+    driver_tag(d, "%s-w%g-b%d-np%d", o->model, (double)o->width, o->batch, d->world);
     if (driver_open(d) || driver_load(d, false) || driver_build(d, o->model, NULL, o->batch)) return 2;
     SgdConfig sgd = { 0.1f, 0.9f, 1e-4f, false };
     driver_trainer(d, &sgd);
@@ -170,13 +216,18 @@ static int bar(Driver *d, Bar *b)
     DriverLoop loop = { .batches = NS + (long)b->rounds * NS * b->block };
     DriverHooks hooks = { .ctx = b, .before_batch = before_batch, .after_batch = after_batch };
     if (driver_train(d, &loop, &hooks) != 0) ddl_die("training stopped");
+    int status = 0;
+    Meta *meta = ddl_calloc(sizeof *meta); /* driver_meta is collective */
+    driver_meta(d, meta);
     if (d->rank == 0) {
         progress_end(&b->pr);
-        print(d, b);
+        status = report(d, b, meta);
     }
+    ddl_free(meta);
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     ddl_free(b->ms);
     ddl_free(b->block_mean);
-    return 0;
+    return status;
 }
 
 static int run(void *ctx, Driver *d)
@@ -191,7 +242,8 @@ static int run(void *ctx, Driver *d)
 
 int main(int argc, char **argv)
 {
-    DriverOptions opt = { .model = "vgg11", .dataset = "cifar10", .width = 1, .batch = 64, .limit = 2560, .seed = 1 };
+    DriverOptions opt = { .model = "vgg11", .dataset = "cifar10", .width = 1, .batch = 64, .limit = 2560, .seed = 1,
+                          .out = "results/bench" };
     Bar b = { .rounds = 8, .block = 6, .cap_mb = 25.0f, .alg = { "mpi", "mpi", "mpi" } };
     const CliOption own[] = {
         OPTION_INT("rounds", &b.rounds, "rounds: every strategy runs one block per round", 1, 100000),
@@ -203,7 +255,9 @@ int main(int argc, char **argv)
     const DriverSpec spec = { .program = "ddp_bar", .usage = "mpirun -np 2 ddp_bar [options]",
                               .description = "DDP vs allreduce_flat vs per-parameter allreduce, interleaved in one "
                                              "run (see bench/ddp_bar.c).",
-                              .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_LIMITS | DRV_SEED | DRV_DEVICE,
+                              .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_LIMITS | DRV_SEED | DRV_DEVICE |
+                                        DRV_PROFILE | DRV_OUT | DRV_TAG,
+                              .tag_default = "<model>-w<width>-b<batch>-np<ranks>",
                               .own = own, .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1, .ctx = &b,
                               .run = run };
     return driver_main(&spec, &opt, argc, argv);

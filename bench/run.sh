@@ -21,6 +21,12 @@
 # makes the script fail. The GFLOP/s are ddlab's (3x the forward FLOPs per
 # step over ddlab's time), to be read against the SGEMM peak printed after.
 #
+# Every bench program (train_step, allreduce, ddp_bar) prints its result
+# as one table in nccl-tests' layout and writes it, with the provenance
+# block the labs write, to results/bench/<program>-<run>.csv and .json
+# (core/results/text.c; tests/e2e_bench_output.sh); here train_step's
+# last round of each configuration is the one kept there.
+#
 # Prints one line per configuration:
 #   bench <model> w<width> b<batch>: ddlab X ms, pytorch Y ms, ratio R (G GFLOP/s achieved)
 # ("pytorch n/a" when torch is not importable: make bench-deps), then the

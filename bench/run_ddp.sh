@@ -11,6 +11,8 @@
 # block discarded) and reports each one's median step time: separate runs
 # differ from each other by as much as the strategies do on this machine
 # (see bench/ddp_bar.c). Goal: ddp <= flat <= per-param, hidden >= 0.5.
+# ddp_bar prints its table and writes it to results/bench/ddp_bar-*.csv
+# with the run's provenance; this script adds the bar's verdicts.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -21,7 +23,7 @@ launch_begin 2
 [ -x "$BIN/bench/ddp_bar" ] || { echo "bench ddp: $BIN/bench/ddp_bar not built"; exit 0; }
 out=$($(launch_cmd 2) "$BIN/bench/ddp_bar" --model vgg11 --width 1 --batch 64 --rounds "$ROUNDS" --block "$BLOCK" 2>/dev/null) ||
   { echo "bench ddp: ddp_bar failed"; exit 1; }
-grep '^#' <<<"$out"
+grep -v '^ddp_bar:' <<<"$out"
 line=$(grep '^ddp_bar:' <<<"$out")
 num() { sed -n "s/.* $1 \([0-9.]*\).*/\1/p" <<<"$line"; }
 ddp=$(num ddp) flat=$(num flat) per=$(num per-param) hidden=$(num hidden)

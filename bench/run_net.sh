@@ -19,10 +19,12 @@
 #        bench ddp np2 net=1gbit cap=5MiB ddp <ms> flat <ms> ...
 #      Why batch 128: overlap hides communication behind backward only as
 #      long as backward lasts. At batch 64 VGG-11's backward (~190 ms on
-#      one core of the dev VM since issue 18's kernels) is shorter than
-#      its ~37 MB allreduce at 1 Gbit/s (~330 ms), so no transport could
-#      hide 0.8 of it (stop 28 measured 0.72 at 5 MiB, all the backward
-#      there was); at 128 backward lasts ~360-450 ms.
+#      one core of the 2-core dev VM) is shorter than its ~37 MB
+#      allreduce at 1 Gbit/s (~330 ms), so no transport could hide 0.8 of
+#      it (0.72 was measured at 5 MiB: all the backward there was); at 128
+#      backward lasts ~360-450 ms.
+#      ddp_bar prints its table and writes it to
+#      results/bench/ddp_bar-net-<rate>-cap<MiB>.csv with the provenance.
 #   2. bin/lab2 bench: the ring allreduce at 64 MiB (and MPI_Allreduce),
 #      busbw (median call) against the link rate; bar: ring >= 0.9 x rate.
 # Without root or network namespaces it says why and skips.
@@ -49,8 +51,9 @@ status=0
 
 for cap in ${BENCH_DDP_CAPS:-25 5}; do
   out=$($(launch_cmd 2) "$BIN/bench/ddp_bar" --model vgg11 --width 1 --batch "$DDP_BATCH" --rounds "$ROUNDS" \
-          --block "$BLOCK" --alg "$DDP_ALG" --cap-mb "$cap" 2>/dev/null) || { echo "bench ddp np2 net=$NETB cap=${cap}MiB: ddp_bar failed"; status=1; continue; }
-  grep '^#' <<<"$out"
+          --block "$BLOCK" --alg "$DDP_ALG" --cap-mb "$cap" --tag "net-${NETB//[^A-Za-z0-9._+=-]/_}-cap$cap" 2>/dev/null) ||
+    { echo "bench ddp np2 net=$NETB cap=${cap}MiB: ddp_bar failed"; status=1; continue; }
+  grep -v '^ddp_bar:' <<<"$out"
   line=$(grep '^ddp_bar:' <<<"$out")
   num() { sed -n "s/.* $1 \([0-9.]*\).*/\1/p" <<<"$line"; }
   ddp=$(num ddp) flat=$(num flat) per=$(num per-param) hidden=$(num hidden)

@@ -7,8 +7,12 @@
  * --fp16: a mixed-precision step (core/mixed: FP16 working weights, FP32
  * master weights, loss scaling; on a GPU real FP16 GEMM operands), timed
  * the same way, so that it can be compared with the FP32 step.
- * Prints: "train_step <model> w<width> b<batch>: median X ms, min Y ms,
- * Z GFLOP/s (G GFLOP/step, params N, layout H, input CxHxW, BLAS ...)".
+ * Prints the result as a table (table_print_text, the layout every bench
+ * shares), writes it with its provenance to --out (default results/bench)
+ * as train_step-<run>.csv and .json, then the one line bench/run.sh and
+ * tests/gpu_check.sh read: "train_step <model> w<width> b<batch>: median X
+ * ms, min Y ms, Z GFLOP/s (G GFLOP/step, params N, layout H, input CxHxW,
+ * BLAS ...)".
  * params and layout (FNV-1a of the sorted "name count" lines of the
  * parameter tensors, PyTorch state_dict names) are what bench/torch_step.py
  * prints for its mirror of the model, so bench/run.sh can check that both
@@ -166,12 +170,53 @@ static const char *time_mixed(Bench *b, Driver *d, int batch)
     return kind;
 }
 
+/* The step as a one-row table: printed, and written with the run's
+ * provenance (driver_meta: commit, host, BLAS, device, ...). */
+static int write_result(Driver *d, const Bench *b, const ModelConfig *cfg, const char *precision, double med,
+                        double mn, double gflop)
+{
+    const DriverOptions *o = d->opt;
+    char name[192];
+    snprintf(name, sizeof name, "train_step-%s", d->tag);
+    Table *t = table_new(name, "model,width,batch,precision,median_ms,min_ms,gflop_per_step,gflops,params,layout,"
+                               "input,device");
+    driver_meta(d, &t->meta);
+    meta_set(&t->meta, "timing", "forward + backward + SGD on one random batch, device drained before and after; "
+                                 "median of %d steps after %d warm-up", b->reps, b->warmup);
+    table_set_str(t, "model", o->model);
+    table_set_num(t, "width", o->width, "%g");
+    table_set_int(t, "batch", o->batch);
+    table_set_str(t, "precision", precision);
+    table_set_num(t, "median_ms", med, "%.3f");
+    table_set_num(t, "min_ms", mn, "%.3f");
+    table_set_num(t, "gflop_per_step", gflop, "%.4f");
+    table_set_num(t, "gflops", gflop / (med * 1e-3), "%.1f");
+    table_set_int(t, "params", (long long)d->m.nparams);
+    char text[64];
+    snprintf(text, sizeof text, "%08x", (unsigned)param_layout(&d->m));
+    table_set_str(t, "layout", text);
+    snprintf(text, sizeof text, "%dx%dx%d", cfg->input.c, cfg->input.h, cfg->input.w);
+    table_set_str(t, "input", text);
+    table_set_str(t, "device", o->device);
+    table_end_row(t);
+    static const TextColumn show[] = {
+        { "model", "model", "" }, { "width", "width", "" }, { "batch", "batch", "" }, { "precision", "dtype", "" },
+        { "median_ms", "step", "ms" }, { "min_ms", "fastest", "ms" }, { "gflop_per_step", "work", "GFLOP" },
+        { "gflops", "rate", "GFLOP/s" }, { "device", "device", "" },
+    };
+    if (d->rank == 0) table_print_text(t, show, (int)(sizeof show / sizeof show[0]), stdout);
+    int status = driver_write(d, &t, 1);
+    table_free(t);
+    return status;
+}
+
 static int run(void *ctx, Driver *d)
 {
     Bench *b = ctx;
     const DriverOptions *o = d->opt;
     ModelConfig cfg = model_config_default(o->model, (Shape){ 0, 0, 0 }, 0);
     cfg.width = o->width;
+    driver_tag(d, "%s-w%g-b%d%s", o->model, (double)o->width, o->batch, b->fp16 ? "-fp16" : "");
     if (driver_open(d) || driver_build(d, o->model, &cfg, o->batch)) return 2;
     SgdConfig sgd = { 0.01f, 0.9f, 5e-4f, false };
     driver_trainer(d, &sgd);
@@ -206,6 +251,7 @@ static int run(void *ctx, Driver *d)
      * gradients); the first layer's input gradient is skipped, so this is a
      * slight over-count for tiny-input-channel models. */
     double gflop = 3.0 * model_forward_flops(&d->m) * o->batch * 1e-9;
+    if (write_result(d, b, &cfg, precision, med, mn, gflop) != 0) return 1;
     printf("train_step %s w%g b%d: median %.2f ms, min %.2f ms, %.1f GFLOP/s (%.2f GFLOP/step, params %zu, "
            "layout %08x, input %dx%dx%d, BLAS %s x%d %s, device %s, precision %s)\n",
            o->model, (double)o->width, o->batch, med, mn, gflop / (med * 1e-3), gflop, d->m.nparams,
@@ -224,7 +270,7 @@ static int run(void *ctx, Driver *d)
 
 int main(int argc, char **argv)
 {
-    DriverOptions opt = { .model = "vgg11", .width = 1, .batch = 64, .seed = 1 };
+    DriverOptions opt = { .model = "vgg11", .width = 1, .batch = 64, .seed = 1, .out = "results/bench" };
     Bench b = { .reps = 10, .warmup = 3 };
     const CliOption own[] = {
         OPTION_INT("reps", &b.reps, "timed steps (the median is reported)", 1, 100000),
@@ -234,7 +280,8 @@ int main(int argc, char **argv)
     };
     const DriverSpec spec = { .program = "train_step", .usage = "train_step [--model NAME] [--batch N] [options]",
                               .description = "Time one training step (forward + backward + SGD) on random inputs.",
-                              .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_DEVICE, .own = own,
+                              .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_DEVICE | DRV_PROFILE | DRV_OUT | DRV_TAG,
+                              .tag_default = "<model>-w<width>-b<batch>[-fp16]", .own = own,
                               .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1, .ctx = &b, .run = run,
                               .on_backend = true };
     return driver_main(&spec, &opt, argc, argv);

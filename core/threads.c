@@ -19,22 +19,24 @@
  * again: VGG-11's 37 MB gradient in one MPI_Allreduce spent 17-19 ms per
  * step instead of 8-10 ms here (lab3's flat control). Freed memory stays in
  * the heap instead, as a caching allocator would keep it; the labs measure
- * the algorithms, not the page faults. DDL_MALLOC_DEFAULT=1 keeps glibc's
- * defaults (and so do MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ when
- * set). */
-static void keep_freed_memory(void)
+ * the algorithms, not the page faults. malloc_default (the driver's
+ * DDL_MALLOC_DEFAULT=1) keeps glibc's defaults, and so do glibc's own
+ * MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ when set: glibc read
+ * them already, and they win. */
+static void keep_freed_memory(bool malloc_default)
 {
 #if defined(__GLIBC__) && !defined(DDL_SMPI)
-    const char *keep = getenv("DDL_MALLOC_DEFAULT");
-    if ((keep && *keep == '1') || getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_")) return;
+    if (malloc_default || getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_")) return;
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#else
+    (void)malloc_default;
 #endif
 }
 
-void ddl_program_start(int *argc, char ***argv, int *rank, int *size)
+void ddl_program_start(int *argc, char ***argv, int *rank, int *size, bool malloc_default)
 {
-    keep_freed_memory();
+    keep_freed_memory(malloc_default);
     ddl_placement_before_init();
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);

@@ -3,6 +3,7 @@
 #define DDL_THREADS_H
 
 #include <mpi.h>
+#include <stdbool.h>
 
 #include "placement.h"
 
@@ -24,8 +25,11 @@ int ddl_threads_for(int allowed, int online, int local);
 /* The threads this process runs OpenBLAS and OpenMP loops with now. */
 int ddl_threads_in_use(void);
 
-/* What every lab does first: MPI_Init, rank-prefixed messages
- * (ddl_set_rank), threads per rank (ddl_threads_init). */
-void ddl_program_start(int *argc, char ***argv, int *rank, int *size);
+/* What every lab does first: freed memory kept in the heap (unless
+ * malloc_default, the driver's DDL_MALLOC_DEFAULT=1, or glibc's own
+ * MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ say otherwise), MPI_Init,
+ * rank-prefixed messages (ddl_set_rank), threads per rank
+ * (ddl_threads_init). */
+void ddl_program_start(int *argc, char ***argv, int *rank, int *size, bool malloc_default);
 
 #endif

@@ -59,6 +59,8 @@ PROFILE=${PROFILE:-quick}
 SEED=${SEED:-1}
 export DDL_DATA=${DDL_DATA:-datasets}
 export DEVICE PROFILE SEED
+# The programs read their defaults as DDL_DEVICE and DDL_PROFILE (core/driver/environment.c).
+export DDL_DEVICE=$DEVICE DDL_PROFILE=$PROFILE
 case "$PROFILE" in
   quick|paper) ;;
   *) echo "error: PROFILE must be quick or paper (got '$PROFILE')" >&2; exit 2 ;;

@@ -108,7 +108,7 @@ launch_rank_env() {
     if [ $(( np * t )) -le "$slots" ]; then policy=ACTIVE; else policy=PASSIVE; fi
   fi
   RANK_ENV+=(OMP_WAIT_POLICY="$policy")
-  RANK_PASS=(DDL_DATA DEVICE PROFILE SEED DDL_CHECKPOINT_ROOT DDL_RESUME)
+  RANK_PASS=(DDL_DATA DDL_DEVICE DDL_PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME)
   [ -n "${OPENBLAS_CORETYPE:-}" ] && RANK_PASS+=(OPENBLAS_CORETYPE)
   return 0
 }

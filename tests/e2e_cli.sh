@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # e2e_cli.sh - the options every lab shares are checked before any work
 # starts (core/driver): bad choices and labels, datasets a lab does not
-# run on, --device/DEVICE=cuda (refused clearly until the GPU backend runs
+# run on, --device/DDL_DEVICE=cuda (refused clearly until the GPU backend runs
 # the labs), numbers (one checked parser: 1e3, 16abc, 2^64 and a missing
 # value are refused, saying why), checkpoint options, empty or unwritable
 # output directories (--checkpoint among them); and a failed PNG or
@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-unset DEVICE PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME
+unset DDL_DEVICE DDL_PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME
 fail=0
 ok() { echo "ok - cli: $*"; }
 bad() { echo "not ok - cli: $*"; fail=1; }
@@ -50,7 +50,7 @@ for l in 1 2 3 4 5 6; do
   refused "lab$l --profile foo is refused" "profile 'foo'" "$BIN/lab$l" $m --profile foo --out "$tmp/out" --quiet
   refused "lab$l --tag '' is refused" "tag ''" "$BIN/lab$l" $m --tag "" --out "$tmp/out" --quiet
 done
-refused "lab2 PROFILE=foo is refused" "profile 'foo'" env PROFILE=foo "$BIN/lab2" train --out "$tmp/out" --quiet
+refused "lab2 DDL_PROFILE=foo is refused" "profile 'foo'" env DDL_PROFILE=foo "$BIN/lab2" train --out "$tmp/out" --quiet
 refused "lab3 --tag a/b is refused" "tag 'a/b'" "$BIN/lab3" run --tag a/b --out "$tmp/out" --quiet
 refused "lab1 --tag .. is refused" "tag '..'" "$BIN/lab1" "${out[@]}" --tag ..
 refused "lab5 --label with a space is refused" "tag 'a b'" "$BIN/lab5" run --label "a b" --out "$tmp/out"
@@ -101,15 +101,15 @@ refused "lab3 --dataset sdss is refused" "dataset 'sdss'" "$BIN/lab3" run --data
 
 # every binary goes through the device check
 refused "lab1 --device tpu is refused" "device 'tpu'" "$BIN/lab1" --device tpu "${out[@]}"
-refused "lab1 DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab1" "${out[@]}" --iters 1
-refused "lab2 train DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab2" train "${out[@]}"
-refused "lab2 bench DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab2" bench "${out[@]}"
-refused "lab3 DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab3" run "${out[@]}" --iters 1
-refused "lab4 (2 ranks) DEVICE=cuda is refused clearly" "DEVICE=cuda" \
-  "${MPIRUN[@]}" -np 2 -x DEVICE=cuda "$BIN/lab4" run "${out[@]}"
-refused "lab5 DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab5" run "${out[@]}"
+refused "lab1 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab1" "${out[@]}" --iters 1
+refused "lab2 train DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab2" train "${out[@]}"
+refused "lab2 bench DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab2" bench "${out[@]}"
+refused "lab3 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab3" run "${out[@]}" --iters 1
+refused "lab4 (2 ranks) DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" \
+  "${MPIRUN[@]}" -np 2 -x DDL_DEVICE=cuda "$BIN/lab4" run "${out[@]}"
+refused "lab5 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab5" run "${out[@]}"
 refused "lab5 --device cuda is refused clearly" "DEVICE=cuda" "$BIN/lab5" run --device cuda "${out[@]}"
-refused "lab6 DEVICE=cuda is refused clearly" "DEVICE=cuda" env DEVICE=cuda "$BIN/lab6" run "${out[@]}"
+refused "lab6 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab6" run "${out[@]}"
 
 # output directories: refused before any work (lab1 says what it trains
 # when it starts: that line must not appear)

@@ -84,7 +84,7 @@ check $(yes_no [ "$st" != 0 ] && grep -q "one process" "$tmp/bad2.err") "sync no
 # parses (no timing is asserted: performance belongs to make bench).
 if [ -x "$BIN/bench/ddp_bar" ]; then
   DDL_DATA=/nonexistent mpirun -np 2 --oversubscribe --mca pml ob1 --mca btl self,vader "$BIN/bench/ddp_bar" \
-    --width 0.125 --rounds 2 --block 2 --limit 512 > "$tmp/bar.out" 2> "$tmp/bar.err"
+    --width 0.125 --rounds 2 --block 2 --limit 512 --out "$tmp/bench" > "$tmp/bar.out" 2> "$tmp/bar.err"
   st=$?
   check $(yes_no [ "$st" = 0 ] && grep -Eq '^ddp_bar: ddp [0-9.]+ ms, flat [0-9.]+ ms, per-param [0-9.]+ ms, hidden [0-9.]+, rounds ddp<=flat [0-9]+/2, flat<=per-param [0-9]+/2$' "$tmp/bar.out" && grep -q 'synthetic cifar10 data' "$tmp/bar.out") \
     "ddp_bar runs ddp, flat and per-param in turns and reports them (synthetic data labelled)" "status $st: $(tail -2 "$tmp/bar.err")"

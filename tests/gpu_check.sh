@@ -730,7 +730,7 @@ step_bench_ddlab() {
         local out rc
         if [ -x "$BIN/bench/train_step" ]; then
             out=$(limited "$(limit 180)" "$BIN/bench/train_step" --device "$DEV" --model "$m" --width "$w" --batch "$b" \
-                --reps "$REPS" --warmup "$WARMUP" 2>&1)
+                --reps "$REPS" --warmup "$WARMUP" --out "$RES/bench" 2>&1)
             rc=$?
             printf '$ train_step --device %s --model %s --width %s --batch %s --reps %s --warmup %s\n%s\n' \
                 "$DEV" "$m" "$w" "$b" "$REPS" "$WARMUP" "$out" >>"$log"
@@ -801,7 +801,7 @@ of_peak() {
 fp16_step() {
     local key="$1 w$2 b$3" out rc ms how
     out=$(limited "$(limit 180)" "$BIN/bench/train_step" --device "$DEV" --model "$1" --width "$2" --batch "$3" \
-        --reps "$REPS" --warmup "$WARMUP" --fp16 2>&1)
+        --reps "$REPS" --warmup "$WARMUP" --fp16 --out "$RES/bench" 2>&1)
     rc=$?
     printf '$ train_step --device %s --model %s --width %s --batch %s --fp16\n%s\n' "$DEV" "$1" "$2" "$3" "$out" >>"$4"
     ms=$(sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' <<<"$out" | head -n 1)
@@ -1004,7 +1004,8 @@ step_sanitizer() {
     detail="$line"
     for p in $SAN_PATHS; do
         export DDL_CONV=$p # the checker runs the step itself: the path goes by the environment
-        line=$(sanitize_one "$log" "DDL_CONV=$p train_step" 60 "$BIN/bench/train_step" --device "$DEV" "${SAN_STEP[@]}")
+        line=$(sanitize_one "$log" "DDL_CONV=$p train_step" 60 "$BIN/bench/train_step" --device "$DEV" "${SAN_STEP[@]}" \
+            --out "$RES/bench")
         rc=$?
         [ "$rc" -eq 3 ] && cut=1
         [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || res=FAIL

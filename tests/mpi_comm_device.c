@@ -180,7 +180,7 @@ static void test_usable(Comm *dev)
 int main(int argc, char **argv)
 {
     int rank, size;
-    ddl_program_start(&argc, &argv, &rank, &size); /* MPI_Init, rank-prefixed messages, threads per rank */
+    ddl_program_start(&argc, &argv, &rank, &size, false); /* MPI_Init, rank-prefixed messages, threads per rank */
     const Backend *all[4];
     int n = backend_usable(all, 4), devices = 0;
     for (int k = 0; k < n; k++) {
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
         devices++;
         Comm c;
         comm_init(&c, MPI_COMM_WORLD);
-        comm_use_device(&c, be);
+        comm_use_device(&c, be, true);
         char name[64];
         snprintf(name, sizeof name, "%s nccl", be->name);
         if (comm_nccl_version(&c)) {

@@ -299,7 +299,8 @@ static void write_cifar(const char *rel, int nrec, int bad_label_at, size_t extr
 
 /* Official batches hold exactly 10000 records: a file cut at a record
  * boundary is an error naming it, unless partial batches are asked for
- * (DataOptions.cifar_partial, DDL_CIFAR_PARTIAL=1). */
+ * (DataOptions.cifar_partial: the driver sets it from DDL_CIFAR_PARTIAL=1;
+ * core below the driver never reads the variable itself). */
 static void test_cifar_exact(const char *root)
 {
     char err[DDL_ERRLEN];
@@ -310,9 +311,13 @@ static void test_cifar_exact(const char *root)
                 "data_batch_1.bin: 3 records, expected exactly 10000");
     setenv("DDL_CIFAR_PARTIAL", "1", 1);
     rc = dataset_load("cifar10", SPLIT_TRAIN, &strict, &d, err);
-    t_checkf(rc == 0 && d.n == 5, "cifar: DDL_CIFAR_PARTIAL=1 accepts partial batches", "rc %d err '%s'", rc, err);
+    t_checkf(rc != 0, "cifar: DDL_CIFAR_PARTIAL in the environment alone changes nothing in core", "rc %d", rc);
     dataset_free(&d);
     unsetenv("DDL_CIFAR_PARTIAL");
+    DataOptions partial = { .root = root, .cifar_partial = true };
+    rc = dataset_load("cifar10", SPLIT_TRAIN, &partial, &d, err);
+    t_checkf(rc == 0 && d.n == 5, "cifar: cifar_partial accepts partial batches", "rc %d err '%s'", rc, err);
+    dataset_free(&d);
     /* a whole batch passes the strict check, in a file and in memory */
     write_cifar("c/cifar-10-batches-bin/test_batch.bin", 10000, -1, 0);
     rc = dataset_load("cifar10", SPLIT_TEST, &strict, &d, err);
@@ -629,20 +634,22 @@ static void test_fallback(void)
     rc = dataset_load("imagenet", SPLIT_TRAIN, &f, &d, err);
     expect_fail(rc, &d, err, "dataset: unknown name rejected", "imagenet");
 
-    /* Root lookup: opt->root, else DDL_DATA, else "datasets". */
+    /* Root lookup: opt->root, else "datasets". DDL_DATA is the driver's
+     * (core/driver/environment.c): core below it never reads the
+     * environment, so a set DDL_DATA changes nothing here. */
     char *saved = getenv("DDL_DATA") ? strdup(getenv("DDL_DATA")) : NULL;
     setenv("DDL_DATA", root, 1);
     DataOptions none = { 0 };
-    bool ok = !strcmp(dataset_root(&none), root) && !strcmp(dataset_root(NULL), root);
-    rc = dataset_load("mnist", SPLIT_TRAIN, NULL, &d, err);
+    bool ok = !strcmp(dataset_root(&none), "datasets") && !strcmp(dataset_root(NULL), "datasets");
+    DataOptions at = { .root = root };
+    rc = dataset_load("mnist", SPLIT_TRAIN, &at, &d, err);
     ok = ok && rc == 0 && d.n == 20 && !d.synthetic;
     dataset_free(&d);
     unsetenv("DDL_DATA");
-    ok = ok && !strcmp(dataset_root(&none), "datasets");
     none.root = "/x";
     ok = ok && !strcmp(dataset_root(&none), "/x");
     if (saved) { setenv("DDL_DATA", saved, 1); free(saved); }
-    t_check(ok, "dataset: root = opt->root, else DDL_DATA, else datasets");
+    t_check(ok, "dataset: root = opt->root, else datasets (DDL_DATA is read by the driver, not here)");
 }
 
 /* ---- synthetic data ------------------------------------------------------- */

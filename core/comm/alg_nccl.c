@@ -16,14 +16,13 @@
 #include "../common.h"
 #include "../cuda/device_mem.h"
 
-void comm_use_device(Comm *c, const Backend *be)
+void comm_use_device(Comm *c, const Backend *be, bool mpi_may_read_device)
 {
     c->be = be && !be->host_memory ? be : NULL;
     c->mpi_device = false;
-    if (c->be && c->be->mpi_reads_device) {
+    if (c->be && c->be->mpi_reads_device && mpi_may_read_device) {
         char why[256];
-        const char *off = getenv("DDL_MPI_CUDA_AWARE");
-        c->mpi_device = ddl_mpi_cuda_aware(why, sizeof why) && !(off && !strcmp(off, "0"));
+        c->mpi_device = ddl_mpi_cuda_aware(why, sizeof why);
     }
 }
 

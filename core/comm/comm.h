@@ -130,7 +130,8 @@ int comm_split(const Comm *parent, int color, int key, Comm *out);
  *   page-locked host memory, reduce there and copy the result back: always
  *   correct, and what a GPU without CUDA-aware MPI needs.
  * - Except blocking mpi on FP32 device buffers when MPI is CUDA-aware
- *   (ddl_mpi_cuda_aware(), on a GPU, unless DDL_MPI_CUDA_AWARE=0): the
+ *   (ddl_mpi_cuda_aware(), on a GPU) and mpi_may_read_device (false:
+ *   the driver's DDL_MPI_CUDA_AWARE=0): the
  *   device pointer goes to MPI_Allreduce after the kernels that wrote it
  *   have finished, and AVG scales on the device. Non-blocking mpi
  *   (MPI_Iallreduce) always stages: Open MPI 4.x takes no device buffers
@@ -139,7 +140,7 @@ int comm_split(const Comm *parent, int color, int key, Comm *out);
  *   its own after the kernels queued so far; a host buffer is copied to
  *   the device and back. Its communicator is made at its first use
  *   (collective, as every allreduce is). */
-void comm_use_device(Comm *c, const struct Backend *be);
+void comm_use_device(Comm *c, const struct Backend *be, bool mpi_may_read_device);
 /* Can alg run on this Comm? Only nccl may not: false, with the reason. */
 bool comm_alg_usable(const Comm *c, CommAlg alg, char why[256]);
 /* "NCCL 2.28.9", "emulated NCCL (...)"; NULL without one. */

@@ -7,12 +7,6 @@
 
 #include "../common.h"
 
-bool comm_monitor_requested(void)
-{
-    const char *v = getenv("OMPI_MCA_pml_monitoring_enable");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 static void unavailable(CommMonitor *m, const char *why)
 {
     m->available = false;
@@ -88,10 +82,11 @@ void comm_monitor_open(CommMonitor *m, const Comm *c)
     m->tools_initialized = true;
     if (find_pvar("pml_monitoring_messages_count", &count_index, &m->count_elem_bytes) != 0 ||
         find_pvar("pml_monitoring_messages_size", &size_index, &m->size_elem_bytes) != 0) {
-        unavailable(m, comm_monitor_requested()
-                           ? "pml_monitoring_enable is set but MPI exposes no pml_monitoring pvars "
-                             "(Open MPI 4.1.x unloads its monitoring PML: open-mpi/ompi#9260)"
-                           : "MPI exposes no pml_monitoring pvars (run with --mca pml_monitoring_enable 1)");
+        /* One message for both cases: whether the job asked for monitoring
+         * is the launcher's business, and Open MPI registers no variable
+         * that says so once it has unloaded the component. */
+        unavailable(m, "MPI exposes no pml_monitoring pvars (run with --mca pml_monitoring_enable 1; Open MPI "
+                       "4.1.x unloads its monitoring PML even then: open-mpi/ompi#9260)");
         return;
     }
     if (MPI_T_pvar_session_create(&m->session) != MPI_SUCCESS) {

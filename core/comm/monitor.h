@@ -45,8 +45,5 @@ void comm_monitor_open(CommMonitor *m, const Comm *c);
  * unavailable. */
 bool comm_monitor_read(CommMonitor *m, uint64_t *msgs, uint64_t *bytes);
 void comm_monitor_close(CommMonitor *m);
-/* True when the job was started with pml_monitoring_enable set to a
- * non-zero value (as far as the environment tells). */
-bool comm_monitor_requested(void);
 
 #endif

@@ -4,7 +4,7 @@
  * download still trains; how many were found goes into files_found and the
  * source string so results say so. Each file must hold exactly 10000
  * records, as every official one does (partial = true, DataOptions'
- * cifar_partial or DDL_CIFAR_PARTIAL=1, accepts other counts: hand-made
+ * cifar_partial (the programs: DDL_CIFAR_PARTIAL=1), accepts other counts: hand-made
  * subsets, test files). Sizes are checked before allocating; labels must
  * be 0..9. */
 #include "readers.h"

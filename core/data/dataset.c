@@ -29,9 +29,7 @@ static const char *const idx_base[2][2] = {
 
 const char *dataset_root(const DataOptions *opt)
 {
-    if (opt && opt->root && *opt->root) return opt->root;
-    const char *env = getenv("DDL_DATA");
-    return env && *env ? env : "datasets";
+    return opt && opt->root && *opt->root ? opt->root : "datasets";
 }
 
 /* dir/name[suffix] into path; false if it does not fit (the root length is
@@ -174,14 +172,6 @@ static void set_constants(Kind k, Dataset *d)
     /* SDSS: fitted on its train split by the reader. */
 }
 
-/* DataOptions.cifar_partial, or DDL_CIFAR_PARTIAL=1 for programs that
- * do not set it (the labs). */
-static bool cifar_partial(const DataOptions *opt)
-{
-    const char *env = getenv("DDL_CIFAR_PARTIAL");
-    return opt->cifar_partial || (env && !strcmp(env, "1"));
-}
-
 static int load_private(const char *name, Split split, const DataOptions *opt_in, Dataset *out,
                         char err[DDL_ERRLEN])
 {
@@ -229,7 +219,7 @@ static int load_private(const char *name, Split split, const DataOptions *opt_in
     } else {
         int rc;
         if (k == DS_MNIST || k == DS_FASHION) rc = load_idx(dir, split, out, err);
-        else if (k == DS_CIFAR) rc = cifar_read_batches(dir, split, cifar_partial(&opt), out, err);
+        else if (k == DS_CIFAR) rc = cifar_read_batches(dir, split, opt.cifar_partial, out, err);
         else {
             char path[1100];
             join(path, sizeof path, dir, SDSS_FILE, "");
@@ -333,13 +323,10 @@ int dataset_check_pair(const Dataset *train, const Dataset *test, char err[DDL_E
                     test->files[0] ? test->dir : "");
 }
 
-int dataset_load_for_run(const char *name, Split split, int limit, uint64_t seed, bool allow_synthetic,
-                         bool force_synthetic, Dataset *out)
+int dataset_load_for_run(const char *name, Split split, const DataOptions *opt, Dataset *out)
 {
     char err[DDL_ERRLEN];
-    DataOptions dopt = { .root = NULL, .allow_synthetic = allow_synthetic, .force_synthetic = force_synthetic,
-                         .seed = seed, .limit = limit, .synthetic_n = 0 };
-    if (dataset_load(name, split, &dopt, out, err) != 0) {
+    if (dataset_load(name, split, opt, out, err) != 0) {
         ddl_error("%s", err);
         return -1;
     }

@@ -5,8 +5,8 @@
  * is done once per process; per-epoch work (shuffle, shard, augment,
  * normalise) happens in the Batcher so the dataset stays read-only.
  *
- * Real files are looked up under the data root (DDL_DATA, default
- * "datasets"): mnist/, fashion-mnist/, cifar-10-batches-bin/, sdss/. When the
+ * Real files are looked up under the data root (DataOptions.root: the
+ * driver's DDL_DATA, default "datasets"): mnist/, fashion-mnist/, cifar-10-batches-bin/, sdss/. When the
  * files are absent, dataset_load() generates a deterministic synthetic
  * dataset with the same shapes and class count, and sets synthetic = true;
  * every output must then say "synthetic". When files are present but
@@ -25,17 +25,17 @@
 
 /* Which on-disk files to use. */
 typedef struct DataOptions {
-    const char *root;     /* NULL: getenv("DDL_DATA") or "datasets" */
+    const char *root;     /* NULL or "": "datasets" (the programs: DDL_DATA) */
     bool allow_synthetic; /* true: generate when files are absent */
     bool force_synthetic; /* true: never read files */
     uint64_t seed;        /* synthetic generator seed; SDSS split seed */
     int limit;            /* >0: keep only the first `limit` examples */
     int synthetic_n;      /* >0: synthetic size (default: real sizes) */
-    bool cifar_partial;   /* true (or DDL_CIFAR_PARTIAL=1): CIFAR batch files
-                           * of other than 10000 records are accepted */
+    bool cifar_partial;   /* true (the programs: DDL_CIFAR_PARTIAL=1): CIFAR
+                           * batch files of other than 10000 records are accepted */
 } DataOptions;
 
-/* The data root: opt->root, else $DDL_DATA (if non-empty), else "datasets". */
+/* The data root: opt->root (if non-empty), else "datasets". */
 const char *dataset_root(const DataOptions *opt);
 
 /* Load `name` ("mnist", "fashion-mnist", "cifar10", "sdss"; a
@@ -59,11 +59,9 @@ int dataset_check_pair(const Dataset *train, const Dataset *test, char err[DDL_E
  * replaced a file between the parts of a run is seen), and shape. 0, or
  * -1 with a message (a file that cannot be read). */
 int dataset_identity(const Dataset *d, char *out, size_t cap, char err[DDL_ERRLEN]);
-/* What every lab does: real files under the data root, else labelled
- * synthetic data when allow_synthetic; limit > 0 keeps the first examples.
- * On failure the reason is printed once (ddl_error) and -1 returned. */
-int dataset_load_for_run(const char *name, Split split, int limit, uint64_t seed, bool allow_synthetic,
-                         bool force_synthetic, Dataset *out);
+/* What every lab does: dataset_load, and on failure the reason printed
+ * (ddl_error) and -1 returned. */
+int dataset_load_for_run(const char *name, Split split, const DataOptions *opt, Dataset *out);
 
 /* Batching with DistributedSampler semantics: each epoch the index list
  * 0..n-1 is shuffled with (seed, "shuffle", epoch), padded by wrapping to a

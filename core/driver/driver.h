@@ -37,6 +37,7 @@
 #include "../results/results.h"
 #include "../sync/sync.h"
 #include "../train/train.h"
+#include "environment.h"
 
 /* The options every program shares (which of them it offers on its
  * command line: DriverSpec.shared). */
@@ -47,8 +48,8 @@ typedef struct DriverOptions {
     int batch;                 /* examples per step on each rank */
     float lr, momentum, wd;
     uint64_t seed;
-    const char *device;        /* cpu | cuda ($DEVICE) */
-    const char *profile;       /* quick | paper | smoke | custom ($PROFILE) */
+    const char *device;        /* cpu | cuda | cuda-emu ($DDL_DEVICE) */
+    const char *profile;       /* quick | paper | smoke | custom ($DDL_PROFILE) */
     const char *out;           /* directory of the result files */
     const char *tag;           /* name part of the output files; NULL: the program's default */
     const char *tex;           /* the table job's LaTeX file */
@@ -119,6 +120,7 @@ typedef struct DriverState {
 struct Driver {
     const DriverSpec *spec;
     DriverOptions *opt;        /* the program's shared options, parsed and checked */
+    DriverEnv env;             /* the DDL_ environment, read once by driver_start */
     const char *mode;          /* the job word ("run"), "" without modes */
     int status;                /* driver_start's verdict when it says stop */
     int rank, world;
@@ -174,10 +176,6 @@ int driver_main(const DriverSpec *spec, DriverOptions *opt, int argc, char **arg
 #define OPTION_FLOAT(name, target, help, min, max) { name, OPT_FLOAT, target, help, min, max }
 #define OPTION_SIZE(name, target, help, min, max) { name, OPT_SIZE, target, help, min, max }
 
-/* Defaults every program starts from: device and profile from $DEVICE and
- * $PROFILE (cpu, custom), seed 1, width 1, batch 64; out NULL (the
- * program sets it). */
-DriverOptions driver_defaults(void);
 
 /* MPI, threads, and the command line: argv[1] is the mode word when the
  * spec has modes. Returns 0 to go on; otherwise the program returns

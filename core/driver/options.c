@@ -7,26 +7,13 @@
 #include "options.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "../common.h"
 
-static const char *env_or(const char *name, const char *fallback)
+void driver_environment(DriverOptions *o, const DriverEnv *env)
 {
-    const char *v = getenv(name);
-    return v && *v ? v : fallback;
-}
-
-DriverOptions driver_defaults(void)
-{
-    return (DriverOptions){ .model = NULL, .dataset = NULL, .width = 1.0f, .batch = 64, .seed = 1,
-                            .device = env_or("DEVICE", "cpu"), .profile = env_or("PROFILE", "custom") };
-}
-
-void driver_environment(DriverOptions *o)
-{
-    if (!o->device) o->device = env_or("DEVICE", "cpu");
-    if (!o->profile) o->profile = env_or("PROFILE", "custom");
+    if (!o->device) o->device = env->device ? env->device : "cpu";
+    if (!o->profile) o->profile = env->profile ? env->profile : "custom";
 }
 
 /* "a|b|c" -> "a, b or c" (for messages). */
@@ -125,7 +112,7 @@ int driver_check_values(const Driver *d)
     }
     /* Room for a scope and the rank files' names after the directory (a
      * longer one was cut, and the files went somewhere else). */
-    const char *root = getenv("DDL_CHECKPOINT_ROOT");
+    const char *root = d->env.checkpoint_root;
     const char *const paths[][2] = { { "checkpoint", o->checkpoint }, { "resume", o->resume },
                                      { "checkpoint (DDL_CHECKPOINT_ROOT)", root } };
     for (int i = 0; i < 3; i++)
@@ -171,8 +158,8 @@ int driver_cli_fragment(Driver *d, CliOption *out)
         { "wd", OPT_FLOAT, &o->wd, "SGD weight decay", 0, 1 },
         { "seed", OPT_U64, &o->seed, "seed for initialisation, shuffling, augmentation", 0, 0 },
         { "device", OPT_STR, &o->device,
-          "cpu | cuda | cuda-emu (one rank per GPU; cuda-emu: the CUDA kernels run on the CPU; $DEVICE sets it)", 0, 0 },
-        { "profile", OPT_STR, &o->profile, "label written to outputs: quick | paper | smoke | custom ($PROFILE "
+          "cpu | cuda | cuda-emu (one rank per GPU; cuda-emu: the CUDA kernels run on the CPU; $DDL_DEVICE sets it)", 0, 0 },
+        { "profile", OPT_STR, &o->profile, "label written to outputs: quick | paper | smoke | custom ($DDL_PROFILE "
                                            "sets it)", 0, 0 },
         { "synthetic", OPT_FLAG, &o->synthetic, "use synthetic data even when real files exist", 0, 0 },
         { "out", OPT_STR, &o->out, "directory for CSV/JSON results", 0, 0 },

@@ -8,8 +8,9 @@
 /* The entries of the shared options the spec offers, into out (room for
  * 20); returns how many. */
 int driver_cli_fragment(Driver *d, CliOption *out);
-/* $DEVICE and $PROFILE where the program left device and profile unset. */
-void driver_environment(DriverOptions *o);
+/* $DDL_DEVICE and $DDL_PROFILE (env) where the program left device and
+ * profile unset; then cpu and custom. */
+void driver_environment(DriverOptions *o, const DriverEnv *env);
 /* The shared values that need no file system; 0, or -1 after a message. */
 int driver_check_values(const Driver *d);
 /* Collective: the lowest rank that failed prints "error: why" (every rank

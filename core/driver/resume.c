@@ -173,13 +173,12 @@ void driver_checkpoint_bases(const Driver *d, char *ckpt, char *resume, size_t c
     const DriverOptions *o = d->opt;
     ckpt[0] = resume[0] = '\0';
     if (!(d->spec->shared & DRV_CHECKPOINT)) return;
-    const char *root = getenv("DDL_CHECKPOINT_ROOT");
+    const char *root = d->env.checkpoint_root;
     char automatic[1024] = "";
     if (root && *root && d->tag[0]) snprintf(automatic, sizeof automatic, "%s/%s-%s", root, d->spec->program, d->tag);
     ddl_strlcpy(ckpt, o->checkpoint ? o->checkpoint : automatic, cap);
-    const char *again = getenv("DDL_RESUME");
     if (o->resume) ddl_strlcpy(resume, o->resume, cap);
-    else if (again && !strcmp(again, "1") && *automatic) ddl_strlcpy(resume, automatic, cap);
+    else if (d->env.resume && *automatic) ddl_strlcpy(resume, automatic, cap);
 }
 
 void driver_checkpoint_paths(Driver *d)
@@ -309,8 +308,7 @@ static int name_generation(Driver *d, const char *set, char err[DDL_ERRLEN])
  * point instead of racing it. */
 static void crash_for_tests(const Driver *d)
 {
-    const char *at = getenv("DDL_FAULT_KILL_AFTER");
-    if (at && *at && d->st.batch >= atol(at)) raise(SIGKILL);
+    if (d->env.kill_after >= 0 && d->st.batch >= d->env.kill_after) raise(SIGKILL);
 }
 
 int driver_checkpoint_save(Driver *d, const DriverHooks *h)

@@ -20,7 +20,10 @@ static bool any(const Driver *d, bool mine)
 static int load(const Driver *d, Split split, int limit, Dataset *out)
 {
     const DriverOptions *o = d->opt;
-    return dataset_load_for_run(o->dataset, split, limit, o->seed, !o->no_synthetic, o->synthetic, out);
+    DataOptions dopt = { .root = d->env.data_root, .allow_synthetic = !o->no_synthetic,
+                         .force_synthetic = o->synthetic, .seed = o->seed, .limit = limit,
+                         .cifar_partial = d->env.cifar_partial };
+    return dataset_load_for_run(o->dataset, split, &dopt, out);
 }
 
 int driver_load(Driver *d, bool test)

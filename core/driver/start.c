@@ -35,21 +35,35 @@ static int take_mode(Driver *d, int *argc, char ***argv)
     return -1;
 }
 
+/* --help's paragraph: the program's description, then the environment
+ * variables it reads (environment.c's table). */
+static void help_text(const char *desc, char *out, size_t cap)
+{
+    size_t n = (size_t)snprintf(out, cap, "%s\n\nenvironment:", desc ? desc : "");
+    const char *name, *meaning;
+    for (int i = 0; n < cap && driver_env_row(i, &name, &meaning); i++)
+        n += (size_t)snprintf(out + n, cap - n, "\n  %-22s %s", name, meaning);
+}
+
 int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc, char **argv)
 {
     memset(d, 0, sizeof *d);
     d->lock_fd[0] = d->lock_fd[1] = -1;
     d->spec = spec;
     d->opt = opt;
-    driver_environment(opt);
-    ddl_program_start(&argc, &argv, &d->rank, &d->world);
+    bool bad_env = driver_env_read(&d->env) != 0; /* before MPI: DDL_MALLOC_DEFAULT */
+    driver_environment(opt, &d->env);
+    ddl_program_start(&argc, &argv, &d->rank, &d->world, d->env.malloc_default);
     d->status = 2;
+    if (bad_env) return -1;
     if (take_mode(d, &argc, &argv) != 0) return -1;
     CliOption opts[MAX_OPTIONS];
     if (spec->nown > MAX_OPTIONS - 20) ddl_die("%s: too many options (%d)", spec->program, spec->nown);
     memcpy(opts, spec->own, sizeof *opts * (size_t)spec->nown);
     int n = spec->nown + driver_cli_fragment(d, opts + spec->nown);
-    int rc = cli_parse(argc, argv, spec->usage, spec->description, opts, n);
+    char help[4096];
+    help_text(spec->description, help, sizeof help);
+    int rc = cli_parse(argc, argv, spec->usage, help, opts, n);
     memcpy(d->cli, opts, sizeof *opts * (size_t)n);
     d->ncli = n;
     if (rc != 0) {
@@ -133,13 +147,13 @@ int driver_open(Driver *d)
      * the run would have lost that epoch. The directory (with --checkpoint)
      * is locked from here on; the automatic one, named after the run, once
      * the run has its name (driver_train), its root checked now. */
-    const char *root = getenv("DDL_CHECKPOINT_ROOT");
+    const char *root = d->env.checkpoint_root;
     if ((d->spec->shared & DRV_CHECKPOINT) && !o->checkpoint && root && *root &&
         driver_check_dir(d, "checkpoint (DDL_CHECKPOINT_ROOT)", root) != 0)
         return 2;
     if (driver_checkpoint_claim(d) != 0) return 2;
     comm_init(&d->comm, MPI_COMM_WORLD);
-    comm_use_device(&d->comm, d->be); /* device buffers may meet the Comm (staged, or NCCL) */
+    comm_use_device(&d->comm, d->be, !d->env.mpi_device_off); /* device buffers may meet the Comm (staged, or NCCL) */
     d->opened = true;
     return 0;
 }

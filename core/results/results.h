@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define META_MAX 64
 
@@ -134,6 +135,20 @@ int table_write_tex(const Table *t, const TexSpec *spec, const char *path);
  * is not UTF-8 would stop pdflatex). report/tex_text.sh is the same rule
  * for the shell (tests/test_tex_escape.c checks that they agree). */
 char *tex_escape(char *out, size_t cap, const char *s);
+/* A table printed for people (text.c), in nccl-tests' layout: two '#'
+ * provenance lines (program, commit, date, host; the summary line), a '#'
+ * row of column heads and a '#' row of their units in parentheses, then
+ * one right-aligned line per row ("-" for an empty cell). cols picks and
+ * names the columns shown (NULL: all, under their CSV names); an unknown
+ * column aborts (a bug). The benchmarks print their results this way and
+ * write the same table as CSV with table_write. */
+typedef struct TextColumn {
+    const char *col;       /* the Table's column */
+    const char *head;      /* its head in the text */
+    const char *unit;      /* "us", "GB/s"; "" or NULL: none */
+} TextColumn;
+void table_print_text(const Table *t, const TextColumn *cols, int ncols, FILE *f);
+
 /* Several tables, one after another, in one file (written atomically);
  * specs may be NULL (defaults for every table). */
 int tables_write_tex(const Table *const *tables, const TexSpec *specs, int n, const char *path);

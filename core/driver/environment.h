@@ -1,0 +1,32 @@
+/* environment.h - the environment variables the programs read, read in
+ * one place (environment.c) when a program starts. Core below the driver
+ * (layers, comm, model, data, sync) never reads the environment: what a
+ * variable decides reaches it as a field of a config struct or a function
+ * argument (tests/e2e_config_edge.sh checks that). */
+#ifndef DDL_DRIVER_ENVIRONMENT_H
+#define DDL_DRIVER_ENVIRONMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct DriverEnv {
+    const char *device;          /* DDL_DEVICE: --device's default (NULL: cpu) */
+    const char *profile;         /* DDL_PROFILE: --profile's default (NULL: custom) */
+    const char *data_root;       /* DDL_DATA: where the datasets are (NULL: datasets/) */
+    bool cifar_partial;          /* DDL_CIFAR_PARTIAL=1: CIFAR batch files of other sizes accepted */
+    const char *checkpoint_root; /* DDL_CHECKPOINT_ROOT: automatic checkpoints go under it */
+    bool resume;                 /* DDL_RESUME=1: continue from the automatic checkpoint */
+    long kill_after;             /* DDL_FAULT_KILL_AFTER=N: SIGKILL after the first checkpoint at >= N (-1: off) */
+    bool mpi_device_off;         /* DDL_MPI_CUDA_AWARE=0: stage device buffers through the host for MPI */
+    bool malloc_default;         /* DDL_MALLOC_DEFAULT=1: keep glibc's malloc thresholds */
+} DriverEnv;
+
+/* Reads every variable of the table in environment.c into *env. 0, or -1
+ * after a message naming the variable and what it accepts. */
+int driver_env_read(DriverEnv *env);
+
+/* The table's rows, for --help and documentation: name and meaning of
+ * row i (i from 0), false past the last. */
+bool driver_env_row(int i, const char **name, const char **meaning);
+
+#endif
