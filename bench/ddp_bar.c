@@ -203,7 +203,7 @@ int main(int argc, char **argv)
     const DriverSpec spec = { .program = "ddp_bar", .usage = "mpirun -np 2 ddp_bar [options]",
                               .description = "DDP vs allreduce_flat vs per-parameter allreduce, interleaved in one "
                                              "run (see bench/ddp_bar.c).",
-                              .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_LIMITS | DRV_SEED | DRV_DEVICE,
+                              .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_LIMITS | DRV_SEED | DRV_DEVICE | DRV_CONV,
                               .own = own, .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1, .ctx = &b,
                               .run = run };
     return driver_main(&spec, &opt, argc, argv);

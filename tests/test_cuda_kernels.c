@@ -58,10 +58,11 @@ static void no_gpu(const char *why)
 
 #if defined(DDL_HAVE_CUDA) || defined(DDL_CUDA_EMU)
 #include "common.h"
-#include "cpu/bn_act.h"
-#include "cpu/conv_direct_layout.h"
-#include "cpu/winofused_layout.h"
-#include "cpu/conv_pointwise_layout.h"
+#include "bn_act.h"
+#include "conv/conv_direct_layout.h"
+#include "conv/winofused_layout.h"
+#include "conv/conv_pointwise_layout.h"
+#include "conv/kernels_cpu.h"
 #include "cpu/kernels.h"
 #include "cuda/cuda_runtime_probe.h"
 #include "cuda/device_mem.h"

@@ -49,6 +49,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "conv/kernels_cpu.h"
 #include "cpu/kernels.h"
 #include "harness.h"
 #include "layers/layers.h"
@@ -446,6 +447,7 @@ static void check_layer(const Spec *s, bool shared)
     g.name = name;
     Model *m = &g.m;
     model_begin(m, s->name, s->in);
+    m->conv_algo = t_conv;
     m->bn_track_stats = !s->notrack;
     int t = mb_dropout(m, m->input, 0.0f); /* identity: its output's gradient is dL/dx */
     g.dx_tensor = t;
@@ -632,6 +634,7 @@ static void check_zoo(const char *label, const char *model, Shape in, int n, flo
     g.name = label;
     g.dx_tensor = -1;
     ModelConfig cfg = model_config_default(model, in, 5);
+    cfg.conv = t_conv;
     cfg.width = width;
     cfg.hidden[0] = h0;
     cfg.hidden[1] = h1;
@@ -965,7 +968,7 @@ static void check_init(void)
  * here, and vgg11 with F(4x4) against PyTorch in test_torch. */
 static void check_forced(const char *algo, int k, bool vgg_zoo)
 {
-    setenv("DDL_CONV", algo, 1);
+    if (conv_algo_parse(algo, &t_conv) != 0) ddl_die("check_forced: unknown algorithm %s", algo);
     char name[160];
     for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++) {
         const Spec *s = &SPECS[i];
@@ -987,7 +990,7 @@ static void check_forced(const char *algo, int k, bool vgg_zoo)
         snprintf(name, sizeof name, "mobilenetv2 x0.125 1x16x16 eval [%s]", algo);
         check_zoo(name, "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
     }
-    unsetenv("DDL_CONV");
+    t_conv = CONV_ALGO_AUTO;
 }
 
 int main(void)

@@ -10,7 +10,7 @@
 // over the chunk's positions in double with the fixed block tree (no
 // atomics, deterministic), then added to dw; equal to the CPU up to
 // summation order.
-#include "../cpu/conv_direct_layout.h"
+#include "../conv/conv_direct_layout.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
 #include "launch.h"

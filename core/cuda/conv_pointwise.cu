@@ -9,9 +9,9 @@
 // summing its products over the images and positions in double with the
 // fixed block tree (no atomics, deterministic), then added to dw; equal to
 // the CPU up to summation order. The device rule of conv2d_pick.c does not
-// pick this path (cuBLAS runs 1x1 convolutions well); DDL_CONV=pointwise
+// pick this path (cuBLAS runs 1x1 convolutions well); --conv pointwise
 // does, and the tests compare it with the CPU.
-#include "../cpu/conv_pointwise_layout.h"
+#include "../conv/conv_pointwise_layout.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
 #include "launch.h"

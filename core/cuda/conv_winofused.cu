@@ -11,7 +11,7 @@
 // operations in the CPU's order), then A^T m A, the 4 pixels stored or
 // added straight into y: so the outputs are the CPU's bits. yq, the CPU's
 // room for output phases, is not used.
-#include "../cpu/winofused_layout.h"
+#include "../conv/winofused_layout.h"
 #include "cuda_check.h"
 #include "kernels_cuda.h"
 #include "launch.h"

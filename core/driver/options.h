@@ -6,7 +6,7 @@
 #include "driver.h"
 
 /* The entries of the shared options the spec offers, into out (room for
- * 20); returns how many. */
+ * 21); returns how many. */
 int driver_cli_fragment(Driver *d, CliOption *out);
 /* $DEVICE and $PROFILE where the program left device and profile unset. */
 void driver_environment(DriverOptions *o);

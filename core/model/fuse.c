@@ -17,7 +17,7 @@
  * (tests/test_fuse.c). */
 #include "model.h"
 
-#include "../cpu/bn_act.h"
+#include "../bn_act.h"
 
 /* The layer that reads tensor t, when exactly one does (consumer counts
  * are known after layout); -1 otherwise. */

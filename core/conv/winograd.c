@@ -24,7 +24,7 @@
  * [i*th*tw, (i+1)*th*tw) as im2col's pixel columns are. Each loop gives a
  * thread whole channels, and no value is a sum split across threads, so
  * results do not depend on the thread count. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 #include "winograd_tiles.h"

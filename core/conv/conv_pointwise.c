@@ -26,14 +26,14 @@
  * Threads own whole outputs (conv: images; filter_grad: (k, c) blocks, the
  * same blocks in every span of images), so results do not depend on the
  * thread count. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 
 #include "../common.h"
 #include "conv_pointwise_layout.h"
-#include "parallel.h"
-#include "simd.h"
+#include "../cpu/parallel.h"
+#include "../cpu/simd.h"
 
 enum { BLK = VF_ROWS * VF_LANES };
 /* Weight-gradient block: 4 x 4 (k, c) pairs, 16 accumulators and 8 loads

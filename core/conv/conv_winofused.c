@@ -52,13 +52,13 @@
  * the per-position reductions having no register blocking that keeps
  * them in registers; summing the direct taps from the phases instead (no
  * transforms) was 1.2-1.6x slower, 20 loads per 36 FMAs. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 #include "../common.h"
 #include "conv_direct_grid.h"
-#include "parallel.h"
-#include "simd.h"
+#include "../cpu/parallel.h"
+#include "../cpu/simd.h"
 #include "winofused_layout.h"
 
 _Static_assert((int)BLK <= (int)WINOFUSED_BLK_MAX, "a block past the last tile must fit the output phases' slack");

@@ -40,7 +40,7 @@
  * Winograd domain are `stride` floats apart, tiles of nb images side by
  * side as in winograd.c. Each loop gives a thread whole channels and no
  * sum is split, so results do not depend on the thread count. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 #include "winograd_tiles.h"
