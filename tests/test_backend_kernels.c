@@ -470,7 +470,7 @@ static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) be->release(dev[i]);
 }
 
-/* Stride-2 1x1 convolutions' gather and scatter (conv2d_pointwise.c):
+/* Stride-2 1x1 convolutions' gather and scatter (path_pointwise.c):
  * the CPU's against their definitions (x's even rows and columns; dx
  * zero elsewhere, or unchanged with acc), then the backend's against the
  * CPU's bit for bit, on even and odd planes. */
@@ -672,7 +672,7 @@ static void backend_device_batch(const Backend *be)
     device_batch_free(&db);
 }
 
-/* Fused Winograd F(2x2,3x3) (core/cpu/conv_winofused.c). The CPU's
+/* Fused Winograd F(2x2,3x3) (core/conv/conv_winofused.c). The CPU's
  * forward pass and input gradient against their definitions (double
  * sums, within TOL_FUSED of the largest output: Winograd rounds the
  * transformed values), then the backend's filter packing and outputs

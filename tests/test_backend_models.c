@@ -3,7 +3,7 @@
  * narrow widths, one training step in FP32 and in FP16 mixed precision,
  * and an eval-mode forward; then the FP32 step again with Winograd, again
  * with the direct 3x3 kernels, and again with the pointwise 1x1 kernels,
- * forced on every eligible convolution (DDL_CONV=winograd, direct,
+ * forced on every eligible convolution (--conv winograd, direct,
  * pointwise, on both sides).
  *
  * For each backend of backend_usable() (the CPU always; a GPU or an

@@ -18,7 +18,7 @@
  * thread count: 1 and 2 threads for ddlab's kernels (BLAS on one, as
  * tests/test_threads.c does) give identical bits.
  *
- * TOL_WINO4 1e-4 for Winograd F(4x4,3x3) (core/cpu/winograd4.c): its
+ * TOL_WINO4 1e-4 for Winograd F(4x4,3x3) (core/conv/winograd4.c): its
  * transforms scale by up to 5 and 8 and divide by 6 and 24; measured on
  * these shapes, output and input gradient 1.0e-5 and 1.1e-5 against
  * im2col (128 channels on 32x32; 2e-6 to 5e-6 on 1-64 channels), its

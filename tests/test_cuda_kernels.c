@@ -329,7 +329,7 @@ static void test_winograd(void)
 
 /* ---- Winograd F(4x4,3x3) transforms --------------------------------------- */
 
-/* The same for F(4x4) (core/cpu/winograd4.c): planes with partial last
+/* The same for F(4x4) (core/conv/winograd4.c): planes with partial last
  * tiles both ways, one-tile planes (4x4, 2x2, 1x3), and many small planes
  * (the CPU stages several images' tiles per group), with flip and acc. */
 static void test_winograd4(void)

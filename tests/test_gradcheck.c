@@ -489,7 +489,7 @@ static const Spec SPECS[] = {
     { "conv k3 s2 p1 g2 nobias", LAYER_CONV2D, { 4, 7, 7 }, 2, 6, 3, 2, 1, 2, false, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s1 p2 depthwise +bias", LAYER_CONV2D, { 4, 5, 5 }, 2, 4, 3, 1, 2, 4, true, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s2 p2 depthwise nobias", LAYER_CONV2D, { 3, 6, 6 }, 2, 3, 3, 2, 2, 3, false, 0, false, false, X_UNIFORM, 0, 0 },
-    /* depthwise convs run the direct kernels (core/cpu/depthwise.c): MobileNetV2's
+    /* depthwise convs run the direct kernels (core/conv/depthwise.c): MobileNetV2's
      * k3 s1/s2 p1; blocks of several images with a partial last block (15x15: 3
      * images per block, batch 4; 36x36 s2: 2 per block, batch 3); stride 3 (9
      * phase planes), k5 (taps two phase rows deep), k1 */
@@ -955,10 +955,10 @@ static void check_init(void)
 }
 
 /* The same checks with a fast path forced on every 3x3 stride-1
- * padding-1 ungrouped convolution (core/layers/conv2d_pick.c; the
+ * padding-1 ungrouped convolution (core/conv/pick.c; the
  * default picks by shape): Winograd F(2x2,3x3) and F(4x4,3x3)
- * (conv2d_winograd.c), then the direct kernels (conv2d_direct.c); and the pointwise kernels
- * (conv2d_pointwise.c) on every 1x1 stride-1 one: k, the filter side of
+ * (path_winograd.c), then the direct kernels (path_direct.c); and the pointwise kernels
+ * (path_pointwise.c) on every 1x1 stride-1 one: k, the filter side of
  * the layers the path takes. Their forward passes and input gradients
  * against finite differences. vgg_zoo false: F(4x4) leaves out the vgg11
  * model, whose first conv bias (its true gradient 0: a batch norm follows)

@@ -165,7 +165,7 @@ void pointwise_filter_grad_cpu(const float *x, const float *dy, int n, int C, in
     }
 }
 
-/* Stride 2 (conv2d_pointwise.c): a 1x1 stride-2 convolution reads only
+/* Stride 2 (path_pointwise.c): a 1x1 stride-2 convolution reads only
  * the even rows and columns, so it is the stride-1 kernels on those
  * (gathered first), and its input gradient is theirs put back there, the
  * odd positions zero. Ho = ceil(H/2), Wo = ceil(W/2). */

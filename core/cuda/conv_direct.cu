@@ -1,6 +1,6 @@
 // conv_direct.cu - the direct 3x3 convolution (padding 1, stride 1 or 2),
-// twins of core/cpu/conv_direct.c, on the same padded and packed buffers
-// and tap tables (core/cpu/conv_direct_layout.h).
+// twins of core/conv/conv_direct.c, on the same padded and packed buffers
+// and tap tables (core/conv/conv_direct_layout.h).
 //
 // pad, filter and unphase: one thread per element of the buffer they
 // write, the same values as the CPU's. conv: one thread per output,

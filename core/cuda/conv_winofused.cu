@@ -1,6 +1,6 @@
 // conv_winofused.cu - Winograd F(2x2,3x3) on the direct kernels' grid,
-// twins of core/cpu/conv_winofused.c on the same buffers
-// (core/cpu/winofused_layout.h): the input's 4 phases from direct_pad_cuda
+// twins of core/conv/conv_winofused.c on the same buffers
+// (core/conv/winofused_layout.h): the input's 4 phases from direct_pad_cuda
 // with stride 2, the packed transformed filters.
 //
 // filter: one thread per packed value, the transform of
