@@ -1,20 +1,20 @@
 /* conv_algo.c - one 3x3 convolution (padding 1) timed every
- * way: im2col + GEMM, Winograd F(2x2,3x3) (core/layers/conv2d_winograd.c)
- * and the direct kernels (conv2d_direct.c), forward and backward (weight
+ * way: im2col + GEMM, Winograd F(2x2,3x3) (core/conv/path_winograd.c)
+ * and the direct kernels (path_direct.c), forward and backward (weight
  * and input gradients), interleaved so that a noisy machine slows all
- * alike. This is how the CONV_ALGO_AUTO thresholds (conv2d_pick.c) were
+ * alike. This is how the CONV_ALGO_AUTO thresholds (pick.c) were
  * chosen.
  *
  *   bin/bench/conv_algo [--batch 64] [--reps 5] [--cpu] [--1x1 | --stride 2] [C K HW ...]
  * (and Winograd F(4x4,3x3) too, after the first three, then Winograd
- * F(2x2,3x3) with the transforms in registers, conv2d_winofused.c, where
+ * F(2x2,3x3) with the transforms in registers, path_winofused.c, where
  * it can run: "-" elsewhere)
  * Without shapes: every stride-1 3x3 shape of resnet18 and vgg11 on CIFAR,
  * at width 1 and at the quick profile's widths. Prints per shape the
  * median forward and backward ms of each way and the ratios winograd /
  * im2col and direct / im2col of the step (fwd + bwd). --1x1: 1x1 layers
  * instead (MobileNetV2's shapes without shapes given), im2col against the
- * pointwise kernels (conv2d_pointwise.c). --stride 2: 3x3 stride-2 layers
+ * pointwise kernels (path_pointwise.c). --stride 2: 3x3 stride-2 layers
  * (resnet18's three, at widths 1, 0.5 and 0.25, without shapes given; HW
  * is the input's side), im2col against the direct kernels on the input's
  * phases (conv_direct_layout.h). */

@@ -256,7 +256,7 @@ int main(int argc, char **argv)
                               .description = "DDP vs allreduce_flat vs per-parameter allreduce, interleaved in one "
                                              "run (see bench/ddp_bar.c).",
                               .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_LIMITS | DRV_SEED | DRV_DEVICE |
-                                        DRV_PROFILE | DRV_OUT | DRV_TAG,
+                                        DRV_PROFILE | DRV_OUT | DRV_TAG | DRV_CONV,
                               .tag_default = "<model>-w<width>-b<batch>-np<ranks>",
                               .own = own, .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1, .ctx = &b,
                               .run = run };

@@ -280,7 +280,7 @@ int main(int argc, char **argv)
     };
     const DriverSpec spec = { .program = "train_step", .usage = "train_step [--model NAME] [--batch N] [options]",
                               .description = "Time one training step (forward + backward + SGD) on random inputs.",
-                              .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_DEVICE | DRV_PROFILE | DRV_OUT | DRV_TAG,
+                              .shared = DRV_MODEL | DRV_WIDTH | DRV_BATCH | DRV_DEVICE | DRV_PROFILE | DRV_OUT | DRV_TAG | DRV_CONV,
                               .tag_default = "<model>-w<width>-b<batch>[-fp16]", .own = own,
                               .nown = (int)(sizeof own / sizeof own[0]), .batch_min = 1, .ctx = &b, .run = run,
                               .on_backend = true };

@@ -32,7 +32,6 @@ declare -A EDGE=(
   [core/threads.c]="OpenMP's, OpenBLAS's and glibc's own variables (OMP_NUM_THREADS, MALLOC_*), which those libraries read too"
   [core/results/meta.c]="the provenance block records the environment a result was produced in"
   [core/cuda/emu/strict.cc]="the emulated GPU's runtime switches (DDL_EMU_*), as CUDA's runtime reads CUDA_*"
-  [core/layers/conv2d_pick.c]="DDL_CONV, until the shared --conv option replaces it"
 )
 calls=$(grep -rnE '\b(secure_)?getenv[[:space:]]*\(|\benviron\b' core \
   --include='*.c' --include='*.h' --include='*.cc' --include='*.cu' --include='*.cuh')

@@ -34,6 +34,17 @@ else
   echo "skip - lab1 figures.sh: gnuplot not installed (make deps)"
 fi
 
+# The outputs' conv line: resnet18 at its fast paths by default, and
+# under --conv reference every convolution by im2col + GEMM, no activation
+# fused (tests/test_conv_reference.c counts the kernels that ran).
+r18=(--model resnet18 --dataset cifar10 --synthetic --iters 1 --batch 4 --width 0.0625 --limit 64 --test-limit 16 --quiet)
+"$LAB1" "${r18[@]}" --out "$tmp/conv" --tag auto >/dev/null 2>&1
+"$LAB1" "${r18[@]}" --out "$tmp/conv" --tag ref --conv reference >/dev/null 2>&1
+check "lab1 --conv reference: the conv line says every convolution ran by im2col + GEMM with no fused activation" \
+  grep -qx '# conv: 20 convolutions: all 20 im2col + GEMM; no fused activation (--conv reference)' "$tmp/conv/ref-summary.csv"
+check "lab1 without --conv: the conv line names the fast paths and fused activations" \
+  grep -Eq '^# conv: 20 convolutions: .*(Winograd|direct|pointwise).*activations fused.*\(--conv auto\)$' "$tmp/conv/auto-summary.csv"
+
 # Same seed -> identical numbers (timings excluded).
 "$LAB1" "${tiny[@]}" --out "$tmp/b" --figures "$tmp/fig" --tag t >/dev/null 2>&1
 strip() { grep -v '^#' "$1" | cut -d, -f1-4; }
@@ -58,6 +69,7 @@ expect_fail() { # name, expected-text, args...
   if [ $rc -ne 0 ] && grep -qi -- "$text" "$tmp/out"; then ok "$name"; else bad "$name (rc $rc: $(head -c 300 "$tmp/out"))"; fi
 }
 expect_fail "lab1 rejects an unknown flag" "unknown option" --bogus 1
+expect_fail "lab1 rejects an unknown --conv, listing the values" "unknown --conv 'fast': auto, reference" --conv fast
 expect_fail "lab1 rejects a non-numeric batch" "expects an integer" --batch lots
 expect_fail "lab1 rejects batch 0" "outside the allowed range" --batch 0
 expect_fail "lab1 rejects an unknown model" "unknown model" --model alexnet --synthetic --iters 1

@@ -26,7 +26,7 @@
 #   3a  memcheck, 3b initcheck, 3c racecheck, 3d synccheck: each on
 #       test_cuda_kernels and on one small training step (bench/train_step,
 #       resnet18 x0.0625, batch 2) with each forced convolution path:
-#       DDL_CONV=winofused, winograd4, direct, pointwise. On the emulated
+#       --conv winofused, winograd4, direct, pointwise. On the emulated
 #       GPU, 3a runs the same programs in its strict mode instead (core/cuda/
 #       README.md), and 3b-3d are skipped.
 #   Then correctness:
@@ -1003,13 +1003,12 @@ step_sanitizer() {
     [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || res=FAIL
     detail="$line"
     for p in $SAN_PATHS; do
-        export DDL_CONV=$p # the checker runs the step itself: the path goes by the environment
-        line=$(sanitize_one "$log" "DDL_CONV=$p train_step" 60 "$BIN/bench/train_step" --device "$DEV" "${SAN_STEP[@]}" \
+        line=$(sanitize_one "$log" "--conv $p train_step" 60 "$BIN/bench/train_step" --device "$DEV" --conv "$p" \
+            "${SAN_STEP[@]}" \
             --out "$RES/bench")
         rc=$?
         [ "$rc" -eq 3 ] && cut=1
         [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || res=FAIL
-        unset DDL_CONV
         detail="$detail; $line"
     done
     detail="$detail (the steps: train_step ${SAN_STEP[*]}; $(basename "$log"))"

@@ -141,6 +141,8 @@ void t_random_batch(uint64_t seed, const char *name, int step, Shape in, int cla
     for (int i = 0; i < n; i++) y[i] = (int32_t)rng_below(&r, (uint32_t)classes);
 }
 
+ConvAlgo t_conv = CONV_ALGO_AUTO;
+
 void t_side_init(TSide *s, const char *model, float width, float dropout, int batch, const Backend *be,
                  const float *x, const int32_t *y)
 {
@@ -149,6 +151,7 @@ void t_side_init(TSide *s, const char *model, float width, float dropout, int ba
     cfg.width = width;
     cfg.dropout = dropout;
     cfg.backend = be;
+    cfg.conv = t_conv;
     if (model_build(&s->m, model, &cfg, batch, 11, err) != 0) ddl_die("%s", err);
     SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
     trainer_init(&s->t, &s->m, &sc);
@@ -181,6 +184,7 @@ void t_build_eval(Model *m, const char *name, Shape in, int classes, float width
     char err[256];
     ModelConfig cfg = model_config_default(name, in, classes);
     if (width > 0.0f) cfg.width = width;
+    cfg.conv = t_conv;
     if (model_build(m, name, &cfg, batch, seed, err) != 0) ddl_die("%s", err);
     model_set_training(m, false);
 }

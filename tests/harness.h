@@ -61,6 +61,10 @@ typedef struct TSide {
     float *x;
     int32_t *y;
 } TSide;
+/* How the models the harness builds pick their convolution paths (the
+ * --conv of a program): a test's forced passes set it. */
+extern ConvAlgo t_conv;
+
 void t_side_init(TSide *s, const char *model, float width, float dropout, int batch, const Backend *be,
                  const float *x, const int32_t *y);
 void t_side_free(TSide *s);

@@ -3,7 +3,7 @@
  * narrow widths, one training step in FP32 and in FP16 mixed precision,
  * and an eval-mode forward; then the FP32 step again with Winograd, again
  * with the direct 3x3 kernels, and again with the pointwise 1x1 kernels,
- * forced on every eligible convolution (DDL_CONV=winograd, direct,
+ * forced on every eligible convolution (--conv winograd, direct,
  * pointwise, on both sides).
  *
  * For each backend of backend_usable() (the CPU always; a GPU or an
@@ -233,7 +233,7 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     side_init(&ref, sp, &ddl_backend_cpu, x, y);
     side_init(&dev, sp, be, x, y);
     char label[160], who[64];
-    const char *algo = getenv("DDL_CONV"); /* the forced passes (main) say so in every label */
+    const char *algo = t_conv == CONV_ALGO_AUTO ? NULL : conv_algo_name(t_conv); /* the forced passes (main) say so */
     snprintf(who, sizeof who, "%s%s%s", be->name, algo ? " conv=" : "", algo ? algo : "");
     snprintf(label, sizeof label, "%s %s w%g: initial parameters equal the cpu's", who, sp->name, (double)sp->width);
     compare_arena("params", &ref, &dev, false, 0.0, label);
@@ -337,9 +337,9 @@ int main(void)
                     { "direct", false },
                     { "winofused", false },
                     { "pointwise", true } };
-    unsetenv("DDL_CONV");
     for (int pass = 0; pass < 6; pass++) {
-        if (FORCED[pass].algo) setenv("DDL_CONV", FORCED[pass].algo, 1);
+        t_conv = CONV_ALGO_AUTO;
+        if (FORCED[pass].algo && conv_algo_parse(FORCED[pass].algo, &t_conv) != 0) ddl_die("bad pass %d", pass);
         for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
             const Spec *sp = &SPECS[s];
             if (FORCED[pass].only_1x1 && !sp->has_1x1) continue;

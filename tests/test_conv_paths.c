@@ -1,8 +1,8 @@
 /* test_conv_paths.c - the fast paths of 3x3 convolutions, Winograd
- * F(2x2,3x3) and F(4x4,3x3) (core/layers/conv2d_winograd.c) and the direct kernels
- * (conv2d_direct.c), and of 1x1 ones, the pointwise kernels
- * (conv2d_pointwise.c, on the same shapes with 1x1 filters), against the
- * reference im2col + GEMM (conv2d.c).
+ * F(2x2,3x3) and F(4x4,3x3) (core/conv/path_winograd.c), fused Winograd
+ * (path_winofused.c) and the direct kernels (path_direct.c), and of 1x1
+ * ones, the pointwise kernels (path_pointwise.c, on the same shapes with
+ * 1x1 filters), against the reference im2col + GEMM (reference.c).
  *
  * For each path and shape (batch 1..8, channels 1..128, planes 2x2..48x48,
  * odd sizes, and batches that take several chunks) two one-layer models
@@ -18,7 +18,7 @@
  * thread count: 1 and 2 threads for ddlab's kernels (BLAS on one, as
  * tests/test_threads.c does) give identical bits.
  *
- * TOL_WINO4 1e-4 for Winograd F(4x4,3x3) (core/cpu/winograd4.c): its
+ * TOL_WINO4 1e-4 for Winograd F(4x4,3x3) (core/conv/winograd4.c): its
  * transforms scale by up to 5 and 8 and divide by 6 and 24; measured on
  * these shapes, output and input gradient 1.0e-5 and 1.1e-5 against
  * im2col (128 channels on 32x32; 2e-6 to 5e-6 on 1-64 channels), its
@@ -41,7 +41,7 @@
 #include "backend/registry.h"
 #include "common.h"
 #include "cpu/parallel.h"
-#include "cpu/winofused_layout.h"
+#include "conv/winofused_layout.h"
 #include "harness.h"
 #include "layers/layers.h"
 #include "model/model.h"
@@ -50,15 +50,15 @@
 #define TOL_PATH 1e-5
 #define TOL_WINO4 1e-4
 
-typedef struct ConvShape {
+typedef struct PathShape {
     int n, C, K, H, W;
-} ConvShape;
+} PathShape;
 
-static const ConvShape SHAPES[] = {
+static const PathShape SHAPES[] = {
     { 1, 3, 8, 4, 4 },     { 2, 3, 16, 32, 32 },   { 8, 16, 16, 8, 8 },   { 4, 32, 64, 16, 16 },
     { 2, 64, 64, 32, 32 }, { 8, 128, 128, 4, 4 },  { 3, 5, 7, 7, 9 },     { 1, 128, 64, 2, 2 },
     { 2, 1, 4, 5, 5 },     { 5, 24, 12, 3, 11 },   { 2, 128, 128, 32, 32 },
-    /* several chunks of images (conv2d_winograd.c's WINO_TARGET_TILES), the last one partial */
+    /* several chunks of images (path_winograd.c's WINO_TARGET_TILES), the last one partial */
     { 5, 8, 8, 32, 32 },   { 3, 16, 24, 48, 48 },
 };
 
@@ -87,7 +87,7 @@ static float *copy_of(const float *src, size_t n)
 static int out_side(int n, int k, int stride) { return (n + 2 * ((k - 1) / 2) - k) / stride + 1; }
 
 /* Forward and backward of one conv layer on inputs drawn from `seed`. */
-static Result run(const ConvShape *s, int k, int stride, ConvAlgo algo, uint64_t seed)
+static Result run(const PathShape *s, int k, int stride, ConvAlgo algo, uint64_t seed)
 {
     Model m;
     model_begin(&m, "conv_paths", (Shape){ s->C, s->H, s->W });
@@ -123,7 +123,7 @@ static void result_free(Result *r) { ddl_free(r->y), ddl_free(r->dx), ddl_free(r
 
 /* The exact output in double: direct k x k convolution (k 3 or 1),
  * padding (k - 1) / 2, this stride. */
-static double exact_err(const ConvShape *s, int kk, int stride, uint64_t seed, const float *y)
+static double exact_err(const PathShape *s, int kk, int stride, uint64_t seed, const float *y)
 {
     Model m;
     model_begin(&m, "conv_paths exact", (Shape){ s->C, s->H, s->W });
@@ -178,13 +178,13 @@ static const PathCase PATH_CASES[] = {
     { "pointwise stride 2", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1, TOL_PATH, 2 },
 };
 
-/* Whether the fused Winograd kernels take a shape (conv2d_pick.c's fused_fits). */
-static bool fused_fits(const ConvShape *s)
+/* Whether the fused Winograd kernels take a shape (path_winofused.c's winofused_fits). */
+static bool fused_fits(const PathShape *s)
 {
     return s->H % 2 == 0 && s->W % 2 == 0 && s->C <= WINOFUSED_MAX_C && s->K <= WINOFUSED_MAX_C;
 }
 
-static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
+static void check_shape(const PathCase *pc, const PathShape *s, double *worst)
 {
     char name[200];
     snprintf(name, sizeof name, "%s n%d C%d K%d %dx%d", pc->name, s->n, s->C, s->K, s->H, s->W);
@@ -225,7 +225,7 @@ static void check_shape(const PathCase *pc, const ConvShape *s, double *worst)
     result_free(&w), result_free(&c);
 }
 
-static void check_threads(const PathCase *pc, const ConvShape *s)
+static void check_threads(const PathCase *pc, const PathShape *s)
 {
     ddl_set_kernel_threads(1);
     Result one = run(s, pc->k, pc->stride, pc->algo, 77);
@@ -241,8 +241,8 @@ static void check_threads(const PathCase *pc, const ConvShape *s)
     result_free(&one), result_free(&two);
 }
 
-/* What CONV_ALGO_AUTO picks, by shape (the measured thresholds of
- * conv2d_pick.c). */
+/* What CONV_ALGO_AUTO picks, by shape (the measured rules of
+ * core/conv/pick.c). */
 static void check_auto(void)
 {
     Model m;
@@ -270,18 +270,18 @@ static void check_auto(void)
                 "im2col for the rest");
     char line[256];
     conv2d_algo_summary(&m, line, sizeof line);
-    t_checkf(strcmp(line, "0 of 12 convolutions by Winograd F(2x2,3x3), 1 Winograd F(4x4,3x3), 5 fused Winograd F(2x2,3x3), 1 direct 3x3, 1 depthwise, 0 pointwise 1x1, "
-                          "the rest im2col + GEMM (DDL_CONV=auto)") == 0,
+    t_checkf(strcmp(line, "12 convolutions: 5 fused Winograd F(2x2,3x3), 1 Winograd F(4x4,3x3), 1 direct 3x3, "
+                          "1 depthwise, 4 im2col + GEMM; no fused activation (--conv auto)") == 0,
              "conv paths: the summary line counts each path", "got '%s'", line);
     model_free(&m);
 }
 
 /* 3x3 stride-2 convolutions under auto on host memory: the direct kernels
  * (on the input's phases) for up to 16 channels in on 16x16 or more, and
- * 32 into at most 64 on 16x16; im2col otherwise, and under DDL_CONV
+ * 32 into at most 64 on 16x16; im2col otherwise, and under --conv
  * other than direct and auto. */
 /* Where auto takes the fused Winograd kernels on host memory (the rule in
- * conv2d_pick.c): 32-128 channels in (at most 128 out) on planes of 4x4
+ * core/conv/pick.c): 32-128 channels in (at most 128 out) on planes of 4x4
  * or more, 16-64 on planes of 4x4 to 16x16; not 16 on 32x32, 2x2 planes,
  * 8 or fewer channels, more than 128 in or out, or odd planes. */
 static void check_auto_fused(void)
@@ -334,7 +334,7 @@ static void check_auto_stride2(void)
         }
     }
     t_checkf(bad < 0, "conv paths: auto takes stride-2 3x3 layers direct for 16 channels in (16x16+) and 32 into 64 on "
-                      "16x16, im2col otherwise and under DDL_CONV=winograd",
+                      "16x16, im2col otherwise and under --conv winograd",
              "case %d (C %d K %d %dx%d) took the other path", bad, bad < 0 ? 0 : CASES[bad].C,
              bad < 0 ? 0 : CASES[bad].K, bad < 0 ? 0 : CASES[bad].hw, bad < 0 ? 0 : CASES[bad].hw);
 }
@@ -375,7 +375,7 @@ static void check_auto_device(void)
 
 /* 1x1 stride-1 convolutions under auto: on host memory the pointwise
  * kernels on planes of 14x14 or more; on device memory (the emulated GPU)
- * im2col; DDL_CONV=im2col forces im2col, DDL_CONV=pointwise the kernels. */
+ * im2col; --conv im2col forces im2col, --conv pointwise the kernels. */
 static void check_auto_pointwise(void)
 {
     const Backend *dev = backend_named("cuda-emu");
@@ -425,8 +425,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) check_shape(pc, &SHAPES[i], worst);
         printf("# %s, worst over shapes: y %.2e, dx %.2e, dw %.2e (vs im2col), y %.2e (vs exact); limit %.0e\n",
                pc->name, worst[0], worst[1], worst[3], worst[2], pc->tol);
-        check_threads(pc, &(ConvShape){ 4, 32, 48, 16, 16 });
-        check_threads(pc, &(ConvShape){ 2, 64, 64, 9, 7 });
+        check_threads(pc, &(PathShape){ 4, 32, 48, 16, 16 });
+        check_threads(pc, &(PathShape){ 2, 64, 64, 9, 7 });
     }
     check_auto();
     check_auto_fused();

@@ -58,10 +58,11 @@ static void no_gpu(const char *why)
 
 #if defined(DDL_HAVE_CUDA) || defined(DDL_CUDA_EMU)
 #include "common.h"
-#include "cpu/bn_act.h"
-#include "cpu/conv_direct_layout.h"
-#include "cpu/winofused_layout.h"
-#include "cpu/conv_pointwise_layout.h"
+#include "bn_act.h"
+#include "conv/conv_direct_layout.h"
+#include "conv/winofused_layout.h"
+#include "conv/conv_pointwise_layout.h"
+#include "conv/kernels_cpu.h"
 #include "cpu/kernels.h"
 #include "cuda/cuda_runtime_probe.h"
 #include "cuda/device_mem.h"
@@ -328,7 +329,7 @@ static void test_winograd(void)
 
 /* ---- Winograd F(4x4,3x3) transforms --------------------------------------- */
 
-/* The same for F(4x4) (core/cpu/winograd4.c): planes with partial last
+/* The same for F(4x4) (core/conv/winograd4.c): planes with partial last
  * tiles both ways, one-tile planes (4x4, 2x2, 1x3), and many small planes
  * (the CPU stages several images' tiles per group), with flip and acc. */
 static void test_winograd4(void)

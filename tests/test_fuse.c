@@ -18,7 +18,7 @@
 
 #include "backend/registry.h"
 #include "common.h"
-#include "cpu/bn_act.h"
+#include "bn_act.h"
 #include "harness.h"
 #include "layers/layers.h"
 #include "model/model.h"

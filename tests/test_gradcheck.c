@@ -49,6 +49,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "conv/kernels_cpu.h"
 #include "cpu/kernels.h"
 #include "harness.h"
 #include "layers/layers.h"
@@ -446,6 +447,7 @@ static void check_layer(const Spec *s, bool shared)
     g.name = name;
     Model *m = &g.m;
     model_begin(m, s->name, s->in);
+    m->conv_algo = t_conv;
     m->bn_track_stats = !s->notrack;
     int t = mb_dropout(m, m->input, 0.0f); /* identity: its output's gradient is dL/dx */
     g.dx_tensor = t;
@@ -487,7 +489,7 @@ static const Spec SPECS[] = {
     { "conv k3 s2 p1 g2 nobias", LAYER_CONV2D, { 4, 7, 7 }, 2, 6, 3, 2, 1, 2, false, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s1 p2 depthwise +bias", LAYER_CONV2D, { 4, 5, 5 }, 2, 4, 3, 1, 2, 4, true, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s2 p2 depthwise nobias", LAYER_CONV2D, { 3, 6, 6 }, 2, 3, 3, 2, 2, 3, false, 0, false, false, X_UNIFORM, 0, 0 },
-    /* depthwise convs run the direct kernels (core/cpu/depthwise.c): MobileNetV2's
+    /* depthwise convs run the direct kernels (core/conv/depthwise.c): MobileNetV2's
      * k3 s1/s2 p1; blocks of several images with a partial last block (15x15: 3
      * images per block, batch 4; 36x36 s2: 2 per block, batch 3); stride 3 (9
      * phase planes), k5 (taps two phase rows deep), k1 */
@@ -632,6 +634,7 @@ static void check_zoo(const char *label, const char *model, Shape in, int n, flo
     g.name = label;
     g.dx_tensor = -1;
     ModelConfig cfg = model_config_default(model, in, 5);
+    cfg.conv = t_conv;
     cfg.width = width;
     cfg.hidden[0] = h0;
     cfg.hidden[1] = h1;
@@ -952,10 +955,10 @@ static void check_init(void)
 }
 
 /* The same checks with a fast path forced on every 3x3 stride-1
- * padding-1 ungrouped convolution (core/layers/conv2d_pick.c; the
+ * padding-1 ungrouped convolution (core/conv/pick.c; the
  * default picks by shape): Winograd F(2x2,3x3) and F(4x4,3x3)
- * (conv2d_winograd.c), then the direct kernels (conv2d_direct.c); and the pointwise kernels
- * (conv2d_pointwise.c) on every 1x1 stride-1 one: k, the filter side of
+ * (path_winograd.c), then the direct kernels (path_direct.c); and the pointwise kernels
+ * (path_pointwise.c) on every 1x1 stride-1 one: k, the filter side of
  * the layers the path takes. Their forward passes and input gradients
  * against finite differences. vgg_zoo false: F(4x4) leaves out the vgg11
  * model, whose first conv bias (its true gradient 0: a batch norm follows)
@@ -965,7 +968,7 @@ static void check_init(void)
  * here, and vgg11 with F(4x4) against PyTorch in test_torch. */
 static void check_forced(const char *algo, int k, bool vgg_zoo)
 {
-    setenv("DDL_CONV", algo, 1);
+    if (conv_algo_parse(algo, &t_conv) != 0) ddl_die("check_forced: unknown algorithm %s", algo);
     char name[160];
     for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++) {
         const Spec *s = &SPECS[i];
@@ -987,7 +990,7 @@ static void check_forced(const char *algo, int k, bool vgg_zoo)
         snprintf(name, sizeof name, "mobilenetv2 x0.125 1x16x16 eval [%s]", algo);
         check_zoo(name, "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
     }
-    unsetenv("DDL_CONV");
+    t_conv = CONV_ALGO_AUTO;
 }
 
 int main(void)

@@ -124,6 +124,7 @@ static int build_layer(Case *c, const char *kind, Shape in, const float *meta, c
     int cout = (int)meta[0], k = (int)meta[1], stride = (int)meta[2], pad = (int)meta[3], groups = (int)meta[4];
     bool bias = meta[5] != 0.0f;
     model_begin(m, c->name, in);
+    m->conv_algo = t_conv;
     m->bn_track_stats = mode[1] != 0.0f;
     int t = mb_dropout(m, m->input, 0.0f);
     c->dx_tensor = t;
@@ -157,6 +158,7 @@ static void build_resblock(Case *c, Shape in, int classes)
 {
     Model *m = &c->m;
     model_begin(m, c->name, in);
+    m->conv_algo = t_conv;
     int x = mb_dropout(m, m->input, 0.0f);
     c->dx_tensor = x;
     int t = mb_conv2d(m, "conv1", x, in.c, 3, 1, 1, 1, false);
@@ -301,6 +303,7 @@ static void run_case(Case *c)
         for (int i = 0; i < 4; i++) cfg.hidden[i] = (int)cf->data[2 + i];
         cfg.bn_track_stats = cf->data[6] != 0.0f;
         cfg.dropout = cf->data[7];
+        cfg.conv = t_conv;
         rc = model_build(&c->m, mdl->text, &cfg, c->n, 1, err);
         c->m.training = mode->data[0] != 0.0f;
     } else if (graph && !strcmp(graph->text, "resblock")) {
@@ -440,12 +443,11 @@ int main(void)
 {
     int nf = (int)(sizeof FIXTURES / sizeof FIXTURES[0]);
     check_listed(nf);
-    /* Five times: convolutions as model_begin picks them (DDL_CONV,
-     * default auto), then with Winograd F(2x2) and F(4x4)
-     * (conv2d_winograd.c) and the direct
-     * kernels (conv2d_direct.c) forced on every 3x3 stride-1 convolution,
-     * and the pointwise kernels (conv2d_pointwise.c) on every 1x1 stride-1
-     * one: the same tolerances hold for all, but for one fixture that
+    /* Six times: convolutions as --conv auto picks them, then with
+     * Winograd F(2x2) and F(4x4) (core/conv/path_winograd.c), the direct
+     * kernels (path_direct.c) and fused Winograd (path_winofused.c) forced
+     * on every 3x3 stride-1 convolution, and the pointwise kernels
+     * (path_pointwise.c) on every 1x1 stride-1 one (t_conv): the same tolerances hold for all, but for one fixture that
      * cannot resolve F(4x4)'s rounding (skip, below). */
     static const struct {
         const char *algo, *tag, *skip; /* skip: a fixture this pass leaves out */
@@ -464,7 +466,7 @@ int main(void)
                     { "winofused", " [winofused]", NULL },
                     { "pointwise", " [pointwise]", NULL } };
     for (int p = 0; p < 6; p++) {
-        if (PASSES[p].algo) setenv("DDL_CONV", PASSES[p].algo, 1);
+        if (PASSES[p].algo && conv_algo_parse(PASSES[p].algo, &t_conv) != 0) ddl_die("bad pass %d", p);
         double worst = 0.0;
         const char *worst_name = "";
         for (int i = 0; i < nf; i++) {

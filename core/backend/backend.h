@@ -13,7 +13,9 @@
  * host memory for the CPU, device memory for CUDA, which host code must
  * never dereference. Scalars (sizes, flags, seeds) are host values. The
  * kernel entries have exactly the signatures of core/cpu/kernels.h and
- * core/gemm.h; see there for what each one computes.
+ * core/gemm.h; see there for what each one computes. The convolutions'
+ * kernels are one sub-table per device (conv), which only the
+ * convolution wing (core/conv) reads.
  *
  * Plain C: the CUDA table is defined in a .cu file that includes this. */
 #ifndef DDL_BACKEND_H
@@ -22,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../conv/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,41 +98,8 @@ typedef struct Backend {
     void (*gemm_f16)(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const uint16_t *A, int lda,
                      const uint16_t *B, int ldb, float beta, float *C, int ldc);
 
-    /* ---- convolution ---- */
-    void (*im2col)(const float *x, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW,
-                   float *col);
-    void (*col2im)(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW,
-                   float *dx, bool acc);
-    void (*winograd_input)(const float *x, int nb, int C, int H, int W, float *v);
-    void (*winograd_filter)(const float *w, int K, int C, bool flip, float *u);
-    void (*winograd_output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
-    void (*winograd_output_grad)(const float *dy, int nb, int K, int H, int W, float *dm);
-    void (*winograd_filter_grad)(const float *du, int K, int C, float *dw);
-    void (*winograd4_input)(const float *x, int nb, int C, int H, int W, float *v);
-    void (*winograd4_filter)(const float *w, int K, int C, bool flip, float *u);
-    void (*winograd4_output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
-    void (*direct_pad)(const float *x, int nb, int C, int H, int W, int stride, float *xq);
-    void (*direct_filter)(const float *w, int K, int C, int mode, float *wp);
-    void (*direct_conv)(const float *xq, const float *wp, int nb, int C, int K, int H, int W, int mode, float *y,
-                        bool acc);
-    void (*direct_filter_grad)(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride,
-                               float *dw);
-    void (*direct_unphase)(const float *dp, int nb, int C, int H, int W, float *dx, bool acc);
-    void (*winofused_pad)(const float *x, int nb, int C, int H, int W, float *xq);
-    void (*winofused_filter)(const float *w, int K, int C, bool flip, float *wt);
-    void (*winofused_conv)(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
-                           bool acc);
-    void (*pointwise_filter)(const float *w, int K, int C, bool transpose, float *wp);
-    void (*pointwise_conv)(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
-    void (*pointwise_filter_grad)(const float *x, const float *dy, int n, int C, int K, int P, float *dw);
-    void (*pointwise_subsample)(const float *x, int nb, int C, int H, int W, float *xs);
-    void (*pointwise_upsample)(const float *dxs, int nb, int C, int H, int W, float *dx, bool acc);
-    void (*images_to_channels)(const float *x, int nb, int c, int p, float *t);
-    void (*channels_to_images)(const float *t, int nb, int c, int p, float *y);
-    void (*depthwise_forward)(const float *x, const float *w, const float *bias, float *y, int n, int C, int H,
-                              int W, int k, int stride, int pad, int OH, int OW);
-    void (*depthwise_backward)(const float *x, const float *dy, const float *w, float *dw, float *dx, int n, int C,
-                               int H, int W, int k, int stride, int pad, int OH, int OW, bool acc);
+    /* ---- convolution: the device's sub-table (core/conv/kernels.h) ---- */
+    const ConvKernels *conv;
     void (*bias_add)(float *y, const float *bias, int n, int c, int p);
     void (*bias_grad)(const float *dy, float *dbias, int n, int c, int p);
 

@@ -1,6 +1,6 @@
 // conv_direct.cu - the direct 3x3 convolution (padding 1, stride 1 or 2),
-// twins of core/cpu/conv_direct.c, on the same padded and packed buffers
-// and tap tables (core/cpu/conv_direct_layout.h).
+// twins of core/conv/conv_direct.c, on the same padded and packed buffers
+// and tap tables (core/conv/conv_direct_layout.h).
 //
 // pad, filter and unphase: one thread per element of the buffer they
 // write, the same values as the CPU's. conv: one thread per output,
@@ -10,7 +10,7 @@
 // over the chunk's positions in double with the fixed block tree (no
 // atomics, deterministic), then added to dw; equal to the CPU up to
 // summation order.
-#include "../cpu/conv_direct_layout.h"
+#include "../conv/conv_direct_layout.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
 #include "launch.h"

@@ -1,6 +1,6 @@
 // conv_pointwise.cu - the pointwise (1x1, stride 1) convolution on NCHW,
-// twins of core/cpu/conv_pointwise.c, on the same packed filters
-// (core/cpu/conv_pointwise_layout.h).
+// twins of core/conv/conv_pointwise.c, on the same packed filters
+// (core/conv/conv_pointwise_layout.h).
 //
 // filter: one thread per element of the packed buffer, the CPU's values.
 // conv: one thread per output, running the CPU lane's chain exactly:
@@ -8,10 +8,10 @@
 // so the outputs are the CPU's bits. filter_grad: one block per (k, c)
 // summing its products over the images and positions in double with the
 // fixed block tree (no atomics, deterministic), then added to dw; equal to
-// the CPU up to summation order. The device rule of conv2d_pick.c does not
-// pick this path (cuBLAS runs 1x1 convolutions well); DDL_CONV=pointwise
+// the CPU up to summation order. The device rule of pick.c does not
+// pick this path (cuBLAS runs 1x1 convolutions well); --conv pointwise
 // does, and the tests compare it with the CPU.
-#include "../cpu/conv_pointwise_layout.h"
+#include "../conv/conv_pointwise_layout.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
 #include "launch.h"

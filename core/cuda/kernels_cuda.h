@@ -1,7 +1,8 @@
 /* kernels_cuda.h - CUDA twins of core/cpu/kernels.h, GEMM through cuBLAS,
  * FP16 casts and the loss-scale overflow check.
  *
- * Naming rule: foo_cpu(args) in core/cpu/kernels.h <-> foo_cuda(args) here,
+ * Naming rule: foo_cpu(args) in core/cpu/kernels.h or core/conv/kernels_cpu.h
+ * <-> foo_cuda(args) here,
  * same arguments, same semantics (see kernels.h for each one), except that
  * every array pointer is a DEVICE pointer; scalars (sizes, flags, seeds,
  * learning rates) stay host values. Results agree with the CPU to rounding

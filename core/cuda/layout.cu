@@ -1,5 +1,5 @@
 // layout.cu - NCHW <-> channel-major around multi-image convolution GEMMs,
-// twins of core/cpu/layout.c: x[nb][c][p] <-> t[c][nb*p]. One thread per
+// twins of core/conv/layout.c: x[nb][c][p] <-> t[c][nb*p]. One thread per
 // element of the channel-major side, so consecutive threads touch
 // consecutive addresses there and runs of p on the NCHW side. Copies:
 // bit-identical to the CPU.

@@ -1,5 +1,5 @@
 // winograd.cu - the Winograd F(2x2,3x3) transforms, twins of
-// core/cpu/winograd.c (the maths and layouts are explained there and in
+// core/conv/winograd.c (the maths and layouts are explained there and in
 // kernels.h). One thread per tile (input and output transforms) or per
 // filter (filter transform); consecutive threads take consecutive tiles, so
 // the 16 rows of v and m are written and read in runs. Each value is

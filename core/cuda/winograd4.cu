@@ -1,5 +1,5 @@
 // winograd4.cu - the Winograd F(4x4,3x3) transforms, twins of
-// core/cpu/winograd4.c (the maths, layouts and why every product there is
+// core/conv/winograd4.c (the maths, layouts and why every product there is
 // exact or a sum's last step). One thread per tile (input and output
 // transforms) or per filter (filter transform); consecutive threads take
 // consecutive tiles, so the 36 rows of v and m are written and read in

@@ -1,5 +1,5 @@
 // winograd_grad.cu - the Winograd F(2x2,3x3) weight gradient's transforms,
-// twins of core/cpu/winograd_grad.c (maths and layouts there and in
+// twins of core/conv/winograd_grad.c (maths and layouts there and in
 // kernels.h). One thread per tile (output gradient) or per filter (filter
 // gradient), each computed with the CPU's operations in the CPU's order:
 // only additions, subtractions and exact halvings, so the results are the

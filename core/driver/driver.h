@@ -56,6 +56,7 @@ typedef struct DriverOptions {
     const char *checkpoint;    /* write checkpoints into this directory (resume.c) */
     int checkpoint_every;      /* every N iterations (rounds); 0: each epoch */
     const char *resume;        /* continue from the checkpoint in this directory */
+    const char *conv;          /* how convolutions run (core/conv/pick.c); NULL: auto */
     bool synthetic;            /* synthetic data even when files exist */
     bool no_synthetic;         /* fail instead of generating data */
     bool quiet;                /* no progress output */
@@ -65,10 +66,10 @@ enum {
     DRV_MODEL = 1 << 0, DRV_DATASET = 1 << 1, DRV_WIDTH = 1 << 2, DRV_LIMITS = 1 << 3, DRV_BATCH = 1 << 4,
     DRV_LR = 1 << 5, DRV_MOMENTUM = 1 << 6, DRV_WD = 1 << 7, DRV_SEED = 1 << 8, DRV_DEVICE = 1 << 9,
     DRV_PROFILE = 1 << 10, DRV_OUT = 1 << 11, DRV_TAG = 1 << 12, DRV_QUIET = 1 << 13, DRV_SYNTHETIC = 1 << 14,
-    DRV_TEX = 1 << 15, DRV_CHECKPOINT = 1 << 16,
+    DRV_TEX = 1 << 15, DRV_CHECKPOINT = 1 << 16, DRV_CONV = 1 << 17,
     DRV_SGD = DRV_LR | DRV_MOMENTUM | DRV_WD,
     DRV_RUN = DRV_LIMITS | DRV_BATCH | DRV_SEED | DRV_DEVICE | DRV_PROFILE | DRV_OUT | DRV_TAG | DRV_QUIET |
-              DRV_SYNTHETIC,
+              DRV_SYNTHETIC | DRV_CONV,
     DRV_TRAIN = DRV_RUN | DRV_CHECKPOINT, /* a run long enough to checkpoint (resume.c) */
 };
 

@@ -102,6 +102,7 @@ int driver_check_values(const Driver *d)
     if (o->tag && check_tag("tag", o->tag) != 0) return -1;
     if ((spec->shared & DRV_DATASET) && check_dataset(spec, o->dataset) != 0) return -1;
     if ((spec->shared & DRV_DEVICE) && driver_choice("device", o->device, "cpu|cuda|cuda-emu") < 0) return -1;
+    if (o->conv && driver_choice("conv", o->conv, conv_algo_choices()) < 0) return -1;
     if (o->checkpoint && !*o->checkpoint) {
         ddl_error("--checkpoint is empty: give the directory the checkpoints go to");
         return -1;
@@ -172,10 +173,15 @@ int driver_cli_fragment(Driver *d, CliOption *out)
                                                              "epoch", 0, 1000000000 },
         { "resume", OPT_STR, &o->resume, "continue the run checkpointed in DIR (same settings) to --iters/--epochs",
           0, 0 },
+        { "conv", OPT_STR, &o->conv, "how convolutions run: auto (the fast path measured for each layer's shape) | "
+          "reference (every one by im2col + GEMM, no fused activation: the code the handouts describe) | im2col | "
+          "winograd | winograd4 | winofused | direct | pointwise (that path wherever it can run; core/conv/README.md)",
+          0, 0 },
     };
     static const unsigned bit[] = { DRV_MODEL, DRV_DATASET, DRV_WIDTH, DRV_LIMITS, DRV_LIMITS, DRV_BATCH, DRV_LR,
                                     DRV_MOMENTUM, DRV_WD, DRV_SEED, DRV_DEVICE, DRV_PROFILE, DRV_SYNTHETIC, DRV_OUT,
-                                    DRV_TAG, DRV_QUIET, DRV_TEX, DRV_CHECKPOINT, DRV_CHECKPOINT, DRV_CHECKPOINT };
+                                    DRV_TAG, DRV_QUIET, DRV_TEX, DRV_CHECKPOINT, DRV_CHECKPOINT, DRV_CHECKPOINT,
+                                    DRV_CONV };
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (spec->shared & bit[i]) out[n++] = all[i];

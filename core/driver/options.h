@@ -6,7 +6,7 @@
 #include "driver.h"
 
 /* The entries of the shared options the spec offers, into out (room for
- * 20); returns how many. */
+ * 21); returns how many. */
 int driver_cli_fragment(Driver *d, CliOption *out);
 /* $DDL_DEVICE and $DDL_PROFILE (env) where the program left device and
  * profile unset; then cpu and custom. */

@@ -19,7 +19,7 @@ void driver_meta(Driver *d, Meta *m)
         meta_set(m, "model", "%s", d->m.name);
         meta_set(m, "width", "%g", (double)o->width);
         meta_set(m, "params", "%zu", d->m.nparams);
-        char conv[160];
+        char conv[320]; /* conv_summary: up to 7 paths and the fusion */
         conv2d_algo_summary(&d->m, conv, sizeof conv);
         meta_set(m, "conv", "%s", conv);
     }

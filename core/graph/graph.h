@@ -23,23 +23,6 @@ typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
  * activation and gradient storage on the CPU. */
 typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx);
 
-/* How ungrouped 3x3 convolutions with stride 1 and padding 1 run (forward
- * and both gradients): AUTO: per layer, the path measurement found fastest
- * for its shape (core/layers/conv2d_pick.c): direct 3x3 kernels for few
- * channels, fused Winograd F(2x2,3x3) for 32-128, Winograd F(4x4,3x3)
- * for wider layers, im2col + GEMM elsewhere; IM2COL, WINOGRAD, WINOGRAD4,
- * DIRECT: that path for every such convolution (tests compare them);
- * WINOFUSED (Winograd F(2x2,3x3) with the transforms in registers) for
- * every one it can take (even planes, at most 128 channels in and out),
- * AUTO for the others. 1x1 convolutions with stride 1 or 2: AUTO per the
- * same rule (pointwise kernels on wide planes, and on stride-2 ones with
- * up to 64 channels in), POINTWISE forces those kernels, IM2COL forces
- * im2col; the others leave them to AUTO. */
-typedef enum ConvAlgo {
-    CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD, CONV_ALGO_DIRECT, CONV_ALGO_POINTWISE, CONV_ALGO_WINOGRAD4,
-    CONV_ALGO_WINOFUSED
-} ConvAlgo;
-
 typedef struct Model {
     char name[32];
     const Backend *be;   /* where the arenas live and the kernels run (default: the CPU) */
@@ -72,15 +55,16 @@ typedef struct Model {
      * (saves re-lowering the input) when all of them together fit in this
      * many floats; 0 disables. Default 128M floats (512 MiB). */
     size_t col_cache_floats;
-    /* Set before model_finalize (scratch is sized for it); model_begin
-     * takes it from DDL_CONV=auto|im2col|winograd|direct, default auto. */
+    /* How convolutions pick their path (--conv: core/conv/pick.c); set
+     * before model_finalize, which sizes the scratch for it. model_begin
+     * sets CONV_ALGO_AUTO, model_build ModelConfig.conv. */
     ConvAlgo conv_algo;
     /* Run each ReLU/ReLU6 that alone reads a batch norm's output inside the
      * batch norm or residual add (core/model/fuse.c; the same values, two
-     * passes fewer).
-     * model_begin sets it; false (between steps, never between a forward
-     * and its backward): every layer runs on its own, as tests that replace
-     * activations need. */
+     * passes fewer). model_begin sets it, model_build clears it for
+     * --conv reference; false (between steps, never between a forward and
+     * its backward): every layer runs on its own, as tests that replace
+     * activations need and as the handouts describe. */
     bool fuse_act;
 } Model;
 

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../conv/conv.h"
 
 typedef enum LayerKind {
     LAYER_LINEAR, LAYER_CONV2D, LAYER_RELU, LAYER_RELU6, LAYER_MAXPOOL,
@@ -22,13 +23,6 @@ typedef enum LayerKind {
 } LayerKind;
 
 const char *layer_kind_name(LayerKind k);
-
-/* How a convolution runs (core/layers/conv2d.c's table of paths, chosen
- * when the model is sized). */
-typedef enum ConvPath {
-    CONV_PATH_IM2COL, CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_DEPTHWISE, CONV_PATH_POINTWISE, CONV_PATH_WINOGRAD4,
-    CONV_PATH_WINOFUSED, CONV_PATH_COUNT
-} ConvPath;
 
 /* Per-example shape of a tensor (NCHW without N; vectors use c only). */
 typedef struct Shape { int c, h, w; } Shape;
@@ -55,10 +49,10 @@ typedef struct Layer {
     int cout, k, stride, pad, groups; /* conv / pool (k = kernel, stride, pad) */
     bool bias;
     bool cache_cols;     /* conv: im2col columns kept in aux from forward for backward */
-    ConvPath conv_path;  /* conv: im2col + GEMM, Winograd, direct, depthwise or pointwise (conv2d.c) */
+    ConvPath conv_path;  /* conv: the path picked when the model is sized (core/conv/pick.c) */
     /* A ReLU or ReLU6 right after a batch norm (a ReLU after a residual
      * add) runs inside it (core/model/fuse.c): the batch norm's or add's
-     * fused_act (BN_ACT_*, core/cpu/bn_act.h) and the tensor it then
+     * fused_act (BN_ACT_*, core/bn_act.h) and the tensor it then
      * writes, the activation's output (fused_out; -1: not fused); the
      * activation layer's fused: it does nothing itself. */
     int fused_act, fused_out;

@@ -52,12 +52,10 @@ void batchnorm_init(const Model *m, const Layer *l, float *params, float *state,
 /* FLOPs per example of one forward pass (multiply-add = 2). */
 double weights_flops(const Model *m, const Layer *l);
 
-/* How convolutions run (conv2d_pick.c; the paths: conv2d_paths.h and
- * conv2d.c):
- * conv_algo_from_env reads DDL_CONV; conv2d_algo_summary says, for
- * outputs, "3 of 8 convolutions by Winograd F(2x2,3x3), 2 direct 3x3,
- * 0 depthwise, the rest im2col + GEMM (DDL_CONV=auto)". */
-ConvAlgo conv_algo_from_env(void);
+/* How the convolutions run, for outputs (core/conv/conv.h's
+ * conv_summary): "20 convolutions: 13 fused Winograd F(2x2,3x3), 4 direct
+ * 3x3, 3 im2col + GEMM; 17 activations fused into batch norm or add
+ * (--conv auto)". */
 void conv2d_algo_summary(const Model *m, char *buf, size_t cap);
 
 void layer_forward(Model *m, const Layer *l);

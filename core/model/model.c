@@ -54,7 +54,7 @@ void model_begin(Model *m, const char *name, Shape input)
     m->conv_init = INIT_TORCH_DEFAULT;
     m->linear_init = INIT_TORCH_DEFAULT;
     m->col_cache_floats = (size_t)128 << 20;
-    m->conv_algo = conv_algo_from_env();
+    m->conv_algo = CONV_ALGO_AUTO;
     m->fuse_act = true;
 }
 

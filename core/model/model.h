@@ -94,6 +94,8 @@ typedef struct ModelConfig {
     bool bn_track_stats; /* default true */
     float dropout;       /* cnn3, sdss_dnn, mobilenetv2 dropout; <0 = model default */
     const Backend *backend; /* where it runs; NULL: the CPU */
+    ConvAlgo conv;       /* how convolutions pick their path (--conv); 0: CONV_ALGO_AUTO. CONV_ALGO_REFERENCE
+                          * also runs every activation on its own (no fusion) */
 } ModelConfig;
 
 /* Defaults for `name` on inputs of `input` with `classes` outputs; an

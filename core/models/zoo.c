@@ -61,6 +61,8 @@ int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batc
         model_begin(m, name, cfg->input);
         if (cfg->backend) m->be = cfg->backend;
         m->bn_track_stats = cfg->bn_track_stats;
+        m->conv_algo = cfg->conv;
+        m->fuse_act = cfg->conv != CONV_ALGO_REFERENCE; /* the reference: each layer as the handouts show it */
         if (ZOO[i].build(m, cfg, err) != 0) {
             model_free(m);
             return -1;

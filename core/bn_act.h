@@ -10,8 +10,8 @@
  * same as the two layers' apart, bit for bit.
  *
  * Shared by the CPU kernels and their CUDA twins. */
-#ifndef DDL_CPU_BN_ACT_H
-#define DDL_CPU_BN_ACT_H
+#ifndef DDL_BN_ACT_H
+#define DDL_BN_ACT_H
 
 enum { BN_ACT_NONE = 0, BN_ACT_RELU = 1, BN_ACT_RELU6 = 2 };
 

@@ -1,6 +1,6 @@
 /* winofused_layout.h - Winograd F(2x2,3x3) on the direct kernels' grid
  * (conv_winofused.c, its CUDA twin conv_winofused.cu, and the layer
- * core/layers/conv2d_winofused.c): the tile's taps on the input's
+ * core/conv/path_winofused.c): the tile's taps on the input's
  * phases, the packed transformed filters, and the filter transform, in
  * one place so the three agree (the transform is compiled for the CPU and
  * the GPU from this one text: the same operations, the same bits).

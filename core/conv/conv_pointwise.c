@@ -26,14 +26,14 @@
  * Threads own whole outputs (conv: images; filter_grad: (k, c) blocks, the
  * same blocks in every span of images), so results do not depend on the
  * thread count. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 
 #include "../common.h"
 #include "conv_pointwise_layout.h"
-#include "parallel.h"
-#include "simd.h"
+#include "../cpu/parallel.h"
+#include "../cpu/simd.h"
 
 enum { BLK = VF_ROWS * VF_LANES };
 /* Weight-gradient block: 4 x 4 (k, c) pairs, 16 accumulators and 8 loads
@@ -165,7 +165,7 @@ void pointwise_filter_grad_cpu(const float *x, const float *dy, int n, int C, in
     }
 }
 
-/* Stride 2 (conv2d_pointwise.c): a 1x1 stride-2 convolution reads only
+/* Stride 2 (path_pointwise.c): a 1x1 stride-2 convolution reads only
  * the even rows and columns, so it is the stride-1 kernels on those
  * (gathered first), and its input gradient is theirs put back there, the
  * odd positions zero. Ho = ceil(H/2), Wo = ceil(W/2). */

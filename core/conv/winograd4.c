@@ -1,7 +1,7 @@
 /* winograd4.c - the transforms of Winograd's F(4x4,3x3) convolution
  * (Lavin and Gray, 2016, with interpolation points 0, +-1, +-2), for 3x3
  * filters, stride 1, padding 1: the forward pass and the input gradient
- * (core/layers/conv2d_winograd.c; the weight gradient stays F(2x2,3x3),
+ * (core/conv/path_winograd.c; the weight gradient stays F(2x2,3x3),
  * winograd_grad.c).
  *
  * Why a second size: F(2x2,3x3) (winograd.c) spends 16 products on 4
@@ -40,7 +40,7 @@
  * Winograd domain are `stride` floats apart, tiles of nb images side by
  * side as in winograd.c. Each loop gives a thread whole channels and no
  * sum is split, so results do not depend on the thread count. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 #include "winograd_tiles.h"

@@ -2,10 +2,10 @@
  * several images: the GEMM's result is [c][nb*p], the next layer wants
  * [nb][c][p]; backward needs dy the other way round. Row copies of p
  * floats, one image per thread. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
-#include "parallel.h"
+#include "../cpu/parallel.h"
 
 void images_to_channels_cpu(const float *x, int nb, int c, int p, float *t)
 {

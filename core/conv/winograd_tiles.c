@@ -6,7 +6,7 @@
 #include "winograd_tiles.h"
 
 #include <string.h>
-#include "parallel.h"
+#include "../cpu/parallel.h"
 
 static int tiles_along(int n, int side) { return (n + side - 1) / side; }
 

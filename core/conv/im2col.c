@@ -6,11 +6,11 @@
  * image-outer order looks simpler but writes a few bytes into each of
  * C*k*k rows per image: with VGG's 4x4 planes that is a TLB miss every 64
  * bytes and made im2col slower than the GEMM it feeds. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <stddef.h>
 #include <string.h>
-#include "parallel.h"
+#include "../cpu/parallel.h"
 
 /* Output columns [lo, hi) whose input column ow*stride - pad + kj is inside
  * [0, W): computed once per kj so the inner loops carry no bounds test. */

@@ -8,13 +8,13 @@
  * quick profile near the GEMM's peak, so only fewer multiplications make
  * them faster, and Winograd's 16 products per 2x2 block of outputs and
  * input channel are 2.25x fewer than their 36. The GEMM Winograd
- * (winograd.c, conv2d_winograd.c) writes the transformed input (4x the
+ * (winograd.c, path_winograd.c) writes the transformed input (4x the
  * input) to memory and reads it back through 16 GEMMs whose inner
  * dimension is only C; with 16-32 channels that ran at 0.7-0.77 of
  * im2col's step where direct ran at 0.37-0.6. Here a block of tiles is
  * transformed into a buffer that stays in cache, multiplied by register
  * blocks like the direct kernels', and transformed out, in one pass
- * (measured in conv2d_pick.c: 0.42-0.66 of im2col's step on 32-128
+ * (measured in pick.c: 0.42-0.66 of im2col's step on 32-128
  * channels, against direct's 0.50-0.99 and Winograd's 0.59-0.99).
  *
  * How: every value of a tile's 4x4 window is a fixed offset from the
@@ -52,13 +52,13 @@
  * the per-position reductions having no register blocking that keeps
  * them in registers; summing the direct taps from the phases instead (no
  * transforms) was 1.2-1.6x slower, 20 loads per 36 FMAs. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 #include "../common.h"
 #include "conv_direct_grid.h"
-#include "parallel.h"
-#include "simd.h"
+#include "../cpu/parallel.h"
+#include "../cpu/simd.h"
 #include "winofused_layout.h"
 
 _Static_assert((int)BLK <= (int)WINOFUSED_BLK_MAX, "a block past the last tile must fit the output phases' slack");

@@ -18,10 +18,10 @@
  * Each loop gives a thread whole channels (output grad) or filters (filter
  * grad) and no sum is split, so results do not depend on the thread
  * count. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
-#include "parallel.h"
+#include "../cpu/parallel.h"
 #include "winograd_tiles.h"
 
 enum { SEG = WINOGRAD_GROUP }; /* the most tiles in a block */

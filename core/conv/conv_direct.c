@@ -43,14 +43,14 @@
  * Threads own whole outputs (forward: position ranges x channel blocks;
  * weight gradient: (channel block, input channel) pairs), so results do
  * not depend on the thread count. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 #include "../common.h"
 #include "conv_direct_grid.h"
 #include "conv_direct_layout.h"
-#include "parallel.h"
-#include "simd.h"
+#include "../cpu/parallel.h"
+#include "../cpu/simd.h"
 
 /* The register blocks below take the tap count n as an argument and are
  * inlined where it is a constant (DIRECT_TAPS_SWITCH). */

@@ -1,6 +1,6 @@
 /* conv_direct_layout.h - the buffers of the direct 3x3 convolution
  * (conv_direct.c, its CUDA twin conv_direct.cu, and the layer that sizes
- * its scratch, core/layers/conv2d_direct.c), in one place so the three
+ * its scratch, core/conv/path_direct.c), in one place so the three
  * agree.
  *
  * Padded planes ("xq"): nb images of C channels, each plane with a zero

@@ -1,7 +1,7 @@
 /* conv_pointwise_layout.h - the packed filters of the pointwise (1x1,
  * stride 1) convolution kernels (conv_pointwise.c, its CUDA twin
  * conv_pointwise.cu, and the layer that sizes its scratch,
- * core/layers/conv2d_pointwise.c), in one place so the three agree.
+ * core/conv/path_pointwise.c), in one place so the three agree.
  *
  * Packed filters ("wp"): the weights from I inputs to O outputs as
  * [ceil(O/8)][I][8]: for each block of 8 outputs, per input, the 8 weights

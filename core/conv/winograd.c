@@ -9,7 +9,7 @@
  * elementwise product summed over input channels is M, and the 2x2 output
  * is A^T M A. Summing over channels at each of the 16 tile positions is a
  * GEMM [K][C] x [C][tiles], so the work becomes 16 GEMMs (the model's,
- * core/layers/conv2d_winograd.c) between these memory-bound transforms.
+ * core/conv/path_winograd.c) between these memory-bound transforms.
  * The price is rounding: the transforms add and subtract values before
  * the products, so results differ from im2col's in the last few bits
  * (tests/test_conv_paths.c measures how much).
@@ -24,7 +24,7 @@
  * [i*th*tw, (i+1)*th*tw) as im2col's pixel columns are. Each loop gives a
  * thread whole channels, and no value is a sum split across threads, so
  * results do not depend on the thread count. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 #include "winograd_tiles.h"

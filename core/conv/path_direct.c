@@ -1,11 +1,11 @@
-/* conv2d_direct.c - 3x3 convolutions (padding 1, stride 1 or 2,
- * ungrouped) by the direct kernels of core/cpu/conv_direct.c: the forward
- * pass, the weight gradient and the input gradient.
+/* path_direct.c - 3x3 convolutions (padding 1, stride 1 or 2,
+ * ungrouped) by the direct kernels of conv_direct.c: the forward pass,
+ * the weight gradient and the input gradient.
  *
  * Why: with few channels im2col + GEMM spends its time moving the 9x
  * larger column matrix, not multiplying (conv_direct.c has the numbers);
  * these kernels read the input in place. Which layers take them is
- * measured (conv2d_pick.c).
+ * measured (pick.c).
  *
  * Forward: pack the filters, pad x (stride 2: split it into its 4 phases,
  * conv_direct_layout.h), convolve. Backward: pad x and dy, the weight
@@ -16,21 +16,25 @@
  * phases interleaved into dx (unphase). The kernels take the
  * whole batch at once (one parallel region each; they block for the
  * caches themselves), unless its padded x and dy would pass
- * CONV_CHUNK_CAP (conv2d_paths.h): then chunks of images, the weight gradient added to
- * dw chunk after chunk, in order. */
-#include "conv2d_paths.h"
+ * CONV_CHUNK_CAP (paths.h): then chunks of images, the weight gradient
+ * added to dw chunk after chunk, in order. */
+#include "paths.h"
 
 #include "../common.h"
-#include "../cpu/conv_direct_layout.h"
+#include "conv_direct_layout.h"
 
 typedef struct Dims {
     int C, K, H, W, s, Ho, Wo; /* input C x H x W, stride s, output K x Ho x Wo */
 } Dims;
 
-static Dims dims(const Model *m, const Layer *l)
+bool direct_fits(const ConvShape *s)
 {
-    Shape in = m->tensors[l->in].shape;
-    return (Dims){ in.c, l->cout, in.h, in.w, l->stride, direct_out(in.h, l->stride), direct_out(in.w, l->stride) };
+    return s->k == 3 && s->pad == 1 && s->groups == 1 && (s->stride == 1 || s->stride == 2);
+}
+
+static Dims dims(const ConvShape *s)
+{
+    return (Dims){ s->cin, s->cout, s->h, s->w, s->stride, direct_out(s->h, s->stride), direct_out(s->w, s->stride) };
 }
 
 /* Floats of nb images' padded x and dy, and (stride 2) their 4 phases'
@@ -56,65 +60,63 @@ typedef struct Chunk {
     float *xq, *dyq, *dp; /* padded x, padded dy, the phases' gradients (stride 2) */
 } Chunk;
 
-static Chunk chunk_buffers(const Model *m, const Dims *d, int nb)
+static Chunk chunk_buffers(float *scratch, const Dims *d, int nb)
 {
     Chunk c;
-    c.xq = m->scratch + filter_floats(d);
+    c.xq = scratch + filter_floats(d);
     c.dyq = c.xq + direct_input_floats(nb, d->C, d->H, d->W, d->s);
     c.dp = c.dyq + direct_padded_floats(nb, d->K, d->Ho, d->Wo);
     return c;
 }
 
-size_t conv2d_direct_size(const Model *m, const Layer *l, int max_batch)
+size_t direct_scratch(const ConvShape *s, int max_batch)
 {
-    Dims d = dims(m, l);
+    Dims d = dims(s);
     return filter_floats(&d) + chunk_floats(&d, chunk_images(&d, max_batch));
 }
 
-void conv2d_direct_forward(Model *m, const Layer *l)
+void direct_forward(const ConvRun *r)
 {
-    const Backend *be = m->be;
-    Dims d = dims(m, l);
-    int n = m->batch, chunk = chunk_images(&d, m->max_batch), mode = d.s == 2 ? DIRECT_FWD_S2 : DIRECT_FWD;
-    float *wp = m->scratch, *xq = chunk_buffers(m, &d, chunk).xq;
-    const float *x = model_tensor(m, l->in);
-    float *y = model_tensor(m, l->out);
+    const ConvKernels *k = r->k;
+    Dims d = dims(&r->s);
+    int n = r->batch, chunk = chunk_images(&d, r->max_batch), mode = d.s == 2 ? DIRECT_FWD_S2 : DIRECT_FWD;
+    float *wp = r->scratch, *xq = chunk_buffers(r->scratch, &d, chunk).xq;
     size_t in_img = (size_t)d.C * d.H * d.W, out_img = (size_t)d.K * d.Ho * d.Wo;
-    be->direct_filter(m->params + l->param_off, d.K, d.C, mode, wp);
+    k->direct_filter(r->w, d.K, d.C, mode, wp);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
-        be->direct_pad(x + i0 * in_img, nb, d.C, d.H, d.W, d.s, xq);
-        be->direct_conv(xq, wp, nb, d.C, d.K, d.Ho, d.Wo, mode, y + i0 * out_img, false);
+        k->direct_pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, d.s, xq);
+        k->direct_conv(xq, wp, nb, d.C, d.K, d.Ho, d.Wo, mode, r->y + i0 * out_img, false);
     }
 }
 
 /* The input gradient of a chunk from its padded dy: one convolution, or
  * (stride 2) one per phase of the input and the phases interleaved. */
-static void input_grad(const Backend *be, const Dims *d, const float *wp, const Chunk *c, int nb, float *dx, bool acc)
+static void input_grad(const ConvKernels *k, const Dims *d, const float *wp, const Chunk *c, int nb, float *dx,
+                       bool acc)
 {
     if (d->s == 1) {
-        be->direct_conv(c->dyq, wp, nb, d->K, d->C, d->H, d->W, DIRECT_DX, dx, acc);
+        k->direct_conv(c->dyq, wp, nb, d->K, d->C, d->H, d->W, DIRECT_DX, dx, acc);
         return;
     }
-    be->direct_conv(c->dyq, wp, nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, c->dp, false);
-    be->direct_unphase(c->dp, nb, d->C, d->H, d->W, dx, acc);
+    k->direct_conv(c->dyq, wp, nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, c->dp, false);
+    k->direct_unphase(c->dp, nb, d->C, d->H, d->W, dx, acc);
 }
 
-void conv2d_direct_backward(Model *m, const Layer *l, float *dw, float *dx, bool acc)
+void direct_backward(const ConvRun *r)
 {
-    const Backend *be = m->be;
-    Dims d = dims(m, l);
-    int n = m->batch, chunk = chunk_images(&d, m->max_batch);
-    float *wp = m->scratch;
-    Chunk c = chunk_buffers(m, &d, chunk);
-    const float *x = model_tensor(m, l->in), *dy = model_tensor_grad(m, l->out), *w = m->params + l->param_off;
+    const ConvKernels *k = r->k;
+    Dims d = dims(&r->s);
+    int n = r->batch, chunk = chunk_images(&d, r->max_batch);
+    float *wp = r->scratch;
+    Chunk c = chunk_buffers(r->scratch, &d, chunk);
     size_t in_img = (size_t)d.C * d.H * d.W, out_img = (size_t)d.K * d.Ho * d.Wo;
-    if (dx) be->direct_filter(w, d.K, d.C, d.s == 2 ? DIRECT_DX_S2_ALL : DIRECT_DX, wp);
+    if (r->dx) k->direct_filter(r->w, d.K, d.C, d.s == 2 ? DIRECT_DX_S2_ALL : DIRECT_DX, wp);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
-        be->direct_pad(x + i0 * in_img, nb, d.C, d.H, d.W, d.s, c.xq);
-        be->direct_pad(dy + i0 * out_img, nb, d.K, d.Ho, d.Wo, 1, c.dyq);
-        be->direct_filter_grad(c.xq, c.dyq, nb, d.C, d.K, d.Ho, d.Wo, d.s, dw);
-        if (dx) input_grad(be, &d, wp, &c, nb, dx + i0 * in_img, acc);
+        k->direct_pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, d.s, c.xq);
+        k->direct_pad(r->dy + i0 * out_img, nb, d.K, d.Ho, d.Wo, 1, c.dyq);
+        k->direct_filter_grad(c.xq, c.dyq, nb, d.C, d.K, d.Ho, d.Wo, d.s, r->dw);
+        if (r->dx) input_grad(k, &d, wp, &c, nb, r->dx + i0 * in_img, r->acc);
     }
 }

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "conv_direct_layout.h"
-#include "simd.h"
+#include "../cpu/simd.h"
 
 enum { BLK = VF_ROWS * VF_LANES }; /* positions per register block */
 

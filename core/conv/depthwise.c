@@ -27,11 +27,11 @@
  * Threads take whole units; each unit's weight-gradient sums are kept and
  * added over the blocks in a fixed order at the end, so results do not
  * depend on the thread count. */
-#include "kernels.h"
+#include "kernels_cpu.h"
 
 #include <string.h>
 #include "../common.h"
-#include "parallel.h"
+#include "../cpu/parallel.h"
 
 enum { TARGET_RUN = 1024 }; /* floats per block: long runs, all taps' data in L1/L2 */
 

@@ -1,0 +1,90 @@
+/* conv.h - the convolution wing's one interface: how a 2-d convolution
+ * layer (core/layers/conv2d.c) picks its path, sizes its scratch and runs.
+ *
+ * Every convolution can run by the reference path, im2col + one GEMM per
+ * chunk of images (reference.c: start reading there). Faster paths, each
+ * one row of the table in conv.c (paths.h), run where a rule measured on
+ * the kind of place the kernels run says they pay (pick.c; the numbers
+ * are in bench/RESULTS.md), or where --conv forces them. --conv reference
+ * turns every fast path off. This header includes nothing above the
+ * kernels: a path is handed its kernels (a backend's sub-table,
+ * kernels.h), its GEMM and its buffers in a ConvRun. */
+#ifndef DDL_CONV_H
+#define DDL_CONV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "kernels.h"
+
+/* --conv's values (conv_algo_parse; what each one does: pick.c's table). */
+typedef enum ConvAlgo {
+    CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD, CONV_ALGO_DIRECT, CONV_ALGO_POINTWISE, CONV_ALGO_WINOGRAD4,
+    CONV_ALGO_WINOFUSED, CONV_ALGO_REFERENCE, CONV_ALGO_COUNT
+} ConvAlgo;
+
+/* The paths: one row each in conv.c's table. */
+typedef enum ConvPath {
+    CONV_PATH_IM2COL, CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_DEPTHWISE, CONV_PATH_POINTWISE,
+    CONV_PATH_WINOGRAD4, CONV_PATH_WINOFUSED, CONV_PATH_COUNT
+} ConvPath;
+
+/* A layer's geometry: input cin x h x w, output cout x oh x ow, square
+ * k x k filters, stride, zero padding, groups. */
+typedef struct ConvShape {
+    int cin, h, w, cout, oh, ow, k, stride, pad, groups;
+} ConvShape;
+
+/* The GEMM a path multiplies with: core/gemm.h's gemm_f32 arguments,
+ * after the caller's context (the layer's: FP32, or FP16 operands). */
+typedef void (*ConvGemm)(const void *ctx, bool trans_a, bool trans_b, int M, int N, int K, float alpha,
+                         const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
+/* One forward or backward call. Tensors are NCHW, batch images. */
+typedef struct ConvRun {
+    const ConvKernels *k; /* the device's kernels */
+    ConvGemm gemm;
+    const void *gemm_ctx;
+    ConvShape s;
+    ConvPath path;        /* as conv_path_now says */
+    int batch, max_batch; /* images now; the scratch was sized for max_batch */
+    float *scratch;       /* conv_scratch floats */
+    float *cols;          /* reference path: the whole batch's columns kept from forward for backward
+                           * (conv_columns floats); NULL: backward lowers the input again */
+    const float *x, *w, *bias; /* bias: read only where conv_adds_bias */
+    float *y;             /* forward writes it */
+    const float *dy;      /* backward reads it, */
+    float *dw, *dx;       /* adds the weight gradient to dw, and writes (acc: adds) dx unless NULL */
+    bool acc;
+} ConvRun;
+
+/* The path a layer takes under algo; host_memory: the kernels run where
+ * host memory is (the CPU's rule), else a device's. */
+ConvPath conv_pick(const ConvShape *s, ConvAlgo algo, bool host_memory);
+/* The path a picked one runs now: with FP16 GEMM operands the paths whose
+ * kernels are FP32 only run the reference instead. */
+ConvPath conv_path_now(ConvPath picked, bool fp16_gemm);
+/* Scratch floats for max_batch images (for an FP32-only path, also the
+ * reference's, which it runs with FP16 GEMM operands). */
+size_t conv_scratch(const ConvShape *s, ConvPath path, int max_batch);
+/* Floats of a batch's im2col columns (what keeping them costs). */
+size_t conv_columns(const ConvShape *s, int batch);
+/* The path adds the bias itself (the caller adds it otherwise). */
+bool conv_adds_bias(ConvPath p);
+void conv_forward(const ConvRun *r);
+void conv_backward(const ConvRun *r);
+
+const char *conv_path_name(ConvPath p);
+/* --conv's value: 0 and *out, or -1 for a name it does not know. */
+int conv_algo_parse(const char *name, ConvAlgo *out);
+const char *conv_algo_name(ConvAlgo a);
+/* "auto|reference|im2col|...": the values, for choices and messages. */
+const char *conv_algo_choices(void);
+/* For outputs: how many convolutions ran by each path (count[path]), how
+ * many activations ran fused into the layer before them, under which
+ * --conv: "20 convolutions: 13 fused Winograd F(2x2,3x3), 4 direct 3x3,
+ * 3 im2col + GEMM; 17 activations fused into batch norm or add (--conv
+ * auto)", or "20 convolutions: all 20 im2col + GEMM; no fused activation
+ * (--conv reference)". */
+void conv_summary(const int count[CONV_PATH_COUNT], int fused_acts, ConvAlgo algo, char *buf, size_t cap);
+
+#endif
