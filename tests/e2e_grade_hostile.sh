@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ddl-test-pass: optimised: the grader is Python and grades with the optimised reference build (build/opt), whatever the pass
 # e2e_grade_hostile.sh - submissions that attack the grader (bin/grade,
 # labs/grade/README.md: the threat model):
 #   - tests/grade/hostile/*.c: ok lines by the hundred thousand, exit 0
@@ -14,8 +15,6 @@
 # code unless told to (--unconfined).
 set -u
 cd "$(dirname "$0")/.."
-# Once, in the optimised pass: the grader is Python and grades with the optimised reference build (build/opt), whatever the pass.
-if [ "${SANITIZE:-0}" = 1 ]; then echo "# sanitizer pass: e2e_grade_hostile runs in the optimised pass only"; exit 0; fi
 . tests/grade/e2e_lib.sh
 t0=$(date +%s)
 # ---- hostile submissions ---------------------------------------------------------

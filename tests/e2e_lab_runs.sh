@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ddl-test-pass: optimised: labs/common.sh and labs/launch.sh are shell, checked with DRY_RUN; the labs' C code runs under the sanitizers in their own e2e tests
 # e2e_lab_runs.sh - what every `make labN` gets from labs/common.sh and
 # labs/launch.sh, checked without running a lab's training:
 #   1. the make variables: NP (a number, no leading zero; refused with the
@@ -14,8 +15,6 @@
 #      job at once, remove the half results, and exit 143, 129, 130.
 set -u
 cd "$(dirname "$0")/.."
-# Once, in the optimised pass: labs/common.sh and labs/launch.sh are shell, checked with DRY_RUN; the labs' C code runs under the sanitizers in their own e2e tests.
-if [ "${SANITIZE:-0}" = 1 ]; then echo "# sanitizer pass: e2e_lab_runs runs in the optimised pass only"; exit 0; fi
 BIN=${BIN:-bin}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset NET HOSTS PLATFORM LAUNCH NODES NP SLURM_JOB_ID DRY_RUN

@@ -19,9 +19,10 @@
 # TEST_PHASES="bin:0 bin/san:1" runs the suite on the optimised and the
 # sanitizer builds (SANITIZE=1 in a phase turns on ASan/LSan/UBSan options).
 # An e2e script whose subject is not ddlab's C code (the grader's and the
-# report's Python, the launch and clean-up shell, SimGrid runs) checks it
-# in the optimised pass only and says so in the sanitizer pass; the C code
-# it drives runs under the sanitizers in the labs' own e2e tests.
+# report's Python, the launch and clean-up shell) carries a line
+# "# ddl-test-pass: optimised: <why>" and runs in the optimised pass only;
+# the sanitizer pass prints the reason instead. The C code it drives runs
+# under the sanitizers in the labs' own e2e tests.
 # At the end, the slowest programs and their wall times (`make test` has
 # a budget of about 15 minutes on 2 cores: they are where to trim).
 set -u
@@ -148,6 +149,10 @@ run_phase() { # bin-dir, sanitize(0|1)
   export DDL_E2E_SHARE
   for t in tests/e2e_*.sh; do
     [ -x "$t" ] || continue
+    if [ "$SANITIZE" = 1 ] && grep -q '^# ddl-test-pass: optimised' "$t"; then
+      echo "[$tag$(basename "$t" .sh)] # runs in the optimised pass only ($(grep -m1 '^# ddl-test-pass: optimised' "$t" | sed 's/^# ddl-test-pass: optimised[ :-]*//'))"
+      continue
+    fi
     run_one "$tag$(basename "$t" .sh)" "$t"
   done
   rm -rf "$DDL_E2E_SHARE"
