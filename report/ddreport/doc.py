@@ -77,6 +77,15 @@ class Section:
     def headline(self):
         return self.findings[0] if self.findings else None
 
+    def summary_cells(self, where_of):
+        """Page 1's row for this lab, before escaping: the headline's verdict,
+        its reason (or the lab's problems when there is no finding) and where
+        it holds (where_of(platform))."""
+        h = self.headline
+        if not h:
+            return "no verdict", "; ".join(self.problems), "-"
+        return h.verdict.state, h.verdict.reason, where_of(h.platform)
+
 
 @dataclass
 class Report:

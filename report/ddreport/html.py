@@ -151,10 +151,7 @@ def section(s, files):
 def summary(report):
     rows = []
     for s in report.sections:
-        h = s.headline
-        state = h.verdict.state if h else "no verdict"
-        reason = h.verdict.reason if h else "; ".join(s.problems)
-        where = short(h.platform) if h else "-"
+        state, reason, where = s.summary_cells(short)
         rows.append(f'<tr><td>{s.lab}</td><td class="l"><a href="#lab{s.lab}">{text(s.short)}</a></td>'
                     f'<td>{text(s.seed.id)}</td><td class="l">{verdict(state)}</td><td class="l">{text(reason)}</td>'
                     f'<td class="l">{text(where)}</td></tr>')

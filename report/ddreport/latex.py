@@ -117,10 +117,7 @@ def itemize(items):
 def summary(report):
     rows = []
     for s in report.sections:
-        h = s.headline
-        state = h.verdict.state if h else "no verdict"
-        reason = h.verdict.reason if h else "; ".join(s.problems)
-        where = short(h.platform) if h else "-"
+        state, reason, where = s.summary_cells(short)
         rows.append(f"{s.lab} & " + r"\hyperref[sec:lab" + str(s.lab) + "]{" + tex(s.short) + "} & " + tex(s.seed.id) +
                     r" & \cellcolor{verdict" + str(VERDICTS.index(state)) + r"}\textbf{" + escape(state) + "} & " +
                     tex(reason) + " & " + tex(where) + r" \\")
