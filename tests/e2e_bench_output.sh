@@ -37,12 +37,12 @@ check() {
   [ "$text_rows" -eq "$rows" ] && ok "$prog prints $rows rows" || bad "$prog printed $text_rows table rows, expected $rows"
   if [ -f "$csv" ]; then
     local meta=0 k
-    for k in program git date host summary; do grep -q "^# $k: ." "$csv" && meta=$((meta + 1)); done
+    for k in program git date host ranks cores oversubscribed device summary; do grep -q "^# $k: ." "$csv" && meta=$((meta + 1)); done
     csv_rows=$(grep -v '^#' "$csv" | tail -n +2 | wc -l)
-    if [ $meta -eq 5 ] && grep -q "^# program: $prog$" "$csv" && [ "$(grep -v '^#' "$csv" | head -n 1)" = "$columns" ] &&
+    if [ $meta -eq 9 ] && grep -q "^# program: $prog$" "$csv" && [ "$(grep -v '^#' "$csv" | head -n 1)" = "$columns" ] &&
        [ "$csv_rows" -eq "$rows" ]; then
       ok "$prog writes $(basename "$csv") with provenance, its columns and $rows rows"
-    else bad "$prog: $csv: $meta of 5 provenance lines, header '$(grep -v '^#' "$csv" | head -n 1)', $csv_rows rows"; fi
+    else bad "$prog: $csv: $meta of 9 provenance lines, header '$(grep -v '^#' "$csv" | head -n 1)', $csv_rows rows"; fi
   else bad "$prog wrote no $csv"; fi
 }
 
