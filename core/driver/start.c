@@ -112,7 +112,12 @@ int driver_check_dir(Driver *d, const char *flag, const char *dir)
 {
     int bad = 0;
     if (d->rank == 0) bad = probe_dir(flag, dir) != 0;
-    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    /* An allreduce, not a broadcast from rank 0: with Open MPI 4.1.4's
+     * shared-memory transport, one small MPI_Bcast made every later 8-byte
+     * allreduce of the process slower (barrier-timed: 1.1 us instead of
+     * 0.6 us on 2 ranks; bench/RESULTS.md, "8-byte latency and one
+     * broadcast"), and bench/allreduce measures exactly that. */
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return bad ? 2 : 0;
 }
 
