@@ -163,6 +163,8 @@ for phase in $TEST_PHASES; do
   run_phase "${phase%%:*}" "${phase##*:}"
 done
 
+# TEST_TIMES_OUT=FILE keeps every program's wall time ("seconds label").
+[ -n "${TEST_TIMES_OUT:-}" ] && awk '{ printf "%.1f %s\n", $1 - $2, substr($0, index($0, $3)) }' "$times" | sort -rn > "$TEST_TIMES_OUT"
 echo
 echo "# slowest test programs (wall seconds):"
 awk '{ printf "%8.1f  %s\n", $1 - $2, substr($0, index($0, $3)) }' "$times" | sort -rn | head -12 | sed 's/^/#   /'
