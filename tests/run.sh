@@ -7,7 +7,8 @@
 #                   one core idle.
 # bin/tests/mpi_*   run under mpirun for each rank count listed in the
 #                   source's "ddl-test-np:" line (default 1 2 3 4),
-#                   oversubscribed where ranks exceed cores; one at a time.
+#                   oversubscribed where ranks exceed cores; one at a time
+#                   (the sanitizer pass up to TEST_SAN_NP_MAX=4 ranks).
 # bin/fuzz/replay_* each fuzz harness over tests/fuzz/corpus/ and crashes/,
 #                   TEST_JOBS at a time.
 # tests/e2e_*.sh    one at a time (they launch mpirun, labs and network
@@ -130,9 +131,16 @@ run_phase() { # bin-dir, sanitize(0|1)
     local name nps
     name=$(basename "$t")
     nps=$(grep -ho 'ddl-test-np:[ 0-9]*' "tests/$name.c" 2>/dev/null | head -1 | cut -d: -f2)
+    local later=""
     for np in ${nps:-1 2 3 4}; do
+      # Above TEST_SAN_NP_MAX ranks (default 4) the sanitizer pass stops:
+      # 1-4 ranks already take every branch the algorithms have (one rank,
+      # powers of two, the non-power-of-two fold at 3), and 5-8 ASan
+      # processes on 2 cores cost minutes. The optimised pass runs them all.
+      if [ "$SANITIZE" = 1 ] && [ "$np" -gt "${TEST_SAN_NP_MAX:-4}" ]; then later+=" np$np"; continue; fi
       run_one "$tag$name np$np" "${MPIRUN[@]}" -np "$np" "$t"
     done
+    [ -n "$later" ] && echo "[$tag$name] # runs$later in the optimised pass only (TEST_SAN_NP_MAX=${TEST_SAN_NP_MAX:-4})"
   done
   # Every fuzz harness (tests/fuzz/<target>.c), built without libFuzzer,
   # replayed over its committed corpus and crash inputs: one check each.
