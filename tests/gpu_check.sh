@@ -16,7 +16,9 @@
 # (deadline)". Every step runs even when an earlier one failed.
 #   1   build the gpu-check tree (make gpu-check-build; build.log). If only
 #       -Werror stops it (a newer compiler there warns), the step fails and
-#       the tree is rebuilt with GPUCHECK_WERROR=0 so the other steps run.
+#       the tree is rebuilt with GPUCHECK_WERROR=0 so the other steps run;
+#       if it still fails with cuDNN in it, once more with CUDNN=0 (the
+#       cuDNN steps then say the build has none).
 #   2   test_cuda_kernels on the GPU (every CUDA kernel against its CPU
 #       reference). It is also the GPU probe: when it finds no usable GPU
 #       (it says "# no GPU ... (why)" and runs no checks) gpu-check stops
@@ -559,6 +561,7 @@ step_build() {
         limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build >"$RES/build.log" 2>&1
         rc=$?
         detail="make -j$JOBS gpu-check-build"
+        local last=$rc again=()
         if [ "$rc" -ne 0 ]; then
             res=FAIL
             local werr
@@ -566,15 +569,27 @@ step_build() {
             if [ "$werr" -gt 0 ] && [ "$rc" -ne 124 ]; then
                 echo "gpu-check: -Werror stopped the build; rebuilding with GPUCHECK_WERROR=0 so the other steps run"
                 echo "==== gpu-check: again with GPUCHECK_WERROR=0 ====" >>"$RES/build.log"
-                limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build GPUCHECK_WERROR=0 \
+                again=(GPUCHECK_WERROR=0)
+                limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build "${again[@]}" \
                     >>"$RES/build.log" 2>&1
-                local rc2=$?
-                detail="$detail: warnings are errors here ($werr diagnostics, build.log); rebuilt with GPUCHECK_WERROR=0: exit $rc2"
+                last=$?
+                detail="$detail: warnings are errors here ($werr diagnostics, build.log); rebuilt with GPUCHECK_WERROR=0: exit $last"
             elif [ "$rc" -eq 124 ]; then
                 detail="$detail: timed out"
             else
                 detail="$detail: exit $rc; $(grep -m 3 -E 'error|Error' "$RES/build.log" | tr '\n' ' ' | cut -c1-300)"
             fi
+        fi
+        # A cuDNN that does not build (a wheel's headers that this nvcc
+        # refuses) must not cost the other steps: once more without it.
+        if [ "$last" -ne 0 ] && [ "$last" -ne 124 ] && [[ "$CUDNN_FROM" != "no cuDNN"* ]]; then
+            echo "gpu-check: the build failed with cuDNN; rebuilding with CUDNN=0 so the other steps run"
+            echo "==== gpu-check: again with CUDNN=0 ====" >>"$RES/build.log"
+            limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build "${again[@]}" CUDNN=0 \
+                >>"$RES/build.log" 2>&1
+            last=$?
+            detail="$detail; rebuilt without cuDNN (CUDNN=0): exit $last"
+            CUDNN_FROM="$CUDNN_FROM, but the build failed with it and was made again without (CUDNN=0)"
         fi
     fi
     local p missing=""
