@@ -15,6 +15,7 @@ DDL_DATA  ?= datasets
 SANITIZE  ?= 0
 NATIVE    ?= 1
 CUDA      ?= auto
+CUDNN     ?= auto
 SIM       ?= 0
 PLATFORM  ?=
 NET       ?=
@@ -147,6 +148,32 @@ ifdef WITH_CUDA
   CFLAGS  += -DDDL_HAVE_CUDA
   LDLIBS  += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas $(NCCL_LIB) -lstdc++
 endif
+# cuDNN (--conv cudnn: core/conv/path_cudnn.c, core/cuda/conv_cudnn.cu)
+# when cudnn.h and libcudnn.so are beside nvcc's CUDA (cuDNN 9 ships into
+# /usr/local/cuda that way), or under CUDNN_HOME=DIR (include/cudnn.h,
+# lib/libcudnn.so or .so.9: PyTorch's nvidia-cudnn wheel ships only the
+# .so.9; tests/gpu_check.sh finds it there, as it finds NCCL).
+# CUDNN=0 builds without it even where it is (every program then refuses
+# --conv cudnn, saying why); CUDNN=1 stops when it is missing.
+ifdef WITH_CUDA
+  ifneq ($(CUDNN),0)
+    ifdef CUDNN_HOME
+      CUDNN_INC := $(CUDNN_HOME)/include
+      CUDNN_SO  := $(firstword $(wildcard $(CUDNN_HOME)/lib/libcudnn.so $(CUDNN_HOME)/lib/libcudnn.so.9))
+    else
+      CUDNN_INC := $(CUDA_HOME)/include
+      CUDNN_SO  := $(wildcard $(CUDA_LIBDIR)/libcudnn.so)
+    endif
+    ifneq ($(and $(wildcard $(CUDNN_INC)/cudnn.h),$(CUDNN_SO)),)
+      CUDNN_DIR := $(patsubst %/,%,$(dir $(CUDNN_SO)))
+      CUDNN_LIB := -L$(CUDNN_DIR) -Wl,-rpath,$(CUDNN_DIR) -l:$(notdir $(CUDNN_SO))
+      NVFLAGS   += -DDDL_HAVE_CUDNN $(if $(CUDNN_HOME),-I$(CUDNN_INC))
+      LDLIBS    += $(CUDNN_LIB)
+    else ifeq ($(CUDNN),1)
+      $(error CUDNN=1 but cudnn.h and libcudnn.so (or .so.9) were not found in '$(CUDNN_INC)' and '$(or $(CUDNN_HOME),$(CUDA_LIBDIR))'; set CUDNN_HOME)
+    endif
+  endif
+endif
 
 # ---- sources ---------------------------------------------------------------
 CORE_SRC  := $(sort $(wildcard core/*.c core/*/*.c))
@@ -225,6 +252,13 @@ FORCE:
 $(BUILD)/%.cu.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+# The two objects that change with cuDNN (its calls, the table that points
+# at them) are rebuilt when the build's cuDNN changes (CUDNN=0, CUDNN_HOME).
+$(BUILD)/cudnn-stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CUDNN_LIB)' | cmp -s - $@ || echo '$(CUDNN_LIB)' > $@
+$(BUILD)/core/cuda/conv_cudnn.cu.o $(BUILD)/core/cuda/backend_cuda.cu.o: $(BUILD)/cudnn-stamp
 
 $(BUILD)/emu/%.cu.o: %.cu
 	@mkdir -p $(@D)
@@ -548,6 +582,9 @@ help:
 	@echo "  SANITIZE=$(SANITIZE)       1: ASan+UBSan build in bin/san"
 	@echo "  NATIVE=$(NATIVE)         1: -march=native"
 	@echo "  CUDA=$(CUDA)        auto (build CUDA objects when nvcc exists) | 0 | 1"
+	@echo "  CUDNN=$(CUDNN)       auto (--conv cudnn where cudnn.h and libcudnn are beside nvcc's CUDA, or in CUDNN_HOME)"
+	@echo "                   | 0 (without it: --conv cudnn is refused, saying so) | 1 (stop if missing)"
+	@echo "  CUDNN_HOME=$(CUDNN_HOME)   a cuDNN of its own: DIR/include/cudnn.h, DIR/lib/libcudnn.so or .so.9"
 	@echo "  EMU=$(EMU)           0: build without the emulated GPU (DEVICE=cuda-emu)"
 	@echo "  JOBS=$(JOBS)          make test's parallel builds"
 	@echo "  FETCH_TIMEOUT=$(FETCH_TIMEOUT)  seconds make deps gives datasets/fetch.sh"
@@ -563,7 +600,8 @@ help:
 	@echo "  --conv ALGO    (every program's option) how convolutions run: auto (per layer, the path measured fastest"
 	@echo "                   for its shape) | reference (every one by im2col + GEMM, no fused activation: the code"
 	@echo "                   the handouts describe) | im2col | winograd | winograd4 | winofused | direct | pointwise"
-	@echo "                   (core/conv/README.md)"
+	@echo "                   | cudnn (cuDNN's own algorithms: only on DEVICE=cuda, in a build with cuDNN; elsewhere"
+	@echo "                   refused, naming the values that run) (core/conv/README.md)"
 	@echo "  DDL_EMU_STRICT, DDL_EMU_ORDER, DDL_EMU_SEED   (environment) DEVICE=cuda-emu as a sanitizer: 1 reports"
 	@echo "                   uninitialised reads, red zones, host pointers, shared-memory races, barrier divergence,"
 	@echo "                   stream races... and stops; thread order forward | reverse | shuffled | seeded (make test: strict)"
@@ -596,6 +634,7 @@ help:
 	@echo "  ROUNDS, BLOCK, BENCH_NET, BENCH_DDP_BATCH, BENCH_DDP_ALG, BENCH_DDP_CAPS   make bench's DDP bars"
 	@echo "                   (bench/run_ddp.sh, bench/run_net.sh)"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
+	@echo "  built with cuDNN: $(if $(CUDNN_LIB),yes ($(CUDNN_SO)),no$(if $(WITH_CUDA),$(if $(filter 0,$(CUDNN)), (CUDNN=0), (no cudnn.h and libcudnn in '$(CUDNN_INC)')), (no CUDA)))"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"
 
 # make gpu-check / gpu-kit: a GPU machine's check, in a file of its own.

@@ -18,7 +18,9 @@
 #                  GPU_CHECK_DEVICE=cuda-emu: the same flow on the emulated GPU
 #                  (a dry run for machines without one). NCCL: beside nvcc,
 #                  else NCCL_HOME, else a python's nvidia-nccl wheel (the
-#                  H200 machine's image had NCCL only that way).
+#                  H200 machine's image had NCCL only that way); cuDNN
+#                  (--conv cudnn) the same way: beside nvcc, CUDNN_HOME, or
+#                  a python's nvidia-cudnn wheel.
 # make gpu-kit     (on a Debian machine with `make deps` done) copies the
 #                  OpenBLAS (OpenMP build), libpng and zlib headers and shared
 #                  libraries, with the libraries they need that a CUDA image
@@ -81,14 +83,16 @@ endif
 
 GC_CFLAGS := $(OPT) -g $(CSTD) $(GC_WARN) -MMD -MP $(GC_KIT_INC) -Icore/mpistub -Icore -fopenmp \
              -DDDL_HAVE_CUDA -DDDL_HAVE_CUDA_EMU
-GC_LDLIBS := -fopenmp $(GC_LIBS) -lm -lpthread -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas $(NCCL_LIB) -lstdc++
+GC_LDLIBS := -fopenmp $(GC_LIBS) -lm -lpthread -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas $(NCCL_LIB) \
+             $(CUDNN_LIB) -lstdc++
 
 GC_STUB_SRC := core/mpistub/src/mpistub.c
 GC_OBJ      := $(CORE_SRC:%.c=$(GC_BUILD)/%.o) $(GC_STUB_SRC:%.c=$(GC_BUILD)/%.o) \
                $(CUDA_SRC:%.cu=$(GC_BUILD)/%.cu.o) $(CUDA_SRC:%.cu=$(GC_BUILD)/emu/%.cu.o) \
                $(EMU_SRC:%.cc=$(GC_BUILD)/emu/%.o)
 GC_LIB      := $(GC_BUILD)/libddl.a
-GC_TESTS    := test_cuda_kernels test_cuda_kernels_emu test_backend_kernels test_backend_models mpi_comm_device
+GC_TESTS    := test_cuda_kernels test_cuda_kernels_emu test_backend_kernels test_backend_models mpi_comm_device \
+               test_conv_cudnn
 GC_PROGS    := $(GC_BIN)/lab1 $(GC_BIN)/bench/train_step $(GC_BIN)/bench/gemm_peak $(GC_TESTS:%=$(GC_BIN)/tests/%)
 
 .PHONY: gpu-kit gpu-check gpu-check-build gpu-check-tools gpu-check-syntax
@@ -126,6 +130,12 @@ $(GC_BUILD)/%.o: %.c $(GC_STAMP) | gpu-check-tools
 $(GC_BUILD)/%.cu.o: %.cu | gpu-check-tools
 	@mkdir -p $(@D)
 	$(NVCC) $(GC_NVFLAGS) -c $< -o $@
+
+# As in the main tree: the objects that change with cuDNN follow it.
+$(GC_BUILD)/cudnn-stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CUDNN_LIB)' | cmp -s - $@ || echo '$(CUDNN_LIB)' > $@
+$(GC_BUILD)/core/cuda/conv_cudnn.cu.o $(GC_BUILD)/core/cuda/backend_cuda.cu.o: $(GC_BUILD)/cudnn-stamp
 
 $(GC_BUILD)/emu/%.cu.o: %.cu $(GC_STAMP) | gpu-check-tools
 	@mkdir -p $(@D)

@@ -3,7 +3,7 @@
 # (tests/gpu_check.sh): whatever the deadline, the summary in GPU_CHECK_OUT
 # lists every step, finished or "skipped (deadline)", and the run ends
 # non-zero when steps were skipped.
-#   - GPU_CHECK_DEADLINE_S=0: nothing starts; all 13 steps are listed as
+#   - GPU_CHECK_DEADLINE_S=0: nothing starts; all 15 steps are listed as
 #     skipped (deadline).
 #   - (optimised pass only) the dry run on this tree's binaries
 #     (GPU_CHECK_SKIP_BUILD=1, GC_BIN=$BIN) with a 20 s deadline: the steps
@@ -15,12 +15,16 @@
 #     lab1 run, cpu against cuda-emu: it passes, printing iteration 0's
 #     difference and each iteration's; and with GPU_CHECK_FIRST_TOL=-1 (no
 #     difference is small enough) it fails, so the comparison can. About 20 s.
+#   - (optimised pass only) the cuDNN steps alone (GPU_CHECK_ONLY=4e,5d) on
+#     the emulated GPU, which cannot run cuDNN: 4e runs test_conv_cudnn's
+#     checks that need no GPU and is skipped for cuDNN itself, 5d is
+#     skipped, each saying why, and the run still ends 0. About 3 s.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-STEPS="1 2 3a 3b 3c 3d 4a 4b 4c 4d 5a 5b 5c"
+STEPS="1 2 3a 3b 3c 3d 4a 4b 4c 4d 4e 5a 5b 5c 5d"
 
 # every_step DIR: "" when every step has a result or says skipped
 # (deadline), else what is wrong.
@@ -39,9 +43,9 @@ GPU_CHECK_DEVICE=cuda-emu GPU_CHECK_DEADLINE_S=0 GPU_CHECK_OUT="$tmp/d0" GC_BIN=
 rc=$?
 bad=$(every_step "$tmp/d0")
 skipped=$(grep -c 'skipped (deadline)' "$tmp/d0/summary.txt" 2>/dev/null)
-if [ "$rc" -ne 0 ] && [ -z "$bad" ] && [ "${skipped:-0}" -ge 13 ] &&
-    head -n 1 "$tmp/d0/summary.txt" | grep -q 'INCOMPLETE: 13 step(s) skipped (deadline)'; then
-  echo "ok - gpu-check with a deadline of 0 s starts nothing, lists all 13 steps as skipped (deadline), exits $rc"
+if [ "$rc" -ne 0 ] && [ -z "$bad" ] && [ "${skipped:-0}" -ge 15 ] &&
+    head -n 1 "$tmp/d0/summary.txt" | grep -q 'INCOMPLETE: 15 step(s) skipped (deadline)'; then
+  echo "ok - gpu-check with a deadline of 0 s starts nothing, lists all 15 steps as skipped (deadline), exits $rc"
 else
   echo "not ok - gpu-check with a deadline of 0 s lists every step as skipped (deadline) and fails (exit $rc; $bad;" \
     "$skipped skipped): $(head -n 3 "$tmp/d0/summary.txt" 2>/dev/null | tr '\n' ' ')"
@@ -61,7 +65,7 @@ started=""
 [[ "$s2" == "[PASS]"* || "$s2" == "[FAIL]"* || "$s2" == *"skipped (deadline) partway"* ]] &&
   [ -s "$tmp/d20/test_cuda_kernels_emu.log" ] && started=1
 if [ -z "$bad" ] && [ -n "$started" ] && grep -q '^gpu-check: [0-9]* passed' "$tmp/d20/summary.txt"; then
-  echo "ok - gpu-check's dry run with a 20 s deadline accounts for all 13 steps, the one at the deadline cut with its log (exit $rc)"
+  echo "ok - gpu-check's dry run with a 20 s deadline accounts for all 15 steps, the one at the deadline cut with its log (exit $rc)"
 else
   echo "not ok - gpu-check's dry run with a 20 s deadline accounts for every step (exit $rc; $bad; step 2: $s2):" \
     "$(tail -n 5 "$tmp/d20.log" | tr '\n' ' ')"
@@ -86,4 +90,17 @@ if [ "$(cat "$tmp/l1-1.rc")" != 0 ] && grep -q '^\[FAIL\] 4d ' "$tmp/l1-1/summar
   echo "ok - gpu-check 4d fails when iteration 0 is held to an impossible tolerance (the comparison can fail)"
 else
   echo "not ok - gpu-check 4d with GPU_CHECK_FIRST_TOL=-1 fails (exit $(cat "$tmp/l1-1.rc"))"
+fi
+
+# The cuDNN steps on the emulated GPU: skipped for cuDNN, saying why; not a failure.
+GPU_CHECK_DEVICE=cuda-emu GPU_CHECK_ONLY=4e,5d GPU_CHECK_OUT="$tmp/cudnn" GC_BIN="$BIN" tests/gpu_check.sh run \
+  >"$tmp/cudnn.log" 2>&1
+rc=$?
+sum=$(tr -s ' \n' ' ' <"$tmp/cudnn/summary.txt" 2>/dev/null)
+if [ "$rc" = 0 ] && [[ "$sum" == *"[SKIP] 4e "*" passed, 0 failed (exit 0) without cuDNN; cuDNN itself not run: the emulated GPU"* ]] &&
+    [[ "$sum" == *"[SKIP] 5d "*"not run: the emulated GPU runs ddlab's own kernels, not cuDNN's"* ]]; then
+  echo "ok - gpu-check 4e and 5d on the emulated GPU: test_conv_cudnn's checks without a GPU pass, cuDNN skipped saying why, exit 0"
+else
+  echo "not ok - gpu-check 4e and 5d on the emulated GPU skip cuDNN, saying why (exit $rc):" \
+    "$(grep -A 2 -E '\] (4e|5d) ' "$tmp/cudnn/summary.txt" 2>/dev/null | tr '\n' ' ')"
 fi

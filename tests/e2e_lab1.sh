@@ -70,6 +70,18 @@ expect_fail() { # name, expected-text, args...
 }
 expect_fail "lab1 rejects an unknown flag" "unknown option" --bogus 1
 expect_fail "lab1 rejects an unknown --conv, listing the values" "unknown --conv 'fast': auto, reference" --conv fast
+# cuDNN runs only on a GPU, in a build with it: refused elsewhere before any work, naming the values that run
+expect_fail "lab1 refuses --conv cudnn on the CPU, naming the values that run" \
+  "--conv cudnn: cuDNN runs on a GPU .*not on the CPU; the values that run here: auto, reference, im2col, winograd, winograd4, winofused, direct, pointwise$" \
+  --conv cudnn --device cpu --synthetic --iters 1 --out "$tmp/cudnn"
+if [ -x "$BIN/tests/test_cuda_kernels_emu" ]; then
+  expect_fail "lab1 refuses --conv cudnn on the emulated GPU, saying why" \
+    "--conv cudnn: the emulated GPU (--device cuda-emu) runs ddlab's own CUDA kernels, not cuDNN's" \
+    --conv cudnn --device cuda-emu --synthetic --iters 1 --out "$tmp/cudnn"
+fi
+check "lab1 --help lists --conv cudnn and says whether this build has cuDNN" \
+  bash -c "'$LAB1' --help 2>&1 | tr -s ' \n' ' ' | grep -Eq 'cudnn \(cuDNN.s own algorithms, only on --device cuda in a build with cuDNN: this build has (cuDNN [0-9]|none)'"
+check "lab1 --conv cudnn wrote nothing" test ! -e "$tmp/cudnn"
 expect_fail "lab1 rejects a non-numeric batch" "expects an integer" --batch lots
 expect_fail "lab1 rejects batch 0" "outside the allowed range" --batch 0
 expect_fail "lab1 rejects an unknown model" "unknown model" --model alexnet --synthetic --iters 1

@@ -16,7 +16,9 @@
 # (deadline)". Every step runs even when an earlier one failed.
 #   1   build the gpu-check tree (make gpu-check-build; build.log). If only
 #       -Werror stops it (a newer compiler there warns), the step fails and
-#       the tree is rebuilt with GPUCHECK_WERROR=0 so the other steps run.
+#       the tree is rebuilt with GPUCHECK_WERROR=0 so the other steps run;
+#       if it still fails with cuDNN in it, once more with CUDNN=0 (the
+#       cuDNN steps then say the build has none).
 #   2   test_cuda_kernels on the GPU (every CUDA kernel against its CPU
 #       reference). It is also the GPU probe: when it finds no usable GPU
 #       (it says "# no GPU ... (why)" and runs no checks) gpu-check stops
@@ -26,9 +28,12 @@
 #   3a  memcheck, 3b initcheck, 3c racecheck, 3d synccheck: each on
 #       test_cuda_kernels and on one small training step (bench/train_step,
 #       resnet18 x0.0625, batch 2) with each forced convolution path:
-#       --conv winofused, winograd4, direct, pointwise. On the emulated
-#       GPU, 3a runs the same programs in its strict mode instead (core/cuda/
-#       README.md), and 3b-3d are skipped.
+#       --conv winofused, winograd4, direct, pointwise; memcheck also with
+#       --conv cudnn (an access past a workspace or tensor of ours shows
+#       there; the other tools would examine cuDNN's own kernels), skipped,
+#       saying why, where cuDNN cannot run. On the emulated GPU, 3a runs the
+#       same programs in its strict mode instead (core/cuda/README.md), and
+#       3b-3d are skipped.
 #   Then correctness:
 #   4a  test_backend_kernels, 4b test_backend_models (every usable backend;
 #       each must have run checks on the GPU backend)
@@ -48,6 +53,10 @@
 #       accuracies of such runs spread over 0.90-0.93: CPU 0.9250 and
 #       0.9275, emulated GPU 0.9010 and 0.9050; an H200 gave 0.9215 against
 #       the CPU's 0.9065.)
+#   4e  test_conv_cudnn: cuDNN's convolutions against the CPU's im2col on
+#       9 shapes, deterministic, descriptors kept (its checks without a GPU
+#       run too); skipped, saying why, when the build has no cuDNN or the
+#       device cannot run it (the emulated GPU)
 #   Then speed:
 #   5a  the SGEMM peak on the GPU (bin/gpucheck/bench/gemm_peak: cublasSgemm
 #       and FP16 cublasGemmEx, square 4096 and 8192): the reference for 5b
@@ -59,6 +68,13 @@
 #   5c  the same steps in PyTorch eager on the GPU (bench/torch_step_gpu.py;
 #       skipped when torch is not importable or torch.cuda.is_available() is
 #       False; its probe has a time limit too); same parameter counts required
+#   5d  cuDNN against auto: train_step --conv auto, then --conv cudnn, for
+#       vgg11 and resnet18 at batch 256 (GPU_CHECK_CUDNN_BENCH), each with
+#       --profile-layers: the step medians, their ratio, the convolutions'
+#       share, and every layer's time (bench-cudnn.log): what a cuDNN line
+#       of the device rule needs (core/conv/pick.c). The cuDNN run's conv
+#       line must say every convolution ran by cuDNN. Skipped, saying why,
+#       where cuDNN cannot run.
 # Exit status 0 only when nothing failed and nothing was skipped for the
 # deadline.
 #
@@ -71,6 +87,7 @@
 # ("model:width:batch ..."), GPU_CHECK_LAB1_ARGS, GPU_CHECK_ACC_TOL (0.05),
 # GPU_CHECK_LOSS_TOL (0.1), GPU_CHECK_FIRST_TOL (1e-5),
 # GPU_CHECK_EARLY_ITERS (16), GPU_CHECK_EARLY_TOL (0.05),
+# GPU_CHECK_CUDNN_BENCH ("vgg11:1:256 resnet18:1:256"), CUDNN_HOME,
 # GPU_CHECK_SKIP_BUILD=1 (use the tree as it is), GPU_CHECK_ONLY (steps to
 # run, e.g. "1,2,4d"; the others are listed as not selected).
 set -uo pipefail
@@ -231,10 +248,12 @@ run_main() {
     EARLY_TOL=${GPU_CHECK_EARLY_TOL:-0.05}
     if [ "$DEV" = cuda ]; then
         BENCH=${GPU_CHECK_BENCH:-cnn3:1:64 vgg11:1:256 resnet18:1:256}
+        CUDNN_BENCH=${GPU_CHECK_CUDNN_BENCH:-vgg11:1:256 resnet18:1:256}
         REPS=20 WARMUP=5
         GPU_TEST=test_cuda_kernels
     else
         BENCH=${GPU_CHECK_BENCH:-cnn3:1:32}
+        CUDNN_BENCH=${GPU_CHECK_CUDNN_BENCH:-cnn3:1:32}
         REPS=5 WARMUP=2
         GPU_TEST=test_cuda_kernels_emu
     fi
@@ -249,7 +268,9 @@ run_main() {
     PLAN=("1|build (gcc, nvcc, MPI stub)" "2|$GPU_TEST on $DEV (the GPU probe)"
         "3a|memcheck" "3b|initcheck" "3c|racecheck" "3d|synccheck"
         "4a|test_backend_kernels" "4b|test_backend_models" "4c|mpi_comm_device" "4d|lab1 cnn3: cpu vs $DEV"
-        "5a|SGEMM peak on $DEV" "5b|ddlab training step on $DEV" "5c|PyTorch eager training step")
+        "4e|test_conv_cudnn: cuDNN vs the CPU reference"
+        "5a|SGEMM peak on $DEV" "5b|ddlab training step on $DEV" "5c|PyTorch eager training step"
+        "5d|training step: --conv cudnn vs auto")
     if command -v timeout >/dev/null; then HAVE_TIMEOUT=1; else HAVE_TIMEOUT=0; fi
 
     echo "gpu-check: device $DEV, binaries $BIN, results $RES (deadline ${DEADLINE_S}s)"
@@ -265,9 +286,11 @@ run_main() {
         run_step 4b step_backend 4b test_backend_models
         run_step 4c step_backend 4c mpi_comm_device
         run_step 4d step_lab1
+        run_step 4e step_conv_cudnn
         run_step 5a step_gemm_peak
         run_step 5b step_bench_ddlab
         run_step 5c step_bench_torch
+        run_step 5d step_bench_cudnn
     fi
     finish
 }
@@ -489,11 +512,47 @@ find_nccl() {
     fi
 }
 
+# cuDNN for --conv cudnn (steps 3a, 4e, 5d), found as NCCL is: beside
+# nvcc, else CUDNN_HOME, else the nvidia-cudnn wheel of a python that has
+# one (with its headers); exported as CUDNN_HOME for the Makefile. Without
+# it the build has no cuDNN, and those steps say so.
+find_cudnn() {
+    local top c dir
+    top=$(dirname "$(dirname "$(readlink -f "$(command -v "${NVCC:-nvcc}" || echo nvcc)")")")
+    if [ -n "${CUDNN_HOME:-}" ]; then
+        CUDNN_FROM="cuDNN from CUDNN_HOME=$CUDNN_HOME"
+    elif [ -f "$top/include/cudnn.h" ]; then
+        CUDNN_FROM="cuDNN beside nvcc ($top)"
+    else
+        for c in ${GPU_CHECK_PYTHON:-} python3 /usr/bin/python3; do
+            dir=$("$c" -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null) || continue
+            if [ -f "$dir/include/cudnn.h" ]; then
+                export CUDNN_HOME=$dir
+                CUDNN_FROM="cuDNN from $c's nvidia-cudnn wheel ($dir)"
+                return
+            fi
+        done
+        CUDNN_FROM="no cuDNN (none beside nvcc in $top, no CUDNN_HOME, no nvidia-cudnn wheel with headers)"
+    fi
+}
+
+# Why --conv cudnn cannot run in this check (empty when it can): the
+# emulated GPU never can; else the programs' --help says whether their
+# build has cuDNN.
+cudnn_absent() {
+    if [ "$DEV" = cuda-emu ]; then
+        echo "the emulated GPU runs ddlab's own kernels, not cuDNN's (a dry run: --conv cudnn is refused there)"
+    elif ! "$BIN/bench/train_step" --help 2>&1 | grep -q 'this build has cuDNN'; then
+        echo "this build has no cuDNN (${CUDNN_FROM:-build.log says where it looked})"
+    fi
+}
+
 # ---- 1: build ----
 step_build() {
     local t0 rc detail res=PASS
     t0=$(now)
     find_nccl
+    find_cudnn
     if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ]; then
         rc=0 detail="skipped by GPU_CHECK_SKIP_BUILD=1: the tree as it is"
         res=SKIP
@@ -502,6 +561,7 @@ step_build() {
         limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build >"$RES/build.log" 2>&1
         rc=$?
         detail="make -j$JOBS gpu-check-build"
+        local last=$rc again=()
         if [ "$rc" -ne 0 ]; then
             res=FAIL
             local werr
@@ -509,20 +569,32 @@ step_build() {
             if [ "$werr" -gt 0 ] && [ "$rc" -ne 124 ]; then
                 echo "gpu-check: -Werror stopped the build; rebuilding with GPUCHECK_WERROR=0 so the other steps run"
                 echo "==== gpu-check: again with GPUCHECK_WERROR=0 ====" >>"$RES/build.log"
-                limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build GPUCHECK_WERROR=0 \
+                again=(GPUCHECK_WERROR=0)
+                limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build "${again[@]}" \
                     >>"$RES/build.log" 2>&1
-                local rc2=$?
-                detail="$detail: warnings are errors here ($werr diagnostics, build.log); rebuilt with GPUCHECK_WERROR=0: exit $rc2"
+                last=$?
+                detail="$detail: warnings are errors here ($werr diagnostics, build.log); rebuilt with GPUCHECK_WERROR=0: exit $last"
             elif [ "$rc" -eq 124 ]; then
                 detail="$detail: timed out"
             else
                 detail="$detail: exit $rc; $(grep -m 3 -E 'error|Error' "$RES/build.log" | tr '\n' ' ' | cut -c1-300)"
             fi
         fi
+        # A cuDNN that does not build (a wheel's headers that this nvcc
+        # refuses) must not cost the other steps: once more without it.
+        if [ "$last" -ne 0 ] && [ "$last" -ne 124 ] && [[ "$CUDNN_FROM" != "no cuDNN"* ]]; then
+            echo "gpu-check: the build failed with cuDNN; rebuilding with CUDNN=0 so the other steps run"
+            echo "==== gpu-check: again with CUDNN=0 ====" >>"$RES/build.log"
+            limited "$(limit 420)" "$MAKE" --no-print-directory -k -j"$JOBS" gpu-check-build "${again[@]}" CUDNN=0 \
+                >>"$RES/build.log" 2>&1
+            last=$?
+            detail="$detail; rebuilt without cuDNN (CUDNN=0): exit $last"
+            CUDNN_FROM="$CUDNN_FROM, but the build failed with it and was made again without (CUDNN=0)"
+        fi
     fi
     local p missing=""
     for p in lab1 bench/train_step tests/test_cuda_kernels tests/test_cuda_kernels_emu tests/test_backend_kernels \
-        tests/test_backend_models tests/mpi_comm_device bench/gemm_peak; do
+        tests/test_backend_models tests/mpi_comm_device tests/test_conv_cudnn bench/gemm_peak; do
         [ -x "$BIN/$p" ] || missing="$missing $p"
     done
     [ -z "$missing" ] || { res=FAIL; detail="$detail; not built:$missing"; }
@@ -530,7 +602,7 @@ step_build() {
     if [ -x "$BIN/lab1" ]; then
         local libs
         # "dir: lib lib; dir: lib" for the libraries that matter here
-        libs=$(ldd "$BIN/lab1" 2>&1 | awk '$2 == "=>" && $1 ~ /^lib(openblas|png16|z|gfortran|quadmath|cudart|cublas|gomp)\./ {
+        libs=$(ldd "$BIN/lab1" 2>&1 | awk '$2 == "=>" && $1 ~ /^lib(openblas|png16|z|gfortran|quadmath|cudart|cublas|cudnn|gomp)\./ {
                 d = $3; sub(/\/[^\/]*$/, "", d); if (!(d in seen)) { seen[d] = 1; dirs[++n] = d }; l[d] = l[d] " " $1 }
             END { for (i = 1; i <= n; i++) printf "%s%s:%s", (i > 1 ? "; " : ""), dirs[i], l[dirs[i]] }')
         echo "==== ldd $BIN/lab1 ====" >>"$RES/build.log"
@@ -541,7 +613,7 @@ step_build() {
             detail="$detail; libraries not found: $(ldd "$BIN/lab1" 2>&1 | awk '/not found/ { print $1 }' | tr '\n' ' ')"
         fi
         detail="$detail; OpenBLAS/libpng/zlib from $([ -f "$KIT/lib/libopenblas.so.0" ] && echo "the kit $KIT" || echo "the system (no $KIT)")"
-        detail="$detail; $NCCL_FROM"
+        detail="$detail; $NCCL_FROM; $CUDNN_FROM"
     fi
     TOOLS="gcc $(gcc -dumpfullversion 2>/dev/null || echo '?'), nvcc $("${NVCC:-nvcc}" --version 2>/dev/null |
         sed -n 's/.*release \([^,]*\),.*/\1/p' | head -n 1)"
@@ -710,6 +782,33 @@ step_lab1() {
         return
     fi
     record 4d "$name" "$res" "$(since "$t0")" "$detail"
+}
+
+# ---- 4e: test_conv_cudnn, cuDNN against the CPU reference ----
+step_conv_cudnn() {
+    local t0 rc bin=$BIN/tests/test_conv_cudnn log=$RES/test_conv_cudnn.log name="test_conv_cudnn: cuDNN vs the CPU reference"
+    t0=$(now)
+    if [ ! -x "$bin" ]; then
+        record 4e "$name" FAIL "$(since "$t0")" "$bin was not built (build.log)"
+        return
+    fi
+    limited "$(limit 120)" "$bin" >"$log" 2>&1
+    rc=$?
+    local p f dp why
+    p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log") dp=$(count '^ok - cuda cudnn' "$log")
+    why=$(cudnn_absent)
+    local detail="$p passed, $f failed (exit $rc$([ "$rc" -eq 124 ] && echo ': timed out'))"
+    if [ "$f" -eq 0 ] && cut_by_deadline "$rc"; then
+        record_cut 4e "$name" "$(since "$t0")" "$detail"
+    elif [ "$f" -gt 0 ] || [ "$rc" -ne 0 ]; then
+        record 4e "$name" FAIL "$(since "$t0")" "$detail: $(grep -m 2 '^not ok' "$log" | cut -c1-300 | tr '\n' ' ')"
+    elif [ -n "$why" ]; then
+        record 4e "$name" SKIP "$(since "$t0")" "$detail without cuDNN; cuDNN itself not run: $why"
+    elif [ "$dp" -eq 0 ]; then
+        record 4e "$name" FAIL "$(since "$t0")" "$detail, but none by cuDNN on $DEV: $(grep -m 1 '^skip - ' "$log" | cut -c1-300)"
+    else
+        record 4e "$name" PASS "$(since "$t0")" "$detail; $dp of them by cuDNN on ${GPU_NAME:-$DEV} ($(sed -n 's/^# cuDNN/cuDNN/p' "$log" | head -n 1)); worst errors in $(basename "$log")"
+    fi
 }
 
 norm_width() { awk -v w="$1" 'BEGIN { printf "%g", w }'; }
@@ -916,6 +1015,62 @@ step_bench_torch() {
     record 5c "$name" "$res" "$(since "$t0")" "$detail"
 }
 
+# ---- 5d: the training step with --conv cudnn against --conv auto ----
+# Each model: auto, then cudnn, each with --profile-layers (the step's
+# median first, then every layer's; the conv2d sum of the per-layer
+# medians is the convolutions' time). The cuDNN run's CSV must say every
+# convolution ran by cuDNN.
+step_bench_cudnn() {
+    local t0 log=$RES/bench-cudnn.log name="training step: --conv cudnn vs auto" why
+    t0=$(now)
+    why=$(cudnn_absent)
+    if [ -n "$why" ]; then
+        record 5d "$name" SKIP "$(since "$t0")" "not run: $why"
+        return
+    fi
+    : >"$log"
+    local spec m w b conv out rc csv res=PASS detail="" cut=""
+    local -A ms=() convms=()
+    for spec in $CUDNN_BENCH; do
+        IFS=: read -r m w b <<<"$spec"
+        w=$(norm_width "$w")
+        ms=() convms=()
+        for conv in auto cudnn; do
+            out=$(limited "$(limit 150)" "$BIN/bench/train_step" --device "$DEV" --conv "$conv" --model "$m" --width "$w" \
+                --batch "$b" --reps "$REPS" --warmup "$WARMUP" --profile-layers --out "$RES/bench-cudnn" \
+                --tag "$m-w$w-b$b-$conv" 2>&1)
+            rc=$?
+            printf '$ train_step --device %s --conv %s --model %s --width %s --batch %s --reps %s --warmup %s --profile-layers\n%s\n' \
+                "$DEV" "$conv" "$m" "$w" "$b" "$REPS" "$WARMUP" "$out" >>"$log"
+            csv=$RES/bench-cudnn/train_step-$m-w$w-b$b-$conv.csv
+            if [ "$rc" -eq 0 ] && grep -q 'median [0-9.]* ms' <<<"$out"; then
+                ms[$conv]=$(sed -n 's/.*: median \([0-9.]*\) ms.*/\1/p' <<<"$out" | head -n 1)
+                convms[$conv]=$(awk '$1 == "conv2d" && NF == 4 { printf "%.2f", $2 + $3 }' <<<"$out")
+                grep -qE '^# conv: [0-9]+ convolutions: all [0-9]+ cuDNN' "$csv" 2>/dev/null || [ "$conv" = auto ] || {
+                    res=FAIL
+                    detail="$detail$m w$w b$b: the cudnn run's conv line does not say all cuDNN ($(grep -m 1 '^# conv:' "$csv" 2>/dev/null)); "
+                }
+            elif cut_by_deadline "$rc"; then
+                cut=1
+                detail="$detail$m w$w b$b --conv $conv: cut at the deadline; "
+            else
+                res=FAIL
+                detail="$detail$m w$w b$b --conv $conv: FAILED (exit $rc: $(tail -n 1 <<<"$out" | cut -c1-200)); "
+            fi
+        done
+        [ -n "${ms[auto]:-}" ] && [ -n "${ms[cudnn]:-}" ] && detail="$detail$(awk -v k="$m w$w b$b" -v a="${ms[auto]}" \
+            -v c="${ms[cudnn]}" -v ca="${convms[auto]:-?}" -v cc="${convms[cudnn]:-?}" 'BEGIN {
+                printf "%s: auto %s ms, cudnn %s ms, cudnn/auto %.2f (convolutions, sums of per-layer medians: auto %s ms, cudnn %s ms); ",
+                       k, a, c, c / a, ca, cc }')"
+    done
+    detail="$detail(each layer's times: $(basename "$log"))"
+    if [ "$res" = PASS ] && [ -n "$cut" ]; then
+        record_cut 5d "$name" "$(since "$t0")" "$detail"
+        return
+    fi
+    record 5d "$name" "$res" "$(since "$t0")" "$detail"
+}
+
 # ---- 3a-3d: the sanitizers, one compute-sanitizer tool per step ----
 # Each checks the kernel tests, then one small training step per forced
 # convolution path (the kernels most likely to hide a bug: they never ran
@@ -1002,7 +1157,14 @@ step_sanitizer() {
     [ "$rc" -eq 3 ] && cut=1
     [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || res=FAIL
     detail="$line"
-    for p in $SAN_PATHS; do
+    # cuDNN under memcheck only (the header says why); where it cannot run, why
+    local paths=$SAN_PATHS why
+    [ "$tool" = memcheck ] && paths="$paths cudnn"
+    for p in $paths; do
+        if [ "$p" = cudnn ] && why=$(cudnn_absent) && [ -n "$why" ]; then
+            detail="$detail; --conv cudnn train_step: not run ($why)"
+            continue
+        fi
         line=$(sanitize_one "$log" "--conv $p train_step" 60 "$BIN/bench/train_step" --device "$DEV" --conv "$p" \
             "${SAN_STEP[@]}" \
             --out "$RES/bench")

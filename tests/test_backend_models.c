@@ -4,7 +4,10 @@
  * and an eval-mode forward; then the FP32 step again with Winograd, again
  * with the direct 3x3 kernels, and again with the pointwise 1x1 kernels,
  * forced on every eligible convolution (--conv winograd, direct,
- * pointwise, on both sides).
+ * pointwise, on both sides); and with cuDNN on every convolution (--conv
+ * cudnn) on the backends that have it (a GPU, in a build with cuDNN: the
+ * CPU side then runs its own rule), twice (the same bits); the others
+ * print one skip line each, saying why.
  *
  * For each backend of backend_usable() (the CPU always; a GPU or an
  * emulated GPU where the build and the machine have one), the model is
@@ -267,7 +270,8 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     model_forward(&dev.m, dev.x, sp->batch);
     snprintf(label, sizeof label, "%s %s: eval-mode logits vs cpu", who, sp->name);
     compare_output(&ref, &dev, tol(be, TOL_FWD), label);
-    if (be != &ddl_backend_cpu && !algo) same_again(sp, be, x, y, &dev);
+    /* cuDNN's algorithms are chosen deterministic (core/cuda/conv_cudnn.cu): checked too */
+    if (be != &ddl_backend_cpu && (!algo || t_conv == CONV_ALGO_CUDNN)) same_again(sp, be, x, y, &dev);
     t_side_free(&ref);
     t_side_free(&dev);
 }
@@ -331,15 +335,24 @@ int main(void)
     static const struct {
         const char *algo;
         bool only_1x1;
-    } FORCED[6] = { { NULL, false },
+    } FORCED[7] = { { NULL, false },
                     { "winograd", false },
                     { "winograd4", false },
                     { "direct", false },
                     { "winofused", false },
-                    { "pointwise", true } };
-    for (int pass = 0; pass < 6; pass++) {
+                    { "pointwise", true },
+                    { "cudnn", false } };
+    for (int pass = 0; pass < 7; pass++) {
         t_conv = CONV_ALGO_AUTO;
         if (FORCED[pass].algo && conv_algo_parse(FORCED[pass].algo, &t_conv) != 0) ddl_die("bad pass %d", pass);
+        /* a backend that cannot run the pass (cuDNN without a GPU): one skip line, no models */
+        bool runs[8];
+        for (int b = 0; b < nb; b++) {
+            char why[512], name[96];
+            runs[b] = conv_algo_check(t_conv, bes[b]->conv, why, sizeof why) == 0;
+            snprintf(name, sizeof name, "%s conv=%s: whole models", bes[b]->name, conv_algo_name(t_conv));
+            if (!runs[b]) t_skip(name, why);
+        }
         for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
             const Spec *sp = &SPECS[s];
             if (FORCED[pass].only_1x1 && !sp->has_1x1) continue;
@@ -347,6 +360,7 @@ int main(void)
             int32_t *y;
             t_zoo_batch(sp->name, sp->batch, 5, "backend_models", (int)s, &x, &y);
             for (int b = 0; b < nb; b++) {
+                if (!runs[b]) continue;
                 fp32_step(sp, bes[b], x, y);
                 if (sp->fp16 && !pass) fp16_step(sp, bes[b], x, y);
             }

@@ -4,13 +4,16 @@
  * A CPU backend whose convolution kernels and fused activations count
  * their calls runs a training step (forward and backward) of resnet18 and
  * mobilenetv2 (3x3 stride 1 and 2, 1x1 stride 1 and 2, depthwise: every
- * kind of layer a fast path takes). Under --conv reference: no kernel of
- * a fast path ran, im2col did, no batch norm applied an activation, no
- * add a ReLU; every layer's path is im2col + GEMM; the summary line of
- * the outputs says "all N im2col + GEMM; no fused activation (--conv
+ * kind of layer a fast path takes). It also offers cuDNN (a table whose
+ * calls are counted and write zeros: no real cuDNN on a CPU), as a GPU
+ * with cuDNN would. Under --conv reference: no kernel of a fast path ran,
+ * no cuDNN call, im2col did, no batch norm applied an activation, no add
+ * a ReLU; every layer's path is im2col + GEMM; the summary line of the
+ * outputs says "all N im2col + GEMM; no fused activation (--conv
  * reference)". Under auto (the default) the same step runs fast paths and
- * fused activations, and the line names them: the counters can see what
- * the first half rules out. */
+ * fused activations, and the line names them; under --conv cudnn every
+ * convolution calls cuDNN: the counters can see what the first half rules
+ * out. (tests/test_conv_cudnn.c checks the cuDNN path's results.) */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +28,7 @@
 /* Calls of the reference's kernels, of any fast path's, and of fused
  * activations. */
 static struct {
-    long reference, fast, fused;
+    long reference, fast, fused, cudnn;
 } calls;
 
 static void c_im2col(const float *x, int nb, int C, int H, int W, int k, int s, int p, int OH, int OW, float *col)
@@ -93,6 +96,31 @@ static void c_add_relu(const float *a, const float *b, float *y, size_t count)
     add_relu_cpu(a, b, y, count);
 }
 
+/* cuDNN's calls, counted; their results are zeros (only the counts are
+ * read). */
+static size_t c_cudnn_workspace(const ConvShape *s, int max_batch) { return (size_t)max_batch * (size_t)s->cout; }
+static void c_cudnn_forward(const ConvShape *s, int n, int max_batch, const float *x, const float *w, float *y,
+                            void *ws, size_t ws_bytes)
+{
+    calls.cudnn++;
+    memset(y, 0, sizeof(float) * (size_t)n * s->cout * s->oh * s->ow);
+}
+static void c_cudnn_data(const ConvShape *s, int n, int max_batch, const float *dy, const float *w, float *dx,
+                         bool acc, void *ws, size_t ws_bytes)
+{
+    calls.cudnn++;
+    if (!acc) memset(dx, 0, sizeof(float) * (size_t)n * s->cin * s->h * s->w);
+}
+static void c_cudnn_filter(const ConvShape *s, int n, int max_batch, const float *x, const float *dy, float *dw,
+                           void *ws, size_t ws_bytes)
+{
+    calls.cudnn++;
+}
+static const char *c_cudnn_version(void) { return "a counting stand-in for cuDNN"; }
+static long c_cudnn_plans(void) { return 0; }
+static const ConvCudnn counting_cudnn = { c_cudnn_workspace, c_cudnn_forward, c_cudnn_data,
+                                          c_cudnn_filter,    c_cudnn_version, c_cudnn_plans };
+
 static ConvKernels counting_conv;
 static Backend counting;
 
@@ -109,6 +137,8 @@ static void make_counting_backend(void)
     counting_conv.pointwise_filter_grad = c_pw_filter_grad;
     counting_conv.depthwise_forward = c_dw_forward;
     counting_conv.depthwise_backward = c_dw_backward;
+    counting_conv.cudnn = &counting_cudnn;
+    counting_conv.cudnn_absent = NULL;
     counting = ddl_backend_cpu;
     counting.conv = &counting_conv;
     counting.batchnorm_forward_train = c_bn_train;
@@ -155,8 +185,8 @@ static void check_model(const char *model, float width, int convs)
     snprintf(name[2], sizeof name[2], "conv reference: %s's conv line says so", model);
     snprintf(name[3], sizeof name[3], "conv auto: %s runs fast paths and fused activations", model);
     step(model, width, CONV_ALGO_REFERENCE, line, sizeof line, &all_im2col);
-    t_checkf(calls.fast == 0 && calls.reference > 0, name[0],
-             "%ld calls of fast-path kernels, %ld of im2col", calls.fast, calls.reference);
+    t_checkf(calls.fast == 0 && calls.cudnn == 0 && calls.reference > 0, name[0],
+             "%ld calls of fast-path kernels, %ld of cuDNN, %ld of im2col", calls.fast, calls.cudnn, calls.reference);
     t_checkf(calls.fused == 0, name[1],
              "%ld batch norms or adds applied an activation", calls.fused);
     t_check(all_im2col, "conv reference: every convolution of %s took the im2col + GEMM path", model);
@@ -172,6 +202,14 @@ static void check_model(const char *model, float width, int convs)
                  (strstr(line, "Winograd") || strstr(line, "direct") || strstr(line, "pointwise") ||
                   strstr(line, "depthwise")),
              name[2], "got '%s'", line);
+
+    step(model, width, CONV_ALGO_CUDNN, line, sizeof line, &all_im2col);
+    snprintf(want, sizeof want, "%d convolutions: all %d cuDNN;", convs, convs);
+    /* forward and weight gradient everywhere, the input gradient but in
+     * the first layer (the model's input needs none) */
+    snprintf(name[0], sizeof name[0], "conv cudnn: %s calls cuDNN for every convolution, and says so", model);
+    t_checkf(calls.cudnn == 3L * convs - 1 && calls.reference == 0 && !strncmp(line, want, strlen(want)), name[0],
+             "%ld cuDNN calls (want %d), %ld of im2col; '%s'", calls.cudnn, 3 * convs - 1, calls.reference, line);
 }
 
 int main(void)

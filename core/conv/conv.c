@@ -37,6 +37,11 @@ const ConvPathRow CONV_PATHS[CONV_PATH_COUNT] = {
                               .scratch = pointwise_scratch, .forward = pointwise_forward,
                               .backward = pointwise_backward, .cpu_kernels = "conv_pointwise.c",
                               .cuda_twin = "conv_pointwise.cu" },
+    /* cuDNN's algorithms, where the device has cuDNN; FP32 only: ddlab's
+     * mixed precision hands FP16 GEMM operands to cuBLAS, not cuDNN */
+    [CONV_PATH_CUDNN] = { .name = "cuDNN", .fp32_only = true, .fits = cudnn_fits, .absent = cudnn_absent,
+                          .scratch = cudnn_scratch, .forward = cudnn_forward, .backward = cudnn_backward,
+                          .cpu_kernels = "none (cuDNN runs on a GPU only)", .cuda_twin = "conv_cudnn.cu" },
     /* the kernel starts each sum from the bias */
     [CONV_PATH_DEPTHWISE] = { .name = "depthwise", .adds_bias = true, .fits = depthwise_fits,
                               .scratch = depthwise_scratch, .forward = depthwise_forward,
@@ -58,10 +63,10 @@ ConvPath conv_path_now(ConvPath picked, bool fp16_gemm)
     return fp16_gemm && row(picked)->fp32_only ? CONV_PATH_IM2COL : picked;
 }
 
-size_t conv_scratch(const ConvShape *s, ConvPath path, int max_batch)
+size_t conv_scratch(const ConvKernels *k, const ConvShape *s, ConvPath path, int max_batch)
 {
-    size_t need = row(path)->scratch(s, max_batch);
-    if (row(path)->fp32_only) need = DDL_MAX(need, reference_scratch(s, max_batch));
+    size_t need = row(path)->scratch(k, s, max_batch);
+    if (row(path)->fp32_only) need = DDL_MAX(need, reference_scratch(k, s, max_batch));
     return need;
 }
 
@@ -78,8 +83,9 @@ void conv_summary(const int count[CONV_PATH_COUNT], int fused_acts, ConvAlgo alg
     size_t n = (size_t)snprintf(buf, cap, "%d convolutions:", total);
     const char *sep = " ";
     /* the reference last: "the rest" in a reader's eye */
-    static const ConvPath ORDER[] = { CONV_PATH_WINOFUSED, CONV_PATH_WINOGRAD4, CONV_PATH_WINOGRAD, CONV_PATH_DIRECT,
-                                      CONV_PATH_POINTWISE, CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL };
+    static const ConvPath ORDER[] = { CONV_PATH_CUDNN,     CONV_PATH_WINOFUSED, CONV_PATH_WINOGRAD4,
+                                      CONV_PATH_WINOGRAD,  CONV_PATH_DIRECT,    CONV_PATH_POINTWISE,
+                                      CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL };
     for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0] && n < cap; i++) {
         if (!count[ORDER[i]]) continue;
         bool all = count[ORDER[i]] == total;

@@ -19,20 +19,14 @@
 /* --conv's values (conv_algo_parse; what each one does: pick.c's table). */
 typedef enum ConvAlgo {
     CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD, CONV_ALGO_DIRECT, CONV_ALGO_POINTWISE, CONV_ALGO_WINOGRAD4,
-    CONV_ALGO_WINOFUSED, CONV_ALGO_REFERENCE, CONV_ALGO_COUNT
+    CONV_ALGO_WINOFUSED, CONV_ALGO_REFERENCE, CONV_ALGO_CUDNN, CONV_ALGO_COUNT
 } ConvAlgo;
 
 /* The paths: one row each in conv.c's table. */
 typedef enum ConvPath {
     CONV_PATH_IM2COL, CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_DEPTHWISE, CONV_PATH_POINTWISE,
-    CONV_PATH_WINOGRAD4, CONV_PATH_WINOFUSED, CONV_PATH_COUNT
+    CONV_PATH_WINOGRAD4, CONV_PATH_WINOFUSED, CONV_PATH_CUDNN, CONV_PATH_COUNT
 } ConvPath;
-
-/* A layer's geometry: input cin x h x w, output cout x oh x ow, square
- * k x k filters, stride, zero padding, groups. */
-typedef struct ConvShape {
-    int cin, h, w, cout, oh, ow, k, stride, pad, groups;
-} ConvShape;
 
 /* The GEMM a path multiplies with: core/gemm.h's gemm_f32 arguments,
  * after the caller's context (the layer's: FP32, or FP16 operands). */
@@ -57,15 +51,17 @@ typedef struct ConvRun {
     bool acc;
 } ConvRun;
 
-/* The path a layer takes under algo; host_memory: the kernels run where
- * host memory is (the CPU's rule), else a device's. */
-ConvPath conv_pick(const ConvShape *s, ConvAlgo algo, bool host_memory);
+/* The path a layer takes under algo on the device whose kernels are k;
+ * host_memory: they run where host memory is (the CPU's rule), else a
+ * device's. A path k cannot run (cuDNN on the CPU) is never picked. */
+ConvPath conv_pick(const ConvShape *s, ConvAlgo algo, const ConvKernels *k, bool host_memory);
 /* The path a picked one runs now: with FP16 GEMM operands the paths whose
  * kernels are FP32 only run the reference instead. */
 ConvPath conv_path_now(ConvPath picked, bool fp16_gemm);
-/* Scratch floats for max_batch images (for an FP32-only path, also the
- * reference's, which it runs with FP16 GEMM operands). */
-size_t conv_scratch(const ConvShape *s, ConvPath path, int max_batch);
+/* Scratch floats for max_batch images on the device whose kernels are k
+ * (for an FP32-only path, also the reference's, which it runs with FP16
+ * GEMM operands). */
+size_t conv_scratch(const ConvKernels *k, const ConvShape *s, ConvPath path, int max_batch);
 /* Floats of a batch's im2col columns (what keeping them costs). */
 size_t conv_columns(const ConvShape *s, int batch);
 /* The path adds the bias itself (the caller adds it otherwise). */
@@ -79,6 +75,9 @@ int conv_algo_parse(const char *name, ConvAlgo *out);
 const char *conv_algo_name(ConvAlgo a);
 /* "auto|reference|im2col|...": the values, for choices and messages. */
 const char *conv_algo_choices(void);
+/* Whether algo can run on the device whose kernels are k (--conv cudnn
+ * needs cuDNN there): 0, or -1 with why, naming the values that can. */
+int conv_algo_check(ConvAlgo algo, const ConvKernels *k, char *why, size_t cap);
 /* For outputs: how many convolutions ran by each path (count[path]), how
  * many activations ran fused into the layer before them, under which
  * --conv: "20 convolutions: 13 fused Winograd F(2x2,3x3), 4 direct 3x3,

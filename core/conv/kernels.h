@@ -8,15 +8,48 @@
  * by the host compiler as the emulated GPU. A Backend points at its
  * device's table (Backend.conv), so the rest of core never names a
  * convolution kernel. Pointers are the backend's memory; scalars are host
- * values. Plain C: the CUDA table is defined in a .cu file. */
+ * values. Plain C: the CUDA table is defined in a .cu file. cuDNN is one
+ * more entry (ConvCudnn), present only in the CUDA table of a build that
+ * found cuDNN, and absent, with the reason, everywhere else. */
 #ifndef DDL_CONV_KERNELS_H
 #define DDL_CONV_KERNELS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A layer's geometry: input cin x h x w, output cout x oh x ow, square
+ * k x k filters, stride, zero padding, groups. */
+typedef struct ConvShape {
+    int cin, h, w, cout, oh, ow, k, stride, pad, groups;
+} ConvShape;
+
+/* cuDNN's convolutions (core/cuda/conv_cudnn.cu): NCHW FP32 tensors of n
+ * images of shape s, the filters w[cout][cin/groups][k][k], as the
+ * reference path keeps them. cuDNN chooses each call's algorithm by its
+ * own heuristics (deterministic ones, FMA math: no TF32); the descriptors
+ * and the choice are made once per shape, batch and max_batch, and kept.
+ * ws: device memory of ws_bytes, at least workspace(s, max_batch). */
+typedef struct ConvCudnn {
+    /* bytes of workspace the three calls need for up to max_batch images */
+    size_t (*workspace)(const ConvShape *s, int max_batch);
+    /* y = conv(x, w) */
+    void (*forward)(const ConvShape *s, int n, int max_batch, const float *x, const float *w, float *y, void *ws,
+                    size_t ws_bytes);
+    /* dx = (acc: dx +) the input gradient of dy */
+    void (*backward_data)(const ConvShape *s, int n, int max_batch, const float *dy, const float *w, float *dx,
+                          bool acc, void *ws, size_t ws_bytes);
+    /* dw += the weight gradient of x and dy */
+    void (*backward_filter)(const ConvShape *s, int n, int max_batch, const float *x, const float *dy, float *dw,
+                            void *ws, size_t ws_bytes);
+    /* "cuDNN 9.19.0 (built against 9.19.0)", for outputs */
+    const char *(*version)(void);
+    /* descriptor sets made so far on this thread (tests: one per shape and batch, not per call) */
+    long (*plans_made)(void);
+} ConvCudnn;
 
 typedef struct ConvKernels {
     /* the reference path: im2col + GEMM (im2col.c, layout.c) */
@@ -60,6 +93,11 @@ typedef struct ConvKernels {
                               int W, int k, int stride, int pad, int OH, int OW);
     void (*depthwise_backward)(const float *x, const float *dy, const float *w, float *dw, float *dx, int n, int C,
                                int H, int W, int k, int stride, int pad, int OH, int OW, bool acc);
+    /* cuDNN (core/cuda/conv_cudnn.cu): NULL where it cannot run (the CPU,
+     * the emulated GPU, a CUDA build without cuDNN), and cudnn_absent
+     * says why, in words for an error message. */
+    const ConvCudnn *cudnn;
+    const char *cudnn_absent;
 } ConvKernels;
 
 /* kernels_cpu.c */

@@ -33,4 +33,6 @@ const ConvKernels conv_kernels_cpu = {
     .pointwise_upsample = pointwise_upsample_cpu,
     .depthwise_forward = depthwise_forward_cpu,
     .depthwise_backward = depthwise_backward_cpu,
+    .cudnn = NULL,
+    .cudnn_absent = "cuDNN runs on a GPU (--device cuda, in a build with cuDNN), not on the CPU",
 };

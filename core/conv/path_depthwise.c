@@ -7,9 +7,9 @@
 
 bool depthwise_fits(const ConvShape *s) { return s->groups == s->cin && s->cout == s->cin; }
 
-size_t depthwise_scratch(const ConvShape *s, int max_batch)
+size_t depthwise_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
 {
-    (void)s, (void)max_batch;
+    (void)k, (void)s, (void)max_batch;
     return 0;
 }
 

@@ -69,7 +69,7 @@ static Chunk chunk_buffers(float *scratch, const Dims *d, int nb)
     return c;
 }
 
-size_t direct_scratch(const ConvShape *s, int max_batch)
+size_t direct_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
 {
     Dims d = dims(s);
     return filter_floats(&d) + chunk_floats(&d, chunk_images(&d, max_batch));

@@ -37,7 +37,7 @@ static size_t filter_floats(const Dims *d)
 /* The forward's packed filters or the input gradient's, whichever is
  * larger; with stride 2 the gathered x and input gradient of max_batch
  * images after them. */
-size_t pointwise_scratch(const ConvShape *s, int max_batch)
+size_t pointwise_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
 {
     Dims d = dims(s);
     return filter_floats(&d) + (d.s == 2 ? (size_t)2 * max_batch * d.C * d.P : 0);

@@ -93,11 +93,14 @@ static size_t size_of(const ConvShape *s, int max_batch, WinoSize size)
     return scratch_floats(pos, s->cin, s->cout, T, chunk_images(pos, s->cin, s->cout, T, max_batch));
 }
 
-size_t winograd_scratch(const ConvShape *s, int max_batch) { return size_of(s, max_batch, WINO_F2); }
+size_t winograd_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+{
+    return size_of(s, max_batch, WINO_F2);
+}
 
 /* F(4x4) for the forward pass and input gradient, F(2x2) for the weight
  * gradient: the larger of the two. */
-size_t winograd4_scratch(const ConvShape *s, int max_batch)
+size_t winograd4_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
 {
     return DDL_MAX(size_of(s, max_batch, WINO_F4), size_of(s, max_batch, WINO_F2));
 }

@@ -8,7 +8,9 @@
  * line of the place's rule (HOST_RULE or DEVICE_RULE) that matches the
  * layer and whose path can run it decides, and the reference where none
  * does. A forced path that cannot run a layer (fused Winograd on an odd
- * plane) leaves it to the rule too.
+ * plane, cuDNN on a device without it) leaves it to the rule too; the
+ * programs refuse --conv cudnn where cuDNN is absent before that
+ * (conv_algo_check).
  *
  * Each rule line is the place's measurement, a layer step (forward and
  * both gradients) against the reference's: the numbers, machines, dates
@@ -16,6 +18,7 @@
  * measurements behind the rules". The line's why says it in one line. */
 #include "paths.h"
 
+#include <stdio.h>
 #include <string.h>
 #include "../common.h"
 
@@ -67,6 +70,12 @@ static const AlgoRow ALGOS[CONV_ALGO_COUNT] = {
                                                        [KIND_3X3_S2] = CONV_PATH_DIRECT,
                                                        [KIND_3X3_S1] = CONV_PATH_DIRECT,
                                                        [KIND_OTHER] = CONV_PATH_IM2COL } },
+    /* cuDNN's own algorithms on every convolution, depthwise too (only
+     * where the device has cuDNN: conv_algo_check) */
+    [CONV_ALGO_CUDNN] = { .name = "cudnn", .kind = { [KIND_DEPTHWISE] = CONV_PATH_CUDNN,
+                                                     [KIND_1X1_S1] = CONV_PATH_CUDNN, [KIND_1X1_S2] = CONV_PATH_CUDNN,
+                                                     [KIND_3X3_S2] = CONV_PATH_CUDNN, [KIND_3X3_S1] = CONV_PATH_CUDNN,
+                                                     [KIND_OTHER] = CONV_PATH_CUDNN } },
     /* the pointwise kernels on every 1x1 layer */
     [CONV_ALGO_POINTWISE] = { .name = "pointwise", .kind = { [KIND_DEPTHWISE] = CONV_PATH_DEPTHWISE,
                                                              [KIND_1X1_S1] = CONV_PATH_POINTWISE, [KIND_1X1_S2] = CONV_PATH_POINTWISE,
@@ -112,6 +121,14 @@ static const RuleLine HOST_RULE[] = {
 /* Device memory (a GPU, and the emulated GPU, which runs the same
  * kernels), measured on an NVIDIA H200 (cuBLAS SGEMM at 51 TFLOP/s). */
 static const RuleLine DEVICE_RULE[] = {
+    /* CUDNN_RULE_LINES: where cuDNN (CONV_PATH_CUDNN) beats the paths
+     * below, its lines go first, here. None yet: cuDNN has not been
+     * measured on a GPU, so auto never picks it (bench/RESULTS.md, "cuDNN
+     * on a GPU: unmeasured"). make gpu-check's step 5d times resnet18 and
+     * vgg11 at batch 256 with --conv cudnn against --conv auto, and each
+     * layer of both (--profile-layers), which is what a line needs; on a
+     * device without cuDNN (the emulated GPU) a cuDNN line never holds
+     * (line_holds asks conv_path_usable). */
     { .path = CONV_PATH_DIRECT, .kind = KIND_3X3_S1, .max_cin = 16, .min_side = 16,
       .why = "0.16-0.76 for 1-16 channels in; one thread per output reloads what cuBLAS tiles" },
     { .path = CONV_PATH_DIRECT, .kind = KIND_3X3_S1, .max_cin = 32, .min_side = 32,
@@ -132,29 +149,29 @@ static LayerKindOf kind_of(const ConvShape *s)
 
 static bool within(int v, int lo, int hi) { return v >= lo && (!hi || v <= hi); }
 
-static bool line_holds(const RuleLine *r, const ConvShape *s, LayerKindOf kind)
+static bool line_holds(const RuleLine *r, const ConvShape *s, LayerKindOf kind, const ConvKernels *k)
 {
     int side = DDL_MIN(s->h, s->w);
     return r->kind == kind && within(s->cin, r->min_cin, r->max_cin) && within(s->cout, 0, r->max_cout) &&
-           within(side, r->min_side, r->max_side) && CONV_PATHS[r->path].fits(s);
+           within(side, r->min_side, r->max_side) && conv_path_usable(&CONV_PATHS[r->path], s, k);
 }
 
-static ConvPath by_rule(const ConvShape *s, LayerKindOf kind, bool host_memory)
+static ConvPath by_rule(const ConvShape *s, LayerKindOf kind, const ConvKernels *k, bool host_memory)
 {
     const RuleLine *rule = host_memory ? HOST_RULE : DEVICE_RULE;
     size_t lines = host_memory ? sizeof HOST_RULE / sizeof HOST_RULE[0] : sizeof DEVICE_RULE / sizeof DEVICE_RULE[0];
     for (size_t i = 0; i < lines; i++)
-        if (line_holds(&rule[i], s, kind)) return rule[i].path;
+        if (line_holds(&rule[i], s, kind, k)) return rule[i].path;
     return CONV_PATH_IM2COL;
 }
 
-ConvPath conv_pick(const ConvShape *s, ConvAlgo algo, bool host_memory)
+ConvPath conv_pick(const ConvShape *s, ConvAlgo algo, const ConvKernels *k, bool host_memory)
 {
     if ((int)algo < 0 || algo >= CONV_ALGO_COUNT) ddl_die("convolution algorithm %d does not exist", (int)algo);
     LayerKindOf kind = kind_of(s);
     ConvPath p = ALGOS[algo].kind[kind];
-    if (p != RULE && CONV_PATHS[p].fits(s)) return p;
-    return by_rule(s, kind, host_memory);
+    if (p != RULE && conv_path_usable(&CONV_PATHS[p], s, k)) return p;
+    return by_rule(s, kind, k, host_memory);
 }
 
 const char *conv_algo_name(ConvAlgo a) { return (int)a >= 0 && a < CONV_ALGO_COUNT ? ALGOS[a].name : "?"; }
@@ -169,4 +186,40 @@ int conv_algo_parse(const char *name, ConvAlgo *out)
     return -1;
 }
 
-const char *conv_algo_choices(void) { return "auto|reference|im2col|winograd|winograd4|winofused|direct|pointwise"; }
+const char *conv_algo_choices(void)
+{
+    return "auto|reference|im2col|winograd|winograd4|winofused|direct|pointwise|cudnn";
+}
+
+/* Why k cannot run algo's paths (the first that it cannot), or NULL. */
+static const char *algo_absent(ConvAlgo a, const ConvKernels *k)
+{
+    for (int kind = 0; kind < KIND_COUNT; kind++) {
+        ConvPath p = ALGOS[a].kind[kind];
+        const char *why = p == RULE || !CONV_PATHS[p].absent ? NULL : CONV_PATHS[p].absent(k);
+        if (why) return why;
+    }
+    return NULL;
+}
+
+int conv_algo_check(ConvAlgo algo, const ConvKernels *k, char *why, size_t cap)
+{
+    if ((int)algo < 0 || algo >= CONV_ALGO_COUNT) ddl_die("convolution algorithm %d does not exist", (int)algo);
+    const char *absent = algo_absent(algo, k);
+    if (!absent) return 0;
+    size_t n = (size_t)snprintf(why, cap, "--conv %s: %s; the values that run here:", ALGOS[algo].name, absent);
+    const char *sep = " ";
+    /* in the order of the choices (auto and reference first) */
+    for (const char *c = conv_algo_choices(); *c && n < cap;) {
+        size_t len = strcspn(c, "|");
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)len, c);
+        ConvAlgo a;
+        if (conv_algo_parse(name, &a) == 0 && !algo_absent(a, k)) {
+            n += (size_t)snprintf(why + n, cap - n, "%s%s", sep, name);
+            sep = ", ";
+        }
+        c += len + (c[len] == '|');
+    }
+    return -1;
+}

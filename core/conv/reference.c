@@ -54,7 +54,7 @@ static int chunk_images(const ConvShape *s, int batch)
 
 /* One chunk's columns, and its [cout][nb*p] GEMM result when the chunk
  * has several images. */
-size_t reference_scratch(const ConvShape *s, int max_batch)
+size_t reference_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
 {
     Dims d = dims(s);
     int nb = chunk_images(s, max_batch);

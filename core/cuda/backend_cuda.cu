@@ -22,6 +22,24 @@
 #define DDL_CUDA_BACKEND_WHAT "GPU"
 #endif
 
+// cuDNN (core/cuda/conv_cudnn.cu) where it can run, or why not: the
+// emulated GPU runs only the kernels of this folder, and a CUDA build
+// without cuDNN has none to run.
+#if defined(DDL_CUDA_EMU)
+#define DDL_CUDNN_TABLE nullptr
+#define DDL_CUDNN_ABSENT                                                                                       \
+    "the emulated GPU (--device cuda-emu) runs ddlab's own CUDA kernels, not cuDNN's, which need a real GPU "  \
+    "(--device cuda, in a build with cuDNN)"
+#elif defined(DDL_HAVE_CUDNN)
+#define DDL_CUDNN_TABLE (&ddl_conv_cudnn)
+#define DDL_CUDNN_ABSENT nullptr
+#else
+#define DDL_CUDNN_TABLE nullptr
+#define DDL_CUDNN_ABSENT                                                                                       \
+    "this build has no cuDNN (no cudnn.h and libcudnn under the CUDA root or CUDNN_HOME when it was built, or " \
+    "CUDNN=0: make help)"
+#endif
+
 namespace {
 
 // Arenas start zeroed, as on the CPU (calloc): the memset is queued on this
@@ -65,6 +83,8 @@ const ConvKernels conv_cuda = {
     /* .pointwise_upsample = */ pointwise_upsample_cuda,
     /* .depthwise_forward = */ depthwise_forward_cuda,
     /* .depthwise_backward = */ depthwise_backward_cuda,
+    /* .cudnn = */ DDL_CUDNN_TABLE,
+    /* .cudnn_absent = */ DDL_CUDNN_ABSENT,
 };
 
 } // namespace

@@ -153,6 +153,13 @@ void gemm_f16_cuda(bool trans_a, bool trans_b, int M, int N, int K, float alpha,
  * device). Optional: call before a thread ends or before cudaDeviceReset. */
 void ddl_cuda_blas_release(void);
 
+/* conv_cudnn.cu: cuDNN's convolutions (the table is described in
+ * core/conv/kernels.h), in nvcc builds that found cuDNN only. */
+#if defined(DDL_HAVE_CUDNN) && !defined(DDL_CUDA_EMU)
+#include "../conv/kernels.h"
+extern const ConvCudnn ddl_conv_cudnn;
+#endif
+
 /* fp16.cu: y[i] = (half)x[i], round to nearest even (__float2half_rn):
  * overflow gives +-inf, NaN stays NaN; and the exact widening back. */
 void f32_to_f16_cuda(const float *x, uint16_t *y, size_t count);

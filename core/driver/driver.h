@@ -164,6 +164,7 @@ struct Driver {
     int *event_ranks, nevents;
     char tag[128];             /* the run's name (driver_tag) */
     char opt_help[4][160];     /* help lines built from the spec */
+    char conv_help[640];       /* --conv's, which says whether this build has cuDNN */
 };
 
 /* A whole program: driver_start, then the table job or the check and the

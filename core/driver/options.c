@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include "../backend/registry.h"
 #include "../common.h"
 
 void driver_environment(DriverOptions *o, const DriverEnv *env)
@@ -134,6 +135,24 @@ int driver_check_values(const Driver *d)
     return 0;
 }
 
+/* --conv's help: the values, and whether this build can run cuDNN (only
+ * its CUDA backend can, when the build found cuDNN). */
+static void conv_help(char *out, size_t cap)
+{
+    const Backend *cuda = backend_named("cuda");
+    char has[160];
+    if (cuda && cuda->conv->cudnn)
+        snprintf(has, sizeof has, "this build has %s", cuda->conv->cudnn->version());
+    else
+        snprintf(has, sizeof has, "this build has none%s", cuda ? "" : ", nor CUDA");
+    snprintf(out, cap,
+             "how convolutions run: auto (the fast path measured for each layer's shape) | reference (every one by "
+             "im2col + GEMM, no fused activation: the code the handouts describe) | im2col | winograd | winograd4 | "
+             "winofused | direct | pointwise (that path wherever it can run) | cudnn (cuDNN's own algorithms, only "
+             "on --device cuda in a build with cuDNN: %s) (core/conv/README.md)",
+             has);
+}
+
 /* The shared entries of the command line, in the order --help lists them. */
 int driver_cli_fragment(Driver *d, CliOption *out)
 {
@@ -145,6 +164,7 @@ int driver_cli_fragment(Driver *d, CliOption *out)
     snprintf(d->opt_help[1], sizeof d->opt_help[1], "the data: %s", list);
     snprintf(d->opt_help[2], sizeof d->opt_help[2], "name part of the output files (default %s)",
              spec->tag_default ? spec->tag_default : "the program's");
+    if (spec->shared & DRV_CONV) conv_help(d->conv_help, sizeof d->conv_help);
     const CliOption all[] = {
         { "model", OPT_STR, &o->model, d->opt_help[0], 0, 0 },
         { "dataset", OPT_STR, &o->dataset, d->opt_help[1], 0, 0 },
@@ -173,10 +193,7 @@ int driver_cli_fragment(Driver *d, CliOption *out)
                                                              "epoch", 0, 1000000000 },
         { "resume", OPT_STR, &o->resume, "continue the run checkpointed in DIR (same settings) to --iters/--epochs",
           0, 0 },
-        { "conv", OPT_STR, &o->conv, "how convolutions run: auto (the fast path measured for each layer's shape) | "
-          "reference (every one by im2col + GEMM, no fused activation: the code the handouts describe) | im2col | "
-          "winograd | winograd4 | winofused | direct | pointwise (that path wherever it can run; core/conv/README.md)",
-          0, 0 },
+        { "conv", OPT_STR, &o->conv, d->conv_help, 0, 0 },
     };
     static const unsigned bit[] = { DRV_MODEL, DRV_DATASET, DRV_WIDTH, DRV_LIMITS, DRV_LIMITS, DRV_BATCH, DRV_LR,
                                     DRV_MOMENTUM, DRV_WD, DRV_SEED, DRV_DEVICE, DRV_PROFILE, DRV_SYNTHETIC, DRV_OUT,

@@ -19,9 +19,11 @@ void driver_meta(Driver *d, Meta *m)
         meta_set(m, "model", "%s", d->m.name);
         meta_set(m, "width", "%g", (double)o->width);
         meta_set(m, "params", "%zu", d->m.nparams);
-        char conv[320]; /* conv_summary: up to 7 paths and the fusion */
+        char conv[384]; /* conv_summary: up to 8 paths and the fusion */
         conv2d_algo_summary(&d->m, conv, sizeof conv);
         meta_set(m, "conv", "%s", conv);
+        /* which cuDNN the device has, where it has one (the conv line says whether it ran) */
+        if (d->m.be->conv->cudnn) meta_set(m, "cudnn", "%s", d->m.be->conv->cudnn->version());
     }
     if (d->has_train) {
         meta_set(m, "dataset", "%s", d->train.name);

@@ -44,17 +44,17 @@ static ConvRun run_of(Model *m, const Layer *l)
 size_t conv2d_columns(const Model *m, const Layer *l, int batch)
 {
     ConvShape s = shape_of(m, l);
-    if (conv_pick(&s, m->conv_algo, m->be->host_memory) != CONV_PATH_IM2COL) return 0;
+    if (conv_pick(&s, m->conv_algo, m->be->conv, m->be->host_memory) != CONV_PATH_IM2COL) return 0;
     return conv_columns(&s, batch);
 }
 
 size_t conv2d_size(const Model *m, Layer *l, int max_batch, bool cache_cols)
 {
     ConvShape s = shape_of(m, l);
-    l->conv_path = conv_pick(&s, m->conv_algo, m->be->host_memory);
+    l->conv_path = conv_pick(&s, m->conv_algo, m->be->conv, m->be->host_memory);
     l->cache_cols = cache_cols && l->conv_path == CONV_PATH_IM2COL;
     l->aux_count = l->cache_cols ? conv_columns(&s, max_batch) : 0;
-    return conv_scratch(&s, l->conv_path, max_batch);
+    return conv_scratch(m->be->conv, &s, l->conv_path, max_batch);
 }
 
 void conv2d_init(const Model *m, const Layer *l, float *params, float *state, uint64_t seed, uint64_t *stream)
