@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # ddl-test-pass: optimised: the report is Python and TeX over the labs' results; the labs' own e2e tests run under the sanitizers
+# ddl-test-order: last: it builds the report from the tables and figures the labs' e2e tests leave in DDL_E2E_SHARE
 # e2e_report.sh - `make report` (report/build.py) after every lab has run:
 # the PDF and the web page build, page 1 gives a verdict for every lab, the
 # layout holds, only indexed figures get in, bad inputs are named in their

@@ -11,8 +11,16 @@
 #                   (the sanitizer pass up to TEST_SAN_NP_MAX=4 ranks).
 # bin/fuzz/replay_* each fuzz harness over tests/fuzz/corpus/ and crashes/,
 #                   TEST_JOBS at a time.
-# tests/e2e_*.sh    one at a time (they launch mpirun, labs and network
-#                   namespaces of their own).
+# tests/e2e_*.sh    TEST_E2E_JOBS at a time (default 2): they launch
+#                   mpirun, labs, clusters and network namespaces of their
+#                   own, each in its own temporary directories and names,
+#                   and none depends on how busy the machine is (two whole
+#                   suites have passed side by side at load 5-10). Many
+#                   wait on links, daemons, timeouts and compilers, so two
+#                   at once keep both cores busy. A script marked
+#                   "# ddl-test-order: last: <why>" runs after all the
+#                   others have finished (the report, built from the labs'
+#                   e2e outputs).
 # Reports come in the same order whatever TEST_JOBS is.
 # Each program prints "ok - ..." / "not ok - ..." / "skip - ..." lines; a
 # program that dies without reporting counts as one failure, so a crash or
@@ -31,7 +39,10 @@ cd "$(dirname "$0")/.."
 TEST_PHASES=${TEST_PHASES:-"${BIN:-bin}:${SANITIZE:-0}"}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 TEST_JOBS=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
-case "$TEST_JOBS" in ''|*[!0-9]*|0*) echo "error: TEST_JOBS must be a positive integer (got '$TEST_JOBS')" >&2; exit 2 ;; esac
+TEST_E2E_JOBS=${TEST_E2E_JOBS:-2}
+for v in TEST_JOBS TEST_E2E_JOBS; do
+  case "${!v}" in ''|*[!0-9]*|0*) echo "error: $v must be a positive integer (got '${!v}')" >&2; exit 2 ;; esac
+done
 export DDL_TEST_ROOT=$PWD
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -91,7 +102,7 @@ run_one() { # label, command...
 # A program started in the background once fewer than TEST_JOBS run;
 # finish_started waits for them all and reports them in the order started.
 start_one() { # label, command...
-  while [ "$(jobs -rp | wc -l)" -ge "$TEST_JOBS" ]; do wait -n; done
+  while [ "$(jobs -rp | wc -l)" -ge "${JOBS_NOW:-$TEST_JOBS}" ]; do wait -n; done
   local k=${#started[@]}
   started+=("$1")
   exec_one "$k" "$@" &
@@ -155,14 +166,20 @@ run_phase() { # bin-dir, sanitize(0|1)
   # e2e_report.sh, which sorts after them (tests/share_outputs.sh).
   DDL_E2E_SHARE=$(mktemp -d)
   export DDL_E2E_SHARE
+  local last=()
+  JOBS_NOW=$TEST_E2E_JOBS
   for t in tests/e2e_*.sh; do
     [ -x "$t" ] || continue
     if [ "$SANITIZE" = 1 ] && grep -q '^# ddl-test-pass: optimised' "$t"; then
       echo "[$tag$(basename "$t" .sh)] # runs in the optimised pass only ($(grep -m1 '^# ddl-test-pass: optimised' "$t" | sed 's/^# ddl-test-pass: optimised[ :-]*//'))"
       continue
     fi
-    run_one "$tag$(basename "$t" .sh)" "$t"
+    if grep -q '^# ddl-test-order: last' "$t"; then last+=("$t"); continue; fi
+    start_one "$tag$(basename "$t" .sh)" "$t"
   done
+  finish_started
+  unset JOBS_NOW
+  for t in ${last[@]+"${last[@]}"}; do run_one "$tag$(basename "$t" .sh)" "$t"; done
   rm -rf "$DDL_E2E_SHARE"
   unset DDL_E2E_SHARE
 }
