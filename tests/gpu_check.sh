@@ -489,51 +489,33 @@ finish() {
     exit 0
 }
 
-# NCCL for --alg nccl (step 4c): beside nvcc, else NCCL_HOME, else the
-# nvidia-nccl wheel of a python that has one (the GPU machines' CUDA image
-# ships NCCL only that way); exported as NCCL_HOME for the Makefile.
-find_nccl() {
-    local top c dir
+# A library the build may use: NCCL for --alg nccl (step 4c), cuDNN for
+# --conv cudnn (steps 3a, 4e, 5d). Found beside nvcc, else from its _HOME
+# variable, else in the nvidia-<module> wheel of a python that has one (the
+# GPU machines' CUDA image ships them only that way), exported as that
+# _HOME for the Makefile. Sets <VAR>_FROM to where it was found, or why
+# not: without it the build lacks it, and those steps say so.
+#   find_library NAME VAR HEADER MODULE [what is lost without it]
+find_library() {
+    local name=$1 var=$2 header=$3 module=$4 lost=${5:-} top c dir from
     top=$(dirname "$(dirname "$(readlink -f "$(command -v "${NVCC:-nvcc}" || echo nvcc)")")")
-    if [ -n "${NCCL_HOME:-}" ]; then
-        NCCL_FROM="NCCL from NCCL_HOME=$NCCL_HOME"
-    elif [ -f "$top/include/nccl.h" ]; then
-        NCCL_FROM="NCCL beside nvcc ($top)"
+    local home_var=${var}_HOME
+    if [ -n "${!home_var:-}" ]; then
+        from="$name from $home_var=${!home_var}"
+    elif [ -f "$top/include/$header" ]; then
+        from="$name beside nvcc ($top)"
     else
+        from="no $name (none beside nvcc in $top, no $home_var, no nvidia-$module wheel with headers)${lost:+: $lost}"
         for c in ${GPU_CHECK_PYTHON:-} python3 /usr/bin/python3; do
-            dir=$("$c" -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null) || continue
-            if [ -f "$dir/include/nccl.h" ]; then
-                export NCCL_HOME=$dir
-                NCCL_FROM="NCCL from $c's nvidia-nccl wheel ($dir)"
-                return
+            dir=$("$c" -c "import nvidia.$module as m; print(list(m.__path__)[0])" 2>/dev/null) || continue
+            if [ -f "$dir/include/$header" ]; then
+                export "$home_var=$dir"
+                from="$name from $c's nvidia-$module wheel ($dir)"
+                break
             fi
         done
-        NCCL_FROM="no NCCL (none beside nvcc in $top, no NCCL_HOME, no nvidia-nccl wheel): 4c cannot run --alg nccl"
     fi
-}
-
-# cuDNN for --conv cudnn (steps 3a, 4e, 5d), found as NCCL is: beside
-# nvcc, else CUDNN_HOME, else the nvidia-cudnn wheel of a python that has
-# one (with its headers); exported as CUDNN_HOME for the Makefile. Without
-# it the build has no cuDNN, and those steps say so.
-find_cudnn() {
-    local top c dir
-    top=$(dirname "$(dirname "$(readlink -f "$(command -v "${NVCC:-nvcc}" || echo nvcc)")")")
-    if [ -n "${CUDNN_HOME:-}" ]; then
-        CUDNN_FROM="cuDNN from CUDNN_HOME=$CUDNN_HOME"
-    elif [ -f "$top/include/cudnn.h" ]; then
-        CUDNN_FROM="cuDNN beside nvcc ($top)"
-    else
-        for c in ${GPU_CHECK_PYTHON:-} python3 /usr/bin/python3; do
-            dir=$("$c" -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null) || continue
-            if [ -f "$dir/include/cudnn.h" ]; then
-                export CUDNN_HOME=$dir
-                CUDNN_FROM="cuDNN from $c's nvidia-cudnn wheel ($dir)"
-                return
-            fi
-        done
-        CUDNN_FROM="no cuDNN (none beside nvcc in $top, no CUDNN_HOME, no nvidia-cudnn wheel with headers)"
-    fi
+    printf -v "${var}_FROM" '%s' "$from"
 }
 
 # Why --conv cudnn cannot run in this check (empty when it can): the
@@ -551,8 +533,8 @@ cudnn_absent() {
 step_build() {
     local t0 rc detail res=PASS
     t0=$(now)
-    find_nccl
-    find_cudnn
+    find_library NCCL NCCL nccl.h nccl "4c cannot run --alg nccl"
+    find_library cuDNN CUDNN cudnn.h cudnn
     if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ]; then
         rc=0 detail="skipped by GPU_CHECK_SKIP_BUILD=1: the tree as it is"
         res=SKIP
