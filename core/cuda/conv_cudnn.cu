@@ -56,17 +56,9 @@ namespace {
 // measured: a bound on what the model's scratch (the largest layer's
 // need) may grow to, 1/300 of an 80 GiB GPU.
 constexpr size_t WORKSPACE_CAP = (size_t)256 << 20;
-constexpr int MAX_DEVICES = 64;
+thread_local cudnnHandle_t tl_handles[DDL_MAX_DEVICES];
 
-thread_local cudnnHandle_t tl_handles[MAX_DEVICES];
-
-int current_device()
-{
-    int dev = 0;
-    DDL_CUDA_CHECK(cudaGetDevice(&dev));
-    if (dev < 0 || dev >= MAX_DEVICES) ddl_die("conv_cudnn: device %d beyond the %d handles kept", dev, MAX_DEVICES);
-    return dev;
-}
+int current_device() { return ddl_device_index("conv_cudnn"); }
 
 // This thread's handle for the current device, on this thread's stream.
 cudnnHandle_t handle()

@@ -65,6 +65,18 @@ static inline unsigned ddl_grid(size_t n)
     return b ? (unsigned)b : 1u;
 }
 
+// Library handles (cuBLAS, cuDNN) are kept per thread and per device in
+// arrays of DDL_MAX_DEVICES: this thread's current device, as an index
+// into them (who: the caller, for the message).
+constexpr int DDL_MAX_DEVICES = 64;
+static inline int ddl_device_index(const char *who)
+{
+    int dev = 0;
+    DDL_CUDA_CHECK(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= DDL_MAX_DEVICES) ddl_die("%s: device %d beyond the %d handles kept", who, dev, DDL_MAX_DEVICES);
+    return dev;
+}
+
 // The stream every kernel and cuBLAS call of this thread goes to.
 static inline cudaStream_t ddl_stream() { return static_cast<cudaStream_t>(ddl_cuda_stream()); }
 

@@ -15,15 +15,11 @@ namespace {
 // advises against sharing one between threads, hence thread_local rather
 // than one global. Handles are not destroyed at exit (cuBLAS may outlive
 // the CUDA context then); ddl_cuda_blas_release() frees them on request.
-constexpr int MAX_DEVICES = 64;
-thread_local cublasHandle_t tl_handles[MAX_DEVICES];
+thread_local cublasHandle_t tl_handles[DDL_MAX_DEVICES];
 
 cublasHandle_t blas_handle()
 {
-    int dev = 0;
-    DDL_CUDA_CHECK(cudaGetDevice(&dev));
-    if (dev < 0 || dev >= MAX_DEVICES) ddl_die("gemm_cuda: device %d beyond the %d handles kept", dev, MAX_DEVICES);
-    cublasHandle_t &h = tl_handles[dev];
+    cublasHandle_t &h = tl_handles[ddl_device_index("gemm_cuda")];
     if (!h) {
         DDL_CUBLAS_CHECK(cublasCreate(&h));
         // FP32 GEMM in FP32: no TF32 tensor-op shortcut (CUBLAS_DEFAULT_MATH
@@ -63,7 +59,7 @@ extern "C" void ddl_cuda_blas_release(void)
 {
     int cur = 0;
     bool have_cur = cudaGetDevice(&cur) == cudaSuccess;
-    for (int d = 0; d < MAX_DEVICES; d++) {
+    for (int d = 0; d < DDL_MAX_DEVICES; d++) {
         if (!tl_handles[d]) continue;
         DDL_CUDA_CHECK(cudaSetDevice(d));
         DDL_CUBLAS_CHECK(cublasDestroy(tl_handles[d]));
