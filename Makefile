@@ -229,7 +229,7 @@ NFQ_HEADER:= $(wildcard /usr/include/libnetfilter_queue/libnetfilter_queue.h)
 NET_BINS  := $(if $(NFQ_HEADER),$(if $(filter 1,$(SIM)),,$(BIN)/net/nfq_delay))
 BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
-.PHONY: all lib tests help deps test test-fast test-san emu-check bench bench-deps figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
+.PHONY: all lib tests help deps test test-full test-fast test-san emu-check bench bench-deps figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
 
 all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
 lib: $(LIB)
@@ -334,24 +334,30 @@ sim:
 
 # ---- tests -----------------------------------------------------------------
 # `make test` builds the optimised and the ASan+UBSan trees and runs the
-# suite on both (the sanitizer pass skips only the slow learning runs);
-# the last line is "N passed, M failed". `make test SANITIZE=1` runs only
-# the sanitizer pass; `make test-fast` only the optimised one.
+# suite on both in its quick tier (TEST_TIER=quick: every program and
+# script, the long matrices sampled; about 15 minutes on 2 cores); `make
+# test-full` runs every matrix whole (TEST_TIER=full). The last line is
+# "N passed, M failed". `make test SANITIZE=1` runs only the sanitizer
+# pass; `make test-fast` only the optimised one. tests/README.md.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_TIER ?= quick
 ifeq ($(SANITIZE),1)
 test:
 	@$(MAKE) --no-print-directory -j$(JOBS) SANITIZE=1 all
-	@TEST_PHASES="bin/san:1" tests/run.sh
+	@TEST_TIER=$(TEST_TIER) TEST_PHASES="bin/san:1" tests/run.sh
 else
 test:
 	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@$(MAKE) --no-print-directory -j$(JOBS) SANITIZE=1 all
-	@TEST_PHASES="bin:0 bin/san:1" tests/run.sh
+	@TEST_TIER=$(TEST_TIER) TEST_PHASES="bin:0 bin/san:1" tests/run.sh
 endif
+
+test-full:
+	@$(MAKE) --no-print-directory TEST_TIER=full test
 
 test-fast:
 	@$(MAKE) --no-print-directory -j$(JOBS) all
-	@TEST_PHASES="bin:0" tests/run.sh
+	@TEST_TIER=$(TEST_TIER) TEST_PHASES="bin:0" tests/run.sh
 
 test-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 test
@@ -547,7 +553,8 @@ help:
 	@echo "Targets:"
 	@echo "  make               build libddl, every lab, tests and benchmarks into bin/"
 	@echo "  make deps          install Debian packages (as root), else print the command; then fetch the datasets"
-	@echo "  make test          the test suite, optimised and ASan+UBSan builds; last line 'N passed, M failed'"
+	@echo "  make test          the test suite, optimised and ASan+UBSan builds, long matrices sampled; last line 'N passed, M failed'"
+	@echo "  make test-full     the same with every matrix whole (every model, path, rank count, lab; about 45 min on 2 cores)"
 	@echo "  make test-fast     only the optimised build's pass; make test-san only the sanitizer pass"
 	@echo "  make emu-check     the emulated GPU's strict mode: a planted bug per detector ('emu-check <case>: caught'),"
 	@echo "                     then the CUDA tests in strict mode with seeds EMU_CHECK_SEEDS=\"$(EMU_CHECK_SEEDS)\""

@@ -76,6 +76,34 @@ bool t_check_all(bool cond, const char *fmt, ...)
 
 int t_done(void) { return n_fail ? 1 : 0; }
 
+bool t_quick(const char *left_fmt, ...)
+{
+    const char *tier = getenv("DDL_TEST_TIER");
+    if (!tier || strcmp(tier, "quick") != 0) return false;
+    int inited = 0, rank = 0;
+    MPI_Initialized(&inited);
+    if (inited) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 && left_fmt) {
+        va_list ap;
+        va_start(ap, left_fmt);
+        printf("# quick tier: ");
+        vprintf(left_fmt, ap);
+        printf(" (make test-full runs it)\n");
+        fflush(stdout);
+        va_end(ap);
+    }
+    return true;
+}
+
+bool t_sanitized(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return true;
+#else
+    return false;
+#endif
+}
+
 void t_reexec_one_blas_thread(char **argv, const char *name)
 {
     const char *omp = getenv("OMP_NUM_THREADS");

@@ -22,6 +22,16 @@ void t_skip(const char *name, const char *why);
 bool t_check_all(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit status: 0 if nothing failed. */
 int t_done(void);
+/* The test tier (tests/run.sh exports DDL_TEST_TIER): true in the quick
+ * tier of `make test`, where a program with a long matrix samples it;
+ * false in `make test-full` and when run by hand without the variable.
+ * When true, prints "# quick tier: <left>" once per call (rank 0 only
+ * in MPI programs): `left` says what the quick form leaves to make
+ * test-full. */
+bool t_quick(const char *left_fmt, ...) __attribute__((format(printf, 1, 2)));
+/* True in the ASan+UBSan build (the sanitizer pass), whose 2-3x slower
+ * runs some programs sample further in the quick tier. */
+bool t_sanitized(void);
 /* Tests that vary ddlab's own thread count: OpenBLAS reads its thread cap
  * when it loads, so unless OMP_NUM_THREADS is 1 already, set it (and
  * OPENBLAS_NUM_THREADS) to 1 and run this program again (execv; returns

@@ -7,8 +7,11 @@
 #                   one core idle.
 # bin/tests/mpi_*   run under mpirun for each rank count listed in the
 #                   source's "ddl-test-np:" line (default 1 2 3 4),
-#                   oversubscribed where ranks exceed cores; one at a time
-#                   (the sanitizer pass up to TEST_SAN_NP_MAX=4 ranks).
+#                   oversubscribed where ranks exceed cores; TEST_MPI_JOBS
+#                   runs at a time (default 2: most last a few seconds,
+#                   much of it mpirun's start-up, and the suites have
+#                   passed at load 5-10); the sanitizer pass at fewer
+#                   counts (san_np below).
 # bin/fuzz/replay_* each fuzz harness over tests/fuzz/corpus/ and crashes/,
 #                   TEST_JOBS at a time.
 # tests/e2e_*.sh    TEST_E2E_JOBS at a time (default 2): they launch
@@ -32,15 +35,35 @@
 # "# ddl-test-pass: optimised: <why>" and runs in the optimised pass only;
 # the sanitizer pass prints the reason instead. The C code it drives runs
 # under the sanitizers in the labs' own e2e tests.
-# At the end, the slowest programs and their wall times (`make test` has
-# a budget of about 15 minutes on 2 cores: they are where to trim).
+# TEST_TIER=quick (make test; the default) or full (make test-full):
+# every program and script runs in both tiers, but in the quick one the
+# long matrices are sampled, so that the suite fits its budget of about 15
+# minutes on 2 cores. It is exported as DDL_TEST_TIER: a program or script
+# with a quick form (harness.h t_quick(); a script tests
+# "${DDL_TEST_TIER:-full}" = quick) prints one "# quick tier: ..." line
+# saying what it leaves to make test-full; run by hand, without the
+# variable, each runs in full. Here the quick tier
+#   - runs the sanitizer pass's MPI tests at 2 and 3 ranks where listed,
+#     else at their smallest count above 1 (the full tier: up to
+#     TEST_SAN_NP_MAX=4);
+#   - runs, in the sanitizer pass, only the e2e scripts marked
+#     "# ddl-test-san-quick: <the C code only it reaches>": the rest drive
+#     C code that the sanitizer pass's unit and MPI tests, or those
+#     scripts, already run;
+#   - runs no e2e script marked "# ddl-test-tier: full: <why>".
+# At the end, the slowest programs and their wall times (they are where to
+# trim).
 set -u
 cd "$(dirname "$0")/.."
 TEST_PHASES=${TEST_PHASES:-"${BIN:-bin}:${SANITIZE:-0}"}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 TEST_JOBS=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 TEST_E2E_JOBS=${TEST_E2E_JOBS:-2}
-for v in TEST_JOBS TEST_E2E_JOBS; do
+TEST_MPI_JOBS=${TEST_MPI_JOBS:-2}
+TEST_TIER=${TEST_TIER:-quick}
+case "$TEST_TIER" in quick|full) ;; *) echo "error: TEST_TIER must be quick or full (got '$TEST_TIER')" >&2; exit 2 ;; esac
+export DDL_TEST_TIER=$TEST_TIER
+for v in TEST_JOBS TEST_E2E_JOBS TEST_MPI_JOBS; do
   case "${!v}" in ''|*[!0-9]*|0*) echo "error: $v must be a positive integer (got '${!v}')" >&2; exit 2 ;; esac
 done
 export DDL_TEST_ROOT=$PWD
@@ -55,6 +78,7 @@ MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
 # and printed, so that a report can be replayed (DDL_EMU_SEED=N make test).
 export DDL_EMU_STRICT=${DDL_EMU_STRICT:-1}
 export DDL_EMU_SEED=${DDL_EMU_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+echo "# test tier: $TEST_TIER$([ "$TEST_TIER" = quick ] && echo " (make test-full runs every matrix whole)")"
 echo "# emulated GPU: DDL_EMU_STRICT=$DDL_EMU_STRICT, thread and stream order seed DDL_EMU_SEED=$DDL_EMU_SEED"
 
 pass=0 fail=0 skip=0
@@ -116,6 +140,26 @@ finish_started() {
   rm -f "$outs"/*
 }
 
+# Which rank counts the sanitizer pass runs (np, then the test's list).
+# Full tier: up to TEST_SAN_NP_MAX=4 ranks, which already take every
+# branch the algorithms have (one rank, powers of two, the
+# non-power-of-two fold at 3); 5-8 ASan processes on 2 cores cost
+# minutes. Quick tier: 2 and 3 ranks (a multi-rank exchange and the fold),
+# or the smallest count above 1 when the list has neither. The optimised
+# pass runs every count.
+san_np() {
+  local np=$1; shift
+  if [ "$TEST_TIER" = full ]; then [ "$np" -le "${TEST_SAN_NP_MAX:-4}" ]; return; fi
+  case " $* " in *" 2 "*|*" 3 "*) [ "$np" = 2 ] || [ "$np" = 3 ]; return ;; esac
+  local n
+  for n in "$@"; do [ "$n" -gt 1 ] && { [ "$np" = "$n" ]; return; }; done
+  return 1
+}
+san_np_rule() {
+  if [ "$TEST_TIER" = full ]; then echo "up to TEST_SAN_NP_MAX=${TEST_SAN_NP_MAX:-4} ranks"
+  else echo "2 and 3 ranks, or the smallest count above 1; make test-full runs up to 4"; fi
+}
+
 run_phase() { # bin-dir, sanitize(0|1)
   local BIN=$1 SANITIZE=$2 tag=""
   [ "$SANITIZE" = 1 ] && tag="san "
@@ -137,22 +181,21 @@ run_phase() { # bin-dir, sanitize(0|1)
     start_one "$tag$(basename "$t")" "$t"
   done
   finish_started
+  JOBS_NOW=$TEST_MPI_JOBS
   for t in "$BIN"/tests/mpi_*; do
     [ -x "$t" ] || continue
     local name nps
     name=$(basename "$t")
     nps=$(grep -ho 'ddl-test-np:[ 0-9]*' "tests/$name.c" 2>/dev/null | head -1 | cut -d: -f2)
-    local later=""
+    local later="" np
     for np in ${nps:-1 2 3 4}; do
-      # Above TEST_SAN_NP_MAX ranks (default 4) the sanitizer pass stops:
-      # 1-4 ranks already take every branch the algorithms have (one rank,
-      # powers of two, the non-power-of-two fold at 3), and 5-8 ASan
-      # processes on 2 cores cost minutes. The optimised pass runs them all.
-      if [ "$SANITIZE" = 1 ] && [ "$np" -gt "${TEST_SAN_NP_MAX:-4}" ]; then later+=" np$np"; continue; fi
-      run_one "$tag$name np$np" "${MPIRUN[@]}" -np "$np" "$t"
+      if [ "$SANITIZE" = 1 ] && ! san_np "$np" ${nps:-1 2 3 4}; then later+=" np$np"; continue; fi
+      start_one "$tag$name np$np" "${MPIRUN[@]}" -np "$np" "$t"
     done
-    [ -n "$later" ] && echo "[$tag$name] # runs$later in the optimised pass only (TEST_SAN_NP_MAX=${TEST_SAN_NP_MAX:-4})"
+    [ -n "$later" ] && echo "[$tag$name] # runs$later in the optimised pass only (sanitizer pass, $TEST_TIER tier: $(san_np_rule))"
   done
+  finish_started
+  unset JOBS_NOW
   # Every fuzz harness (tests/fuzz/<target>.c), built without libFuzzer,
   # replayed over its committed corpus and crash inputs: one check each.
   for src in tests/fuzz/*.c; do
@@ -172,6 +215,14 @@ run_phase() { # bin-dir, sanitize(0|1)
     [ -x "$t" ] || continue
     if [ "$SANITIZE" = 1 ] && grep -q '^# ddl-test-pass: optimised' "$t"; then
       echo "[$tag$(basename "$t" .sh)] # runs in the optimised pass only ($(grep -m1 '^# ddl-test-pass: optimised' "$t" | sed 's/^# ddl-test-pass: optimised[ :-]*//'))"
+      continue
+    fi
+    if [ "$TEST_TIER" = quick ] && grep -q '^# ddl-test-tier: full' "$t"; then
+      echo "[$tag$(basename "$t" .sh)] # runs in make test-full only ($(grep -m1 '^# ddl-test-tier: full' "$t" | sed 's/^# ddl-test-tier: full[ :-]*//'))"
+      continue
+    fi
+    if [ "$TEST_TIER" = quick ] && [ "$SANITIZE" = 1 ] && ! grep -q '^# ddl-test-san-quick' "$t"; then
+      echo "[$tag$(basename "$t" .sh)] # runs in the optimised pass here; under the sanitizers in make test-full"
       continue
     fi
     if grep -q '^# ddl-test-order: last' "$t"; then last+=("$t"); continue; fi
