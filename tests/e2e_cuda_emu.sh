@@ -75,8 +75,9 @@ case "${SANITIZE:-0}/$TIER" in
     # staging of a lab's model (per layer, ddp), the emulated NCCL under a
     # lab (lab2's bench, every algorithm on device buffers), lab5's cloud
     # and users with FP16 device GEMMs. The optimised pass runs the rest.
+    # lab5 on a quarter of the data: one step of each user, under ASan.
     LAB3_SPECS=("ddp") LAB5_SPECS=("fedavg fp16 3") BN=0 HOST_FUSION=0 HOROVOD_NCCL=0 PS=0 L2_TRAIN=0 L2_REFUSAL=0
-    LAB5_DATA=(--epochs 1 --limit 128 --test-limit 32)
+    LAB5_DATA=(--epochs 1 --limit 64 --test-limit 16)
     echo "# quick tier: sanitizer pass: lab3 ddp, lab5 fedavg fp16 (one round) and lab2's bench on device buffers; the rest runs in the optimised pass (make test-full runs it)" ;;
 esac
 losses() { grep -v '^#' "$1" | awk -F, 'NR > 1 && $2 == 0 { printf "%s ", $NF }'; }
