@@ -55,13 +55,12 @@ left_of() { # tag: what of that cluster still exists (namespaces, state)
 # The namespaces' inode numbers, while they exist; afterwards, any process
 # still inside one of them (ip netns del only removes the name).
 INODES='for n in $(ip netns list | awk "{print \$1}" | grep "^$NET_NAME-"); do stat -L -c %i /run/netns/$n; done'
+# One pass over /proc (a readlink per process and inode took 15-20 s a
+# call on a loaded machine; this takes a tenth of a second).
 procs_in() { # file of inode numbers: pids of processes in those namespaces
-  local ino p
-  for ino in $(cat "$1" 2>/dev/null); do
-    for p in /proc/[0-9]*; do
-      [ "$(readlink "$p/ns/net" 2>/dev/null)" = "net:[$ino]" ] && printf '%s ' "${p#/proc/}"
-    done
-  done
+  [ -s "$1" ] || return 0
+  find /proc/[0-9]*/ns -maxdepth 1 -name net -printf '%h %l\n' 2>/dev/null |
+    awk 'NR == FNR { want["net:[" $1 "]"] = 1; next } ($2 in want) { split($1, d, "/"); printf "%s ", d[3] }' "$1" -
 }
 lab_shell() { # NET HOSTS script: run script with labs/common.sh sourced and the cluster up, as a lab does
   NET=$1 HOSTS=$2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN=$BIN bash -c "set -euo pipefail; source labs/common.sh; launch_begin 3; $3"
