@@ -7,6 +7,16 @@
 # output directories (--checkpoint among them); and a failed PNG or
 # results write ends with a non-zero status. Each case is a refusal within
 # a second or a tiny run. Prints ok / not ok lines.
+# Quick tier (DDL_TEST_TIER=quick, make test): every kind of refusal once,
+# the per-lab repeats sampled so that each lab is still refused something:
+# --profile foo for lab2 and lab5, --tag '' for lab4 and lab6, --out '' for
+# lab3, --augment for lab3, DDL_DEVICE/--device cuda for lab2 bench, lab4
+# under mpirun and lab5's --device. They all go through the same driver
+# (core/driver); make test-full refuses each of them in every lab. The
+# sanitizer pass's quick form leaves out 14 more cases (marked
+# not_san_quick) whose parser or check another case runs under ASan: one
+# refusal per option kind and per lab program is what reaches the C code.
+# ddl-test-san-quick: the labs' option and environment checks before any work (core/driver's refusals in each lab's main, the results and PNG writers' failures) run in no unit test
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -16,6 +26,17 @@ MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 unset DDL_DEVICE DDL_PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME
+QUICK=0
+if [ "${DDL_TEST_TIER:-full}" = quick ]; then
+  QUICK=1
+  echo "# quick tier: the per-lab repeats of --profile, --tag, --out, --augment and DEVICE=cuda$([ "${SANITIZE:-0}" = 1 ] && echo ", and in the sanitizer pass 14 more repeats of one check") left to make test-full (make test-full runs it)"
+fi
+# full QUICK-CASE: true for every case in make test-full, for the sampled
+# one in the quick tier.
+full() { [ "$QUICK" = 0 ] || [ "$1" = 1 ]; }
+# Under the sanitizers (2-3x slower) the quick form samples further: a
+# case marked not_san_quick repeats a parser or check another case runs.
+not_san_quick() { [ "$QUICK" = 0 ] || [ "${SANITIZE:-0}" != 1 ]; }
 fail=0
 ok() { echo "ok - cli: $*"; }
 bad() { echo "not ok - cli: $*"; fail=1; }
@@ -36,39 +57,42 @@ refused() {
 out=(--out "$tmp/out" --tag t --quiet --synthetic)
 
 # choices and labels
-refused "lab1 --augment maybe is refused" "augment 'maybe'" "$BIN/lab1" --augment maybe "${out[@]}" --iters 1
+full 0 && refused "lab1 --augment maybe is refused" "augment 'maybe'" "$BIN/lab1" --augment maybe "${out[@]}" --iters 1
 refused "lab3 --augment maybe is refused" "augment 'maybe'" "$BIN/lab3" run --augment maybe "${out[@]}" --iters 1
 refused "lab3 --task 7 is refused" "task '7'" "$BIN/lab3" run --task 7 "${out[@]}" --iters 1
-refused "lab3 --series foo is refused" "series 'foo'" "$BIN/lab3" run --series foo "${out[@]}" --iters 1
+not_san_quick && refused "lab3 --series foo is refused" "series 'foo'" "$BIN/lab3" run --series foo "${out[@]}" --iters 1
 refused "lab5 --precision fp8 is refused" "precision 'fp8'" "$BIN/lab5" run --precision fp8 "${out[@]}"
-refused "lab5 --shards none is refused" "shards 'none'" "$BIN/lab5" run --shards none "${out[@]}"
+not_san_quick && refused "lab5 --shards none is refused" "shards 'none'" "$BIN/lab5" run --shards none "${out[@]}"
 refused "lab4 --scheme group,foo is refused" "scheme 'foo'" "$BIN/lab4" run --scheme group,foo "${out[@]}"
 refused "lab6 --style mpi is refused" "style 'mpi'" "$BIN/lab6" run --style mpi "${out[@]}"
 modes=("" train run run run run)
 for l in 1 2 3 4 5 6; do
   m=${modes[$((l - 1))]}
-  refused "lab$l --profile foo is refused" "profile 'foo'" "$BIN/lab$l" $m --profile foo --out "$tmp/out" --quiet
-  refused "lab$l --tag '' is refused" "tag ''" "$BIN/lab$l" $m --tag "" --out "$tmp/out" --quiet
+  full "$( [[ " 2 5 " == *" $l "* ]] && echo 1)" &&
+    refused "lab$l --profile foo is refused" "profile 'foo'" "$BIN/lab$l" $m --profile foo --out "$tmp/out" --quiet
+  full "$( [[ " 4 6 " == *" $l "* ]] && echo 1)" &&
+    refused "lab$l --tag '' is refused" "tag ''" "$BIN/lab$l" $m --tag "" --out "$tmp/out" --quiet
 done
 refused "lab2 DDL_PROFILE=foo is refused" "profile 'foo'" env DDL_PROFILE=foo "$BIN/lab2" train --out "$tmp/out" --quiet
-refused "lab3 --tag a/b is refused" "tag 'a/b'" "$BIN/lab3" run --tag a/b --out "$tmp/out" --quiet
+not_san_quick && refused "lab3 --tag a/b is refused" "tag 'a/b'" "$BIN/lab3" run --tag a/b --out "$tmp/out" --quiet
 refused "lab1 --tag .. is refused" "tag '..'" "$BIN/lab1" "${out[@]}" --tag ..
-refused "lab5 --label with a space is refused" "tag 'a b'" "$BIN/lab5" run --label "a b" --out "$tmp/out"
+not_san_quick && refused "lab5 --label with a space is refused" "tag 'a b'" "$BIN/lab5" run --label "a b" --out "$tmp/out"
 for l in 1 3 6; do
   m=${modes[$((l - 1))]}
+  full "$( [ "$l" = 3 ] && echo 1)" &&
   refused "lab$l --out '' is refused" "out is empty" "$BIN/lab$l" $m --out "" --quiet
 done
 
 # numbers: one checked parser (core/cli.c), every refusal says why
 refused "lab2 --hidden 1e3 is refused (it trained H=1)" "'1e3' is not a whole number" \
   "$BIN/lab2" train --hidden 1e3 "${out[@]}"
-refused "lab2 --hidden 4294967312 is refused (it trained H=16)" "4294967312 is outside 1..65536" \
+not_san_quick && refused "lab2 --hidden 4294967312 is refused (it trained H=16)" "4294967312 is outside 1..65536" \
   "$BIN/lab2" train --hidden 4294967312 "${out[@]}"
-refused "lab2 --hidden 16abc is refused (it trained H=16)" "'16abc' is not a whole number" \
+not_san_quick && refused "lab2 --hidden 16abc is refused (it trained H=16)" "'16abc' is not a whole number" \
   "$BIN/lab2" train --hidden 16abc "${out[@]}"
 refused "lab2 --hidden , is refused with a message" "hidden ',': an entry is empty" "$BIN/lab2" train --hidden , "${out[@]}"
 refused "lab2 bench --algs , is refused with a message" "algs ',' names no algorithm" "$BIN/lab2" bench --algs , "${out[@]}"
-refused "lab2 bench --reps 5000 is refused (its help says 1..1000)" "5000 is outside the allowed range 0..1000" \
+not_san_quick && refused "lab2 bench --reps 5000 is refused (its help says 1..1000)" "5000 is outside the allowed range 0..1000" \
   "$BIN/lab2" bench --reps 5000 "${out[@]}"
 refused "lab1 --seed 2^64 is refused" "18446744073709551616 is outside 0..18446744073709551615" \
   "$BIN/lab1" --seed 18446744073709551616 "${out[@]}"
@@ -82,7 +106,7 @@ rm -rf -- "$tmp/--synthetic"
 long=$tmp/$(printf 'd%.0s' $(seq 1 820))
 refused "lab1 --checkpoint over 800 characters is refused, not cut" "path has 8.. characters, more than the 800" \
   "$BIN/lab1" --checkpoint "$long" "${out[@]}" --iters 1
-refused "lab1 --checkpoint-every without --checkpoint is refused" "checkpoint-every 5: without --checkpoint" \
+not_san_quick && refused "lab1 --checkpoint-every without --checkpoint is refused" "checkpoint-every 5: without --checkpoint" \
   "$BIN/lab1" --checkpoint-every 5 "${out[@]}" --iters 1
 
 # lab3 --alg nccl on the CPU is refused before the data is read (a corrupt
@@ -92,24 +116,24 @@ refused "lab3 --alg nccl on the CPU is refused before its set-up" "alg nccl runs
   env DDL_DATA="$tmp/baddata" "$BIN/lab3" run --sync allreduce --alg nccl --dataset mnist --out "$tmp/out" --quiet
 
 # datasets a lab does not run on
-refused "lab2 --dataset cifar10 is refused" "lab2 runs on mnist or fashion-mnist" \
+not_san_quick && refused "lab2 --dataset cifar10 is refused" "lab2 runs on mnist or fashion-mnist" \
   "$BIN/lab2" train --dataset cifar10 "${out[@]}"
-refused "lab4 --dataset cifar10 is refused" "lab4 runs on mnist or fashion-mnist" \
+not_san_quick && refused "lab4 --dataset cifar10 is refused" "lab4 runs on mnist or fashion-mnist" \
   "$BIN/lab4" run --dataset cifar10 "${out[@]}"
 refused "lab5 --dataset mnist is refused" "lab5 runs on cifar10" "$BIN/lab5" run --dataset mnist "${out[@]}"
 refused "lab3 --dataset sdss is refused" "dataset 'sdss'" "$BIN/lab3" run --dataset sdss "${out[@]}"
 
 # every binary goes through the device check
 refused "lab1 --device tpu is refused" "device 'tpu'" "$BIN/lab1" --device tpu "${out[@]}"
-refused "lab1 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab1" "${out[@]}" --iters 1
-refused "lab2 train DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab2" train "${out[@]}"
-refused "lab2 bench DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab2" bench "${out[@]}"
-refused "lab3 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab3" run "${out[@]}" --iters 1
+full 0 && refused "lab1 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab1" "${out[@]}" --iters 1
+full 0 && refused "lab2 train DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab2" train "${out[@]}"
+not_san_quick && refused "lab2 bench DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab2" bench "${out[@]}"
+full 0 && refused "lab3 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab3" run "${out[@]}" --iters 1
 refused "lab4 (2 ranks) DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" \
   "${MPIRUN[@]}" -np 2 -x DDL_DEVICE=cuda "$BIN/lab4" run "${out[@]}"
-refused "lab5 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab5" run "${out[@]}"
+full 0 && refused "lab5 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab5" run "${out[@]}"
 refused "lab5 --device cuda is refused clearly" "DEVICE=cuda" "$BIN/lab5" run --device cuda "${out[@]}"
-refused "lab6 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab6" run "${out[@]}"
+full 0 && refused "lab6 DDL_DEVICE=cuda is refused clearly" "DEVICE=cuda" env DDL_DEVICE=cuda "$BIN/lab6" run "${out[@]}"
 
 # output directories: refused before any work (lab1 says what it trains
 # when it starts: that line must not appear)
@@ -117,16 +141,16 @@ touch "$tmp/file"
 refused "lab1 --out under a regular file is refused" "out '$tmp/file/x': cannot" \
   "$BIN/lab1" --out "$tmp/file/x" --synthetic --iters 100000
 grep -q "^lab1: cnn3" "$tmp/log" && bad "lab1 refuses --out before training" || ok "lab1 refuses --out before training"
-refused "lab3 --out under a regular file is refused" "cannot create or write" \
+not_san_quick && refused "lab3 --out under a regular file is refused" "cannot create or write" \
   "$BIN/lab3" run --out "$tmp/file/x" --synthetic --iters 1
 refused "lab1 --checkpoint under a regular file is refused" "checkpoint $tmp/file/ck: cannot create it" \
   "$BIN/lab1" --checkpoint "$tmp/file/ck" --synthetic --iters 100000 --out "$tmp/out"
 grep -q "^lab1: cnn3" "$tmp/log" && bad "lab1 refuses --checkpoint before training" ||
   ok "lab1 refuses --checkpoint before training"
 refused "lab1 --figures '' is refused" "figures is empty" "$BIN/lab1" --figures "" "${out[@]}"
-refused "lab1 --figures under a regular file is refused" "figures '$tmp/file/f'" \
+not_san_quick && refused "lab1 --figures under a regular file is refused" "figures '$tmp/file/f'" \
   "$BIN/lab1" --figures "$tmp/file/f" "${out[@]}"
-refused "lab1 --table --tex '' is refused" "tex is empty" "$BIN/lab1" --table --tex "" --out "$tmp/out"
+not_san_quick && refused "lab1 --table --tex '' is refused" "tex is empty" "$BIN/lab1" --table --tex "" --out "$tmp/out"
 refused "lab4 table --tex under a regular file is refused" "cannot create or write" \
   "$BIN/lab4" table --tex "$tmp/file/t.tex" --out "$tmp/out"
 

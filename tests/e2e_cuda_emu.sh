@@ -15,6 +15,16 @@
 # gradients in device memory and must still train as the CPU does with
 # MPI_Allreduce, and lab6's Horovod too; lab2's microbenchmark times every
 # algorithm, nccl included, on device buffers.
+# Quick tier (DDL_TEST_TIER=quick, make test): one run of each distinct
+# path (lab3 per-layer staging with accumulation, staging after backward,
+# emulated NCCL; BN broadcast; Horovod over nccl; the parameter server;
+# lab5 fedavg FP16; lab2 train and bench; the refusal) and none of the
+# repeats (other lab3 strategies, lab4, lab6 Horovod through the host,
+# lab5 csgd and dsgd). The sanitizer pass's quick form runs the C code
+# only this script reaches under the sanitizers: lab3 ddp's device staging,
+# lab5's cloud and users with FP16 on the device, lab2's bench on device
+# buffers (emulated NCCL). Cases and reasons: the table below.
+# ddl-test-san-quick: a lab's model in emulated device memory (core/sync/device_stage.c's host views, the emulated NCCL under lab2's bench, lab5's FP16 device GEMMs); the unit tests run the emulator's kernels alone
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -23,17 +33,53 @@ trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader -np 2)
 tiny=(--model cnn3 --dataset mnist --synthetic --width 0.25 --batch 16 --iters 6 --limit 512 --test-limit 64 --quiet)
-# The sanitizer pass (SANITIZE=1, 2-3x slower) runs one case of each
-# staging path: per-layer (ddp), after backward (allreduce), the parameter
-# server, the cloud and its users (fedavg FP16); the optimised pass all.
+# Which cases run: the optimised pass of make test-full runs them all; the
+# sanitizer pass (SANITIZE=1, 2-3x slower) one case of each staging path:
+# per-layer (ddp), after backward (allreduce), in device memory (ddp over
+# nccl), the parameter server, the cloud and its users (fedavg FP16).
+# The quick tier (make test) keeps one run of each distinct path and drops
+# the repetitions of one path (see the table below).
 LAB3_SPECS=("ddp" "allreduce" "allreduce_flat" "gather_scatter" "ddp --accumulate 2" "ddp --alg nccl"
   "allreduce --alg nccl")
 LAB5_SPECS=("csgd fp32 1" "dsgd fp16 3" "fedavg fp16 3")
-FULL=1
-if [ "${SANITIZE:-0}" = 1 ]; then
-  LAB3_SPECS=("ddp" "allreduce" "ddp --alg nccl") LAB5_SPECS=("fedavg fp16 3") FULL=0
-  echo "# sanitizer pass: lab3 ddp and allreduce, lab6 ps and lab5 fedavg only (the optimised pass runs every case)"
-fi
+# The other cases, by block: lab3 --bn broadcast; lab4's averaging and
+# lab6's Horovod fusion through host staging; lab6's Horovod over nccl;
+# lab6's parameter server; lab2's training; lab2's bench on device buffers;
+# the refusal of nccl on the cpu.
+BN=1 HOST_FUSION=1 HOROVOD_NCCL=1 PS=1 L2_TRAIN=1 L2_BENCH=1 L2_REFUSAL=1
+# lab5's data: ResNet-18 on the emulated GPU is the slowest run here.
+LAB5_DATA=(--epochs 2 --limit 256 --test-limit 64)
+TIER=${DDL_TEST_TIER:-full}
+case "${SANITIZE:-0}/$TIER" in
+  0/full) ;;
+  1/full)
+    LAB3_SPECS=("ddp" "allreduce" "ddp --alg nccl") LAB5_SPECS=("fedavg fp16 3") HOST_FUSION=0 HOROVOD_NCCL=0
+    echo "# sanitizer pass: lab3 ddp and allreduce, lab6 ps and lab5 fedavg only (the optimised pass runs every case)" ;;
+  0/quick)
+    # ddp --accumulate 2 stages per layer through the host on its
+    # synchronising steps and accumulates on the device between them (so
+    # it covers plain ddp); allreduce stages after backward (as
+    # allreduce_flat and gather_scatter do, whose host algorithms the MPI
+    # tests check); ddp --alg nccl reduces in device memory (allreduce
+    # --alg nccl calls the same emulated NCCL on one buffer). lab6's
+    # Horovod fusion runs over nccl, checked against the cpu's run; lab4's
+    # averaging stages weights as lab3's allreduce stages gradients. lab5's
+    # fedavg FP16 runs the cloud, its users and the FP16 device GEMMs
+    # (dsgd and csgd reach the same device code), one round on half the
+    # data (the second round repeats the first's code).
+    LAB3_SPECS=("ddp --accumulate 2" "allreduce" "ddp --alg nccl") LAB5_SPECS=("fedavg fp16 3") HOST_FUSION=0
+    LAB5_DATA=(--epochs 1 --limit 128 --test-limit 32)
+    echo "# quick tier: lab3 ddp, allreduce_flat, gather_scatter and allreduce over nccl, lab4, lab6 horovod through the host, lab5 csgd and dsgd, lab5's second round left to make test-full (make test-full runs it)" ;;
+  1/quick)
+    # The C code only this script runs under the sanitizers: the device
+    # staging of a lab's model (per layer, ddp), the emulated NCCL under a
+    # lab (lab2's bench, every algorithm on device buffers), lab5's cloud
+    # and users with FP16 device GEMMs. The optimised pass runs the rest.
+    # lab5 on a quarter of the data: one step of each user, under ASan.
+    LAB3_SPECS=("ddp") LAB5_SPECS=("fedavg fp16 3") BN=0 HOST_FUSION=0 HOROVOD_NCCL=0 PS=0 L2_TRAIN=0 L2_REFUSAL=0
+    LAB5_DATA=(--epochs 1 --limit 64 --test-limit 16)
+    echo "# quick tier: sanitizer pass: lab3 ddp, lab5 fedavg fp16 (one round) and lab2's bench on device buffers; the rest runs in the optimised pass (make test-full runs it)" ;;
+esac
 losses() { grep -v '^#' "$1" | awk -F, 'NR > 1 && $2 == 0 { printf "%s ", $NF }'; }
 testloss() { grep -v '^#' "$1" | tail -n 1 | awk -F, '{ print $35 }'; }
 
@@ -73,11 +119,13 @@ done
 bn=(--model resnet18 --dataset cifar10 --width 0.1 --limit 48 --test-limit 8 --global-batch 4 --iters 2 --timed 2
   --synthetic --sync allreduce --bn broadcast --quiet --tag t)
 for d in cpu cuda-emu; do
+  [ "$BN" = 1 ] || break
   timeout 600 "${MPIRUN[@]}" "$BIN/lab3" run "${bn[@]}" --device "$d" --out "$tmp/bn-$d" >"$tmp/bn-$d.log" 2>&1
   echo "$?" >"$tmp/bn-$d.rc"
 done
 ta=$(testloss "$tmp/bn-cpu/t-summary.csv" 2>/dev/null) tb=$(testloss "$tmp/bn-cuda-emu/t-summary.csv" 2>/dev/null)
-if [ "$(cat "$tmp/bn-cuda-emu.rc")" = 0 ] && [ -n "$ta" ] &&
+if [ "$BN" != 1 ]; then :
+elif [ "$(cat "$tmp/bn-cuda-emu.rc")" = 0 ] && [ -n "$ta" ] &&
     awk -v a="$ta" -v b="$tb" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b != "" && d <= 1e-3 * (a < 0 ? -a : a)) }'; then
   echo "ok - lab3 --bn broadcast, resnet18, 2 ranks on cuda-emu: BN statistics staged to the broadcast before evaluation (test loss $tb, cpu $ta)"
 else
@@ -99,18 +147,23 @@ same_rows() { # label, cpu csv, emu csv, columns to compare (awk field list)
   fi
 }
 for d in cpu cuda-emu; do
-  [ "$FULL" = 1 ] || break
-  timeout 600 "${MPIRUN3[@]}" "$BIN/lab4" run --scheme group --passes ar,1 --iters 2 --limit 300 --synthetic --width 0.25 \
-    --device "$d" --out "$tmp/l4-$d" --quiet >"$tmp/l4-$d.log" 2>&1 || echo "not ok - lab4 --device $d runs: $(tail -c 300 "$tmp/l4-$d.log")"
+  # The cpu's Horovod run is the nccl one's reference too.
+  [ "$HOST_FUSION" = 1 ] || [ "$HOROVOD_NCCL$d" = 1cpu ] || continue
+  if [ "$HOST_FUSION" = 1 ]; then
+    timeout 600 "${MPIRUN3[@]}" "$BIN/lab4" run --scheme group --passes ar,1 --iters 2 --limit 300 --synthetic --width 0.25 \
+      --device "$d" --out "$tmp/l4-$d" --quiet >"$tmp/l4-$d.log" 2>&1 || echo "not ok - lab4 --device $d runs: $(tail -c 300 "$tmp/l4-$d.log")"
+  fi
   timeout 600 "${MPIRUN3[@]}" "$BIN/lab6" run --workload sdss_dnn-sdss --style horovod --iters 5 --synthetic \
     --device "$d" --out "$tmp/l6-$d" --tag t --quiet >"$tmp/l6-$d.log" 2>&1 || echo "not ok - lab6 --device $d runs: $(tail -c 300 "$tmp/l6-$d.log")"
 done
 # lab4 runs: accuracy, test_loss, consensus (cols 20 21 23); lab6: test accuracy and loss (22 23)
-if [ "$FULL" = 1 ]; then
+if [ "$HOST_FUSION" = 1 ]; then
   same_rows "lab4 3 ranks, all-reduce and pairwise averaging (accuracy, test loss, consensus)" \
     "$tmp/l4-cpu/runs-np3.csv" "$tmp/l4-cuda-emu/runs-np3.csv" "20 21 23"
   same_rows "lab6 3 ranks, horovod fusion (test accuracy, test loss)" "$tmp/l6-cpu/t-summary.csv" \
     "$tmp/l6-cuda-emu/t-summary.csv" "22 23"
+fi
+if [ "$HOROVOD_NCCL" = 1 ]; then
   timeout 600 "${MPIRUN3[@]}" "$BIN/lab6" run --workload sdss_dnn-sdss --style horovod --alg nccl --iters 5 --synthetic \
     --device cuda-emu --out "$tmp/l6n" --tag t --quiet >"$tmp/l6n.log" 2>&1 || echo "not ok - lab6 --alg nccl runs: $(tail -c 300 "$tmp/l6n.log")"
   same_rows "lab6 3 ranks, horovod fusion over nccl (test accuracy, test loss; the cpu's over ddlab's ring)" \
@@ -118,10 +171,11 @@ if [ "$FULL" = 1 ]; then
 fi
 
 for d in cpu cuda-emu; do
+  [ "$PS" = 1 ] || break
   timeout 600 "${MPIRUN3[@]}" "$BIN/lab6" run --workload sdss_dnn-sdss --style ps --iters 5 --synthetic \
     --device "$d" --out "$tmp/l6ps-$d" --tag t --quiet >"$tmp/l6ps-$d.log" 2>&1 || echo "not ok - lab6 ps --device $d runs: $(tail -c 300 "$tmp/l6ps-$d.log")"
 done
-same_rows "lab6 3 ranks, parameter server (test accuracy, test loss)" "$tmp/l6ps-cpu/t-summary.csv" "$tmp/l6ps-cuda-emu/t-summary.csv" "22 23"
+[ "$PS" = 1 ] && same_rows "lab6 3 ranks, parameter server (test accuracy, test loss)" "$tmp/l6ps-cpu/t-summary.csv" "$tmp/l6ps-cuda-emu/t-summary.csv" "22 23"
 # lab5: the cloud and its users (C-SGD one process; D-SGD and FedAvg with
 # FP16 payloads and mixed precision: real FP16 GEMM operands on the device).
 for spec in "${LAB5_SPECS[@]}"; do
@@ -129,7 +183,7 @@ for spec in "${LAB5_SPECS[@]}"; do
   set -- $spec
   for d in cpu cuda-emu; do
     timeout 600 mpirun --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader -np "$3" "$BIN/lab5" run \
-      --scheme "$1" --precision "$2" --epochs 2 --limit 256 --test-limit 64 --width 0.0625 --synthetic --device "$d" \
+      --scheme "$1" --precision "$2" "${LAB5_DATA[@]}" --width 0.0625 --synthetic --device "$d" \
       --out "$tmp/l5-$1-$d" --tag t --quiet >"$tmp/l5-$1-$d.log" 2>&1 ||
       echo "not ok - lab5 --scheme $1 --device $d runs: $(tail -c 300 "$tmp/l5-$1-$d.log")"
   done
@@ -147,28 +201,33 @@ fi
 # lab2: the MLP whose weights every allreduce algorithm averages; its
 # microbenchmark comes after.
 for d in cpu cuda-emu; do
+  [ "$L2_TRAIN" = 1 ] || break
   timeout 600 "${MPIRUN[@]}" "$BIN/lab2" train --hidden 16 --epochs 1 --synthetic --limit 512 --test-limit 128 \
     --device "$d" --out "$tmp/l2-$d" --quiet >"$tmp/l2-$d.log" 2>&1 || echo "not ok - lab2 train --device $d runs: $(tail -c 300 "$tmp/l2-$d.log")"
 done
 # every algorithm: test accuracy, test loss (11 12)
-same_rows "lab2 train, 2 ranks, weights averaged by each of the 7 algorithms (test accuracy, test loss)" \
+[ "$L2_TRAIN" = 1 ] && same_rows "lab2 train, 2 ranks, weights averaged by each of the 7 algorithms (test accuracy, test loss)" \
   "$tmp/l2-cpu/train-np2.csv" "$tmp/l2-cuda-emu/train-np2.csv" "11 12"
 # lab2 bench on device buffers: NCCL (the emulator's, over MPI) in place,
 # the host algorithms staged through pinned memory; every result checked.
-timeout 300 "${MPIRUN[@]}" "$BIN/lab2" bench --device cuda-emu --algs all,nccl --sizes 4,4k,256k --no-calibrate \
-  --out "$tmp/l2b" --tag t --quiet >"$tmp/l2b.log" 2>&1
-rc=$?
-rows=$(grep -v '^#' "$tmp/l2b/bench-t.csv" 2>/dev/null | awk -F, 'NR > 1 { n++; if ($12 != 0) bad++; if ($1 == "nccl") nc++ }
-  END { printf "%d %d %d", n, bad, nc }')
-if [ $rc -eq 0 ] && [ "$rows" = "24 0 3" ] && grep -q "^# buffers: emulated GPU memory; nccl reduces it in place" "$tmp/l2b/bench-t.csv"; then
-  echo "ok - lab2 bench on cuda-emu times 8 algorithms on device buffers, nccl included, none wrong (rows, wrong, nccl: $rows)"
-else
-  echo "not ok - lab2 bench on cuda-emu times device buffers (rc $rc; rows, wrong, nccl: $rows): $(tail -c 300 "$tmp/l2b.log")"
+if [ "$L2_BENCH" = 1 ]; then
+  timeout 300 "${MPIRUN[@]}" "$BIN/lab2" bench --device cuda-emu --algs all,nccl --sizes 4,4k,256k --no-calibrate \
+    --out "$tmp/l2b" --tag t --quiet >"$tmp/l2b.log" 2>&1
+  rc=$?
+  rows=$(grep -v '^#' "$tmp/l2b/bench-t.csv" 2>/dev/null | awk -F, 'NR > 1 { n++; if ($12 != 0) bad++; if ($1 == "nccl") nc++ }
+    END { printf "%d %d %d", n, bad, nc }')
+  if [ $rc -eq 0 ] && [ "$rows" = "24 0 3" ] && grep -q "^# buffers: emulated GPU memory; nccl reduces it in place" "$tmp/l2b/bench-t.csv"; then
+    echo "ok - lab2 bench on cuda-emu times 8 algorithms on device buffers, nccl included, none wrong (rows, wrong, nccl: $rows)"
+  else
+    echo "not ok - lab2 bench on cuda-emu times device buffers (rc $rc; rows, wrong, nccl: $rows): $(tail -c 300 "$tmp/l2b.log")"
+  fi
 fi
-timeout 300 "$BIN/lab2" bench --device cpu --algs nccl --out "$tmp/l2c" >"$tmp/l2c.log" 2>&1
-rc=$?
-if [ $rc -eq 2 ] && grep -q "nccl runs on GPU memory: use DEVICE=cuda" "$tmp/l2c.log"; then
-  echo "ok - --algs nccl on the cpu stops (rc 2) and says what to use"
-else
-  echo "not ok - --algs nccl on the cpu stops with a reason (rc $rc): $(tail -c 300 "$tmp/l2c.log")"
+if [ "$L2_REFUSAL" = 1 ]; then
+  timeout 300 "$BIN/lab2" bench --device cpu --algs nccl --out "$tmp/l2c" >"$tmp/l2c.log" 2>&1
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "nccl runs on GPU memory: use DEVICE=cuda" "$tmp/l2c.log"; then
+    echo "ok - --algs nccl on the cpu stops (rc 2) and says what to use"
+  else
+    echo "not ok - --algs nccl on the cpu stops with a reason (rc $rc): $(tail -c 300 "$tmp/l2c.log")"
+  fi
 fi

@@ -7,6 +7,7 @@
 # killed (SIGTERM) once its calibration is there. Then: A's bench-t is
 # gone (B removed it when it started), every file of run t is B's (one
 # run_id), and no temp file is left. Prints ok / not ok lines.
+# ddl-test-san-quick: core/results/run.c's removal of an earlier run's files and its temp files when a run is killed (a few seconds)
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}

@@ -7,6 +7,7 @@
 # all-reduce, partial groups leave the workers apart, impossible flags are
 # refused, every output is written and says synthetic/oversubscribed.
 # Prints ok / not ok / skip lines.
+# ddl-test-san-quick: lab4's main program, its group and pairwise averaging over a trained model and its table job (no other e2e script of the quick sanitizer pass runs lab4)
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}

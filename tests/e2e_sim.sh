@@ -12,6 +12,13 @@
 #   - an unknown PLATFORM is refused with the list of platforms.
 # Runs in the optimised pass only (the simulated tree has no sanitizer
 # build). Prints ok / not ok / skip lines.
+# Quick tier (DDL_TEST_TIER=quick, make test): the simulated build of the
+# two programs it runs (lab2, sim_ring; the other labs and tests compile
+# from the same library in make test-full, and unsimulated in every pass),
+# and the alpha-beta check on cluster4 alone; make test-full adds wits80
+# at 5 ranks, the same ring and recursive doubling code under the same
+# network model on another platform file (the MPI tests run the
+# non-power-of-two fold at 3 ranks).
 set -u
 cd "$(dirname "$0")/.."
 if [ "${SANITIZE:-0}" = 1 ]; then
@@ -31,9 +38,14 @@ col() { # csv column-name: values of that column (data rows only)
 }
 
 # The simulated tree: make SIM=1 (quiet; its log on failure).
+# The quick tier builds the two programs it runs (the library is most of
+# the tree); make test-full builds the whole tree, every lab and test.
+SIM_TARGETS=all SIM_BUILT="bin/sim with smpicc"
+if [ "${DDL_TEST_TIER:-full}" = quick ]; then SIM_TARGETS="bin/sim/lab2 bin/sim/tests/sim_ring" SIM_BUILT="bin/sim/lab2 and sim_ring with smpicc"; fi
 if [ ! -x bin/sim/lab2 ] || [ ! -x bin/sim/tests/sim_ring ] || [ "${SIM_REBUILD:-1}" = 1 ]; then
-  make --no-print-directory -j"${JOBS:-$(nproc 2>/dev/null || echo 2)}" SIM=1 all > "$tmp/build.log" 2>&1
-  check $? "make SIM=1 builds bin/sim with smpicc" "$(tail -5 "$tmp/build.log")"
+  # shellcheck disable=SC2086
+  make --no-print-directory -j"${JOBS:-$(nproc 2>/dev/null || echo 2)}" SIM=1 $SIM_TARGETS > "$tmp/build.log" 2>&1
+  check $? "make SIM=1 builds $SIM_BUILT" "$(tail -5 "$tmp/build.log")"
 fi
 [ -x bin/sim/lab2 ] && [ -x bin/sim/tests/sim_ring ] || exit 1
 
@@ -56,7 +68,12 @@ ring_on() { # platform np
       bin/sim/tests/sim_ring --alpha-us "$PLATFORM_ALPHA_US" --bandwidth "$PLATFORM_BANDWIDTH_BPS" \
       --sizes 65536,1048576,16777216 --tol 0.01 )
 }
-for spec in "cluster4 4" "wits80 5"; do
+RING_SPECS=("cluster4 4" "wits80 5")
+if [ "${DDL_TEST_TIER:-full}" = quick ]; then
+  RING_SPECS=("cluster4 4")
+  echo "# quick tier: the simulated build of every other lab and test, sim_ring on wits80 at 5 ranks left to make test-full (make test-full runs it)"
+fi
+for spec in "${RING_SPECS[@]}"; do
   set -- $spec
   ring_on "$1" "$2" > "$tmp/ring.txt" 2>&1
   rc=$?

@@ -24,6 +24,15 @@
 #      or daemon is left.
 # The sanitizer pass (SANITIZE=1) runs 1-3 and 6 (the C code under srun);
 # the scripts' paths are the same in both builds.
+# Quick tier (DDL_TEST_TIER=quick, make test): every step but srun -c 2
+# (the cpus_allowed and thread count path srun -c 1 takes, with another
+# count) and the shipped labs/slurm/lab2.sbatch (its series is the one
+# LAUNCH=slurm runs in step 5, and a batch job's srun and mpirun are
+# step 4's first job; about a quarter of the script's time); the
+# sanitizer pass's quick form also leaves out lab3's DDP run under srun
+# against mpirun (lab2's bench reads the same Slurm placement and
+# provenance).
+# ddl-test-san-quick: the Slurm placement and provenance (core/placement.c, core/results/meta.c reading srun's SLURM_ variables) run only under srun
 # Prints "skip - ..." only where Slurm cannot run here (not root, or the
 # packages missing: make deps installs slurmctld slurmd slurm-client munge).
 set -u
@@ -45,6 +54,9 @@ col() { # csv column: values of that column (data rows only)
 }
 meta() { sed -n "s/^# $2: //p" "$1" | head -1; } # csv key
 wrong() { col "$1" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+if [ "${DDL_TEST_TIER:-full}" = quick ]; then
+  echo "# quick tier: srun -n 1 -c 2, sbatch labs/slurm/lab2.sbatch$([ "${SANITIZE:-0}" = 1 ] && echo " and lab3 under srun against mpirun") left to make test-full (make test-full runs it)"
+fi
 
 # --- 1. bad input ----------------------------------------------------------------
 LAUNCH=foo labs/lab2/run.sh > /dev/null 2> "$tmp/foo.err"
@@ -91,17 +103,19 @@ check $? "the transport is Open MPI's own choice, read from Open MPI" "$(meta "$
 
 ddp=(--model cnn3 --dataset mnist --synthetic --width 0.25 --limit 256 --test-limit 64 --global-batch 32 --iters 4
      --timed 3 --sync ddp --bucket-cap-mb 0 --seed 3 --tag ddp --quiet)
-"${SRUN[@]}" -n 2 "$BIN/lab3" run "${ddp[@]}" --out "$tmp/srun" > /dev/null 2> "$tmp/srun.err"
-st1=$?
-timeout 120 mpirun -np 2 --mca pml ob1 --mca btl self,vader --bind-to none "$BIN/lab3" run "${ddp[@]}" --out "$tmp/mpirun" \
-  > /dev/null 2> "$tmp/mpirun.err"
-st2=$?
-a=$(col "$tmp/srun/ddp-iters.csv" loss 2>/dev/null | tr '\n' ' ')
-b=$(col "$tmp/mpirun/ddp-iters.csv" loss 2>/dev/null | tr '\n' ' ')
-check $(all '[ "$st1" = 0 ] && [ "$st2" = 0 ] && [ -n "$a" ] && [ "$a" = "$b" ]') \
-  "a lab3 DDP run gives the same losses under srun as under mpirun" "status $st1/$st2; srun: $a; mpirun: $b"
-check $(all '[ "$(meta "$tmp/srun/ddp-summary.csv" launcher)" = srun ] && [ "$(meta "$tmp/mpirun/ddp-summary.csv" launcher)" = mpirun ]') \
-  "the summaries say launcher srun and launcher mpirun" "$(meta "$tmp/srun/ddp-summary.csv" launcher) / $(meta "$tmp/mpirun/ddp-summary.csv" launcher)"
+if [ "${SANITIZE:-0}/${DDL_TEST_TIER:-full}" != 1/quick ]; then
+  "${SRUN[@]}" -n 2 "$BIN/lab3" run "${ddp[@]}" --out "$tmp/srun" > /dev/null 2> "$tmp/srun.err"
+  st1=$?
+  timeout 120 mpirun -np 2 --mca pml ob1 --mca btl self,vader --bind-to none "$BIN/lab3" run "${ddp[@]}" --out "$tmp/mpirun" \
+    > /dev/null 2> "$tmp/mpirun.err"
+  st2=$?
+  a=$(col "$tmp/srun/ddp-iters.csv" loss 2>/dev/null | tr '\n' ' ')
+  b=$(col "$tmp/mpirun/ddp-iters.csv" loss 2>/dev/null | tr '\n' ' ')
+  check $(all '[ "$st1" = 0 ] && [ "$st2" = 0 ] && [ -n "$a" ] && [ "$a" = "$b" ]') \
+    "a lab3 DDP run gives the same losses under srun as under mpirun" "status $st1/$st2; srun: $a; mpirun: $b"
+  check $(all '[ "$(meta "$tmp/srun/ddp-summary.csv" launcher)" = srun ] && [ "$(meta "$tmp/mpirun/ddp-summary.csv" launcher)" = mpirun ]') \
+    "the summaries say launcher srun and launcher mpirun" "$(meta "$tmp/srun/ddp-summary.csv" launcher) / $(meta "$tmp/mpirun/ddp-summary.csv" launcher)"
+fi
 
 one=(--model cnn3 --dataset mnist --synthetic --width 0.25 --limit 64 --test-limit 16 --batch 16 --iters 1 --quiet)
 env -u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS "${SRUN[@]}" -n 1 -c 1 "$BIN/lab1" "${one[@]}" --out "$tmp/c1" \
@@ -111,7 +125,7 @@ s1=$(ls "$tmp"/c1/*.csv 2>/dev/null | head -1)
 check $(all '[ "$st" = 0 ] && [ -n "$s1" ] && [ "$(meta "$s1" threads)" = 1 ] && [ "$(meta "$s1" cpus_allowed)" = 1 ]') \
   "srun -n 1 -c 1: one thread on the one CPU allowed (node of $cpus)" \
   "status $st, threads '$(meta "${s1:-/dev/null}" threads)', cpus_allowed '$(meta "${s1:-/dev/null}" cpus_allowed)': $(tail -1 "$tmp/c1.err")"
-if [ "$cpus" -ge 2 ]; then
+if [ "${DDL_TEST_TIER:-full}" = full ] && [ "$cpus" -ge 2 ]; then
   env -u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS "${SRUN[@]}" -n 1 -c 2 "$BIN/lab1" "${one[@]}" --out "$tmp/c2" \
     > /dev/null 2>&1
   s2=$(ls "$tmp"/c2/*.csv 2>/dev/null | head -1)
@@ -168,12 +182,14 @@ check $(all '[ "$(meta "$a" launcher)" = srun ] && [ "$(meta "$b" launcher)" = m
   "'$(meta "$a" launcher)' '$(meta "$b" launcher)' jobs '$(meta "$a" slurm_job)' '$(meta "$b" slurm_job)'"
 
 # The shipped batch script (on 2 tasks, the lab's smoke settings).
-sb=$(sbatch --parsable --ntasks-per-node=2 -o "$tmp/sb.out" \
-       --export=ALL,LAB2_SMOKE=1,RESULTS="$tmp/sb",FIGURES="$tmp/sbf",TABLES="$tmp/sbt" labs/slurm/lab2.sbatch 2>&1)
-wait_job "$sb"
-check $(all '[ -s "$tmp/sb/train-np2.csv" ] && [ -s "$tmp/sbt/lab2.tex" ] && [ "$(meta "$tmp/sb/train-np2.csv" launcher)" = srun ] && [ "$(meta "$tmp/sb/train-np2.csv" slurm_job)" = "$sb" ]') \
-  "sbatch labs/slurm/lab2.sbatch runs the lab's series with srun in its job, then its table" \
-  "job '$sb': $(tail -3 "$tmp/sb.out" 2>/dev/null)"
+if [ "${DDL_TEST_TIER:-full}" = full ]; then
+  sb=$(sbatch --parsable --ntasks-per-node=2 -o "$tmp/sb.out" \
+         --export=ALL,LAB2_SMOKE=1,RESULTS="$tmp/sb",FIGURES="$tmp/sbf",TABLES="$tmp/sbt" labs/slurm/lab2.sbatch 2>&1)
+  wait_job "$sb"
+  check $(all '[ -s "$tmp/sb/train-np2.csv" ] && [ -s "$tmp/sbt/lab2.tex" ] && [ "$(meta "$tmp/sb/train-np2.csv" launcher)" = srun ] && [ "$(meta "$tmp/sb/train-np2.csv" slurm_job)" = "$sb" ]') \
+    "sbatch labs/slurm/lab2.sbatch runs the lab's series with srun in its job, then its table" \
+    "job '$sb': $(tail -3 "$tmp/sb.out" 2>/dev/null)"
+fi
 
 # --- 5. make's way: LAUNCH=slurm -------------------------------------------------------
 R=$tmp/lab2
