@@ -16,6 +16,8 @@
 #     libddl.a sound), and make IMPL=student links the skeletons into
 #     bin/student/lab2, lab5 and lab6.
 # Attacks on the grader: tests/e2e_grade_hostile.sh.
+# Submissions are graded in batches (one bin/grade call each) to pay the
+# make and start-up costs once; items build separately by design.
 # Quick tier (make test): one check of every kind, three repetitions
 # left out. Code items are graded by a sample of their test runs
 # (tests/grade/e2e_lib.sh says which and why). The skeletons are graded
