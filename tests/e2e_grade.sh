@@ -37,7 +37,7 @@ set -u
 cd "$(dirname "$0")/.."
 . tests/grade/e2e_lib.sh
 t0=$(date +%s)
-[ $quick = 1 ] && echo "# quick tier: code items at fewer rank counts; skeletons of lab2-lab4 graded; broken gather_scatter_weights_only, ps_step_wrong_count, fedavg_by_user_count; a partial lab3; make IMPL=student for lab5, lab6 (make test-full runs it)"
+[ $quick = 1 ] && echo "# quick tier: code items at every rank count and by mpi_ps; the skeletons of lab2-lab4 graded; broken gather_scatter_weights_only, ps_step_wrong_count, fedavg_by_user_count; a partial lab3 submission; make IMPL=student for lab5, lab6 (make test-full runs it)"
 
 # Rubric items: lab item file replaces (code items only).
 code_items() { for r in labs/lab*/exercises/rubric.txt; do

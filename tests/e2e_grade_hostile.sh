@@ -25,7 +25,7 @@ t0=$(date +%s)
 cap=8
 if [ $quick = 1 ]; then
   cap=3
-  echo "# quick tier: ring graded at 1 rank only, the endless loop under a 3 s cap, not 8 s (make test-full runs it)"
+  echo "# quick tier: ring graded at every rank count, the endless loop under the 8 s cap (here 3 s) (make test-full runs it)"
 fi
 # ---- hostile submissions ---------------------------------------------------------
 # tests/grade/hostile/*.c ("grade-hostile: lab/item zero|full" in the first
