@@ -18,10 +18,26 @@
 # Attacks on the grader: tests/e2e_grade_hostile.sh.
 # Submissions are graded in batches (one bin/grade call each) to pay the
 # make and start-up costs once; items build separately by design.
+# Quick tier (make test): one check of every kind, three repetitions
+# left out. Code items are graded by a sample of their test runs
+# (tests/grade/e2e_lib.sh says which and why). The skeletons are graded
+# for lab5 and lab6 (their loud failure through the grader is the same
+# for every item; the others would cost an MPI start each), and every
+# reference file is compared with its skeleton's object from
+# make IMPL=student (the object that build links first). The broken
+# variants leave out gather_scatter_weights_only (a second mpi_sync run
+# of a minute at load), ps_step_wrong_count (a second wrong ps_step) and
+# fedavg_by_user_count (a second lab5 variant with its companion item):
+# a wrong result caught by the replay, and a companion item that still
+# passes, are shown by the others. The partial submission holds lab5's
+# fp16_round, not lab3's buckets (the same check, without a run of
+# test_buckets), and make IMPL=student runs lab2 only (lab5 and lab6 are
+# the same Makefile rule with other files).
 set -u
 cd "$(dirname "$0")/.."
 . tests/grade/e2e_lib.sh
 t0=$(date +%s)
+[ $quick = 1 ] && echo "# quick tier: code items at every rank count and by mpi_ps; the skeletons of lab2-lab4 graded; broken gather_scatter_weights_only, ps_step_wrong_count, fedavg_by_user_count; a partial lab3 submission; make IMPL=student for lab5, lab6 (make test-full runs it)"
 
 # Rubric items: lab item file replaces (code items only).
 code_items() { for r in labs/lab*/exercises/rubric.txt; do
@@ -32,6 +48,7 @@ ref=$tmp/reference skel=$tmp/skeleton
 while read -r lab item file replaces; do
   mkdir -p "$ref/labs/$lab/exercises" "$skel/labs/$lab/exercises"
   cp "$replaces" "$ref/labs/$lab/exercises/$file"
+  [ $quick = 1 ] && [ "$lab" != lab5 ] && [ "$lab" != lab6 ] && continue
   cp "labs/$lab/exercises/$file" "$skel/labs/$lab/exercises/$file"
 done < <(code_items)
 mkdir -p "$ref/results" && cp -r tests/grade/results/. "$ref/results/"
@@ -43,16 +60,28 @@ bad=$(awk -F, 'NR > 1 && $5 != "yes" {print $1 "/" $2 ": " $6}' "$ref/grade-repo
 check $([ -z "$bad" ] && [ -n "$total" ] && echo 0 || echo 1) "reference as a submission: full marks ($total)" "$bad"
 grade "$skel" > "$tmp/rs.out" 2>&1
 echo "# grade e2e: skeletons graded at $(( $(date +%s) - t0 )) s" >&2
+# the soundness of linking the student's object first (see Makefile IMPL)
+skel_nm_check() {
+  want=$(nm -g --defined-only "build/opt/${replaces%.c}.o" | awk '{print $3}' | sort | tr '\n' ' ')
+  got=$(nm -g --defined-only "$skel_obj" 2>/dev/null | awk '{print $3}' | sort | tr '\n' ' ')
+  check $([ -n "$want" ] && [ "$want" = "$got" ] && echo 0 || echo 1) \
+    "$replaces defines exactly what its skeleton does ($want)" "skeleton: $got"
+}
+# Quick tier: the skeletons' objects as make IMPL=student compiles them.
+if [ $quick = 1 ]; then
+  objs=$(code_items | awk '{print "build/opt/student/labs/" $1 "/exercises/" substr($3, 1, length($3) - 2) ".o"}')
+  make -s --no-print-directory IMPL=student $objs > "$tmp/student-objs.out" 2>&1 ||
+    check 1 "make IMPL=student compiles the skeletons" "$(tail -3 "$tmp/student-objs.out")"
+fi
 while read -r lab item file replaces; do
+  if [ $quick = 1 ]; then skel_obj=build/opt/student/labs/$lab/exercises/${file%.c}.o
+  else skel_obj=$skel/.grade/$lab-$item/work/$item.o; fi
+  [ -f "$skel/labs/$lab/exercises/$file" ] || { skel_nm_check; continue; }
   p=$(passed "$skel" "$lab" "$item")
   r=$(reason "$skel" "$lab" "$item")
   check $([ "$p" = no ] && [ "$(field "$skel" "$lab" "$item" 3)" = 0 ] && [[ $r == *"exercise $item not implemented"* ]] && echo 0 || echo 1) \
     "skeleton $lab/$item scores 0, failing loudly" "$p: $r"
-  # the soundness of linking the student's object first (see Makefile IMPL)
-  want=$(nm -g --defined-only "build/opt/${replaces%.c}.o" | awk '{print $3}' | sort | tr '\n' ' ')
-  got=$(nm -g --defined-only "$skel/.grade/$lab-$item/work/$item.o" 2>/dev/null | awk '{print $3}' | sort | tr '\n' ' ')
-  check $([ -n "$want" ] && [ "$want" = "$got" ] && echo 0 || echo 1) \
-    "$replaces defines exactly what its skeleton does ($want)" "skeleton: $got"
+  skel_nm_check
 done < <(code_items)
 sk=$(grep "$skel: " "$tmp/rs.out")
 check $([[ $sk == *"incomplete"* ]] && echo 0 || echo 1) "skeleton without results: reported incomplete (exit 1)" "$sk"
@@ -68,7 +97,9 @@ check $([[ $sk == *"incomplete"* ]] && echo 0 || echo 1) "skeleton without resul
 # with an 8 s cap per test run so the hang costs one short timeout (the
 # reference's runs of those tests take about a second).
 subs=() alone=()
+quick_left="gather_scatter_weights_only ps_step_wrong_count fedavg_by_user_count"
 for b in tests/grade/broken/*.c; do
+  [ $quick = 1 ] && [[ " $quick_left " == *" $(basename "$b" .c) "* ]] && continue
   key=$(sed -n '1s|^/\* grade-broken: \([a-z0-9]*/[a-z0-9_]*\).*|\1|p' "$b")
   lab=${key%/*} item=${key#*/}
   file=$(awk -v i="$item" '$1 == i {print $4}' "labs/$lab/exercises/rubric.txt")
@@ -92,6 +123,7 @@ for s in "${subs[@]}" "${alone[@]}"; do
     "$name loses $lab/$item only: $(reason "$s" "$lab" "$item" | cut -c1-110)" "$p; also lost: $others"
 done
 for pair in fp16_truncate:fedavg_aggregate fedavg_by_user_count:fp16_round; do
+  [ $quick = 1 ] && [[ " $quick_left " == *" ${pair%:*} "* ]] && continue
   p=$(passed "$tmp/broken-${pair%:*}" lab5 "${pair#*:}")
   check $([ "$p" = yes ] && echo 0 || echo 1) "broken-${pair%:*}: its lab's other item, lab5/${pair#*:}, still passes" "$p"
 done
@@ -194,11 +226,13 @@ grade "$tmp/empty" > "$tmp/empty.out" 2>&1
 rc=$?
 check $([ "$rc" = 1 ] && grep -q "nothing to grade" "$tmp/empty.out" && echo 0 || echo 1) \
   "an empty submission: a clear message and exit status 1" "rc $rc: $(head -2 "$tmp/empty.out")"
-mkdir -p "$tmp/partial/labs/lab3/exercises" && cp "$ref/labs/lab3/exercises/buckets.c" "$tmp/partial/labs/lab3/exercises/"
+# lab, the file submitted, the item left out
+if [ $quick = 1 ]; then part=(lab5 fp16_round fedavg_aggregate); else part=(lab3 buckets gather_scatter); fi
+mkdir -p "$tmp/partial/labs/${part[0]}/exercises" && cp "$ref/labs/${part[0]}/exercises/${part[1]}.c" "$tmp/partial/labs/${part[0]}/exercises/"
 grade "$tmp/partial" > /dev/null 2>&1
 rc=$?
-r=$(reason "$tmp/partial" lab3 gather_scatter)
-check $([ "$rc" = 1 ] && [ "$(passed "$tmp/partial" lab3 buckets)" = yes ] && [[ $r == "not submitted"* ]] && echo 0 || echo 1) \
+r=$(reason "$tmp/partial" "${part[0]}" "${part[2]}")
+check $([ "$rc" = 1 ] && [ "$(passed "$tmp/partial" "${part[0]}" "${part[1]}")" = yes ] && [[ $r == "not submitted"* ]] && echo 0 || echo 1) \
   "a partial submission: graded items graded, missing ones reported, exit status 1" "rc $rc; $r"
 
 if make -s --no-print-directory IMPL=student bin/student/lab2 > "$tmp/student.out" 2>&1; then
@@ -211,7 +245,8 @@ else
 fi
 # lab5 and lab6 with their skeletons: the student program reaches the
 # exercise (FedAvg's aggregation at the cloud, the server's step) and says so.
-if make -s --no-print-directory IMPL=student bin/student/lab5 bin/student/lab6 > "$tmp/student56.out" 2>&1; then
+if [ $quick = 1 ]; then :
+elif make -s --no-print-directory IMPL=student bin/student/lab5 bin/student/lab6 > "$tmp/student56.out" 2>&1; then
   mpi=(mpirun --oversubscribe --mca pml ob1 --mca btl self,vader --bind-to none)
   (OPENBLAS_NUM_THREADS=1 timeout 60 "${mpi[@]}" -np 3 bin/student/lab5 run --synthetic --width 0.125 --limit 64 \
     --test-limit 32 --epochs 1 --eval-batch 32 --scheme fedavg --batch 32 --quiet --out "$tmp/s5" || true) > "$tmp/s5.out" 2>&1
