@@ -69,6 +69,9 @@ done
 export DDL_TEST_ROOT=$PWD
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# Test programs started without mpirun are MPI singletons: no spawn
+# daemon for them (the labs set the same, core/threads.c).
+export OMPI_MCA_ess_singleton_isolated=1
 # Tests are about correctness: one BLAS thread per process keeps
 # oversubscribed MPI runs from thrashing.
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
