@@ -146,7 +146,12 @@ ifdef WITH_CUDA
   endif
   NVFLAGS   += $(if $(NCCL_LIB),-DDDL_HAVE_NCCL)
   CFLAGS  += -DDDL_HAVE_CUDA
-  LDLIBS  += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lcublas $(NCCL_LIB) -lstdc++
+  LDLIBS  += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart $(NCCL_LIB) -ldl -lstdc++
+  # cuBLAS is not linked: core/cuda/cublas_lazy.cu loads it at the first
+  # GEMM on a GPU (linked, it cost every process, CPU runs included, 0.5 s
+  # at start); it needs the library's file name and where it is.
+  CUBLAS_SONAME := $(or $(shell objdump -p $(CUDA_LIBDIR)/libcublas.so 2>/dev/null | awk '/SONAME/ {print $$2}'),libcublas.so)
+  $(BUILD)/core/cuda/cublas_lazy.cu.o: NVFLAGS += -DDDL_CUBLAS_SONAME='"$(CUBLAS_SONAME)"' -DDDL_CUBLAS_DIR='"$(CUDA_LIBDIR)"'
 endif
 # cuDNN (--conv cudnn: core/conv/path_cudnn.c, core/cuda/conv_cudnn.cu)
 # when cudnn.h and libcudnn.so are beside nvcc's CUDA (cuDNN 9 ships into
