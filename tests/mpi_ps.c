@@ -29,7 +29,7 @@
  * Quick tier (make test; make test-full runs the rest): the model checks
  * on sdss_dnn only, not again on cnn3: the server and its workers move
  * flat parameter arrays, whatever layers hold them, and cnn3 was most of
- * this program's time; mobilenetv2's batch-norm statistics and the
+ * this program's time (2026-11-27, c53debc); mobilenetv2's batch-norm statistics and the
  * refusal still run. */
 #include <math.h>
 #include <stdio.h>

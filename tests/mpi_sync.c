@@ -32,7 +32,8 @@
  * become ready matters most), ddp cap 0 on cnn3, the other seven on
  * vgg11; and the trace file. That is each strategy, algorithm and bucket
  * layout once and each model once, 9 runs of the full tier's 17 (at 4
- * ranks, resnet18's ran 13-15 s each, wall at load 8, vgg11's 4-8). */
+ * ranks, resnet18's ran 13-15 s each, vgg11's 4-8: wall at load 8,
+ * 2026-11-27, c53debc). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -52,13 +52,15 @@
  * whose batch norms and shortcuts put the path's layers between the
  * others, for Winograd F(2x2), F(4x4) and cuDNN; cnn3 for the direct
  * and fused Winograd ones, whose emulated kernels cost 10-20x more on
- * resnet18 (measured: 24 and 16 s against 2 and 0.9 s); mobilenetv2, the
+ * resnet18 (measured 2026-11-27 at c53debc, wall at load 8: 24 and 16 s
+ * against 2 and 0.9 s); mobilenetv2, the
  * only model with 1x1 stride-1 layers, for the pointwise one). That runs
  * every path, every check and every model once; what it leaves out is
  * the same kernels again on other models' shapes, which the kernels'
  * own tests (test_conv_paths, test_cuda_kernels) sweep. The sanitizer
  * build, 2-3x slower, runs the pointwise pass on the CPU only: whole
- * mobilenetv2 on the emulated GPU there was 40% of this program's time,
+ * mobilenetv2 on the emulated GPU there was 40% of this program's time
+ * (2026-11-27, c53debc),
  * and test_cuda_kernels_emu runs the emulated pointwise kernels under
  * the sanitizers. */
 #include <math.h>

@@ -17,7 +17,8 @@
  * backend (batch norm + ReLU and add + ReLU fused), mobilenetv2 (batch
  * norm + ReLU6) and cnn3 (nothing to fuse) on the CPU only, vgg11 (batch
  * norm + ReLU again) not at all. Every fused kind runs, and on the device
- * too; mobilenetv2 on the emulated GPU was 75% of this program's time,
+ * too; mobilenetv2 on the emulated GPU was 75% of this program's time
+ * (2026-11-27, c53debc),
  * and test_cuda_kernels checks the device's batch norm + ReLU6 kernels
  * against the CPU's. */
 #include <stdio.h>
