@@ -42,7 +42,27 @@
  * for bit (determinism).
  * Against the CPU backend itself every tolerance is 0: two builds of one
  * model must agree bit for bit. Shapes are small: the emulated GPU runs
- * every CUDA thread on the CPU. */
+ * every CUDA thread on the CPU.
+ *
+ * Quick tier (make test; make test-full runs the rest): the default pass
+ * on all four models and every backend, as above, but the FP16 step and
+ * the determinism rerun on resnet18 only (batch norm and residual adds
+ * under mixed precision; the most kernels with reductions for a rerun)
+ * and each forced pass on one model (quick_model in FORCED: resnet18,
+ * whose batch norms and shortcuts put the path's layers between the
+ * others, for Winograd F(2x2), F(4x4) and cuDNN; cnn3 for the direct
+ * and fused Winograd ones, whose emulated kernels cost 10-20x more on
+ * resnet18 (measured 2026-11-27 at c53debc, wall at load 8: 24 and 16 s
+ * against 2 and 0.9 s); mobilenetv2, the
+ * only model with 1x1 stride-1 layers, for the pointwise one). That runs
+ * every path, every check and every model once; what it leaves out is
+ * the same kernels again on other models' shapes, which the kernels'
+ * own tests (test_conv_paths, test_cuda_kernels) sweep. The sanitizer
+ * build, 2-3x slower, runs the pointwise pass on the CPU only: whole
+ * mobilenetv2 on the emulated GPU there was 40% of this program's time
+ * (2026-11-27, c53debc),
+ * and test_cuda_kernels_emu runs the emulated pointwise kernels under
+ * the sanitizers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,7 +250,10 @@ static void same_again(const Spec *sp, const Backend *be, const float *x, const 
     t_side_free(&again);
 }
 
-static void fp32_step(const Spec *sp, const Backend *be, const float *x, const int32_t *y)
+/* The quick tier's one model for the FP16 step and the determinism rerun (see the header). */
+#define QUICK_MODEL "resnet18"
+
+static void fp32_step(const Spec *sp, const Backend *be, const float *x, const int32_t *y, bool again)
 {
     Side ref, dev;
     side_init(&ref, sp, &ddl_backend_cpu, x, y);
@@ -271,7 +294,7 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     snprintf(label, sizeof label, "%s %s: eval-mode logits vs cpu", who, sp->name);
     compare_output(&ref, &dev, tol(be, TOL_FWD), label);
     /* cuDNN's algorithms are chosen deterministic (core/cuda/conv_cudnn.cu): checked too */
-    if (be != &ddl_backend_cpu && (!algo || t_conv == CONV_ALGO_CUDNN)) same_again(sp, be, x, y, &dev);
+    if (again && be != &ddl_backend_cpu && (!algo || t_conv == CONV_ALGO_CUDNN)) same_again(sp, be, x, y, &dev);
     t_side_free(&ref);
     t_side_free(&dev);
 }
@@ -325,23 +348,30 @@ int main(void)
 {
     const Backend *bes[8];
     int nb = backend_usable(bes, 8);
+    bool quick = t_quick("the forced passes on the other models, FP16 and the determinism rerun on cnn3, vgg11 and "
+                         "mobilenetv2 (here: one model per forced pass, FP16 and the rerun on " QUICK_MODEL "%s)",
+                         t_sanitized() ? "; the pointwise pass on the cpu only" : "");
     /* Then the FP32 step once more with Winograd F(2x2), once with F(4x4),
      * once with the direct kernels and once with fused Winograd (on the
      * layers it can take), forced on every 3x3 stride-1
      * convolution (the default picks
      * by shape): the CUDA twins of their kernels inside whole models. */
     /* only_1x1: the path takes only 1x1 layers; for a model without any,
-     * the pass would repeat pass 0. */
+     * the pass would repeat pass 0. quick_model: the one model of the
+     * quick tier (NULL: every model; see the header); san_quick_cpu:
+     * the sanitizer build's quick tier runs the pass on the CPU only. */
     static const struct {
         const char *algo;
         bool only_1x1;
-    } FORCED[7] = { { NULL, false },
-                    { "winograd", false },
-                    { "winograd4", false },
-                    { "direct", false },
-                    { "winofused", false },
-                    { "pointwise", true },
-                    { "cudnn", false } };
+        const char *quick_model;
+        bool san_quick_cpu;
+    } FORCED[7] = { { NULL, false, NULL, false },
+                    { "winograd", false, "resnet18", false },
+                    { "winograd4", false, "resnet18", false },
+                    { "direct", false, "cnn3", false },
+                    { "winofused", false, "cnn3", false },
+                    { "pointwise", true, "mobilenetv2", true },
+                    { "cudnn", false, "resnet18", false } };
     for (int pass = 0; pass < 7; pass++) {
         t_conv = CONV_ALGO_AUTO;
         if (FORCED[pass].algo && conv_algo_parse(FORCED[pass].algo, &t_conv) != 0) ddl_die("bad pass %d", pass);
@@ -356,13 +386,16 @@ int main(void)
         for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
             const Spec *sp = &SPECS[s];
             if (FORCED[pass].only_1x1 && !sp->has_1x1) continue;
+            if (quick && FORCED[pass].quick_model && strcmp(sp->name, FORCED[pass].quick_model) != 0) continue;
+            bool sampled = !quick || !strcmp(sp->name, QUICK_MODEL); /* FP16 and the rerun */
             float *x;
             int32_t *y;
             t_zoo_batch(sp->name, sp->batch, 5, "backend_models", (int)s, &x, &y);
             for (int b = 0; b < nb; b++) {
                 if (!runs[b]) continue;
-                fp32_step(sp, bes[b], x, y);
-                if (sp->fp16 && !pass) fp16_step(sp, bes[b], x, y);
+                if (quick && t_sanitized() && FORCED[pass].san_quick_cpu && bes[b] != &ddl_backend_cpu) continue;
+                fp32_step(sp, bes[b], x, y, sampled);
+                if (sp->fp16 && !pass && sampled) fp16_step(sp, bes[b], x, y);
             }
             ddl_free(x);
             ddl_free(y);

@@ -40,7 +40,16 @@
  *
  * With "shared input", the checked layer's input tensor has a second
  * reader (a linear head; the two heads are summed), so the kernels'
- * accumulate path (acc_dx) is checked too. */
+ * accumulate path (acc_dx) is checked too.
+ *
+ * Quick tier (make test; make test-full runs the rest): every check
+ * above runs, with the same inputs, but a whole model's tensors compare
+ * QUICK_MODEL_ENTRIES of their sampled entries (the first and the middle
+ * one; the others are still drawn, so every later draw is the same), not
+ * 4 to 24. Whole models were 95% of this program's time (2026-11-27, c53debc) (each entry is
+ * two forwards of the model), and a wrong backward (a sign, a missing
+ * term, a wrong index) is O(1) off at almost every entry of a tensor; the
+ * single layers, whose entries are cheap, still compare all of theirs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +66,9 @@
 #include "rng.h"
 
 #define TOL 1e-2
+#define QUICK_MODEL_ENTRIES 2
+
+static bool g_quick; /* the quick tier (see the header) */
 
 /* ---- a model under check ---------------------------------------------- */
 
@@ -327,7 +339,15 @@ typedef struct CheckOpt {
     int max_samples;   /* entries per tensor; all when the tensor is smaller */
     bool model;        /* whole model: frozen kinks, floor relative to the largest gradient */
     double floor;      /* absolute floor of the error's denominator */
+    bool quick;        /* compare QUICK_MODEL_ENTRIES of the samples (the quick tier) */
 } CheckOpt;
+
+/* Whether sample s of ns is compared: all, or in the quick tier the first
+ * and the middle one. */
+static bool compared(const CheckOpt *o, size_t s, size_t ns)
+{
+    return !o->quick || ns <= QUICK_MODEL_ENTRIES || s == 0 || s == ns / 2;
+}
 
 /* Check dL/dv for count floats at v against ga; one line. */
 static bool check_array(Gc *g, const char *what, float *v, const float *ga, size_t count, const CheckOpt *o)
@@ -346,8 +366,10 @@ static bool check_array(Gc *g, const char *what, float *v, const float *ga, size
     loss_at(g);
     uint64_t base = pattern(&g->m);
     double den = o->floor;
-    size_t kinks = 0;
+    size_t kinks = 0, ne = 0;
     for (size_t s = 0; s < ns; s++) {
+        if (!compared(o, s, ns)) continue;
+        ne++;
         have[s] = numeric(g, &v[at[s]], o->h, base, &num[s]);
         den = fmax(den, fabs(num[s]));
         if (!have[s]) kinks++;
@@ -355,6 +377,7 @@ static bool check_array(Gc *g, const char *what, float *v, const float *ga, size
     double worst = 0.0;
     size_t worst_at = 0;
     for (size_t s = 0; s < ns; s++) {
+        if (!compared(o, s, ns)) continue;
         double e = fabs((double)ga[at[s]] - num[s]) / den;
         if (isnan(e)) e = INFINITY;
         if (e > worst) { worst = e; worst_at = s; }
@@ -365,7 +388,7 @@ static bool check_array(Gc *g, const char *what, float *v, const float *ga, size
     char name[400], kinkmsg[64] = "";
     if (kinks) snprintf(kinkmsg, sizeof kinkmsg, "; %zu cross a kink", kinks);
     snprintf(name, sizeof name, "gradcheck %.120s: d%.60s rel err %.1e (tol %.0e, %zu/%zu entries%s)", g->name, what, worst,
-             TOL, ns, count, kinkmsg);
+             TOL, ne, count, kinkmsg);
     bool ok = t_checkf(worst <= TOL && kink_ok, name, "at [%zu]: analytic %.7g, numeric %.7g%s", at[worst_at],
                        (double)ga[at[worst_at]], have[worst_at] ? num[worst_at] : NAN,
                        kink_ok ? "" : " (a step crossed a kink or a tie)");
@@ -460,7 +483,7 @@ static void check_layer(const Spec *s, bool shared)
     randomize_bn(m, s->eval);
     m->training = !s->eval;
     gc_setup(&g, s->n, s->x, false);
-    CheckOpt o = { 1e-2f, s->max_samples ? s->max_samples : 100000, false, 1e-3 };
+    CheckOpt o = { 1e-2f, s->max_samples ? s->max_samples : 100000, false, 1e-3, false };
     /* parameters with h = 1e-2 (the loss is linear in them, except BN gamma/beta
      * which it is also linear in); inputs with the spec's step */
     analytic(&g);
@@ -549,7 +572,7 @@ static void check_add(int variant)
     if (variant == 4) mb_add(m, mb_conv2d(m, "conv", x, 3, 3, 1, 1, 1, true), x);
     model_finalize(m, 2, 5);
     gc_setup(&g, 2, X_UNIFORM, false);
-    CheckOpt o = { 1e-2f, 100000, false, 1e-3 };
+    CheckOpt o = { 1e-2f, 100000, false, 1e-3, false };
     check_model(&g, &o, false);
     gc_free(&g);
 }
@@ -619,7 +642,7 @@ static void check_ce_linear(void)
     model_finalize(m, 4, 3);
     gc_setup(&g, 4, X_UNIFORM, true);
     for (size_t i = 0; i < 4 * 8; i++) g.x[i] *= 3.0f; /* logits of a few units */
-    CheckOpt o = { 1e-3f, 100000, false, 1e-3 };
+    CheckOpt o = { 1e-3f, 100000, false, 1e-3, false };
     check_model(&g, &o, false);
     gc_free(&g);
 }
@@ -649,7 +672,7 @@ static void check_zoo(const char *label, const char *model, Shape in, int n, flo
         for (int i = 0; i < 3; i++) loss_at(&g);
         g.m.training = false;
     }
-    CheckOpt o = { 3e-3f, samples, true, 1e-6 };
+    CheckOpt o = { 3e-3f, samples, true, 1e-6, g_quick };
     check_model(&g, &o, true);
     gc_free(&g);
 }
@@ -996,6 +1019,8 @@ static void check_forced(const char *algo, int k, bool vgg_zoo)
 int main(void)
 {
     g_rng = rng_make(2024, "gradcheck");
+    g_quick = t_quick("every sampled entry of the whole models' tensors (here %d of each tensor's 4-24)",
+                      QUICK_MODEL_ENTRIES);
     for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++) {
         check_layer(&SPECS[i], false);
         check_layer(&SPECS[i], true);
