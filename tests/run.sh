@@ -104,7 +104,7 @@ exec_one() {
 # Count and print one finished program's checks (label, output file, exit status).
 report_one() {
   local label=$1 file=$2 rc=$3
-  grep -E '^(ok|not ok|skip) - ' "$file" | sed "s|^|[$label] |" || true
+  grep -E '^(ok|not ok|skip) - |^# quick tier: ' "$file" | sed "s|^|[$label] |" || true
   local p f s
   p=$(grep -c '^ok - ' "$file")
   f=$(grep -c '^not ok - ' "$file")
