@@ -125,7 +125,7 @@ done
 for pair in fp16_truncate:fedavg_aggregate fedavg_by_user_count:fp16_round; do
   [ $quick = 1 ] && [[ " $quick_left " == *" ${pair%:*} "* ]] && continue
   p=$(passed "$tmp/broken-${pair%:*}" lab5 "${pair#*:}")
-  check $([ "$p" = yes ] && echo 0 || echo 1) "broken-${pair%:*}: its lab's other item, lab5/${pair#*:}, still passes" "$p"
+  check $([ "$p" = yes ] && echo 0 || echo 1) "broken-${pair%:*}: its lab's other item, lab5/${pair#*:}, still passes" "$p: $(reason "$tmp/broken-${pair%:*}" lab5 "${pair#*:}")"
 done
 r=$(reason "$tmp/broken-recdoubling_hang" lab2 recdoubling)
 check $([[ $r == *"timed out after 8 s"* ]] && echo 0 || echo 1) "a hang is ended by the per-test timeout" "$r"
