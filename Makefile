@@ -559,7 +559,7 @@ help:
 	@echo "  make               build libddl, every lab, tests and benchmarks into bin/"
 	@echo "  make deps          install Debian packages (as root), else print the command; then fetch the datasets"
 	@echo "  make test          the test suite, optimised and ASan+UBSan builds, long matrices sampled; last line 'N passed, M failed'"
-	@echo "  make test-full     the same with every matrix whole (every model, path, rank count, lab; about 45 min on 2 cores)"
+	@echo "  make test-full     the same with every matrix whole (every model, path, rank count, lab; about 34 min on 2 cores)"
 	@echo "  make test-fast     only the optimised build's pass; make test-san only the sanitizer pass"
 	@echo "  make emu-check     the emulated GPU's strict mode: a planted bug per detector ('emu-check <case>: caught'),"
 	@echo "                     then the CUDA tests in strict mode with seeds EMU_CHECK_SEEDS=\"$(EMU_CHECK_SEEDS)\""
