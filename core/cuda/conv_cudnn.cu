@@ -43,12 +43,7 @@
 #include "cuda_check.h"
 #include "kernels_cuda.h"
 
-#define DDL_CUDNN_CHECK(call)                                                                                  \
-    do {                                                                                                       \
-        cudnnStatus_t ddl_c_ = (call);                                                                         \
-        if (ddl_c_ != CUDNN_STATUS_SUCCESS)                                                                    \
-            ddl_die("%s:%d: %s failed: %s", __FILE__, __LINE__, #call, cudnnGetErrorString(ddl_c_));           \
-    } while (0)
+#define DDL_CUDNN_CHECK(call) DDL_STATUS_CHECK(call, cudnnStatus_t, CUDNN_STATUS_SUCCESS, cudnnGetErrorString)
 
 namespace {
 

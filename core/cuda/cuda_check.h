@@ -34,6 +34,15 @@ extern "C" {
                     cublasGetStatusName(ddl_s_));                                                              \
     } while (0)
 
+// The same check for a library whose calls return a status with one
+// success value and a to-string function (cuDNN, NCCL).
+#define DDL_STATUS_CHECK(call, type, success, to_string)                                                       \
+    do {                                                                                                       \
+        type ddl_st_ = (call);                                                                                 \
+        if (ddl_st_ != (success))                                                                              \
+            ddl_die("%s:%d: %s failed: %s", __FILE__, __LINE__, #call, to_string(ddl_st_));                    \
+    } while (0)
+
 // After a DDL_LAUNCH (launch.h): catches bad launch configurations at once.
 // Faults inside a kernel surface at the next synchronising call (a copy to
 // the host, ddl_cuda_synchronize), which is checked the same way.

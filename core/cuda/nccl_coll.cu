@@ -17,12 +17,7 @@
 
 namespace {
 
-#define DDL_NCCL_CHECK(call)                                                                                   \
-    do {                                                                                                       \
-        ncclResult_t ddl_r_ = (call);                                                                          \
-        if (ddl_r_ != ncclSuccess)                                                                             \
-            ddl_die("%s:%d: %s failed: %s", __FILE__, __LINE__, #call, ncclGetErrorString(ddl_r_));            \
-    } while (0)
+#define DDL_NCCL_CHECK(call) DDL_STATUS_CHECK(call, ncclResult_t, ncclSuccess, ncclGetErrorString)
 
 static_assert(sizeof(ncclUniqueId) <= DDL_COLL_ID_BYTES, "DDL_COLL_ID_BYTES holds an ncclUniqueId");
 
