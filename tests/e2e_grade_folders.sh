@@ -21,7 +21,7 @@ set -u
 cd "$(dirname "$0")/.."
 . tests/grade/e2e_lib.sh
 t0=$(date +%s)
-subs=$tmp/subs
+subs="$tmp/sub folders"  # a blank in the path: the sandbox binds and hides it whole
 mkdir -p "$subs"
 lab5_code() { mkdir -p "$1/labs/lab5/exercises" && cp core/half_round.c "$1/labs/lab5/exercises/fp16_round.c"; }
 lab5_results() { mkdir -p "$1/results" && cp -r tests/grade/results/lab5 "$1/results/"; }
@@ -82,7 +82,7 @@ check $([ -z "$ww" ] && [ -d "$steer/.grade/lab5-fp16_round/work" ] && echo 0 ||
   "nothing the grader leaves is world-writable (the steering submission made its work folder 1777)" "$ww"
 if [ ${#unconfined[@]} = 0 ]; then
   # The sandbox keeps a folder under /tmp (a checkout there) visible, read-only.
-  shown_dir=$(mktemp -d /tmp/grade-e2e-show.XXXXXX) w=$tmp/sbwork
+  shown_dir=$(mktemp -d "/tmp/grade-e2e show.XXXXXX") w=$tmp/sbwork
   chmod 755 "$shown_dir" && echo visible > "$shown_dir/f" && mkdir "$w"
   unshare --pid --fork --kill-child --mount-proc --net --mount --ipc --uts -- bash labs/grade/sandbox.sh --work "$w" \
     --uid 3999999001 --show "$shown_dir" -- bash -c "cat '$shown_dir/f'; touch '$shown_dir/g' 2>&1" > "$tmp/show.out" 2>&1

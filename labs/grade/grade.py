@@ -227,7 +227,11 @@ def grade_submission(path, items, code, args):
                 o = grade_one(item, sub, code, log)
             except Exception as e:  # the grader reports, it never dies on one item
                 o = Outcome(item, "error", f"grader error: {type(e).__name__}: {e}")
-        tidy_work(os.path.join(d, "work"))
+        try:
+            tidy_work(os.path.join(d, "work"))
+        except OSError as e:  # said, not fatal: the item was graded
+            print(f"grade: {shown(sub.name)} {item.lab}/{item.name}: could not tidy its work folder: {visible(str(e))}",
+                  file=sys.stderr)
         outcomes[item] = o
         if not args.quiet:
             print(f"  {shown(sub.name)} {item.lab}/{item.name}: {o.passed} {o.points}/{item.points} - {visible(o.reason)}",
