@@ -234,8 +234,8 @@ def grade_submission(path, items, code, args):
                   file=sys.stderr)
         outcomes[item] = o
         if not args.quiet:
-            print(f"  {shown(sub.name)} {item.lab}/{item.name}: {o.passed} {o.points}/{item.points} - {visible(o.reason)}",
-                  file=sys.stderr)
+            print(f"  {shown(sub.name)} {item.lab}/{item.name}: {o.passed} {o.points}/{item.points} - "
+                  f"{visible(o.reason)}", file=sys.stderr)
     confinement = code.sandbox.describe() if isinstance(code, CodeGrader) else "nowhere (no code item graded)"
     total, most, ungraded = write_reports(sub, [outcomes[i] for i in chosen], time.time() - t0, confinement,
                                           args.tests)
