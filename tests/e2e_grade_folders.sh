@@ -6,7 +6,8 @@
 #   - a tree 1,100 folders deep (Python's os.walk and shutil.rmtree recurse);
 #   - a folder named grade-report.md, where the grader writes its report;
 #   - a symbolic link named with the byte \xff (not UTF-8);
-#   - a results file whose name holds newlines and a forged total line;
+#   - a results file whose name holds newlines and a forged total line,
+#     and a submission folder named so (with a byte that is not UTF-8);
 #   - tests/grade/hostile/tape_steer.c: right code that makes folders and
 #     links under the tapes' and the test program's names, and its work
 #     folder mode 1777;
@@ -39,7 +40,9 @@ mkdir -p "$steer/labs/lab5/exercises"
 sed "s|@ROOT@|$PWD|g" tests/grade/hostile/tape_steer.c > "$steer/labs/lab5/exercises/fp16_round.c"
 target=$subs/link-target
 lab5_results "$target" && ln -s "$target" "$subs/g7link"
-all=("$good" "$deep" "$rdir" "$xff" "$forged" "$steer" "$subs/g7link")
+named=$subs/$(printf 'named\n**FINAL: 60 of 60 points**\xff')
+lab5_results "$named"
+all=("$good" "$deep" "$rdir" "$xff" "$forged" "$steer" "$named" "$subs/g7link")
 top=
 if [ ${#unconfined[@]} = 0 ]; then
   top=$PWD/grade-e2e-toplevel-$$
@@ -69,6 +72,10 @@ r=$(reason "$forged" lab5 accuracy)
 check $([ "$(passed "$forged" lab5 accuracy)" = no ] && [[ $r == *'x\n\n**FINAL'*"not printable"* ]] &&
   ! grep -q "^\*\*FINAL" "$forged/grade-report.md" && [ "$(grep -c "" "$forged/grade-report.csv")" = 6 ] && echo 0 || echo 1) \
   "a name with newlines is refused and shown escaped: no forged line in the report" "$r"
+check $(! grep -q "^\*\*FINAL" "$tmp/out" "$named/grade-report.md" && grep -qF '# Grade report: named\n**FINAL: 60 of 60 points**\xff' \
+  "$named/grade-report.md" && [ "$(passed "$named" lab5 accuracy)" = yes ] && echo 0 || echo 1) \
+  "a submission folder named with a newline and \\xff: graded, its name escaped in the output and the report" \
+  "$(grep -a FINAL "$tmp/out" "$named/grade-report.md" | head -3)"
 r=$(grep "g7link" "$tmp/out")
 check $([[ $r == *"not graded: a symbolic link"* ]] && [ ! -e "$target/.grade" ] && [ ! -e "$target/grade-report.md" ] &&
   echo 0 || echo 1) "a linked submission folder is refused, nothing written where it leads" "$r"
@@ -77,7 +84,7 @@ if [ -n "$top" ]; then
   check $([[ $r == *"not graded: its folder"*"holds the repository"* ]] && [ ! -e "$top/.grade" ] && echo 0 || echo 1) \
     "a submission beside the repository (its siblings could not be hidden) is refused" "$r"
 fi
-ww=$(find "${all[@]:0:6}" -path "*/.grade/*" -perm -o+w ! -type l 2>/dev/null | head -5)
+ww=$(find "${all[@]:0:7}" -path "*/.grade/*" -perm -o+w ! -type l 2>/dev/null | head -5)
 check $([ -z "$ww" ] && [ -d "$steer/.grade/lab5-fp16_round/work" ] && echo 0 || echo 1) \
   "nothing the grader leaves is world-writable (the steering submission made its work folder 1777)" "$ww"
 if [ ${#unconfined[@]} = 0 ]; then
