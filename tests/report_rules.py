@@ -35,15 +35,16 @@ def case(lab, name, files, want):
     """Run lab's rule on the files ({name: rows}); want: a verdict state or
     'no verdict' (the rule must refuse with a DataError)."""
     global failed
-    folder = tempfile.mkdtemp(prefix=f"report-rules-lab{lab}.")
-    for fname, rows in files.items():
-        write(folder, fname, rows)
     mod = labs.LABS[lab]
-    try:
-        got = mod.evaluate(Platform(key="native", label="test", kind="native", dir=folder), SEEDS[mod.SEED])
-        state, reason = got.verdict.state, got.verdict.reason
-    except csvdata.DataError as e:
-        state, reason = "no verdict", str(e)
+    # Removed with what it holds once the rule has run (the suite leaves nothing in /tmp).
+    with tempfile.TemporaryDirectory(prefix=f"report-rules-lab{lab}.") as folder:
+        for fname, rows in files.items():
+            write(folder, fname, rows)
+        try:
+            got = mod.evaluate(Platform(key="native", label="test", kind="native", dir=folder), SEEDS[mod.SEED])
+            state, reason = got.verdict.state, got.verdict.reason
+        except csvdata.DataError as e:
+            state, reason = "no verdict", str(e)
     ok = state == want
     failed += not ok
     print(f"{'ok' if ok else 'not ok'} - report rules: lab{lab} {name}: {state}"

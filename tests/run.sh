@@ -85,9 +85,14 @@ echo "# test tier: $TEST_TIER$([ "$TEST_TIER" = quick ] && echo " (make test-ful
 echo "# emulated GPU: DDL_EMU_STRICT=$DDL_EMU_STRICT, thread and stream order seed DDL_EMU_SEED=$DDL_EMU_SEED"
 
 pass=0 fail=0 skip=0
+# The temporary folder's entries now, to name at the end what the suite
+# left there (tmp_left below).
+tmp_root=${TMPDIR:-/tmp}
+tmp_before=$(mktemp)
+ls -A "$tmp_root" > "$tmp_before" 2>/dev/null
 times=$(mktemp)
 outs=$(mktemp -d)
-trap 'rm -rf "$times" "$outs"' EXIT
+trap 'rm -rf "$times" "$outs" "$tmp_before"' EXIT
 started=() # labels of the programs started by start_one, in order
 
 # Run one program (label, command...) into $outs/<k>.out and .rc, and log
@@ -248,6 +253,13 @@ echo
 echo "# slowest test programs (wall seconds):"
 awk '{ printf "%8.1f  %s\n", $1 - $2, substr($0, index($0, $3)) }' "$times" | sort -rn | head -12 | sed 's/^/#   /'
 awk -v wall=$SECONDS '{ s += $1 - $2 } END { printf "# all test programs: %.0f s of their own, %d s of wall time (TEST_JOBS=%s)\n", s, wall, jobs }' jobs="$TEST_JOBS" "$times"
+# What is in the temporary folder now and was not at the start, but the
+# suite's own files: left by a test (or made by another program running
+# meanwhile on this machine, which this cannot tell apart: so it is named,
+# not counted as a failure).
+tmp_left=$(ls -A "$tmp_root" 2>/dev/null | grep -v -x -F -e "$(basename "$times")" -e "$(basename "$outs")" \
+  -e "$(basename "$tmp_before")" | grep -v -x -F -f "$tmp_before" | head -50 | tr '\n' ' ')
+[ -n "$tmp_left" ] && echo "# left in $tmp_root since the suite started (by a test, or by another program meanwhile): $tmp_left"
 if [ "$skip" -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"
 else echo "$pass passed, $fail failed"; fi
 [ "$fail" -eq 0 ]

@@ -18,6 +18,7 @@ import shlex
 import subprocess
 import time
 
+from fsafe import create_new, remove_tree
 from sandbox import Limits
 
 MPIRUN = ["mpirun", "--oversubscribe", "--mca", "pml", "ob1", "--mca", "btl", "self,vader", "--bind-to", "none"]
@@ -262,7 +263,7 @@ class CodeGrader:
             return Outcome(item, "error", f"the grader has no tape for {', '.join(no_tape)} (labs/grade/tape/)")
         work = os.path.join(d, "work")
         self.sandbox.make_work(work)
-        with open(os.path.join(work, name), "wb") as f:
+        with create_new(os.path.join(work, name)) as f:
             f.write(sub.read(rel))
         log(f"== {rel} -> {work}/{name}; {self.sandbox.describe()}")
         try:
@@ -277,6 +278,31 @@ class CodeGrader:
             return Outcome(item, "error", f"not graded: the sandbox failed here: {short(str(e))}")
         runs = sum(len(nps or [None]) for _, nps, _, _ in item.tests)
         return o or Outcome(item, "yes", f"{runs} test runs passed (checked by the grader's replay of their results)")
+
+    def self_check(self, item, scratch):
+        """None when the sandbox builds a known-good item here (the
+        reference file of item, compiled, checked and linked into its first
+        test program exactly as a submission's file is), else why not: a
+        sandbox that cannot see the build's headers or libraries would
+        otherwise fail every right answer as the student's error."""
+        functions = defined_globals(self.tc.ref_object(item))
+        if not functions:
+            return f"reference object {self.tc.ref_object(item)} missing (run make)"
+        work = os.path.join(scratch, "work")
+        self.sandbox.make_work(work)
+        with open(os.path.join(self.tc.root, item.replaces), "rb") as src, \
+                create_new(os.path.join(work, item.what)) as f:
+            f.write(src.read())
+        notes = []
+        log = notes.append
+        try:
+            o = self._compile(item, work, functions, log) or \
+                self._link(item, functions, work, item.tests[0][2], log)
+        except SandboxFailed as e:
+            return str(e)
+        if o is None:
+            return None
+        return f"{item.replaces} as {item.lab}/{item.name}: {o.reason}"
 
     def _compile(self, item, work, functions, log):
         """Compile in the sandbox; check the object defines the functions."""
@@ -300,12 +326,25 @@ class CodeGrader:
     def _test(self, item, functions, work, program, args, nps, timeout, log):
         """Link one test program with the submission (in the sandbox) and
         run it at each rank count, each run followed by its replay."""
-        lib, err = self.tc.library_without(item, functions)
-        if err:
-            return Outcome(item, "error", err)
         replay, err = self.tc.replay_program(item, functions, program)
         if err:
             return Outcome(item, "error", f"building the replay of {program}: {err}")
+        o = self._link(item, functions, work, program, log)
+        if o is not None:
+            return o
+        for np_ in (nps or [None]):
+            o = self._run_pair(item, work, program, replay, args, np_, timeout, log)
+            if o is not None:
+                return o
+        remove_tree(os.path.join(work, program))  # keep the logs, not the programs
+        return None
+
+    def _link(self, item, functions, work, program, log):
+        """Link the test program with the submission's object, in the
+        sandbox. None when it links."""
+        lib, err = self.tc.library_without(item, functions)
+        if err:
+            return Outcome(item, "error", err)
         objs = [item.name + ".o", os.path.join(self.tc.tests, program + ".o"),
                 os.path.join(self.tc.tests, "harness.o")]
         r, out = self._sandboxed(self.tc.link(objs, self.tc.wraps(functions), [self.tc.tape, lib], program),
@@ -315,11 +354,6 @@ class CodeGrader:
             err = [l for l in out.excerpt.splitlines() if "multiple definition" in l or "undefined reference" in l or
                    "error" in l] or [out.excerpt or f"exit status {r.rc}"]
             return Outcome(item, "no", "does not link with the tests: " + short(err[0]))
-        for np_ in (nps or [None]):
-            o = self._run_pair(item, work, program, replay, args, np_, timeout, log)
-            if o is not None:
-                return o
-        os.remove(os.path.join(work, program))  # keep the logs, not the programs
         return None
 
     def _run_pair(self, item, work, program, replay, args, np_, timeout, log):
@@ -348,9 +382,12 @@ class CodeGrader:
                                  writable=False, home_cwd=True)
         log(f"== replay {where}: the grader's test on the recorded results ({time.time() - t0:.1f} s, rc {r.rc})\n"
             f"{out.excerpt}")
+        # The tapes are the submission's to write (its own process records
+        # them): whatever it made under their names (a folder, a link) is
+        # removed as it stands, not followed.
         for rel in os.listdir(work):
             if rel.startswith(tape + "."):
-                os.remove(os.path.join(work, rel))
+                remove_tree(os.path.join(work, rel))
         note = f" (note: {short(out.notes[0])})" if out.notes else ""
         if out.tape:
             return Outcome(item, "no", f"{where}: its recorded results cannot be replayed: {short(out.tape)}")

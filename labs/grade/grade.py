@@ -28,7 +28,6 @@ import csv
 import glob
 import io
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -39,6 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__
 sys.path.insert(0, os.path.join(ROOT, "labs", "grade"))
 import results_check  # noqa: E402
 from code_item import CodeGrader, Expected, Outcome, Toolchain, short  # noqa: E402
+from fsafe import remove_tree, shown, take_back, visible  # noqa: E402
 from sandbox import Sandbox, unreadable_ancestor  # noqa: E402
 from submission import Submission  # noqa: E402
 
@@ -121,11 +121,11 @@ def write_reports(sub, outcomes, elapsed, confinement, tests):
     ungraded = [o for o in outcomes if o.passed in ("missing", "error")]
     rows = [("lab", "item", "points", "max_points", "passed", "reason")]
     for o in outcomes:
-        rows.append((o.item.lab, o.item.name, o.points, o.item.points, o.passed, o.reason))
+        rows.append((o.item.lab, o.item.name, o.points, o.item.points, o.passed, visible(o.reason)))
     text = io.StringIO()
     csv.writer(text).writerows(rows)
     sub.write_output("grade-report.csv", text.getvalue())
-    md = [f"# Grade report: {sub.name}", "",
+    md = [f"# Grade report: {shown(sub.name)}", "",
           f"**{total} / {most} points**" + (f"; {len(ungraded)} item(s) could not be graded" if ungraded else ""), "",
           f"Graded {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} by ddlab {results_check.git_rev(ROOT)}"
           f" in {elapsed:.0f} s. Logs: .grade/<lab>-<item>/log.txt. Submission code ran {confinement}." +
@@ -133,12 +133,12 @@ def write_reports(sub, outcomes, elapsed, confinement, tests):
                                      f"not tests/grade/tests.txt."), "",
           "| lab | item | points | passed | reason |", "|---|---|---:|---|---|"]
     for o in outcomes:
-        reason = o.reason.replace("|", "\\|")
+        reason = visible(o.reason).replace("|", "\\|")
         md.append(f"| {o.item.lab} | {o.item.name} | {o.points}/{o.item.points} | {o.passed} | {reason} |")
     md += ["", "passed: yes / no (graded: failed) / missing (not submitted) / error (could not be graded here)."]
     if sub.refused:
         md += ["", "Refused, never read (the grader reads plain files only):", ""]
-        md += [f"- `{p}`: {why}" for p, why in sorted(sub.refused.items())[:50]]
+        md += [f"- `{shown(p)}`: {why}" for p, why in sorted(sub.refused.items())[:50]]
     sub.write_output("grade-report.md", "\n".join(md) + "\n")
     return total, most, len(ungraded)
 
@@ -180,19 +180,21 @@ def hidden_from_sandbox(paths):
 
 def tidy_work(work):
     """After an item: keep the source and object for a look, drop the
-    programs and tapes, and take the rest back from the sandbox's uid."""
+    programs, tapes and whatever else the submission's code made, and take
+    the rest back from the sandbox's uid: root's, nothing world-writable
+    (the submission owned the folder, and may have made it mode 1777 or
+    its files 0777)."""
     if not os.path.isdir(work) or os.path.islink(work):
         return
     for name in os.listdir(work):
         p = os.path.join(work, name)
         st = os.lstat(p)
-        if stat.S_ISDIR(st.st_mode):
-            shutil.rmtree(p, ignore_errors=True)
-        elif not stat.S_ISREG(st.st_mode) or not name.endswith((".c", ".o")) or st.st_size > (8 << 20):
-            os.unlink(p)
-    if os.geteuid() == 0:
-        for name in os.listdir(work) + [os.curdir]:
-            os.lchown(os.path.join(work, name), 0, 0)
+        if not stat.S_ISREG(st.st_mode) or not name.endswith((".c", ".o")) or st.st_size > (8 << 20) or \
+                not name.isprintable():
+            remove_tree(p)
+        else:
+            take_back(p, 0o644)
+    take_back(work, 0o755)
 
 
 def grade_one(item, sub, code, log):
@@ -210,13 +212,13 @@ def grade_submission(path, items, code, args):
     labs = set(args.labs.split(",")) if args.labs else submitted_labs(sub, items)
     chosen = [i for i in items if i.lab in labs]
     if not chosen:
-        print(f"{sub.name}: nothing to grade (no exercise files or results/labN/ found in {sub.path})",
+        print(f"{shown(sub.name)}: nothing to grade (no exercise files or results/labN/ found in {shown(sub.path)})",
               file=sys.stderr)
     outcomes = {}
     # Results first: they are read before any submission code has run.
     for item in sorted(chosen, key=lambda i: i.kind == "code"):
         d = sub.fresh_dir(os.path.join(".grade", f"{item.lab}-{item.name}"))
-        with open(os.path.join(d, "log.txt"), "w") as logf:
+        with open(os.path.join(d, "log.txt"), "w", encoding="utf-8", errors="backslashreplace") as logf:
             def log(text, _f=logf):
                 _f.write(text + "\n")
                 _f.flush()
@@ -225,11 +227,15 @@ def grade_submission(path, items, code, args):
                 o = grade_one(item, sub, code, log)
             except Exception as e:  # the grader reports, it never dies on one item
                 o = Outcome(item, "error", f"grader error: {type(e).__name__}: {e}")
-        tidy_work(os.path.join(d, "work"))
+        try:
+            tidy_work(os.path.join(d, "work"))
+        except OSError as e:  # said, not fatal: the item was graded
+            print(f"grade: {shown(sub.name)} {item.lab}/{item.name}: could not tidy its work folder: {visible(str(e))}",
+                  file=sys.stderr)
         outcomes[item] = o
         if not args.quiet:
-            print(f"  {sub.name} {item.lab}/{item.name}: {o.passed} {o.points}/{item.points} - {o.reason}",
-                  file=sys.stderr)
+            print(f"  {shown(sub.name)} {item.lab}/{item.name}: {o.passed} {o.points}/{item.points} - "
+                  f"{visible(o.reason)}", file=sys.stderr)
     confinement = code.sandbox.describe() if isinstance(code, CodeGrader) else "nowhere (no code item graded)"
     total, most, ungraded = write_reports(sub, [outcomes[i] for i in chosen], time.time() - t0, confinement,
                                           args.tests)
@@ -256,7 +262,14 @@ def check_options(args, items):
         args.timeout = int(text)
 
 
-def code_grader(args, v):
+def self_check_item(items):
+    """The known-good item the sandbox must build before grading: the
+    smallest (lab5's fp16_round: one file, no MPI) when it is there."""
+    code = [i for i in items if i.kind == "code"]
+    return next((i for i in code if (i.lab, i.name) == ("lab5", "fp16_round")), code[0] if code else None)
+
+
+def code_grader(args, v, items):
     """A CodeGrader, or why submission code cannot run here (said once on
     stderr; every code item then reports it as an error)."""
     confined = os.geteuid() == 0 and not args.unconfined
@@ -268,20 +281,40 @@ def code_grader(args, v):
     if closed:
         why = (f"the sandbox's unprivileged user cannot read the build: {closed} is closed to other users "
                f"(chmod o+rx it, or keep the repository elsewhere)")
-    sandbox = Sandbox(confined, ROOT)
-    if not why:
+    grader = CodeGrader(Toolchain(ROOT, v), Expected(ROOT, v), Sandbox(confined, ROOT), args.timeout)
+    known_good = self_check_item(items)
+    if not why and known_good:
         scratch = tempfile.mkdtemp(prefix="ddlab-grade-")
         try:
-            failed = sandbox.self_check(scratch)
+            failed = grader.self_check(known_good, scratch)
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(scratch)
         if failed:
-            why = (f"the sandbox does not start here ({short(failed, 300)}): it needs util-linux's unshare, setpriv "
-                   f"and prlimit and a kernel that allows namespaces; or pass --unconfined")
+            why = (f"the grader's sandbox cannot build a known-good item here ({short(failed, 300)}): a grader "
+                   f"error, not the students'; it needs util-linux's unshare, setpriv and prlimit, a kernel that "
+                   f"allows namespaces and the reference build (make); or pass --unconfined")
     if why:
         print(f"grade: code items cannot be graded: {why}", file=sys.stderr)
         return "not graded: " + why
-    return CodeGrader(Toolchain(ROOT, v), Expected(ROOT, v), sandbox, args.timeout)
+    return grader
+
+
+def check_folder(given, confined):
+    """(the folder to grade, None) or (None, why it is not graded): a
+    symbolic link is not followed (the reports would be written where it
+    points), and confined, a folder whose parent holds the repository is
+    refused: the sandbox hides the submissions' parent folders from every
+    submission's code, and that one it cannot hide."""
+    if os.path.islink(given.rstrip(os.sep) or os.sep):
+        return None, (f"a symbolic link (to {shown(os.path.realpath(given))}): not followed; grade the folder "
+                      f"itself")
+    path = os.path.realpath(given)
+    parent = os.path.dirname(path)
+    if confined and (parent == ROOT or ROOT == path or ROOT.startswith(parent.rstrip(os.sep) + os.sep)):
+        return None, (f"its folder {shown(parent)} holds the repository ({shown(ROOT)}), which the sandbox cannot "
+                      f"hide, so the other submissions there would be readable to this one's code: put the "
+                      f"submissions in a folder of their own")
+    return path, None
 
 
 def main():
@@ -301,26 +334,42 @@ def main():
     ap.add_argument("--no-build", action="store_true", help="do not run make first (make grade already did)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
+    # Names from submissions are shown escaped; stdout must never be what fails.
+    sys.stdout.reconfigure(errors="backslashreplace")
     items = load_rubrics(args.tests)
     check_options(args, items)
     for s in args.submissions:
         if not os.path.isdir(s):
-            die(f"{s}: not a folder")
+            die(f"{shown(s)}: not a folder")
     if not args.no_build:
         r = subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "all"])
         if r.returncode != 0:
             die("the reference build failed (make)", 1)
     v = make_vars()
-    code = code_grader(args, v)
+    code = code_grader(args, v, items)
+    confined = isinstance(code, CodeGrader) and code.sandbox.confined
+    chosen = [(s,) + check_folder(s, confined) for s in args.submissions]
     if isinstance(code, CodeGrader):
-        code.hide = hidden_from_sandbox(args.submissions)
+        code.hide = hidden_from_sandbox([p for _, p, why in chosen if p])
     status = 0
     summary = [("submission", "points", "max_points", "complete")]
-    for sub in args.submissions:
-        total, most, incomplete = grade_submission(os.path.abspath(sub), items, code, args)
-        print(f"{sub}: {total}/{most} points{' (incomplete: see the report)' if incomplete else ''}"
-              f" -> {os.path.join(sub, 'grade-report.md')}")
-        summary.append((sub, total, most, "no" if incomplete else "yes"))
+    for sub, path, why in chosen:
+        if not why:
+            try:
+                total, most, incomplete = grade_submission(path, items, code, args)
+            except Exception as e:  # one submission never ends the run: it gets its own line
+                why = f"grader error: {type(e).__name__}: {visible(str(e))}"
+        if why:
+            print(f"{shown(sub)}: not graded: {why}")
+            summary.append((shown(sub), 0, 0, "no"))
+            status = 1
+            continue
+        # Where the report went: the folder's real path when a folder above
+        # it is a link.
+        where = path if path != os.path.abspath(sub) else sub
+        print(f"{shown(sub)}: {total}/{most} points{' (incomplete: see the report)' if incomplete else ''}"
+              f" -> {shown(os.path.join(where, 'grade-report.md'))}")
+        summary.append((shown(sub), total, most, "no" if incomplete else "yes"))
         if incomplete:
             status = 1
     if args.summary:

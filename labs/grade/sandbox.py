@@ -29,6 +29,8 @@ import random
 import signal
 import subprocess
 
+from fsafe import create_new, remove_tree
+
 HERE = os.path.dirname(os.path.realpath(__file__))
 SANDBOX_SH = os.path.join(HERE, "sandbox.sh")
 NAMESPACES = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--mount", "--ipc", "--uts",
@@ -105,21 +107,6 @@ class Sandbox:
         self.uid = pick_uid() if confined else os.getuid()
         self.root = root
 
-    def self_check(self, scratch):
-        """None when a trivial command runs here, else why not (read from
-        its output): the grader says so once, before grading anything."""
-        work = os.path.join(scratch, "self-check")
-        self.make_work(work)
-        out = os.path.join(scratch, "self-check.out")
-        r = self.run(["true"], work, out, 60, Limits(10))
-        if r.sandbox_error:
-            return r.sandbox_error
-        if r.rc == 0 and not r.timed_out:
-            return None
-        with open(out, "rb") as f:
-            text = f.read(4000).decode("utf-8", "replace").strip()
-        return text or f"exit status {r.rc}"
-
     def describe(self):
         if self.confined:
             return (f"confined: uid {self.uid}, namespaces (pid, mount, net, ipc, uts), read-only file system but "
@@ -147,10 +134,17 @@ class Sandbox:
         out_path. Returns a Result; nothing it started is left running
         (confined) or in its session (unconfined)."""
         argv = []
-        status = os.open(os.devnull if not self.confined else out_path + ".sandbox",
-                         os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
         if self.confined:
-            argv = NAMESPACES + ["bash", SANDBOX_SH, "--work", work, "--uid", str(self.uid), "--status-fd", str(status)]
+            remove_tree(out_path + ".sandbox")
+        status = os.open(os.devnull if not self.confined else out_path + ".sandbox",
+                         os.O_WRONLY | os.O_CLOEXEC | (os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW if self.confined else 0),
+                         0o644)
+        if self.confined:
+            # The build it compiles and links with, shown read-only where it
+            # is (under /tmp or /dev/shm, the sandbox's private tmpfs would
+            # hide it).
+            argv = NAMESPACES + ["bash", SANDBOX_SH, "--work", work, "--uid", str(self.uid), "--status-fd", str(status),
+                                 "--show", self.root]
             argv += [] if writable else ["--ro"]
             argv += ["--home-cwd"] if home_cwd else []
             for h in hide:
@@ -158,7 +152,7 @@ class Sandbox:
             argv += ["--"]
         argv += limits.argv(self.confined) + ["env", "-i"]
         argv += [f"{k}={v}" for k, v in self.env(work, env or {}).items()] + list(cmd)
-        with open(out_path, "wb") as out:
+        with create_new(out_path) as out:
             try:
                 p = subprocess.Popen(argv, cwd="/" if self.confined else work, stdin=subprocess.DEVNULL,
                                      stdout=out, stderr=subprocess.STDOUT, start_new_session=True,

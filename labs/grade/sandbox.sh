@@ -4,10 +4,12 @@
 # the first process (PID 1) of new PID, mount, network, IPC and UTS
 # namespaces:
 #   unshare --pid --fork --kill-child --mount-proc --net --mount --ipc --uts -- \
-#     sandbox.sh --work DIR --uid N [--ro] [--hide DIR]... [--home-cwd] [--status-fd N] -- command...
+#     sandbox.sh --work DIR --uid N [--ro] [--show DIR]... [--hide DIR]... [--home-cwd] [--status-fd N] -- command...
 # In this mount namespace (the host's mounts stay as they are) it makes
 # every mount read-only, mounts empty private tmpfs on /tmp and /dev/shm,
-# shows the work folder read-write (--ro: read-only) as /tmp/work, hides
+# shows the work folder read-write (--ro: read-only) as /tmp/work, shows
+# each --show folder (the build) read-only where it was when those tmpfs
+# hid it (a checkout under /tmp or /dev/shm), hides
 # the --hide folders under empty tmpfs, brings up the namespace's own
 # loopback (MPI's processes talk over it; there is no other interface),
 # and runs the command in /tmp/work (--home-cwd: /tmp/home, the
@@ -23,13 +25,14 @@ status=2
 fail() { echo "grade-sandbox: $*" >&"$status"; exit 125; }
 
 work= uid= mode=rw cwd=/tmp/work
-hide=()
+hide=() show=()
 while [ $# -gt 0 ]; do
   case $1 in
     --work) work=$2; shift 2 ;;
     --uid) uid=$2; shift 2 ;;
     --ro) mode=ro; shift ;;
     --hide) hide+=("$2"); shift 2 ;;
+    --show) show+=("$2"); shift 2 ;;
     --home-cwd) cwd=/tmp/home; shift ;;
     --status-fd) [[ $2 =~ ^[0-9]+$ ]] && status=$2; shift 2 ;;
     --) shift; break ;;
@@ -41,6 +44,22 @@ done
 
 mount --make-rprivate / || fail "cannot make the mounts private"
 exec 3<"$work" || fail "cannot open $work"
+# The --show folders, held open on descriptors 4-9 (and their identity
+# noted) before the tmpfs below can hide them. They and the work folder
+# are bound from /proc/self/fd/N with mount --no-canonicalize: libmount
+# would otherwise resolve that link to the path it names, which the tmpfs
+# covers by then (an empty folder of the same name was bound instead).
+show_fd=() show_id=()
+[ ${#show[@]} -le 6 ] || fail "at most 6 --show folders"
+for s in ${show[@]+"${show[@]}"}; do
+  case $s in /tmp/work | /tmp/work/* | /tmp/home | /tmp/home/*)
+    fail "$s is where the sandbox puts its own work folder: keep the repository elsewhere" ;;
+  esac
+  fd=$(( 4 + ${#show_fd[@]} ))
+  eval "exec $fd<\"\$s\"" || fail "cannot open $s"
+  show_fd+=("$fd") show_id+=("$(stat -L -c %d:%i "/proc/self/fd/$fd")")
+  [ -n "${show_id[-1]}" ] || fail "cannot see $s"
+done
 # Every file system read-only. The kernel's own (/proc, /sys, /dev, cgroup,
 # namespace handles...) stay as they are: only root can change anything
 # there, and some cannot be remounted. /proc/self/mountinfo escapes blanks
@@ -61,9 +80,17 @@ set +f
 mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /tmp || fail "cannot mount a private /tmp"
 mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /dev/shm || fail "cannot mount a private /dev/shm"
 mkdir -m 755 /tmp/work /tmp/home && chown "$uid:$uid" /tmp/home || fail "cannot make /tmp/work and /tmp/home"
-mount --bind /proc/self/fd/3 /tmp/work && mount -o "remount,bind,$mode,nosuid,nodev" /tmp/work ||
+mount --no-canonicalize --bind /proc/self/fd/3 /tmp/work && mount -o "remount,bind,$mode,nosuid,nodev" /tmp/work ||
   fail "cannot mount $work on /tmp/work"
 exec 3<&-
+for i in ${show[@]+"${!show[@]}"}; do
+  s=${show[$i]} fd=${show_fd[$i]}
+  if [ "$(stat -L -c %d:%i "$s" 2>/dev/null)" != "${show_id[$i]}" ]; then
+    mkdir -p "$s" && mount --no-canonicalize --bind "/proc/self/fd/$fd" "$s" && mount -o remount,bind,ro,nosuid,nodev "$s" ||
+      fail "cannot show $s read-only in the sandbox"
+  fi
+  eval "exec $fd<&-"
+done
 for h in ${hide[@]+"${hide[@]}"}; do
   [ -d "$h" ] || continue
   mount -t tmpfs -o ro,size=4k,mode=755 tmpfs "$h" || fail "cannot hide $h"

@@ -10,15 +10,24 @@ a host file's other name), or one over MAX_FILE bytes. A refused entry is
 never opened; an item that needs it, or a file under it, fails with the
 entry named in the report. Files are then opened with O_NOFOLLOW and
 checked again (a regular file, within the bound), and the grader's own
-outputs (.grade/, grade-report.*) are replaced, never written through."""
+outputs (.grade/, grade-report.*) are replaced, never written through.
+A name that is not printable text (a newline, a control character, bytes
+that are not UTF-8) is refused too: it could forge a line of the report;
+reports show every name escaped (fsafe.shown). The walk keeps its own
+list of folders (no recursion) and refuses folders nested deeper than
+MAX_DEPTH."""
 
 import os
-import shutil
 import stat
 import tempfile
 
+from fsafe import remove_tree, shown
+
 MAX_FILE = 256 << 20
 MAX_ENTRIES = 100_000
+# No exercise or results file sits deeper than a few folders; deeper ones
+# are refused, not read (nor their names, which could pass PATH_MAX).
+MAX_DEPTH = 32
 # Written by the grader: not part of what the student handed in.
 OWN = (".grade", "grade-report.md", "grade-report.csv")
 
@@ -55,22 +64,41 @@ class Submission:
         self._scan()
 
     def _scan(self):
-        entries = 0
-        for top, dirs, files in os.walk(self.path, followlinks=False):
-            rel_top = os.path.relpath(top, self.path)
-            for name in sorted(dirs + files):
-                rel = os.path.normpath(os.path.join(rel_top, name))
-                if rel in OWN or rel.startswith(".grade" + os.sep):
+        """One walk, breadth first over a list of folders (os.walk
+        recurses: a deep tree would end the grader)."""
+        entries, todo = 0, [""]
+        while todo:
+            rel_top = todo.pop()
+            try:
+                with os.scandir(os.path.join(self.path, rel_top)) as it:
+                    names = sorted(e.name for e in it)
+            except OSError as e:
+                self.refused[rel_top or "."] = f"a folder that cannot be read ({e.strerror})"
+                continue
+            for name in names:
+                rel = os.path.join(rel_top, name) if rel_top else name
+                if rel in OWN:
                     continue
                 entries += 1
                 if entries > MAX_ENTRIES:
                     self.refused["."] = f"more than {MAX_ENTRIES} files"
                     return
-                why = _refusal(os.lstat(os.path.join(top, name)))
+                why = self._check(rel, name)
                 if why:
                     self.refused[rel] = why
-            dirs[:] = [d for d in dirs if os.path.normpath(os.path.join(rel_top, d)) not in self.refused
-                       and os.path.normpath(os.path.join(rel_top, d)) not in OWN]
+                elif stat.S_ISDIR(os.lstat(os.path.join(self.path, rel)).st_mode):
+                    todo.append(rel)
+
+    def _check(self, rel, name):
+        if not name.isprintable():
+            return "a name that is not printable text (a control character, or bytes that are not UTF-8)"
+        try:
+            st = os.lstat(os.path.join(self.path, rel))
+        except OSError as e:
+            return f"an entry that cannot be read ({e.strerror})"
+        if stat.S_ISDIR(st.st_mode) and rel.count(os.sep) >= MAX_DEPTH:
+            return f"a folder nested more than {MAX_DEPTH} deep"
+        return _refusal(st)
 
     def refusal(self, rel):
         """'refused: X is ...' when rel or a folder on its way is refused."""
@@ -81,7 +109,7 @@ class Submission:
         for i in range(1, len(parts) + 1):
             p = os.sep.join(parts[:i])
             if p in self.refused:
-                return f"refused: {p} is {self.refused[p]} (the grader reads plain files only)"
+                return f"refused: {shown(p)} is {self.refused[p]} (the grader reads plain files only)"
         return None
 
     def refusal_under(self, rel):
@@ -92,7 +120,7 @@ class Submission:
         prefix = os.path.normpath(rel) + os.sep
         for p in sorted(self.refused):
             if p.startswith(prefix):
-                return f"refused: {p} is {self.refused[p]} (the grader reads plain files only)"
+                return f"refused: {shown(p)} is {self.refused[p]} (the grader reads plain files only)"
         return None
 
     def lookup(self, candidates):
@@ -124,28 +152,33 @@ class Submission:
 
     def fresh_dir(self, rel):
         """An empty folder of the grader's at rel (under .grade/): whatever
-        was there, a link included, is removed first, never followed."""
+        was there, a link or a deep tree included, is removed first, never
+        followed."""
         parts = os.path.normpath(rel).split(os.sep)
         for i in range(1, len(parts) + 1):
             p = os.path.join(self.path, *parts[:i])
-            if os.path.islink(p) or (os.path.lexists(p) and not os.path.isdir(p)):
-                os.unlink(p)
-            if i == len(parts) and os.path.isdir(p):
-                shutil.rmtree(p)
-            if not os.path.isdir(p):
+            st = os.lstat(p) if os.path.lexists(p) else None
+            if st and (i == len(parts) or not stat.S_ISDIR(st.st_mode)):
+                remove_tree(p)
+                st = None
+            if st is None:
                 os.mkdir(p, 0o755)
         return os.path.join(self.path, rel)
 
     def write_output(self, name, text):
         """Replace the submission's top-level file `name` with text: written
         to a new file (O_EXCL) and renamed over it, so a link there is
-        replaced, not written through."""
+        replaced, not written through; a folder of that name is removed
+        (the name is the grader's)."""
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=self.path)
         try:
-            with os.fdopen(fd, "w", newline="") as f:
+            with os.fdopen(fd, "w", newline="", encoding="utf-8", errors="backslashreplace") as f:
                 f.write(text)
             os.chmod(tmp, 0o644)
-            os.replace(tmp, os.path.join(self.path, name))
+            target = os.path.join(self.path, name)
+            if os.path.isdir(target) and not os.path.islink(target):
+                remove_tree(target)
+            os.replace(tmp, target)
         except BaseException:
             os.unlink(tmp)
             raise
