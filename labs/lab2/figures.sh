@@ -16,7 +16,8 @@
 # count exists; rendering results/lab2 renders them too.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source figures/lab_paths.sh lab2 'bench-np*.csv' 'train-np*.csv'
+# A sweep alone (LAB2_ONLY=bench, run.sh) has no training: its figures are left out.
+source figures/lab_paths.sh lab2 'bench-np*.csv'
 NAME=${NAME:-lab2}
 # The table job also joins the fixed-size runs into $IN/ranks.csv.
 bin/lab2 table --out "$IN" --tex "$TAB/$NAME.tex"
