@@ -30,7 +30,7 @@ PROGRESS_LOG=
 # Decided once, here: inside $(...) stdout is never a terminal.
 case "${FIGURES_PROGRESS:-}" in
   plain|tty) PROGRESS_MODE=$FIGURES_PROGRESS ;;
-  "") if [ -t 1 ]; then PROGRESS_MODE=tty; else PROGRESS_MODE=plain; fi ;;
+  "") if [ -t 1 ]; then PROGRESS_MODE="tty"; else PROGRESS_MODE="plain"; fi ;;
   *) echo "make_figures: FIGURES_PROGRESS='$FIGURES_PROGRESS': plain or tty (default: tty on a terminal)" >&2; exit 2 ;;
 esac
 

@@ -11,7 +11,7 @@
 # (plain, and in place on a terminal through script(1)). A second or so;
 # prints ok / not ok lines.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 SRC=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
