@@ -21,9 +21,7 @@ HOW_TO_SHOW = ("The seed ran 80 processes on 10 machines linked by 1 GbE; one ma
 # What makes ddlab's ring accuracy trustworthy, and what the seed itself
 # suspected (seed 002, Section 2: "a flaw in the code", or "bracketing"
 # and rounding errors).
-RING_CHECKED_BY = ("tests/mpi_comm.c (at 1-8 ranks every algorithm, the rings included, equals MPI_Allreduce bit "
-                   "for bit on exactly summable data, and the rings equal the ring-order float sum bit for bit on "
-                   "random data)")
+RING_CHECKED_BY = "tests/mpi_comm.c (at 1-8 ranks the rings equal MPI_Allreduce bit for bit on exactly summable data)"
 KEY = [
     (r"lab2(?:-sim-[\w-]+)?-latency-np(\d+)", "Latency against message size per algorithm, log-log, at the most "
                                             "ranks run. The seed's claim is about the right end: the ring's line "
@@ -108,8 +106,8 @@ def evaluate(platform, seed):
         worst <= -lo, "ring accuracy gap", "no ring accuracy gap",
         f"ring - MPI_Allreduce {rules.span(min(rings), max(rings))} points at {train.rows[0]['ranks']} ranks{native} "
         f"(seed: -{lo:.0f} to -{hi:.0f})", RING_CHECKED_BY,
-        f"its text names a flaw in its code or rounding; summing in each algorithm's order moved ddlab's accuracy "
-        f"by at most {spread:.2f} points, so rounding cannot make 7-10: a flaw in its ring code")
+        f"a flaw in its ring code (its text names that or rounding; rounding moved ddlab's accuracy by at most "
+        f"{spread:.2f} points)")
     busbw = {r["alg"]: r.get("busbw_GBs", "") for r in bench.rows if int(r["bytes"]) == size}
     rows = []
     for a in algs:

@@ -27,12 +27,9 @@ APPENDIX = [
 EQUAL = 5.0  # accuracy points within which two configurations count as equal
 # What makes ddlab's byte counts trustworthy, and why the seed's totals
 # differ (labs/lab4/README.md).
-BYTES_CHECKED_BY = ("tests/mpi_group_avg.c (every rank's bytes of every round equal the closed form for the groups "
-                    "used, 2 (P - groups) n elements a round over all ranks) and tests/e2e_lab4.sh (the lab's own "
-                    "counts against it, every configuration)")
-BYTES_CAUSE = ("its docker stats counted every byte its containers sent (about 100 TB a run, nearly all of it not the "
-               "averaging of a 22k-parameter CNN), sampled each second over runs of different lengths; for the "
-               "averaging alone the closed form gives 14 of its 15 rows with fewer passes as much traffic as the "
+BYTES_CHECKED_BY = "tests/mpi_group_avg.c and tests/e2e_lab4.sh (every rank's bytes equal the closed form)"
+BYTES_CAUSE = ("its docker stats counted all its containers' traffic (about 100 TB a run, nearly all of it not the "
+               "averaging); by the closed form, 14 of its 15 schedules with fewer passes send as much as the "
                "all-reduce or more (a round saves at most half, its extra iterations cost 1.25-2.25x)")
 
 
