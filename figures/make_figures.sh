@@ -26,7 +26,8 @@
 #      results; results/labN/platform.txt records what happened (ran,
 #      failed, not available: the report's "not shown here" and the command
 #      that would show it). A failed platform run fails nothing: the native
-#      results stay, and the record says why.
+#      results stay, and the record says why. Each is stopped after
+#      FIGURES_PLATFORM_TIMEOUT seconds (default 900; status 124).
 # Progress: one line per run (lab and platform, which of how many, about
 # how long is left). On a terminal the line is updated in place each
 # second and the run's own output goes to results/logs/<lab>-<platform>.log
@@ -131,9 +132,11 @@ platform_step() {
   # lab6 refuses an NP that `make figures NP=4` hands down through MAKEFLAGS.
   local np=()
   [ "$n" = 6 ] && np=(NP=)
+  # Bounded: a run that hangs is stopped with SIGTERM (make passes it to the
+  # lab, whose clean-up removes its emulated cluster), then SIGKILL 60 s later.
   # shellcheck disable=SC2086 # PLATFORM_ENV's words are VAR=value pairs
-  progress_run "lab$n" "$PLATFORM_TAG" env ${PLATFORM_ENV[$n]} ${MAKE:-make} --no-print-directory "lab$n" \
-    "${MAKE_VARS[@]}" "${PLATFORM_VARS[@]}" "${np[@]}"
+  progress_run "lab$n" "$PLATFORM_TAG" timeout --foreground -k 60 "${FIGURES_PLATFORM_TIMEOUT:-900}" \
+    env ${PLATFORM_ENV[$n]} ${MAKE:-make} --no-print-directory "lab$n" "${MAKE_VARS[@]}" "${PLATFORM_VARS[@]}" "${np[@]}"
   rc=$?
   if [ "$rc" = 0 ]; then
     platform_record "$n" ran "" "$(secs "$t0" "$(now)")"

@@ -40,7 +40,8 @@ tree() {
   printf '#!/bin/sh\nexit 0\n' > "$t/bin/net/nfq_delay"
   chmod +x "$t/labs/net/cluster.sh" "$t/bin/net/nfq_delay"
   # The stand-in make: labN [VAR=value ...] -> results/labN[/net-X|/sim-X]/run.csv
-  # and a line in calls.txt; FAKE_FAIL=labN:variant fails that run.
+  # and a line in calls.txt; FAKE_FAIL=labN:variant fails that run,
+  # FAKE_HANG=labN:variant makes it hang (30 s).
   cat > "$t/fake-make" <<'EOF'
 #!/usr/bin/env bash
 lab= dir= var=native
@@ -49,6 +50,7 @@ for a in "$@"; do
 done
 echo "$lab $var $* env:${LAB2_ONLY:-}${LAB3_ONLY:-}${LAB6_STYLES:-}" >> calls.txt
 [ "${FAKE_FAIL:-}" = "$lab:$var" ] && { echo "stand-in: $lab $var dies"; exit 3; }
+[ "${FAKE_HANG:-}" = "$lab:$var" ] && exec sleep 30
 dir=results/$lab; [ "$var" = native ] || dir=$dir/$var
 mkdir -p "$dir" && echo "x" > "$dir/run.csv" && echo "stand-in: $lab $var ran"
 EOF
@@ -109,6 +111,12 @@ grep -q '^status: failed$' "$t/results/lab3/platform.txt" && grep -q "^why: .*ex
 check $? "a dying emulated run: recorded failed, native kept, the next lab still runs" "$(cat "$t/results/lab3/platform.txt")"
 grep -q 'lab3 net-1gbit: FAILED (status 3' <<<"$out"
 check $? "a dying emulated run: the summary says so" "$out"
+# A platform run that hangs is stopped at FIGURES_PLATFORM_TIMEOUT (status 124), and recorded.
+t=$(tree hangs 0)
+(cd "$t" && MAKE=./fake-make FIGURES_PROGRESS=plain FAKE_HANG=lab2:net-1gbit FIGURES_PLATFORM_TIMEOUT=1 \
+   bash figures/make_figures.sh > /dev/null 2>&1); rc=$?
+[ "$rc" = 0 ] && grep -q "^why: .*exited with status 124" "$t/results/lab2/platform.txt" && [ -f "$t/results/lab3/net-1gbit/run.csv" ]
+check $? "a hanging platform run is stopped at FIGURES_PLATFORM_TIMEOUT, recorded, the others run" "$rc $(cat "$t/results/lab2/platform.txt")"
 # A native run that fails still fails make figures.
 t=$(tree native 0)
 (cd "$t" && MAKE=./fake-make FIGURES_PROGRESS=plain FAKE_FAIL=lab4:native bash figures/make_figures.sh > /dev/null 2>&1)
