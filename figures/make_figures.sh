@@ -71,6 +71,11 @@ plot_one() { # script csv out [settings]
   fi
 }
 
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -u$/p' "$ROOT/figures/make_figures.sh" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  ""|--plot) ;;
+  *) echo "usage: $0 [--plot SCRIPT CSV OUT [SETTINGS] | --help]" >&2; exit 2 ;;
+esac
 if [ "${1:-}" = "--plot" ]; then
   [ $# -eq 4 ] || [ $# -eq 5 ] || { echo "usage: $0 --plot SCRIPT CSV OUT [SETTINGS]" >&2; exit 2; }
   plot_one "$2" "$3" "$4" "${5:-}"
