@@ -28,7 +28,7 @@ for csv in "$IN"/bench-np*.csv; do
   for what in latency busbw model; do plot "$what" "$csv" "$what-$np"; made+=("$NAME-$what-$np.png"); done
 done
 if [ -f "$IN/ranks.csv" ]; then plot ranks "$IN/ranks.csv" ranks; made+=("$NAME-ranks.png"); fi
-train=$(ls "$IN"/train-np*.csv 2>/dev/null | sed 's/.*train-np\([0-9]*\).csv/\1 &/' | sort -n | tail -1 | cut -d' ' -f2)
+train=$(ls "$IN"/train-np*.csv 2>/dev/null | sed 's/.*train-np\([0-9]*\).csv/\1 &/' | sort -n | tail -1 | cut -d' ' -f2 || true)
 if [ -n "$train" ]; then
   plot train-time "$train" train-time; plot accuracy "$train" accuracy
   made+=("$NAME-train-time.png" "$NAME-accuracy.png")
