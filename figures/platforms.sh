@@ -30,13 +30,14 @@ PLATFORM_LABS="2 3 6"
 # the message per link, the butterfly 2x, the binomial tree 4x: the order
 # shows well below the seed's largest size). lab6: seed 003 ran its 2 GPUs
 # inside one node and names no network; its Table I has the DNN's step
-# going from 5.8 to 17.5 ms at 2 GPUs: milliseconds of cost per step. At
-# 100 Mbit/s the DNN's 39 KB allreduce costs 3.3 ms of wire time a step, at
-# 1 Gbit/s 0.3 ms, which a busy machine's slower steps hide (measured
-# 2026-11-28, 2 shared cores under load: SDSS 0.243 -> 0.220 s at 2 workers
-# on 1 Gbit/s; labs/lab6/README.md on an idle one: 5.6x slower at 1 Gbit/s,
-# 34x at 100 Mbit/s, ResNet-50 faster at both).
-declare -A PLATFORM_NET=([2]="NET=1gbit NP=4 HOSTS=4" [3]="NET=1gbit NP=2" [6]="NET=100mbit HOSTS=2")
+# going from 5.8 to 17.5 ms at 2 GPUs: a per-step cost above the step.
+# Measured on an idle 2-core machine (labs/lab6/README.md): at 1 Gbit/s the
+# DNN 5.6x slower at 2 workers and ResNet-50 1.56x faster; at 100 Mbit/s
+# 34x and 1.30x. 1 Gbit/s keeps the larger margin on ResNet-50, the claim
+# that is nearer its edge. (On 2 cores at load average 20, 2026-11-29,
+# neither held both: 1 Gbit/s SDSS 0.243 -> 0.220 s, 100 Mbit/s ResNet-50
+# 17.6 -> 20.2 s; a busy machine's timings are not the finding's.)
+declare -A PLATFORM_NET=([2]="NET=1gbit NP=4 HOSTS=4" [3]="NET=1gbit NP=2" [6]="NET=1gbit HOSTS=2")
 declare -A PLATFORM_SIM=([2]="PLATFORM=cluster4 NP=4" [3]="PLATFORM=cluster4 NP=4" [6]="PLATFORM=cluster4")
 declare -A PLATFORM_ENV=([2]="LAB2_ONLY=bench LAB2_MAX_BYTES=4194304 LAB2_REPS=5"
                          [3]="LAB3_ONLY=table1 LAB3_STEPS=10"

@@ -90,7 +90,7 @@ out=$(cd "$t" && MAKE=./fake-make FIGURES_PROGRESS=plain FIGURES_PLATFORM=auto b
 check "$rc" "network: make figures succeeds" "$out"
 grep -q '^lab3 net-1gbit .*lab3 NET=1gbit NP=2 env:table1$' "$t/calls.txt" &&
   grep -q '^lab2 net-1gbit .*NET=1gbit NP=4 HOSTS=4 env:bench$' "$t/calls.txt" &&
-  grep -q '^lab6 net-100mbit .*NET=100mbit HOSTS=2 NP= env:horovod$' "$t/calls.txt" && [ "$(grep -c net- "$t/calls.txt")" = 3 ]
+  grep -q '^lab6 net-1gbit .*NET=1gbit HOSTS=2 NP= env:horovod$' "$t/calls.txt" && [ "$(grep -c net-1gbit "$t/calls.txt")" = 3 ]
 check $? "network: labs 2, 3 and 6 on the emulated link, with their small settings" "$(cat "$t/calls.txt")"
 [ -f "$t/results/lab3/run.csv" ] && [ -f "$t/results/lab3/net-1gbit/run.csv" ] && grep -q '^status: ran$' "$t/results/lab3/platform.txt"
 check $? "network: results beside the native ones, recorded as ran"
@@ -107,7 +107,7 @@ t=$(tree fails 0)
 out=$(cd "$t" && MAKE=./fake-make FIGURES_PROGRESS=plain FAKE_FAIL=lab3:net-1gbit bash figures/make_figures.sh 2>&1); rc=$?
 check "$rc" "a dying emulated run fails nothing" "$out"
 grep -q '^status: failed$' "$t/results/lab3/platform.txt" && grep -q "^why: .*exited with status 3; the native results stand" "$t/results/lab3/platform.txt" &&
-  [ -f "$t/results/lab3/run.csv" ] && [ ! -e "$t/results/lab3/net-1gbit" ] && [ -f "$t/results/lab6/net-100mbit/run.csv" ]
+  [ -f "$t/results/lab3/run.csv" ] && [ ! -e "$t/results/lab3/net-1gbit" ] && [ -f "$t/results/lab6/net-1gbit/run.csv" ]
 check $? "a dying emulated run: recorded failed, native kept, the next lab still runs" "$(cat "$t/results/lab3/platform.txt")"
 grep -q 'lab3 net-1gbit: FAILED (status 3' <<<"$out"
 check $? "a dying emulated run: the summary says so" "$out"

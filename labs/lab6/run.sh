@@ -34,7 +34,7 @@
 #                    quick (the seed gives no epochs or batch size). Hours
 #                    on a CPU.
 # LAB6_STYLES="horovod" runs one style (default "horovod ps"); LAB6_SHORT=1
-# trains each workload briefly (30 steps of the CNNs at 1 worker, 2 epochs
+# trains each workload briefly (50 steps of the CNNs at 1 worker, 2 epochs
 # of the SDSS DNN): the timing comparison alone, what `make figures` runs
 # on an emulated network or a simulated cluster (figures/platforms.sh),
 # whose report judges accuracy on the native grid.
@@ -63,7 +63,7 @@ else
 fi
 profile=$PROFILE
 if [ "${LAB6_SHORT:-0}" = 1 ]; then
-  for w in resnet50-mnist mobilenetv2-fashion; do args[$w]+=" --limit 1920 --test-limit 500 --epochs 1"; done
+  for w in resnet50-mnist mobilenetv2-fashion; do args[$w]+=" --limit 3200 --test-limit 500 --epochs 1"; done
   args[sdss_dnn-sdss]+=" --test-limit 500 --epochs 2"
 fi
 STYLES=${LAB6_STYLES:-horovod ps}

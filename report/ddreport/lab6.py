@@ -9,12 +9,12 @@ TITLE = "Horovod vs parameter server across three workloads"
 SHORT = "Horovod vs parameter server"
 SEED = "003"
 SHOWS_ON = ("net", "sim")
-SHOWN_BY = "`sudo make lab6 NET=100mbit HOSTS=2` (2 emulated hosts on a 100 Mbit/s link) or `make lab6 PLATFORM=cluster4`"
+SHOWN_BY = "`sudo make lab6 NET=1gbit HOSTS=2` (2 emulated hosts on a 1 Gbit/s link) or `make lab6 PLATFORM=cluster4`"
 HOW_TO_SHOW = ("Over one machine's shared memory the small DNN's allreduce costs microseconds, less than its "
                "step, so a second worker still halves its epoch; the seed's 2 GPUs (one node; it names no "
                "network) went from 5.8 to 17.5 ms per DNN step. A link that costs something shows the slowdown: "
-               "`make lab6 NET=100mbit HOSTS=2` (2 emulated hosts at 100 Mbit/s, a few ms a step for the DNN; "
-               "root) or `make lab6 PLATFORM=cluster4` (SimGrid). `make figures` runs the first where it can, "
+               "`make lab6 NET=1gbit HOSTS=2` (2 emulated hosts at 1 Gbit/s; root; `NET=100mbit` makes the "
+               "DNN's cost larger) or `make lab6 PLATFORM=cluster4` (SimGrid). `make figures` runs the first where it can, "
                "else the second (Horovod style alone, a short run of each workload).")
 KEY = [
     ("lab6-breakdown", "One step's wall time split into compute, exposed communication and the rest, per style "
