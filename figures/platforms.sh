@@ -55,6 +55,8 @@ platform_probe() {
   if [ "$want" = none ]; then PLATFORM_WHY="FIGURES_PLATFORM=none"; return 0; fi
   if [ "$want" != sim ]; then
     if ! why_net=$(labs/net/cluster.sh check 2>&1); then
+      # Its advice on running the lab without NET= is this script's to give.
+      why_net=${why_net%%, or run the lab without NET=*}
       why_net=${why_net%%: run the lab without NET=*}
     elif [ ! -x bin/net/nfq_delay ]; then
       why_net="bin/net/nfq_delay is not built (install libnetfilter-queue-dev: 'make deps' as root, then 'make')"
