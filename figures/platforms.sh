@@ -25,7 +25,10 @@
 
 PLATFORM_LABS="2 3 6"
 # The emulated runs. lab3: the seed's Table 1 at its 1 Gbit/s (seed 001's
-# Tasks 2a/2b give ~1 Gb/s, labs/platforms/cluster4.xml), 2 hosts. lab2:
+# Tasks 2a/2b give ~1 Gb/s, labs/platforms/cluster4.xml), 2 hosts, 20 steps
+# a task (allreduce and DDP differ by 2-3% of a step there, idle: at 10
+# steps, on 2 cores at load average 20, gather/scatter > allreduce held in
+# 1 of 2 runs). lab2:
 # 4 hosts, one rank each, up to 4 MiB (a ring step of 4 ranks moves 1.5x
 # the message per link, the butterfly 2x, the binomial tree 4x: the order
 # shows well below the seed's largest size). lab6: seed 003 ran its 2 GPUs
@@ -40,7 +43,7 @@ PLATFORM_LABS="2 3 6"
 declare -A PLATFORM_NET=([2]="NET=1gbit NP=4 HOSTS=4" [3]="NET=1gbit NP=2" [6]="NET=1gbit HOSTS=2")
 declare -A PLATFORM_SIM=([2]="PLATFORM=cluster4 NP=4" [3]="PLATFORM=cluster4 NP=4" [6]="PLATFORM=cluster4")
 declare -A PLATFORM_ENV=([2]="LAB2_ONLY=bench LAB2_MAX_BYTES=4194304 LAB2_REPS=5"
-                         [3]="LAB3_ONLY=table1 LAB3_STEPS=10"
+                         [3]="LAB3_ONLY=table1 LAB3_STEPS=20"
                          [6]="LAB6_STYLES=horovod LAB6_SHORT=1")
 
 # platform_probe: PLATFORM_KIND (net, sim or none) and PLATFORM_WHY (why
