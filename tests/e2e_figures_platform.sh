@@ -134,6 +134,9 @@ fi
 out=$(cd "$t" && FIGURES_PLATFORM=wifi bash figures/make_figures.sh 2>&1); rc=$?
 [ "$rc" = 2 ] && grep -q "FIGURES_PLATFORM='wifi': auto, net, sim or none" <<<"$out"
 check $? "FIGURES_PLATFORM=wifi refused (status 2, the choices)" "$rc $out"
+out=$(cd "$t" && FIGURES_PROGRESS=fancy bash figures/make_figures.sh 2>&1); rc=$?
+[ "$rc" = 2 ] && grep -q "FIGURES_PROGRESS='fancy': plain or tty" <<<"$out"
+check $? "FIGURES_PROGRESS=fancy refused (status 2, the choices)" "$rc $out"
 
 # 5. On a terminal: one line per run, redrawn in place; the run's output in its log.
 t=$(tree tty 1)
