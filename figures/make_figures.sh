@@ -19,10 +19,26 @@
 #        (the script starts with `load 'figures/common.gp'`, see there).
 #   A lab's own program may also write figures/labN-*.png (libpng pictures)
 #   and report/tables/labN*.tex while it runs; they are counted too.
+#   3. labs 2, 3 and 6 (whose findings need a network that costs
+#      something) run once more, small, on the platform this machine has
+#      (figures/platforms.sh: an emulated network as root, else SimGrid,
+#      else none), into results/labN/<net-...|sim-...>/ beside the native
+#      results; results/labN/platform.txt records what happened (ran,
+#      failed, not available: the report's "not shown here" and the command
+#      that would show it). A failed platform run fails nothing: the native
+#      results stay, and the record says why. Each is stopped after
+#      FIGURES_PLATFORM_TIMEOUT seconds (default 900; status 124).
+# Progress: one line per run (lab and platform, which of how many, about
+# how long is left). On a terminal the line is updated in place each
+# second and the run's own output goes to results/logs/<lab>-<platform>.log
+# (its last lines are shown when it fails); otherwise (a pipe, a file,
+# FIGURES_PROGRESS=plain) plain lines, and the runs' output as it comes.
+# The estimates are the last measured wall time of each run
+# (results/logs/times.txt), else a default per lab.
 # Finally a summary says, per lab, what ran, what was rendered and what is
 # missing, with each lab's wall time (its run and its rendering) and the
-# total. Exit status 1 if any lab run or render failed; the other labs are
-# still done first.
+# total. Exit status 1 if any lab run or render failed (not an extra
+# platform run); the other labs are still done first.
 #
 #   figures/make_figures.sh --plot SCRIPT CSV OUT [SETTINGS]
 # renders one script into OUT via a temporary file (a failed render never
@@ -55,6 +71,11 @@ plot_one() { # script csv out [settings]
   fi
 }
 
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -u$/p' "$ROOT/figures/make_figures.sh" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  ""|--plot) ;;
+  *) echo "usage: $0 [--plot SCRIPT CSV OUT [SETTINGS] | --help]" >&2; exit 2 ;;
+esac
 if [ "${1:-}" = "--plot" ]; then
   [ $# -eq 4 ] || [ $# -eq 5 ] || { echo "usage: $0 --plot SCRIPT CSV OUT [SETTINGS]" >&2; exit 2; }
   plot_one "$2" "$3" "$4" "${5:-}"
@@ -77,10 +98,62 @@ done
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
+source figures/progress.sh
+source figures/platforms.sh
+platform_probe || exit 2
 failed=0
 summary=()
 t_all=$(now)
 mkdir -p figures report/tables
+
+native_needed() { [ "${RERUN:-0}" = 1 ] || [ "$(count "results/lab$1"/*.csv)" -eq 0 ]; }
+# The runs ahead, for the progress lines: "N native" and "N <tag>".
+for n in 1 2 3 4 5 6; do
+  [ -f "labs/lab$n/run.sh" ] || continue
+  native_needed "$n" && progress_plan "lab$n" native
+  platform_needed "$n" && progress_plan "lab$n" "$PLATFORM_TAG"
+done
+case $PLATFORM_KIND in
+  net) echo "make_figures: labs $PLATFORM_LABS also run on an emulated network (root, namespaces and tc work here)" ;;
+  sim) echo "make_figures: labs $PLATFORM_LABS also run simulated (SimGrid SMPI); $PLATFORM_WHY" ;;
+  *)   echo "make_figures: labs $PLATFORM_LABS run natively only; their findings are 'not shown here': $PLATFORM_WHY" ;;
+esac
+
+# platform_step N: lab N's run on the extra platform, recorded; never fails
+# make figures (the native results stand whatever happens here).
+platform_step() {
+  local n=$1 t0 rc
+  platform_vars "$n" || return 0
+  if [ "$PLATFORM_KIND" = none ]; then
+    platform_record "$n" "not available" "$PLATFORM_WHY" 0
+    summary+=("lab$n: not shown here (no platform with a network: $PLATFORM_WHY); run: $PLATFORM_CMD")
+    return 0
+  fi
+  if ! platform_needed "$n"; then
+    platform_record "$n" "had results" "" 0
+    return 0
+  fi
+  t0=$(now)
+  # lab6 refuses an NP that `make figures NP=4` hands down through MAKEFLAGS.
+  local np=()
+  [ "$n" = 6 ] && np=(NP=)
+  # Bounded: a run that hangs is stopped with SIGTERM (make passes it to the
+  # lab, whose clean-up removes its emulated cluster), then SIGKILL 60 s later.
+  # shellcheck disable=SC2086 # PLATFORM_ENV's words are VAR=value pairs
+  progress_run "lab$n" "$PLATFORM_TAG" timeout --foreground -k 60 "${FIGURES_PLATFORM_TIMEOUT:-900}" \
+    env ${PLATFORM_ENV[$n]} ${MAKE:-make} --no-print-directory "lab$n" "${MAKE_VARS[@]}" "${PLATFORM_VARS[@]}" "${np[@]}"
+  rc=$?
+  if [ "$rc" = 0 ]; then
+    platform_record "$n" ran "" "$(secs "$t0" "$(now)")"
+    summary+=("lab$n $PLATFORM_TAG: ran in $(secs "$t0" "$(now)") s ($PLATFORM_CMD)")
+  else
+    platform_record "$n" failed "'$PLATFORM_CMD' exited with status $rc${PROGRESS_LOG:+ (log: $PROGRESS_LOG)}; the native results stand" \
+      "$(secs "$t0" "$(now)")"
+    summary+=("lab$n $PLATFORM_TAG: FAILED (status $rc; native results kept${PROGRESS_LOG:+; log $PROGRESS_LOG})")
+  fi
+  return 0
+}
+
 for n in 1 2 3 4 5 6; do
   lab=lab$n dir=labs/lab$n
   if [ ! -f "$dir/run.sh" ]; then
@@ -93,16 +166,16 @@ for n in 1 2 3 4 5 6; do
   # An explicit NP= for lab1/lab6: `make figures NP=4` hands NP=4 to every
   # sub-make through MAKEFLAGS.
   case $n in 2|3|4|5) [ -n "${NP:-}" ] && lab_vars+=("NP=$NP") ;; *) lab_vars+=("NP=") ;; esac
-  if [ "${RERUN:-0}" = 1 ] || [ "$(count results/$lab/*.csv)" -eq 0 ]; then
-    echo "== $lab: no results yet, running: make $lab ${lab_vars[*]}"
-    if ! ${MAKE:-make} --no-print-directory "$lab" "${lab_vars[@]}"; then
-      summary+=("$lab: FAILED: 'make $lab' failed (see its output above); nothing rendered")
+  if native_needed "$n"; then
+    if ! progress_run "$lab" native ${MAKE:-make} --no-print-directory "$lab" "${lab_vars[@]}"; then
+      summary+=("$lab: FAILED: 'make $lab' failed (${PROGRESS_LOG:+see $PROGRESS_LOG; }its output says why); nothing rendered")
       failed=1
       continue
     fi
     ran="ran now"
     run_s=$(secs "$t0" "$(now)")
   fi
+  platform_step "$n"
   t1=$(now)
 
   problems=()

@@ -9,6 +9,9 @@
 #   - a lab2 smoke run under SMPI on cluster4 (bench, bench on shared
 #     buffers, train, table, figures) writes its outputs, labelled
 #     "simulated (SMPI, platform cluster4)";
+#   - lab6's smoke grid (Horovod style) under SMPI on cluster4: 1 and 2
+#     workers, labelled simulated, its table and figures made by the native
+#     program;
 #   - an unknown PLATFORM is refused with the list of platforms.
 # Runs in the optimised pass only (the simulated tree has no sanitizer
 # build). Prints ok / not ok / skip lines.
@@ -41,13 +44,13 @@ col() { # csv column-name: values of that column (data rows only)
 # The quick tier builds the two programs it runs (the library is most of
 # the tree); make test-full builds the whole tree, every lab and test.
 SIM_TARGETS=all SIM_BUILT="bin/sim with smpicc"
-if [ "${DDL_TEST_TIER:-full}" = quick ]; then SIM_TARGETS="bin/sim/lab2 bin/sim/tests/sim_ring" SIM_BUILT="bin/sim/lab2 and sim_ring with smpicc"; fi
-if [ ! -x bin/sim/lab2 ] || [ ! -x bin/sim/tests/sim_ring ] || [ "${SIM_REBUILD:-1}" = 1 ]; then
+if [ "${DDL_TEST_TIER:-full}" = quick ]; then SIM_TARGETS="bin/sim/lab2 bin/sim/lab6 bin/sim/tests/sim_ring" SIM_BUILT="bin/sim/lab2, lab6 and sim_ring with smpicc"; fi
+if [ ! -x bin/sim/lab2 ] || [ ! -x bin/sim/lab6 ] || [ ! -x bin/sim/tests/sim_ring ] || [ "${SIM_REBUILD:-1}" = 1 ]; then
   # shellcheck disable=SC2086
   make --no-print-directory -j"${JOBS:-$(nproc 2>/dev/null || echo 2)}" SIM=1 $SIM_TARGETS > "$tmp/build.log" 2>&1
   check $? "make SIM=1 builds $SIM_BUILT" "$(tail -5 "$tmp/build.log")"
 fi
-[ -x bin/sim/lab2 ] && [ -x bin/sim/tests/sim_ring ] || exit 1
+[ -x bin/sim/lab2 ] && [ -x bin/sim/lab6 ] && [ -x bin/sim/tests/sim_ring ] || exit 1
 
 # A fixed host speed: no calibration run, same numbers every time.
 export SIM_HOST_SPEED=1e11 PROFILE=quick SEED=1 LAB_SIMULATES=1
@@ -137,4 +140,12 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   echo "skip - sim e2e: figures: gnuplot not installed"
 fi
+# lab6 under SMPI on cluster4: its run.sh with the smoke settings.
+( export LAB6_SMOKE=1 LAB6_STYLES=horovod PLATFORM=cluster4 RESULTS=$tmp/l6 FIGURES=$tmp/l6fig TABLES=$tmp/l6tab
+  labs/lab6/run.sh ) > "$tmp/lab6.log" 2>&1
+check $? "lab6 runs under smpirun on cluster4 (smoke grid, Horovod style), table and figures by bin/lab6" \
+  "$(tail -3 "$tmp/lab6.log")"
+grep -q '^# simulated: SMPI, platform cluster4' "$tmp/l6/lab6.csv" && [ "$(col "$tmp/l6/lab6.csv" workers | sort -u | tr '\n' ' ')" = "1 2 " ] &&
+  [ -s "$tmp/l6fig/lab6-iters.png" ] && [ -s "$tmp/l6tab/lab6.tex" ]
+check $? "simulated lab6: 1 and 2 workers, labelled simulated, figures and table written"
 exit $fail

@@ -16,7 +16,8 @@
 # count exists; rendering results/lab2 renders them too.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source figures/lab_paths.sh lab2 'bench-np*.csv' 'train-np*.csv'
+# A sweep alone (LAB2_ONLY=bench, run.sh) has no training: its figures are left out.
+source figures/lab_paths.sh lab2 'bench-np*.csv'
 NAME=${NAME:-lab2}
 # The table job also joins the fixed-size runs into $IN/ranks.csv.
 bin/lab2 table --out "$IN" --tex "$TAB/$NAME.tex"
@@ -27,7 +28,7 @@ for csv in "$IN"/bench-np*.csv; do
   for what in latency busbw model; do plot "$what" "$csv" "$what-$np"; made+=("$NAME-$what-$np.png"); done
 done
 if [ -f "$IN/ranks.csv" ]; then plot ranks "$IN/ranks.csv" ranks; made+=("$NAME-ranks.png"); fi
-train=$(ls "$IN"/train-np*.csv 2>/dev/null | sed 's/.*train-np\([0-9]*\).csv/\1 &/' | sort -n | tail -1 | cut -d' ' -f2)
+train=$(ls "$IN"/train-np*.csv 2>/dev/null | sed 's/.*train-np\([0-9]*\).csv/\1 &/' | sort -n | tail -1 | cut -d' ' -f2 || true)
 if [ -n "$train" ]; then
   plot train-time "$train" train-time; plot accuracy "$train" accuracy
   made+=("$NAME-train-time.png" "$NAME-accuracy.png")

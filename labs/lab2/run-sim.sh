@@ -38,12 +38,14 @@ FULL=$PLATFORM_RANKS
 shared_for() { [ "$1" -gt 16 ] && echo --sim-shared-bytes 1048576; true; }
 max_bytes=67108864
 [ "$FULL" -gt 16 ] && max_bytes=${SIM_MAX_BYTES:-16777216}
+[ -n "${LAB2_MAX_BYTES:-}" ] && max_bytes=$LAB2_MAX_BYTES # run.sh's: the sweep's last size
 common+=(--max-bytes "$max_bytes")
 t_start=$(date +%s)
 lab_begin $(( FULL > NP ? FULL : NP ))
 
 sweep=$NP
 [ "$FULL" != "$NP" ] && sweep="$NP $FULL"
+[ "${LAB2_ONLY:-}" = bench ] && sweep=$FULL # run.sh's: the sweep alone, at the most ranks
 for np in $sweep; do
   note "$SIM_LABEL: bench at $np ranks (CM02) > $OUT/bench-np$np.txt"
   # shellcheck disable=SC2046
@@ -51,6 +53,12 @@ for np in $sweep; do
     > "$OUT.tmp/bench-np$np.txt"
 done
 
+if [ "${LAB2_ONLY:-}" = bench ]; then
+  lab_commit
+  note "$SIM_LABEL: LAB2_ONLY=bench: the sweep alone took $(( $(date +%s) - t_start )) s of wall time"
+  RESULTS=$OUT NAME=lab2-$SIM_TAG NATIVE_RESULTS=results/lab2 labs/lab2/figures.sh
+  exit 0
+fi
 note "$SIM_LABEL: time vs ranks at 1 MiB"
 np=2
 while :; do

@@ -11,6 +11,12 @@
 #      paper: the seed's 20 epochs, H = 16, 32, .., 1024;
 #   4. labs/lab2/figures.sh: figures/lab2-*.png, report/tables/lab2.tex.
 # A few minutes on 2 cores in the quick profile.
+# LAB2_ONLY=bench runs step 1 alone, at the most ranks only;
+# LAB2_MAX_BYTES=N ends its sweep at N bytes; LAB2_REPS=N times N calls per
+# size: the large-message scaling that `make figures` runs on an emulated
+# network or a simulated cluster (figures/platforms.sh; run-sim.sh reads
+# the first two too). The report then judges the accuracy claim on the
+# native run's training.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # make lab2 PLATFORM=X: simulated on a SimGrid platform instead.
@@ -28,6 +34,12 @@ else
   train=(--epochs 1 --hidden 16,64,256,1024)
 fi
 sweep_opts=() point_opts=()
+case "${LAB2_ONLY:-}" in
+  ''|bench) ;;
+  *) echo "error: LAB2_ONLY='$LAB2_ONLY': bench (the sweep alone) or unset" >&2; exit 2 ;;
+esac
+[ -n "${LAB2_MAX_BYTES:-}" ] && sweep_opts+=(--max-bytes "$LAB2_MAX_BYTES")
+[ -n "${LAB2_REPS:-}" ] && sweep_opts+=(--reps "$LAB2_REPS") # timed calls per size (default: ~0.2 s of them)
 if [ "${LAB2_SMOKE:-0}" = 1 ]; then # tests/e2e_slurm.sh: the same flow in seconds
   sweep_opts=(--max-bytes 4096 --reps 2 --no-calibrate)
   point_opts=(--reps 2 --no-calibrate)
@@ -47,6 +59,7 @@ if [ -n "$NET_TAG" ]; then
 fi
 # The smoke settings (tests) sweep 2 ranks only: they fit an allocation of 2.
 if [ "${LAB2_SMOKE:-0}" = 1 ]; then sweep=2; most=2; fi
+[ "${LAB2_ONLY:-}" = bench ] && sweep=$most
 maxnp=$most
 for np in $sweep $NP; do [ "$np" -gt "$maxnp" ] && maxnp=$np; done
 lab_begin "$maxnp"
@@ -55,6 +68,12 @@ for np in $sweep; do
   lab_mpi "$np" "$LAB_BIN/lab2" bench "${common[@]}" "${sweep_opts[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
 done
 
+if [ "${LAB2_ONLY:-}" = bench ]; then
+  note "LAB2_ONLY=bench: no time-vs-ranks or training runs"
+  lab_commit
+  RESULTS=$OUT labs/lab2/figures.sh
+  exit 0
+fi
 note "time vs ranks at 1 MiB: 1 .. $most ranks"
 for np in $(seq 1 "$most"); do
   lab_mpi "$np" "$LAB_BIN/lab2" bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" "${point_opts[@]}" \

@@ -21,6 +21,10 @@
 # figures in figures/net-..., every output labelled "emulated network".
 # Timing follows the seed: the first 40 iterations, the first discarded,
 # mean per rank then across ranks.
+# LAB3_ONLY=table1 runs the Table 1 tasks alone (no scaling, no bucket
+# sweep) and LAB3_STEPS=N trains each task N steps of 256 (N x 256 training
+# images, all N timed; 500 test images): what `make figures` runs on an emulated network or
+# a simulated cluster beside the native lab (figures/platforms.sh).
 # Profiles: quick (default) trains VGG-11 at half width on the first
 # 10240 training images (40 steps of 256) and tests on 2000, a few
 # minutes on 2 cores; paper: full VGG-11, one epoch of all 50000 (196
@@ -49,6 +53,18 @@ if [ "${LAB3_SMOKE:-0}" = 1 ]; then # tests/e2e_lab3.sh: the same flow in second
   timing=(--iters 3 --timed 3 --no-eval)
   task=(--iters 3 --timed 3)
 fi
+case "${LAB3_ONLY:-}" in
+  ''|table1) ;;
+  *) echo "error: LAB3_ONLY='$LAB3_ONLY': table1 (the Table 1 tasks alone) or unset" >&2; exit 2 ;;
+esac
+if [ -n "${LAB3_STEPS:-}" ]; then
+  case "$LAB3_STEPS" in
+    [2-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;;
+    *) echo "error: LAB3_STEPS='$LAB3_STEPS': steps per task, 2 .. 999" >&2; exit 2 ;;
+  esac
+  data+=(--limit $(( LAB3_STEPS * 256 )) --test-limit 500)
+  task=(--iters "$LAB3_STEPS" --timed "$LAB3_STEPS")
+fi
 common=(--seed "$SEED" --device "$DEVICE" --profile "$PROFILE" --out "$OUT.tmp" --quiet "${data[@]}")
 run() { # ranks args...
   local np=$1; shift
@@ -67,6 +83,12 @@ run 1 --sync none --batch 256 --task 1 --series task --tag task1 "${task[@]}"
 run "$NP" --sync gather_scatter --global-batch 256 --task 2a --series task --tag task2a "${task[@]}"
 run "$NP" --sync allreduce --global-batch 256 --task 2b --series task --tag task2b "${task[@]}"
 run "$NP" --sync ddp --global-batch 256 --task 3 --series task --tag task3 "${task[@]}"
+if [ "${LAB3_ONLY:-}" = table1 ]; then
+  note "LAB3_ONLY=table1: no scaling or bucket runs"
+  lab_commit
+  RESULTS=$OUT labs/lab3/figures.sh
+  exit 0
+fi
 
 note "time per iteration vs ranks, 2 .. $NP ranks, total batch 256"
 for np in $(seq 2 "$NP"); do

@@ -4,15 +4,20 @@ Text is plain: the writers escape it for their format. One markup only:
 `code` in backticks (commands, file names) becomes monospace."""
 from dataclasses import dataclass, field
 
-# The verdicts, best first, and what each means. "no verdict" is not a
-# judgement of the seed: the results needed to make one are missing.
-VERDICTS = ("reproduced", "partly", "not reproduced", "no verdict")
+# The verdicts, and what each means. "no verdict" is not a judgement of
+# the seed: the results needed to make one are missing. "not shown here"
+# is not one either: the finding needs a network that costs something,
+# and the platform these results come from has none (one machine's shared
+# memory); its reason names the command that would show it. The index is
+# the colour (report.tex's verdictN, html.py's .vN).
+VERDICTS = ("reproduced", "partly", "not reproduced", "no verdict", "not shown here")
 
 
 @dataclass
 class Verdict:
     state: str          # one of VERDICTS
     reason: str         # one line built from the numbers
+    platform: str = ""  # where the numbers come from, in a few words (labs.section sets it)
 
     def __post_init__(self):
         if self.state not in VERDICTS:
@@ -84,7 +89,7 @@ class Section:
         h = self.headline
         if not h:
             return "no verdict", "; ".join(self.problems), "-"
-        return h.verdict.state, h.verdict.reason, where_of(h.platform)
+        return h.verdict.state, h.verdict.reason, h.verdict.platform or where_of(h.platform)
 
 
 @dataclass

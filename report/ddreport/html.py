@@ -23,7 +23,7 @@ th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; text-align: right;
 th { border-bottom: 2px solid #888; } td.l, th.l { text-align: left; }
 caption { caption-side: top; text-align: left; font-weight: bold; padding-bottom: 0.3em; }
 .note { font-size: 0.85em; color: #555; }
-.v0 { background: #d4f4d4; } .v1 { background: #fbe7b5; } .v2 { background: #f8c9c4; } .v3 { background: #e4e4e4; }
+.v0 { background: #d4f4d4; } .v1 { background: #fbe7b5; } .v2 { background: #f8c9c4; } .v3 { background: #e4e4e4; } .v4 { background: #cfe2f8; }
 .verdict { padding: 0.1em 0.5em; border-radius: 0.3em; font-weight: bold; white-space: nowrap; }
 .box { border: 1px solid #ccc; border-radius: 0.4em; padding: 0.5em 0.8em; margin: 0.6em 0; background: #fafafa; }
 .figs { display: grid; grid-template-columns: repeat(auto-fill, minmax(28em, 1fr)); gap: 1em; }

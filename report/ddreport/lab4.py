@@ -25,6 +25,12 @@ APPENDIX = [
                             "weights)."),
 ]
 EQUAL = 5.0  # accuracy points within which two configurations count as equal
+# What makes ddlab's byte counts trustworthy, and why the seed's totals
+# differ (labs/lab4/README.md).
+BYTES_CHECKED_BY = "tests/mpi_group_avg.c and tests/e2e_lab4.sh (every rank's bytes equal the closed form)"
+BYTES_CAUSE = ("its docker stats counted all its containers' traffic (about 100 TB a run, nearly all of it not the "
+               "averaging); by the closed form, 14 of its 15 schedules with fewer passes send as much as the "
+               "all-reduce or more (a round saves at most half, its extra iterations cost 1.25-2.25x)")
 
 
 def quotes(seed):
@@ -87,8 +93,9 @@ def evaluate(platform, seed):
     claims = [
         rules.claim(max(per_round) < 1.0, "pairs send less per round", "pairs do not send less per round",
                     f"{min(per_round):.2f}-{max(per_round):.2f}x the all-reduce's bytes at 3+ workers (seed: less)"),
-        rules.claim(less_total == total, "less in total", "not less in total",
-                    f"{less_total} of {total} rows with fewer passes and the seed's extra iterations (seed: all)"),
+        rules.disagreement(less_total == total, "less in total", "not less in total",
+                           f"{less_total} of {total} rows with fewer passes and the seed's extra iterations (seed: all)",
+                           BYTES_CHECKED_BY, BYTES_CAUSE),
         rules.claim(p_lo < ar12[0] - EQUAL, "pairs lose accuracy at equal iterations",
                     "no loss at equal iterations", f"pairs {p_lo:.1f}% vs all-reduce {ar12[0]:.1f}% at {it_lo} "
                     f"(seed: {f3['pairwise', 12]:.0f}% vs {f3['all-reduce', 12]:.0f}%)"),

@@ -71,6 +71,8 @@ def section(n, results, seeds, root, commit):
         f.figures = key_figures(mod, p)
         findings.append(f)
     findings = headline_order(mod, findings)
+    for f in findings:
+        f.verdict.platform = runs.short(f.platform)
     shown = {f.figures[i].path for f in findings[:1] for i in range(len(f.figures))}
     appendix = []
     for f in findings:
@@ -86,6 +88,20 @@ def section(n, results, seeds, root, commit):
     head = s.headline
     if mod.SHOWS_ON and (head is None or head.platform.kind not in mod.SHOWS_ON):
         s.how_to_show = mod.HOW_TO_SHOW
+    platform_run(s, runs.record(results, n), mod)
     if not findings:
         s.problems.append(f"not run yet: `make lab{n}` (or `make figures`) writes results/lab{n}/")
     return s
+
+
+def platform_run(s, rec, mod):
+    """What `make figures` recorded of the lab's run on a platform with a
+    network (results/labN/platform.txt): a failed run is a problem of the
+    section (the native results stand); one this machine could not make
+    says why beside how to show the finding."""
+    status = rec.get("status", "")
+    if status == "failed":
+        s.problems.append(f"the run on {rec.get('platform', '?')} that `make figures` made failed: "
+                          f"{rec.get('why', '?')} (`{rec.get('command', '?')}`)")
+    elif status == "not available" and s.how_to_show:
+        s.how_to_show += f" This machine has neither ({rec.get('why', '?')}): `{rec.get('command', '?')}` elsewhere."

@@ -66,12 +66,66 @@ def claim(ok, held, not_held, numbers):
     return ok, f"{held if ok else not_held}: {numbers}"
 
 
+# Platforms with a network that costs something: an emulated network, a
+# simulated cluster (runs.describe's kinds).
+NETWORKED = ("net", "sim")
+
+
+def network_claim(platform, ok, held, not_held, numbers, shown_by):
+    """A claim only a network that costs something can show. On one
+    machine's shared memory it is not judged, whichever way its numbers
+    point: (None, "held: not shown here ... shown by <command>")."""
+    if platform.kind in NETWORKED:
+        return claim(ok, held, not_held, numbers)
+    return None, f"{held}: not shown here, on shared memory ({numbers}); {shown_by} shows it"
+
+
+def disagreement(ok, held, not_held, numbers, checked_by, cause):
+    """A claim on which ddlab's numbers may contradict the seed's: when they
+    do, the text names the check that makes ddlab's number trustworthy and
+    the seed's likely cause."""
+    ok, text = claim(ok, held, not_held, numbers)
+    if not ok:
+        text += f"; ddlab's number is checked by {checked_by}; the seed's likely cause: {cause}"
+    return ok, text
+
+
+def label(text):
+    """A claim's name: its text up to the numbers."""
+    return text.split(": ", 1)[0]
+
+
 def combine(claims):
-    """One verdict from the seed's claims, each (held: bool, text): all hold:
-    reproduced; none: not reproduced; some: partly. The reason lists them."""
-    held = sum(1 for ok, _ in claims if ok)
-    state = "reproduced" if held == len(claims) else "not reproduced" if held == 0 else "partly"
-    return Verdict(state, "; ".join(text for _, text in claims))
+    """One verdict from the seed's claims, each (held, text) with held True,
+    False or None (not shown on this platform: network_claim). Any claim
+    not shown: "not shown here"; else all hold: reproduced; none: not
+    reproduced; some: partly, and the reason says which held first."""
+    judged = [(ok, text) for ok, text in claims if ok is not None]
+    held = [text for ok, text in judged if ok]
+    if len(judged) < len(claims):
+        state = "not shown here"
+    else:
+        state = "reproduced" if len(held) == len(claims) else "not reproduced" if not held else "partly"
+    reason = "; ".join(text for _, text in claims)
+    if state == "partly":
+        reason = f"{len(held)} of {len(claims)} claims held ({', '.join(label(t) for t in held)}); {reason}"
+    elif state == "not shown here" and judged:
+        reason += f" (of the claims judged here, {len(held)} of {len(judged)} held)"
+    return Verdict(state, reason)
+
+
+def native_first(platform, name):
+    """The folder to read `name` from for a claim that does not depend on
+    the network (an accuracy: the same arithmetic on any transport): on an
+    emulated or simulated platform, the native run's beside it
+    (results/labN/) when it has the file, as the platform runs that
+    `make figures` makes are kept short (figures/platforms.sh); else the
+    platform's own."""
+    if platform.kind in NETWORKED:
+        parent = os.path.dirname(os.path.normpath(platform.dir))
+        if os.path.exists(os.path.join(parent, name)):
+            return parent
+    return platform.dir
 
 
 def synthetic(meta):

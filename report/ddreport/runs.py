@@ -32,6 +32,25 @@ def platforms(results, lab, root, commit):
     return [read_platform(key, d, root, commit) for key, d in dirs]
 
 
+RECORD = "platform.txt"
+
+
+def record(results, lab):
+    """results/labN/platform.txt as a dict (empty when absent): what
+    `make figures` did about the lab's run on a platform with a network
+    (figures/platforms.sh writes it)."""
+    out = {}
+    try:
+        with open(os.path.join(results, f"lab{lab}", RECORD)) as f:
+            for line in f:
+                if not line.startswith("#") and ": " in line:
+                    k, v = line.rstrip("\n").split(": ", 1)
+                    out[k] = v
+    except OSError:
+        pass
+    return out
+
+
 def has_results(folder):
     return bool(glob.glob(os.path.join(folder, "*.csv")))
 
@@ -57,7 +76,7 @@ def read_platform(key, folder, root, commit):
                               f"(e.g. {names[0]}): run `make lab{lab_of(folder)}` again")
     p.kind, p.label = describe(p.meta, key)
     p.raw = sorted(f for f in glob.glob(os.path.join(folder, "*"))
-                   if os.path.isfile(f) and f.endswith((".csv", ".json", ".txt")))
+                   if os.path.isfile(f) and f.endswith((".csv", ".json", ".txt")) and os.path.basename(f) != RECORD)
     read_index(p, folder, root)
     return p
 
