@@ -34,7 +34,7 @@ PLATFORM_LABS="2 3 6"
 # shows well below the seed's largest size). lab6: seed 003 ran its 2 GPUs
 # inside one node and names no network; its Table I has the DNN's step
 # going from 5.8 to 17.5 ms at 2 GPUs: a per-step cost above the step.
-# Measured on an idle 2-core machine (labs/lab6/README.md): at 1 Gbit/s the
+# Measured on an idle 2-core machine (labs/lab6/RESULTS.md): at 1 Gbit/s the
 # DNN 5.6x slower at 2 workers and ResNet-50 1.56x faster; at 100 Mbit/s
 # 34x and 1.30x. 1 Gbit/s keeps the larger margin on ResNet-50, the claim
 # that is nearer its edge. (On 2 cores at load average 20, 2026-11-29,

@@ -5,6 +5,10 @@
 #     has none of them: say what was measured, where, when, at which commit);
 #   - the top README stays under 220 lines (the detail lives in the folders'
 #     READMEs);
+#   - each lab's handout, labs/labN/README.md, stays under 250 lines (the
+#     seed's question, how to run, how to read the outputs, one reference
+#     table per platform, the exercises; the lab's mechanics and its longer
+#     results live in its DESIGN.md and RESULTS.md);
 #   - every relative link in a tracked markdown file names a tracked file
 #     (or folder), and every #anchor into a markdown file names a heading.
 # Reads the git index and the files only: under 3 s on 2 busy cores. Needs
@@ -48,6 +52,21 @@ else
   echo "not ok - docs: the top README has $lines lines (must stay under 220: move detail into the folders' READMEs)"
   fail=1
 fi
+
+handouts=$(git ls-files 'labs/lab[0-9]*/README.md')
+if [ -z "$handouts" ]; then
+  echo "not ok - docs: no lab handout (labs/labN/README.md) is tracked"
+  fail=1
+fi
+for handout in $handouts; do
+  lines=$(wc -l < "$handout")
+  if [ "$lines" -lt 250 ]; then
+    echo "ok - docs: $handout has $lines lines (under 250)"
+  else
+    echo "not ok - docs: $handout has $lines lines (must stay under 250: move the mechanics to its DESIGN.md, longer results to its RESULTS.md)"
+    fail=1
+  fi
+done
 
 git ls-files -z '*.md' | python3 -c '
 import os, re, subprocess, sys

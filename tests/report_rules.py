@@ -115,7 +115,7 @@ seed_t = {r["task"]: float(r["s_per_iter"]) for r in SEEDS["001"].table("table1"
 seed_acc = {r["task"]: float(r["test_accuracy_pct"]) for r in SEEDS["001"].table("table1").rows}
 case(3, "the seed's own Table 1", lab3_table(seed_t, seed_acc), "reproduced", "net")
 case(3, "the seed's own Table 1", lab3_table(seed_t, seed_acc), "reproduced", "sim")
-# One machine, 4 ranks on 2 cores, real CIFAR-10 (labs/lab3/README.md, "Measured here"):
+# One machine, 4 ranks on 2 cores, real CIFAR-10 (labs/lab3/README.md, "Reference results"):
 # the order is not judged on shared memory, and the command that shows it is named.
 native3 = lab3_table({"1": 0.254, "2a": 0.231, "2b": 0.232, "3": 0.235}, {"1": 15.6, "2a": 12.2, "2b": 11.8, "3": 13.0})
 case(3, "native shared memory (measured)", native3, "not shown here",

@@ -23,7 +23,7 @@
 # Both: SGD lr 0.01 x workers, momentum 0.5 (Horovod's example).
 #
 # LAB4_SCHEMES=group,lga also runs the other reading of the seed (Horovod's
-# backward_passes_per_step; see labs/lab4/README.md). LAB4_MONITOR=1 runs
+# backward_passes_per_step; see labs/lab4/DESIGN.md). LAB4_MONITOR=1 runs
 # with Open MPI's monitoring PML so its byte counts are put next to
 # ddlab's (where this Open MPI exposes them; 4.1.x does not).
 set -euo pipefail
