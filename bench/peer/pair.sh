@@ -32,6 +32,7 @@ peer_pair() {
     else setsid "${cmd[@]}" > /dev/null 2> "$out.rank$r" & fi
     pids+=($!)
   done
+  PEER_PAIR_PIDS=("${pids[@]}")
   local start=$SECONDS failed_at="" status=0 alive p
   while :; do
     alive=0
@@ -49,8 +50,15 @@ peer_pair() {
     sleep 0.2
   done
   peer_pair_kill "${pids[@]}"
+  PEER_PAIR_PIDS=()
   return "$status"
 }
+
+# For an exit hook (labs/common.sh's lab_on_exit): a script stopped while a
+# pair runs (Ctrl-C, SIGTERM, a timeout) ends the pair's process groups too;
+# each rank runs in its own session, out of reach of the signal the script got.
+PEER_PAIR_PIDS=()
+peer_pair_stop() { [ ${#PEER_PAIR_PIDS[@]} -eq 0 ] || peer_pair_kill "${PEER_PAIR_PIDS[@]}"; PEER_PAIR_PIDS=(); }
 
 # SIGTERM to each process group still there, SIGKILL after 3 s.
 peer_pair_kill() {
