@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e_peer.sh - ddlab's DDP and PyTorch DDP train the same model (about
-# 10-20 s; no timing asserted). bin/bench/peer_ddp runs 5 DDP steps of
+# 2 minutes on 2 busy cores; no timing asserted). bin/bench/peer_ddp runs 5 DDP steps of
 # CNN-3 at 2 ranks under mpirun on synthetic FP32 batches (batch 16 per
 # rank) and writes its initial parameters (rank 0's, as DDP broadcast
 # them), every rank's batches, the losses and the final parameters;
@@ -12,8 +12,9 @@
 # The same for VGG-11 at width 1/8 (batch norm in train mode, the BN
 # buffers broadcast by both sides). Then: a PyTorch rank killed mid-run
 # ends the pair within 30 s with no process left (bench/peer/pair.sh).
-# Without torch (or without gloo) every check is skipped, naming
-# `make bench-deps`. Prints ok / not ok / skip lines.
+# Then make lab3 PEER=pytorch (smoke size): its curve, figure and table row,
+# and its refusal under PLATFORM=. Without torch (or without gloo) every
+# check is skipped, naming `make bench-deps`. Prints ok / not ok / skip.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -51,6 +52,34 @@ same() {
 }
 same cnn3 1
 same vgg11 0.125
+
+# make lab3 PEER=pytorch: the reference curve, table rows and figure (the
+# lab's smoke settings: VGG-11 at width 1/8, 3 timed steps), and its
+# refusal under a simulated platform.
+if command -v gnuplot >/dev/null 2>&1 && [ -x "$BIN/lab3" ]; then
+  L=$tmp/lab3
+  NP=2 LAB3_SMOKE=1 PEER=pytorch BIN=$BIN RESULTS=$L/r FIGURES=$L/fig TABLES=$L/tab timeout 600 labs/lab3/run.sh \
+    > "$tmp/lab3.log" 2>&1
+  rc=$?
+  row=$(grep -v '^#' "$L/r/peer.csv" 2>/dev/null | tail -n +2)
+  if [ $rc = 0 ] && awk -F, '$1 == 2 && $3 > 0 && $4 > 0 && $5 > 0 { ok = 1 } END { exit !ok }' <<<"$row" &&
+     [ -s "$L/fig/lab3-scaling-pytorch_ddp.png" ] && grep -q 'tab:lab3-peer' "$L/tab/lab3.tex" &&
+     grep -q '^# program: bench/peer/torch_ddp.py' "$L/r/scaling-pytorch_ddp.csv" &&
+     [ "$(grep -c '^[0-9]' "$L/r/table1.csv")" = 4 ]; then
+    echo "ok - peer: make lab3 PEER=pytorch adds PyTorch DDP's curve, figure and table row beside DDP ($row); Table 1 keeps its 4 tasks"
+  else
+    echo "not ok - peer: make lab3 PEER=pytorch: exit $rc, peer.csv row '$row': $(tail -n 3 "$tmp/lab3.log")"; fail=1
+  fi
+  if out=$(PEER=pytorch PLATFORM=cluster4 NP=2 DRY_RUN=1 labs/lab3/run.sh 2>&1); then
+    echo "not ok - peer: make lab3 PEER=pytorch PLATFORM=cluster4 was not refused"; fail=1
+  elif grep -q 'SimGrid cannot simulate' <<<"$out"; then
+    echo "ok - peer: make lab3 PEER=pytorch under a simulated platform is refused with the reason"
+  else
+    echo "not ok - peer: PEER=pytorch PLATFORM=cluster4 refused without the reason: $out"; fail=1
+  fi
+else
+  echo "skip - peer: make lab3 PEER=pytorch needs gnuplot (make deps) and $BIN/lab3"
+fi
 
 # A PyTorch rank that dies: the pair ends within 30 s, nothing left.
 source bench/peer/pair.sh
