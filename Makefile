@@ -647,6 +647,8 @@ help:
 	@echo "                   rounds, threads, round-by-round output, the Python with torch (bench/run.sh)"
 	@echo "  ROUNDS, BLOCK, BENCH_NET, BENCH_DDP_BATCH, BENCH_DDP_ALG, BENCH_DDP_CAPS   make bench's DDP bars"
 	@echo "                   (bench/run_ddp.sh, bench/run_net.sh)"
+	@echo "  PEER_LINKS, PEER_MODELS, PEER_BATCH, PEER_ROUNDS, PEER_STEPS, PEER_AR_SIZES   make bench's DDP and"
+	@echo "                   allreduce against PyTorch DDP / gloo (bench/run_peer.sh)"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
 	@echo "  built with cuDNN: $(if $(CUDNN_LIB),yes ($(CUDNN_SO)),no$(if $(WITH_CUDA),$(if $(filter 0,$(CUDNN)), (CUDNN=0), (no cudnn.h and libcudnn in '$(CUDNN_INC)')), (no CUDA)))"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"
