@@ -24,6 +24,10 @@ Jobs:
                         no_sync Y ms, exposed Z ms, params P, layout L,
                         input CxHxW, torch V, T threads, buckets cap C MiB".
                         exposed = median DDP step - median no_sync step.
+                        With --plain (make lab3 PEER=pytorch): DDP steps
+                        only, timed as lab3 times its strategies (the first
+                        --warmup discarded, mean per rank, then over ranks):
+                        "torch_ddp_lab3 ...: ms_mean X, ms_rank_min Y, ...".
   allreduce             one rank of torch.distributed.all_reduce (gloo) at
                         the sizes of --sizes; rank 0 prints lab2's bench CSV
                         rows (alg gloo) to --csv.
