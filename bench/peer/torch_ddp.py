@@ -218,8 +218,12 @@ def compare(sections, cfg, out_dir):
 
 
 def replay(a):
-    sections = read_ckpt(a.dump)
-    cfg = parse_config(sections["config"].decode())
+    try:
+        sections = read_ckpt(a.dump)
+        cfg = parse_config(sections["config"].decode())
+    except (OSError, ValueError, KeyError) as e:
+        print("torch_ddp: error: %s is not what bin/bench/peer_ddp --dump writes: %s" % (a.dump, e), file=sys.stderr)
+        return 2
     out_dir = a.work or os.path.dirname(os.path.abspath(a.dump))
     mp.spawn(replay_rank, args=(sections, cfg, free_port(), out_dir), nprocs=cfg["world"], join=True)
     return 0 if compare(sections, cfg, out_dir) else 1
