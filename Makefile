@@ -21,6 +21,7 @@ PLATFORM  ?=
 NET       ?=
 RESUME    ?= 0
 HOSTS     ?=
+PEER      ?=
 LAUNCH    ?= mpirun
 NODES     ?=
 IMPL      ?= reference
@@ -451,7 +452,7 @@ ifneq ($(PLATFORM),)
 endif
 # The lab variables reach labs/labN/run.sh through the environment (never
 # pasted into a command line, where a value with a space would split).
-LAB_VARS := NP DEVICE PROFILE SEED DDL_DATA PLATFORM NET HOSTS RESUME LAUNCH NODES DRY_RUN
+LAB_VARS := NP DEVICE PROFILE SEED DDL_DATA PLATFORM NET HOSTS RESUME LAUNCH NODES DRY_RUN PEER
 $(foreach v,$(LAB_VARS),$(eval $(LABS) figures: export $(v) := $$($(v))))
 $(LABS) figures: export DDL_STUDENT_BIN := $(STUDENT_BIN)
 # PLATFORM=<name>: run the lab simulated on labs/platforms/<name>.xml (the
@@ -610,6 +611,7 @@ help:
 	@echo "                (network namespaces, tc TBF, NFQUEUE delay) over TCP; root; outputs say 'emulated network'"
 	@echo "  HOSTS=$(HOSTS)      emulated hosts for NET= (default NP); ranks go one per host, round-robin;"
 	@echo "                   with LAUNCH=slurm each host runs a slurmd and the ranks start by srun"
+	@echo "  PEER=$(PEER)          pytorch: make lab3 adds PyTorch DDP (gloo) as a reference curve and table (bench/peer/)"
 	@echo "  RESUME=$(RESUME)         1: make labN continues each run from results/checkpoints/ (a killed lab goes on)"
 	@echo "  DRY_RUN=$(DRY_RUN)          1: make labN prints every MPI job it would start, and runs none"
 	@echo "  --conv ALGO    (every program's option) how convolutions run: auto (per layer, the path measured fastest"
@@ -651,6 +653,8 @@ help:
 	@echo "                   rounds, threads, round-by-round output, the Python with torch (bench/run.sh)"
 	@echo "  ROUNDS, BLOCK, BENCH_NET, BENCH_DDP_BATCH, BENCH_DDP_ALG, BENCH_DDP_CAPS   make bench's DDP bars"
 	@echo "                   (bench/run_ddp.sh, bench/run_net.sh)"
+	@echo "  PEER_LINKS, PEER_MODELS, PEER_BATCH, PEER_ROUNDS, PEER_STEPS, PEER_AR_SIZES   make bench's DDP and"
+	@echo "                   allreduce against PyTorch DDP / gloo (bench/run_peer.sh)"
 	@echo "  built with CUDA: $(if $(WITH_CUDA),yes ($(NVCC)),no)"
 	@echo "  built with cuDNN: $(if $(CUDNN_LIB),yes ($(CUDNN_SO)),no$(if $(WITH_CUDA),$(if $(filter 0,$(CUDNN)), (CUDNN=0), (no cudnn.h and libcudnn in '$(CUDNN_INC)')), (no CUDA)))"
 	@echo "  BLAS: $(if $(OPENBLAS_OMP),OpenBLAS (OpenMP build) $(OPENBLAS_OMP),OpenBLAS (default build; make deps adds the OpenMP build))"

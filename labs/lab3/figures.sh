@@ -15,7 +15,7 @@ bin/lab3 table --out "$IN" --tex "$TAB/lab3.tex"
 plot() { figures/make_figures.sh --plot "labs/lab3/lab3-$1.gp" "$2" "$FIG/lab3-$3.png"; }
 made=()
 syncs=()
-for sync in gather_scatter allreduce allreduce_flat ddp; do
+for sync in gather_scatter allreduce allreduce_flat ddp pytorch_ddp; do # pytorch_ddp: make lab3 PEER=pytorch
   csv=$IN/scaling-$sync.csv
   [ -f "$csv" ] || continue
   syncs+=("$sync")

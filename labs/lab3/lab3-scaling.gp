@@ -11,7 +11,9 @@ set key top right
 if (exists("syncs")) {
     set title "lab3: time per iteration vs ranks, every strategy"
     f(s) = dir."/scaling-".s.".csv"
-    plot for [i=1:words(syncs)] f(word(syncs, i)) using "np":"s_per_iter" with linespoints lt i title word(syncs, i)
+    # pytorch_ddp: the reference of make lab3 PEER=pytorch, named as the table names it
+    name(s) = s eq "pytorch_ddp" ? "PyTorch DDP (gloo)" : s
+    plot for [i=1:words(syncs)] f(word(syncs, i)) using "np":"s_per_iter" with linespoints lt i title name(word(syncs, i)) noenhanced
 } else {
     set title sprintf("lab3: time per iteration vs ranks, %s", sync) noenhanced
     plot csv using "np":"s_per_iter" with linespoints lt 1 title sync, \

@@ -19,6 +19,8 @@
 # NET=RATE[,LATENCY] (labs/net/): every multi-rank run on HOSTS (default NP)
 # emulated hosts over real TCP links, results in results/lab3/net-RATE...,
 # figures in figures/net-..., every output labelled "emulated network".
+# PEER=pytorch (bench/peer/lab3.sh): PyTorch DDP (gloo) at 2 .. NP ranks on
+# the same platform, a reference curve and table rows beside DDP.
 # Timing follows the seed: the first 40 iterations, the first discarded,
 # mean per rank then across ranks.
 # LAB3_ONLY=table1 runs the Table 1 tasks alone (no scaling, no bucket
@@ -33,6 +35,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 LAB_SIMULATES=1   # make lab3 PLATFORM=cluster4: the same runs under SimGrid SMPI
 LAB_NETWORKS=1    # make lab3 NET=1gbit NP=2: the same runs on an emulated cluster
+source bench/peer/lab3.sh # PEER=pytorch: PyTorch DDP (gloo) as the reference curve
+peer_lab3_check           # first: under PLATFORM= it is refused before SimGrid is looked for
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
 [ -x "$BIN/lab3" ] || { echo "error: $BIN/lab3 missing: run make" >&2; exit 1; }
@@ -106,5 +110,6 @@ for cap in 0 1 5 10 50 100; do
   run "$CAP_NP" --sync ddp --bucket-cap-mb "$cap" --global-batch 256 --series buckets --tag "cap$cap-np$CAP_NP" "${timing[@]}"
 done
 
+peer_lab3_run vgg11 "${data[1]}" $(seq 2 "$NP")
 lab_commit
 RESULTS=$OUT labs/lab3/figures.sh

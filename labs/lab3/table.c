@@ -5,7 +5,9 @@
  *       the bucket-cap sweep (time, exposed sync, hidden communication);
  *   scaling-<sync>.csv   time per iteration vs ranks for each strategy
  *       (the seed's Figures 2-4, and all of them on one plot);
- *   buckets.csv          the DDP bucket-cap sweep and the flat control. */
+ *   buckets.csv          the DDP bucket-cap sweep and the flat control;
+ *   scaling-pytorch_ddp.csv, peer.csv   with make lab3 PEER=pytorch, PyTorch
+ *       DDP's curve and its times beside ddlab's DDP (*-peer.csv). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +124,61 @@ static int write_scaling(const Lab3Options *o, Table **runs, int n)
     return status;
 }
 
+/* ddlab's DDP run at np ranks (a scaling or task run at the default cap). */
+static const Table *ddp_at(Table **runs, int n, double np)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(table_text(runs[i], 0, "sync"), "ddp") && table_num(runs[i], 0, "np") == np &&
+            (has_series(runs[i], "scale") || has_series(runs[i], "task")))
+            return runs[i];
+    return NULL;
+}
+
+static int by_np(const void *a, const void *b)
+{
+    double d = table_num(*(Table *const *)a, 0, "np") - table_num(*(Table *const *)b, 0, "np");
+    return (d > 0) - (d < 0);
+}
+
+/* make lab3 PEER=pytorch (bench/peer/lab3.sh): PyTorch DDP's points, one
+ * <run>-peer.csv per rank count. They become the curve scaling-pytorch_ddp
+ * (beside the strategies' own) and the table "peer": ddlab's DDP and
+ * PyTorch's at the same ranks. Kept out of the *-summary.csv runs and of
+ * Table 1, whose rows are the seed's tasks. Returns the table, or NULL. */
+static Table *peer_table(const Lab3Options *o, Table **runs, int n, int *status)
+{
+    static Table *peer[64];
+    int np = table_read_dir(o->run.out, "-peer.csv", "ms_mean", peer, 64);
+    if (np <= 0) return NULL;
+    qsort(peer, (size_t)np, sizeof *peer, by_np);
+    Table *curve = table_new("scaling-pytorch_ddp", "np,ms_mean,s_per_iter,ms_rank_min,ms_rank_max,batch_per_rank");
+    Table *side = table_new("peer", "np,method,ddlab_s_per_iter,pytorch_s_per_iter,ratio");
+    curve->meta = side->meta = peer[0]->meta;
+    meta_set(&curve->meta, "run", "scaling-pytorch_ddp");
+    meta_set(&side->meta, "run", "peer");
+    for (int i = 0; i < np; i++) {
+        static const char *const cols[] = { "np", "ms_mean", "s_per_iter", "ms_rank_min", "ms_rank_max",
+                                            "batch_per_rank" };
+        for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) table_set_str(curve, cols[c], table_text(peer[i], 0, cols[c]));
+        table_end_row(curve);
+        const Table *ours = ddp_at(runs, n, table_num(peer[i], 0, "np"));
+        double mine = ours ? table_num(ours, 0, "s_per_iter") : NAN, theirs = table_num(peer[i], 0, "s_per_iter");
+        char buf[64];
+        table_set_str(side, "np", table_text(peer[i], 0, "np"));
+        table_set_str(side, "method", "PyTorch DDP (gloo)");
+        fmt(buf, sizeof buf, "%.4f", mine);
+        table_set_str(side, "ddlab_s_per_iter", buf);
+        table_set_str(side, "pytorch_s_per_iter", table_text(peer[i], 0, "s_per_iter"));
+        fmt(buf, sizeof buf, "%.2f", mine / theirs);
+        table_set_str(side, "ratio", buf);
+        table_end_row(side);
+    }
+    if (table_write(curve, o->run.out) != 0 || table_write(side, o->run.out) != 0) *status = 1;
+    table_free(curve);
+    for (int i = 0; i < np; i++) table_free(peer[i]);
+    return side;
+}
+
 static Table *bucket_table(Table **runs, int n)
 {
     Table *t = NULL;
@@ -210,9 +267,9 @@ int lab3_table(const void *ctx)
     }
     qsort(runs, (size_t)n, sizeof *runs, by_sync_np_cap);
     int status = write_scaling(o, runs, n);
-    Table *t1 = table1(runs, n), *tb = bucket_table(runs, n);
-    const Table *tex[2];
-    TexSpec specs[2];
+    Table *t1 = table1(runs, n), *tb = bucket_table(runs, n), *tp = peer_table(o, runs, n, &status);
+    const Table *tex[3];
+    TexSpec specs[3];
     int nt = 0;
     if (t1) {
         if (table_write(t1, o->run.out) != 0) status = 1;
@@ -236,6 +293,16 @@ int lab3_table(const void *ctx)
                                "tab:lab3-buckets", 7, cols, heads, "lrrrrrr" };
         tex[nt++] = tb;
     }
+    if (tp) {
+        static const char *const cols[] = { "method", "np", "ddlab_s_per_iter", "pytorch_s_per_iter", "ratio" };
+        static const char *const heads[] = { "Reference", "Ranks", "ddlab DDP (s/iter)", "Reference (s/iter)",
+                                             "ddlab / reference" };
+        specs[nt] = (TexSpec){ "lab3: your bucketed DDP beside PyTorch DDP (gloo backend, 25 MiB buckets) on the "
+                               "same platform, model and total batch 256 (make lab3 PEER=pytorch). Timed as the "
+                               "strategies are; PyTorch trains on random inputs of the same shape (no accuracy).",
+                               "tab:lab3-peer", 5, cols, heads, "lrrrr" };
+        tex[nt++] = tp;
+    }
     if (nt > 0) {
         if (mkdir_parent(o->run.tex) != 0 || tables_write_tex(tex, specs, nt, o->run.tex) != 0) status = 1;
         else fprintf(stderr, "lab3: wrote %s and the figure CSVs in %s (%d runs)\n", o->run.tex, o->run.out, n);
@@ -244,6 +311,7 @@ int lab3_table(const void *ctx)
     }
     table_free(t1);
     table_free(tb);
+    table_free(tp);
     for (int i = 0; i < n; i++) table_free(runs[i]);
     return status;
 }

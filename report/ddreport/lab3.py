@@ -40,6 +40,20 @@ def quotes(seed):
              f"accuracy after one epoch {rows['1']['test_accuracy_pct']}-{rows['3']['test_accuracy_pct']}%")]
 
 
+def peer_rows(platform, t1):
+    """make lab3 PEER=pytorch: PyTorch DDP (gloo) at the most ranks, as a
+    reference row (peer.csv, labs/lab3/table.c); none without it."""
+    try:
+        peer = rules.read(platform, "peer.csv", need=("np", "pytorch_s_per_iter"))
+    except rules.csvdata.DataError:
+        return []
+    if not peer.rows:
+        return []
+    r = max(peer.rows, key=lambda row: rules.num(row, "np"))
+    s = rules.num(r, "pytorch_s_per_iter")
+    return [["ref.", "PyTorch DDP (gloo), random inputs", "", "", "", r["np"], f"{s:.3f}", f"{t1 / s:.2f}", ""]]
+
+
 def evaluate(platform, seed):
     mine = rules.read(platform, "table1.csv", need=("task", "s_per_iter", "test_accuracy_pct", "speedup", "np"))
     theirs = {r["task"]: r for r in seed.table("table1").rows}
@@ -75,7 +89,8 @@ def evaluate(platform, seed):
         header=["Task", "Method", "Seed s/iter", "Seed speedup", "Seed acc. %", "ddlab ranks", "ddlab s/iter",
                 "ddlab speedup", "ddlab acc. %"],
         rows=[[k, theirs[k]["method"], theirs[k]["s_per_iter"], theirs[k]["speedup"], theirs[k]["test_accuracy_pct"],
-               rows[k]["np"], f"{t[k]:.3f}", f"{speed[k]:.2f}", f"{acc[k]:.1f}"] for k in TASKS],
+               rows[k]["np"], f"{t[k]:.3f}", f"{speed[k]:.2f}", f"{acc[k]:.1f}"] for k in TASKS] +
+        peer_rows(platform, t["1"]),
         align="llrrrrrrr",
         note=mine.meta.get("summary", ""))
     notes = []
