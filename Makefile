@@ -84,6 +84,9 @@ endif
 # exercise object named before it on the link line keeps the linker from
 # pulling the reference member, which defines exactly that function
 # (tests/e2e_grade.sh checks this with nm).
+# Exercise files written before core's loose modules moved into folders
+# include "common.h" and "half.h" bare; they still compile (core/util).
+SUBMISSION_INC := -I$(CURDIR)/core/util
 ifeq ($(IMPL),student)
   STUDENT_BUILD := $(BUILD)/student
   STUDENT_BIN   := $(BIN)/student
@@ -249,7 +252,7 @@ $(BUILD)/%.o: %.c | check-tools
 $(BUILD)/git-rev: FORCE
 	@mkdir -p $(@D)
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
-$(BUILD)/core/version.o: core/version.c $(BUILD)/git-rev
+$(BUILD)/core/provenance/version.o: core/provenance/version.c $(BUILD)/git-rev
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DDDL_GIT_REV='"$(GIT_REV)"' -DDDL_CFLAGS='"$(strip $(OPT))$(if $(filter 1,$(SANITIZE)), asan+ubsan,)$(if $(filter 1,$(SIM)), smpicc,)"' -c $< -o $@
 FORCE:
@@ -291,13 +294,13 @@ $(foreach l,$(LABS),$(eval $(call LAB_RULE,$(l))))
 ifeq ($(IMPL),student)
 $(STUDENT_BUILD)/%.o: %.c | check-tools
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
-# Results written by student programs say "impl: student" (core/impl.c).
-$(STUDENT_BUILD)/core/impl.o: core/impl.c | check-tools
+	$(CC) $(CFLAGS) $(SUBMISSION_INC) -c $< -o $@
+# Results written by student programs say "impl: student" (core/provenance/impl.c).
+$(STUDENT_BUILD)/core/provenance/impl.o: core/provenance/impl.c | check-tools
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DDDL_IMPL_STUDENT -c $< -o $@
 define STUDENT_LAB_RULE
-$(STUDENT_BIN)/$(1): $(STUDENT_BUILD)/core/impl.o $(patsubst %.c,$(STUDENT_BUILD)/%.o,$(wildcard labs/$(1)/exercises/*.c)) $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB) $(SAN_OBJ)
+$(STUDENT_BIN)/$(1): $(STUDENT_BUILD)/core/provenance/impl.o $(patsubst %.c,$(STUDENT_BUILD)/%.o,$(wildcard labs/$(1)/exercises/*.c)) $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB) $(SAN_OBJ)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
 endef
@@ -494,7 +497,7 @@ $(GRADE_TAPE_LIB): $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard labs/grade/tape
 # What the grader compiles and links with (the reference build's flags).
 grade-vars:
 	@echo 'CC=$(CC)'
-	@echo 'CFLAGS=$(CFLAGS)'
+	@echo 'CFLAGS=$(CFLAGS) $(SUBMISSION_INC)'
 	@echo 'LDFLAGS=$(LDFLAGS)'
 	@echo 'LDLIBS=$(LDLIBS)'
 	@echo 'BUILD=$(BUILD)'

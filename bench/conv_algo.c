@@ -23,14 +23,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "common.h"
+#include "util/cli.h"
+#include "util/common.h"
 #include "cpu/parallel.h"
-#include "device.h"
-#include "gemm.h"
+#include "platform/device.h"
+#include "cpu/gemm.h"
 #include "layers/layers.h"
 #include "model/model.h"
-#include "rng.h"
+#include "util/rng.h"
 
 /* --cpu: time this process's CPU time instead of the wall clock: with one
  * thread (OMP_NUM_THREADS=1) it counts the work alone, which other jobs on

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "driver/driver.h"
-#include "gemm.h"
+#include "cpu/gemm.h"
 
 enum { S_DDP, S_FLAT, S_PER, NS };
 static const SyncKind kinds[NS] = { SYNC_DDP, SYNC_ALLREDUCE_FLAT, SYNC_ALLREDUCE };

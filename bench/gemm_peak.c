@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "backend/registry.h"
-#include "common.h"
-#include "device.h"
-#include "gemm.h"
-#include "half.h"
+#include "util/common.h"
+#include "platform/device.h"
+#include "cpu/gemm.h"
+#include "util/half.h"
 
 static double best_gflops(const Backend *be, int n, bool half, void *a, void *b, float *c)
 {

@@ -28,8 +28,8 @@ bad() { echo "not ok - config edge: $*"; fail=1; }
 # path: why it may. Nothing else in core/ calls getenv or touches environ.
 declare -A EDGE=(
   [core/driver/environment.c]="the programs' DDL_ configuration, one table"
-  [core/placement.c]="the launcher's variables (SLURM_*, OMPI_*, the emulated network's DDL_NET*): where the process was started"
-  [core/threads.c]="OpenMP's, OpenBLAS's and glibc's own variables (OMP_NUM_THREADS, MALLOC_*), which those libraries read too"
+  [core/platform/placement.c]="the launcher's variables (SLURM_*, OMPI_*, the emulated network's DDL_NET*): where the process was started"
+  [core/platform/threads.c]="OpenMP's, OpenBLAS's and glibc's own variables (OMP_NUM_THREADS, MALLOC_*), which those libraries read too"
   [core/results/meta.c]="the provenance block records the environment a result was produced in"
   [core/cuda/emu/strict.cc]="the emulated GPU's runtime switches (DDL_EMU_*), as CUDA's runtime reads CUDA_*"
 )

@@ -1,7 +1,7 @@
 /* harness.c - see harness.h. */
 #include "harness.h"
-#include "common.h"
-#include "rng.h"
+#include "util/common.h"
+#include "util/rng.h"
 
 #include <errno.h>
 #include <math.h>

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "common.h"
-#include "half.h"
+#include "util/common.h"
+#include "util/half.h"
 #include "harness.h"
 
 static float value(int k, size_t i) { return (float)((int)((i * 5 + (size_t)k * 11) % 23) - 11) * 0.37f; }

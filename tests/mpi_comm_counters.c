@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 
 typedef struct Traffic { long long msgs, bytes; } Traffic; /* -1: no closed form for this count */

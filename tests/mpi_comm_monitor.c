@@ -16,7 +16,7 @@
 
 #include "comm/comm.h"
 #include "comm/monitor.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 
 /* Was the job started with pml_monitoring_enable set to a non-zero value

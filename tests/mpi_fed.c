@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "util/common.h"
 #include "cpu/kernels.h"
 #include "sync/dsgd.h"
 #include "sync/fed.h"

@@ -1,5 +1,5 @@
 /* test_cuda_kernels.c - every CUDA kernel (core/cuda) against its CPU
- * reference (core/cpu, core/gemm.c), on fresh seeded random inputs.
+ * reference (core/cpu, core/cpu/gemm.c), on fresh seeded random inputs.
  *
  * Built twice. bin/tests/test_cuda_kernels runs the nvcc build on a real
  * GPU. bin/tests/test_cuda_kernels_emu (-DDDL_CUDA_EMU) runs the very same
@@ -57,8 +57,8 @@ static void no_gpu(const char *why)
 }
 
 #if defined(DDL_HAVE_CUDA) || defined(DDL_CUDA_EMU)
-#include "common.h"
-#include "bn_act.h"
+#include "util/common.h"
+#include "util/bn_act.h"
 #include "conv/conv_direct_layout.h"
 #include "conv/winofused_layout.h"
 #include "conv/conv_pointwise_layout.h"
@@ -67,8 +67,8 @@ static void no_gpu(const char *why)
 #include "cuda/cuda_runtime_probe.h"
 #include "cuda/device_mem.h"
 #include "cuda/kernels_cuda.h"
-#include "gemm.h"
-#include "rng.h"
+#include "cpu/gemm.h"
+#include "util/rng.h"
 
 #define TOL_ELEM 1e-5
 #define TOL_RED 1e-3

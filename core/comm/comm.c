@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../backend/backend.h"
-#include "../common.h"
+#include "../util/common.h"
 
 /* Tags this library uses: one per operation in flight, cycling. Open MPI
  * allows tags up to 2^31-1; MPI guarantees at least 32767. */

@@ -29,10 +29,10 @@
 #include <stdint.h>
 
 #include "../backend/device_batch.h"
-#include "../cli.h"
+#include "../util/cli.h"
 #include "../comm/comm.h"
 #include "../data/dataset.h"
-#include "../device.h"
+#include "../platform/device.h"
 #include "../model/model.h"
 #include "../results/results.h"
 #include "../sync/sync.h"

@@ -6,7 +6,7 @@
  *
  * The variables of other programs that describe where a process was
  * started (SLURM_*, OMPI_*, OMP_NUM_THREADS...) are read where the start
- * is handled (core/placement.c, core/threads.c) and recorded with the
+ * is handled (core/platform/placement.c, core/platform/threads.c) and recorded with the
  * results (core/results/meta.c); make's variables (DEVICE, PROFILE, NP...)
  * are translated into these names by labs/common.sh. */
 #include "environment.h"
@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../cli.h"
-#include "../common.h"
+#include "../util/cli.h"
+#include "../util/common.h"
 
 typedef enum { ENV_TEXT, ENV_ONE, ENV_ZERO, ENV_COUNT } EnvKind;
 

@@ -23,7 +23,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "options.h"
 
 #define LOCK_NAME "checkpoint.lock"

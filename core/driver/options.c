@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../backend/registry.h"
-#include "../common.h"
+#include "../util/common.h"
 
 void driver_environment(DriverOptions *o, const DriverEnv *env)
 {

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "options.h"
 
 /* Options a continuation may change: the run's length, where its outputs

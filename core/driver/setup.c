@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 
 /* Every rank agrees whether any failed (a rank alone in an error would
  * leave the others waiting in a collective). */

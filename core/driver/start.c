@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "../backend/registry.h"
-#include "../common.h"
-#include "../threads.h"
+#include "../util/common.h"
+#include "../platform/threads.h"
 #include "options.h"
 #include "resume.h"
 

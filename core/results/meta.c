@@ -15,11 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common.h"
-#include "../mpi_transport.h"
-#include "../placement.h"
-#include "../threads.h"
-#include "../version.h"
+#include "../util/common.h"
+#include "../platform/mpi_transport.h"
+#include "../platform/placement.h"
+#include "../platform/threads.h"
+#include "../provenance/version.h"
 #ifdef DDL_SMPI
 #include <simgrid/host.h>
 #endif
@@ -211,7 +211,7 @@ static void collect_sim(Meta *m)
     else
         meta_set(m, "sim_compute", "measured on this machine, one thread per rank, scaled by "
                                    "smpi/host-speed / platform speed");
-    meta_set(m, "threads", "1 (simulated: one per rank, see core/threads.c)");
+    meta_set(m, "threads", "1 (simulated: one per rank, see core/platform/threads.c)");
 }
 #endif
 

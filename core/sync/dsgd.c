@@ -5,7 +5,7 @@
 #include "rows.h"
 
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "dsgd.h"
 #include "fed.h"
 

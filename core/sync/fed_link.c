@@ -8,8 +8,8 @@
 
 #include "fed_link.h"
 #include "../backend/backend.h"
-#include "../common.h"
-#include "../half.h"
+#include "../util/common.h"
+#include "../util/half.h"
 #include "fedavg_aggregate.h"
 
 int fed_link_init(FedLink *l, MPI_Comm parent, CommDtype dtype, char err[DDL_ERRLEN])

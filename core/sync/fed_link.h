@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "../comm/comm.h"
-#include "../common.h"
+#include "../util/common.h"
 
 typedef enum FedTraffic { FED_PAYLOAD, FED_STATE, FED_CONTROL, FED_TRAFFIC_KINDS } FedTraffic;
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "rows.h"
 
 static const SyncRow *const ROWS[SYNC_KIND_COUNT] = {

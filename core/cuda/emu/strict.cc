@@ -11,7 +11,7 @@
 #include <cstring>
 
 extern "C" {
-#include "common.h"
+#include "util/common.h"
 }
 
 namespace ddl_emu {

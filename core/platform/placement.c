@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "../util/common.h"
 
 /* A non-negative integer from the environment, or -1. */
 static long env_count(const char *name)
