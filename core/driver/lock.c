@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../util/common.h"
-#include "options.h"
+#include "first_failure.h"
 
 #define LOCK_NAME "checkpoint.lock"
 

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../util/common.h"
-#include "options.h"
+#include "first_failure.h"
 
 /* Options a continuation may change: the run's length, where its outputs
  * and checkpoints go, and labels. */

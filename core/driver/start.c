@@ -99,15 +99,6 @@ static int probe_dir(const char *flag, const char *dir)
     return 0;
 }
 
-int driver_first_failure(Driver *d, bool failed, const char *why)
-{
-    int first = failed ? d->rank : d->world;
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first == d->world) return -1;
-    if (d->rank == first) fprintf(stderr, "error: %s\n", why);
-    return first;
-}
-
 int driver_check_dir(Driver *d, const char *flag, const char *dir)
 {
     int bad = 0;
