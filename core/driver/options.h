@@ -12,7 +12,8 @@ int driver_cli_fragment(Driver *d, CliOption *out);
 /* $DDL_DEVICE and $DDL_PROFILE (env) where the program left device and
  * profile unset; then cpu and custom. */
 void driver_environment(DriverOptions *o, const DriverEnv *env);
-/* The shared values that need no file system; 0, or -1 after a message. */
-int driver_check_values(const Driver *d);
+/* The shared values that need no file system (--conv parsed into
+ * d->conv_algo); 0, or -1 after a message. */
+int driver_check_values(Driver *d);
 
 #endif

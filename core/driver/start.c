@@ -139,10 +139,8 @@ int driver_open(Driver *d)
     }
     /* --conv cudnn needs cuDNN on this device: refused before any work,
      * naming the values that run (a longer message than err holds) */
-    ConvAlgo algo;
     char conv_err[512] = "";
-    bool conv_bad = !bad && o->conv && conv_algo_parse(o->conv, &algo) == 0 &&
-                    conv_algo_check(algo, d->be->conv, conv_err, sizeof conv_err) != 0;
+    bool conv_bad = !bad && o->conv && conv_algo_check(d->conv_algo, d->be->conv, conv_err, sizeof conv_err) != 0;
     if (driver_first_failure(d, bad || conv_bad, conv_bad ? conv_err : err) >= 0) return 2;
     if ((d->spec->shared & DRV_OUT) && driver_check_dir(d, "out", o->out) != 0) return 2;
     /* Checkpoints are outputs too: found unwritable after the first epoch,

@@ -55,6 +55,8 @@ SyncConfig sync_config_default(SyncKind kind)
                          .fed = NULL };
 }
 
+size_t sync_mib_bytes(double mib) { return (size_t)(mib * 1048576.0); }
+
 /* What no row can run with; the same answer on every rank. */
 static int refuse(const SyncConfig *cfg, const SyncRow *r, const Comm *c, char err[256])
 {
