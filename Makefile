@@ -630,6 +630,12 @@ help:
 	@echo "  DDL_MPI_CUDA_AWARE=0      on a GPU, stage buffers through the host even where MPI is CUDA-aware"
 	@echo "  DDL_MALLOC_DEFAULT=1      keep glibc's malloc thresholds (default: freed memory stays in the heap)"
 	@echo "  DDL_FAULT_KILL_AFTER=N    tests: SIGKILL after the first checkpoint at or past batch N"
+	@echo "  DDL_EMU_STRICT, DDL_EMU_ORDER, DDL_EMU_SEED   the emulated GPU's strict mode (above), handed to it from here"
+	@echo "  DDL_NET, DDL_NET_SETUP, DDL_NET_HOST   set by labs/net for NET= runs: the emulated network, how it was"
+	@echo "                   built, each rank's emulated host (recorded in every output's provenance)"
+	@echo "  DDL_SIM_PLATFORM, DDL_SIM_NETWORK, DDL_SIM_HOST_SPEED, DDL_SIM_PLATFORM_SPEED, DDL_SIM_COLL_SELECTOR,"
+	@echo "  DDL_SIM_COMPUTE           set by labs/platforms/sim.sh and labs/launch.sh for PLATFORM= runs (provenance)"
+	@echo "  DDL_GRADE_TAPE            set by the grader: record:PATH or replay:PATH (labs/grade/tape/tape.h)"
 	@echo
 	@echo "Environment read by make labN, make figures, make bench and their scripts:"
 	@echo "  RERUN=1                   make figures runs every lab again, not only those without results"

@@ -2,6 +2,7 @@
 #include "harness.h"
 #include "util/common.h"
 #include "util/rng.h"
+#include "driver/environment.h"
 
 #include <errno.h>
 #include <math.h>
@@ -215,4 +216,14 @@ void t_build_eval(Model *m, const char *name, Shape in, int classes, float width
     cfg.conv = t_conv;
     if (model_build(m, name, &cfg, batch, seed, err) != 0) ddl_die("%s", err);
     model_set_training(m, false);
+}
+
+/* Every test program starts at the edge ddlab's programs start at: the
+ * DDL_ variables meant for the layers below (the emulated GPU's strict
+ * mode, what ddlab's launchers say) are read and handed down before main,
+ * as driver_start does (tests/emu_check.sh runs the CUDA tests in strict
+ * mode this way). */
+__attribute__((constructor)) static void t_edge(void)
+{
+    if (driver_env_apply() != 0) exit(2);
 }

@@ -15,6 +15,7 @@
 #include "platform/placement.h"
 #include "results/results.h"
 #include "platform/threads.h"
+#include "driver/environment.h"
 
 static const char *const launch_vars[] = {
     "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
@@ -40,6 +41,7 @@ static void launch_env(const char *assignments)
         *eq = '\0';
         setenv(tok, eq + 1, 1);
     }
+    driver_env_apply(); /* DDL_NET reaches placement as at a program's start */
 }
 
 static void test_threads_rule(void)

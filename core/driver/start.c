@@ -52,6 +52,7 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
     d->spec = spec;
     d->opt = opt;
     bool bad_env = driver_env_read(&d->env) != 0; /* before MPI: DDL_MALLOC_DEFAULT */
+    driver_env_hand_down(&d->env);
     driver_environment(opt, &d->env);
     ddl_program_start(&argc, &argv, &d->rank, &d->world, d->env.malloc_default);
     d->status = 2;

@@ -4,6 +4,7 @@
  * by the thread that made the first call: a second thread would make the
  * order of calls, and so the replay, depend on timing. */
 #include "tape.h"
+#include "driver/environment.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +86,7 @@ static void open_file(void)
 static void open_tape(void)
 {
     T.opened = true;
-    const char *spec = getenv("DDL_GRADE_TAPE");
+    const char *spec = driver_env_text("DDL_GRADE_TAPE");
     if (!spec || !*spec) return;
     if (!strncmp(spec, "record:", 7)) T.mode = TAPE_RECORD;
     else if (!strncmp(spec, "replay:", 7)) T.mode = TAPE_REPLAY;
