@@ -24,6 +24,18 @@ if ! git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
 fi
 fail=0
 
+# none_of HITS OK NOT_OK: "ok - docs: OK" when HITS (git grep lines) is
+# empty, else "not ok - docs: N line(s) NOT_OK:" and the first 20.
+none_of() {
+  if [ -z "$1" ]; then
+    echo "ok - docs: $2"
+  else
+    echo "not ok - docs: $(printf '%s\n' "$1" | wc -l) line(s) $3:"
+    printf '%s\n' "$1" | head -20 | cut -c1-200 | sed 's/^/#   /'
+    fail=1
+  fi
+}
+
 # The patterns are written so that this file does not match them itself.
 # Upstream references such as open-mpi/ompi#9010 are not issue numbers of
 # this project and do not match.
@@ -34,14 +46,7 @@ history=(
 )
 for entry in "${history[@]}"; do
   what=${entry%%|*} pattern=${entry#*|}
-  hits=$(git grep -n -I -i -E "$pattern" -- . 2>/dev/null)
-  if [ -z "$hits" ]; then
-    echo "ok - docs: no tracked file refers to $what"
-  else
-    echo "not ok - docs: $(printf '%s\n' "$hits" | wc -l) line(s) refer to $what:"
-    printf '%s\n' "$hits" | head -20 | cut -c1-200 | sed 's/^/#   /'
-    fail=1
-  fi
+  none_of "$(git grep -n -I -i -E "$pattern" -- . 2>/dev/null)" "no tracked file refers to $what" "refer to $what"
 done
 
 # Nothing points outside the repository: a student who cloned ddlab has
@@ -49,14 +54,8 @@ done
 # venue; their numbers are in report/seeds/). Only .ci/run may use data
 # placed beside the checkout. The pattern does not match this file.
 far=..'/shared'
-hits=$(git grep -n -I -E '\.\./share[d]\b' -- . ':!.ci/run' 2>/dev/null)
-if [ -z "$hits" ]; then
-  echo "ok - docs: no tracked file points outside the repository ($far), but .ci/run"
-else
-  echo "not ok - docs: $(printf '%s\n' "$hits" | wc -l) line(s) point outside the repository ($far):"
-  printf '%s\n' "$hits" | head -20 | cut -c1-200 | sed 's/^/#   /'
-  fail=1
-fi
+none_of "$(git grep -n -I -E '\.\./share[d]\b' -- . ':!.ci/run' 2>/dev/null)" \
+  "no tracked file points outside the repository ($far), but .ci/run" "point outside the repository ($far)"
 
 # core's root holds its README and folders only (at most an umbrella
 # header); every folder of core has a README naming the file to start with.

@@ -139,3 +139,26 @@ void fed_download(FedLink *l, FedTraffic kind, float *vec, size_t n)
     if (h) half_to_float_array(vec, l->wire, n);
     if (host) l->be->to_device(dev, host, sizeof(float) * n);
 }
+
+float *fed_upload_count(FedLink *l, float mine)
+{
+    int U = l->users;
+    float *counts = NULL, **at = NULL;
+    if (l->cloud) {
+        counts = ddl_alloc(sizeof(float) * (size_t)U);
+        at = ddl_alloc(sizeof(float *) * (size_t)U);
+        for (int u = 0; u < U; u++) at[u] = counts + u;
+    }
+    fed_upload(l, FED_CONTROL, &mine, at, 1);
+    ddl_free(at);
+    return counts;
+}
+
+void fed_aggregate_counts(FedLink *l, float *dst, const float *const *bufs, const float *counts, size_t n)
+{
+    int U = l->users;
+    double *weights = ddl_alloc(sizeof(double) * (size_t)U);
+    for (int u = 0; u < U; u++) weights[u] = counts[u];
+    fed_aggregate(l, dst, bufs, weights, U, n);
+    ddl_free(weights);
+}
