@@ -114,8 +114,8 @@ int main(int argc, char **argv)
     Device dev;
     char err[DDL_ERRLEN] = "", desc[256] = "";
     const Backend *be = NULL;
-    if (rc == 0 && (device_parse(name, &dev, err) != 0 || device_check_backend(dev, 0, 1, desc, sizeof desc, err) != 0 ||
-                    !(be = backend_named(name))))
+    if (rc == 0 && (device_parse(name, &dev, err) != 0 ||
+                    device_check_backend(dev, 0, 1, desc, sizeof desc, err) != 0 || !(be = backend_named(name))))
         fprintf(stderr, "error: %s\n", err[0] ? err : "this build has no such backend");
     if (!be) {
         MPI_Finalize();
