@@ -3,6 +3,7 @@
 #include "util/common.h"
 #include "util/rng.h"
 #include "driver/environment.h"
+#include "comm/comm.h"
 
 #include <errno.h>
 #include <math.h>
@@ -76,6 +77,17 @@ bool t_check_all(bool cond, const char *fmt, ...)
 }
 
 int t_done(void) { return n_fail ? 1 : 0; }
+
+int t_mpi_comm_start(int *argc, char ***argv, struct Comm *c, int *rank)
+{
+    int size;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ddl_set_rank(*rank, size);
+    comm_init(c, MPI_COMM_WORLD);
+    return size;
+}
 
 bool t_quick(const char *left_fmt, ...)
 {
