@@ -85,6 +85,9 @@ endif
 # exercise object named before it on the link line keeps the linker from
 # pulling the reference member, which defines exactly that function
 # (tests/e2e_grade.sh checks this with nm).
+# Exercise files written before core's loose modules moved into folders
+# include "common.h" and "half.h" bare; they still compile (core/util).
+SUBMISSION_INC := -I$(CURDIR)/core/util
 ifeq ($(IMPL),student)
   STUDENT_BUILD := $(BUILD)/student
   STUDENT_BIN   := $(BIN)/student
@@ -250,7 +253,7 @@ $(BUILD)/%.o: %.c | check-tools
 $(BUILD)/git-rev: FORCE
 	@mkdir -p $(@D)
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
-$(BUILD)/core/version.o: core/version.c $(BUILD)/git-rev
+$(BUILD)/core/provenance/version.o: core/provenance/version.c $(BUILD)/git-rev
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DDDL_GIT_REV='"$(GIT_REV)"' -DDDL_CFLAGS='"$(strip $(OPT))$(if $(filter 1,$(SANITIZE)), asan+ubsan,)$(if $(filter 1,$(SIM)), smpicc,)"' -c $< -o $@
 FORCE:
@@ -292,13 +295,13 @@ $(foreach l,$(LABS),$(eval $(call LAB_RULE,$(l))))
 ifeq ($(IMPL),student)
 $(STUDENT_BUILD)/%.o: %.c | check-tools
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
-# Results written by student programs say "impl: student" (core/impl.c).
-$(STUDENT_BUILD)/core/impl.o: core/impl.c | check-tools
+	$(CC) $(CFLAGS) $(SUBMISSION_INC) -c $< -o $@
+# Results written by student programs say "impl: student" (core/provenance/impl.c).
+$(STUDENT_BUILD)/core/provenance/impl.o: core/provenance/impl.c | check-tools
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DDDL_IMPL_STUDENT -c $< -o $@
 define STUDENT_LAB_RULE
-$(STUDENT_BIN)/$(1): $(STUDENT_BUILD)/core/impl.o $(patsubst %.c,$(STUDENT_BUILD)/%.o,$(wildcard labs/$(1)/exercises/*.c)) $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB) $(SAN_OBJ)
+$(STUDENT_BIN)/$(1): $(STUDENT_BUILD)/core/provenance/impl.o $(patsubst %.c,$(STUDENT_BUILD)/%.o,$(wildcard labs/$(1)/exercises/*.c)) $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB) $(SAN_OBJ)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
 endef
@@ -498,7 +501,7 @@ $(GRADE_TAPE_LIB): $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard labs/grade/tape
 # What the grader compiles and links with (the reference build's flags).
 grade-vars:
 	@echo 'CC=$(CC)'
-	@echo 'CFLAGS=$(CFLAGS)'
+	@echo 'CFLAGS=$(CFLAGS) $(SUBMISSION_INC)'
 	@echo 'LDFLAGS=$(LDFLAGS)'
 	@echo 'LDLIBS=$(LDLIBS)'
 	@echo 'BUILD=$(BUILD)'
@@ -632,6 +635,12 @@ help:
 	@echo "  DDL_MPI_CUDA_AWARE=0      on a GPU, stage buffers through the host even where MPI is CUDA-aware"
 	@echo "  DDL_MALLOC_DEFAULT=1      keep glibc's malloc thresholds (default: freed memory stays in the heap)"
 	@echo "  DDL_FAULT_KILL_AFTER=N    tests: SIGKILL after the first checkpoint at or past batch N"
+	@echo "  DDL_EMU_STRICT, DDL_EMU_ORDER, DDL_EMU_SEED   the emulated GPU's strict mode (above), handed to it from here"
+	@echo "  DDL_NET, DDL_NET_SETUP, DDL_NET_HOST   set by labs/net for NET= runs: the emulated network, how it was"
+	@echo "                   built, each rank's emulated host (recorded in every output's provenance)"
+	@echo "  DDL_SIM_PLATFORM, DDL_SIM_NETWORK, DDL_SIM_HOST_SPEED, DDL_SIM_PLATFORM_SPEED, DDL_SIM_COLL_SELECTOR,"
+	@echo "  DDL_SIM_COMPUTE           set by labs/platforms/sim.sh and labs/launch.sh for PLATFORM= runs (provenance)"
+	@echo "  DDL_GRADE_TAPE            set by the grader: record:PATH or replay:PATH (labs/grade/tape/tape.h)"
 	@echo
 	@echo "Environment read by make labN, make figures, make bench and their scripts:"
 	@echo "  RERUN=1                   make figures runs every lab again, not only those without results"

@@ -17,20 +17,24 @@
  * pointwise kernels (path_pointwise.c). --stride 2: 3x3 stride-2 layers
  * (resnet18's three, at widths 1, 0.5 and 0.25, without shapes given; HW
  * is the input's side), im2col against the direct kernels on the input's
- * phases (conv_direct_layout.h). */
+ * phases (conv_direct_layout.h). The same numbers, one row per shape and
+ * path, go with their provenance to --out (default results/bench) as
+ * conv_algo-<kind>.csv and .json (kind: 3x3, 1x1 or 3x3s2). */
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "common.h"
+#include "util/cli.h"
+#include "util/common.h"
 #include "cpu/parallel.h"
-#include "device.h"
-#include "gemm.h"
+#include "platform/device.h"
+#include "cpu/gemm.h"
 #include "layers/layers.h"
 #include "model/model.h"
-#include "rng.h"
+#include "results/results.h"
+#include "util/rng.h"
 
 /* --cpu: time this process's CPU time instead of the wall clock: with one
  * thread (OMP_NUM_THREADS=1) it counts the work alone, which other jobs on
@@ -41,6 +45,9 @@ static bool cpu_clock;
 static int ksize = 3;
 /* --stride 2: 3x3 stride-2 convolutions, im2col against direct. */
 static int stride = 1;
+
+/* Every shape's rows, written once all are timed. */
+static Table *rows;
 
 /* A whole number in [min, max] for what, or the program stops saying why. */
 static int number(const char *what, const char *s, int min, int max)
@@ -143,6 +150,21 @@ static void shape(int C, int K, int hw, int batch, int reps)
             printf(" | %s fwd %7.2f bwd %7.2f ms", ALGOS[a].name, f[a], b[a]);
         else
             printf(" | %s -", ALGOS[a].name);
+    for (int a = 0; a < NALGO; a++) {
+        table_set_int(rows, "kernel", ksize);
+        table_set_int(rows, "stride", stride);
+        table_set_int(rows, "C", C);
+        table_set_int(rows, "K", K);
+        table_set_int(rows, "hw", hw);
+        table_set_int(rows, "batch", batch);
+        table_set_str(rows, "alg", ALGOS[a].name);
+        if (took[a]) { /* empty cells where the path could not take the shape */
+            table_set_num(rows, "fwd_ms", f[a], "%.2f");
+            table_set_num(rows, "bwd_ms", b[a], "%.2f");
+            table_set_num(rows, "step_over_im2col", (f[a] + b[a]) / (f[0] + b[0]), "%.2f");
+        }
+        table_end_row(rows);
+    }
     printf(" | ratio");
     for (int a = 1; a < NALGO; a++)
         if (took[a])
@@ -154,64 +176,21 @@ static void shape(int C, int K, int hw, int batch, int reps)
     for (int a = 0; a < NALGO; a++) model_free(&side[a].m), ddl_free(side[a].fwd), ddl_free(side[a].bwd);
 }
 
-static const char USAGE[] =
-    "usage: conv_algo [--batch N] [--reps N] [--cpu] [--1x1 | --stride 2] [C K HW ...]\n"
-    "Times one convolution layer ('same' padding) every way, forward and backward, interleaved:\n"
-    "3x3: im2col + GEMM, Winograd F(2x2,3x3), direct, Winograd F(4x4,3x3), fused Winograd F(2x2,3x3)\n"
-    "(winofused: even planes, at most 128 channels; '-' elsewhere); --1x1: im2col, pointwise;\n"
-    "--stride 2 (3x3): im2col, direct.\n"
-    "Prints per shape the median ms of each way and the step's ratio to im2col's.\n"
-    "  --batch N   images per step (default 64)\n"
-    "  --reps N    timed steps per way (default 5)\n"
-    "  --cpu       this process's CPU time instead of wall time\n"
-    "  --1x1       1x1 layers (MobileNetV2's shapes by default) instead of 3x3\n"
-    "  --stride 2  3x3 stride-2 layers (resnet18's by default; HW is the input's side)\n"
-    "  C K HW ...  shapes to time (channels in, out, plane side); default: resnet18's and vgg11's\n"
-    "Each shape is best timed in its own process, outside the VM's slow stretches (bench/RESULTS.md).\n";
-
-int main(int argc, char **argv)
+/* The shapes given on the command line (argv[i..]), or the defaults of
+ * the kind of layer timed. */
+static void shapes(int argc, char **argv, int i, int batch, int reps)
 {
-    int batch = 64, reps = 5, i = 1;
-    for (; i < argc && argv[i][0] == '-'; i += 2) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--cpu")) {
-            cpu_clock = true;
-            i--;
-        } else if (!strcmp(argv[i], "--1x1")) {
-            ksize = 1;
-            i--;
-        } else if (strcmp(argv[i], "--batch") && strcmp(argv[i], "--reps") && strcmp(argv[i], "--stride")) {
-            ddl_die("conv_algo: unknown option %s (--help)", argv[i]);
-        } else if (i + 1 >= argc) {
-            ddl_die("conv_algo: %s needs a value", argv[i]);
-        } else if (!strcmp(argv[i], "--batch")) {
-            batch = number("--batch", argv[i + 1], 1, 65536);
-        } else if (!strcmp(argv[i], "--stride")) {
-            stride = number("--stride", argv[i + 1], 1, 2);
-        } else {
-            reps = number("--reps", argv[i + 1], 1, 1000000);
-        }
-    }
-    if (batch < 1 || reps < 1) ddl_die("conv_algo: --batch and --reps must be >= 1");
-    if (stride != 1 && stride != 2) ddl_die("conv_algo: --stride must be 1 or 2");
-    if (stride == 2 && ksize == 1) ddl_die("conv_algo: --stride 2 times 3x3 layers, not --1x1");
-    char desc[160], err[DDL_ERRLEN];
-    if (device_check(DEVICE_CPU, 0, 1, desc, sizeof desc, err) != 0) ddl_die("conv_algo: %s", err);
-    printf("# conv_algo: device %s, BLAS %s x%d, ddlab kernels x%d threads, batch %d, median of %d steps, %s time\n",
-           desc, blas_core_name(), blas_threads(), ddl_kernel_threads(), batch, reps, cpu_clock ? "CPU" : "wall");
     if (i < argc) {
         for (; i + 2 < argc; i += 3) shape(number("C", argv[i], 1, 65536), number("K", argv[i + 1], 1, 65536),
                   number("HW", argv[i + 2], 1, 4096), batch, reps);
-        return 0;
+        return;
     }
     if (stride == 2) { /* resnet18's stride-2 3x3 layers (C K HW-in) at widths 1, 0.5, 0.25 */
         static const int S2[][3] = { { 64, 128, 32 }, { 128, 256, 16 }, { 256, 512, 8 },
                                      { 32, 64, 32 },  { 64, 128, 16 },  { 128, 256, 8 },
                                      { 16, 32, 32 },  { 32, 64, 16 },   { 64, 128, 8 } };
         for (size_t s = 0; s < sizeof S2 / sizeof S2[0]; s++) shape(S2[s][0], S2[s][1], S2[s][2], batch, reps);
-        return 0;
+        return;
     }
     if (ksize == 1) { /* MobileNetV2's expand and project layers on 28x28 (the seed's images) */
         static const int PW[][3] = {
@@ -221,7 +200,7 @@ int main(int argc, char **argv)
             { 320, 1280, 4 },
         };
         for (size_t s = 0; s < sizeof PW / sizeof PW[0]; s++) shape(PW[s][0], PW[s][1], PW[s][2], batch, reps);
-        return 0;
+        return;
     }
     /* resnet18 (C K HW), then vgg11's other shapes, at width 1 then at the
      * quick profile's widths (0.5: lab3's vgg11; 0.25: lab1's vgg11 and
@@ -235,5 +214,72 @@ int main(int argc, char **argv)
     };
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++)
         shape(SHAPES[s][0], SHAPES[s][1], SHAPES[s][2], batch, reps);
-    return 0;
+}
+
+static const char USAGE[] =
+    "usage: conv_algo [--batch N] [--reps N] [--cpu] [--1x1 | --stride 2] [--out DIR] [C K HW ...]\n"
+    "Times one convolution layer ('same' padding) every way, forward and backward, interleaved:\n"
+    "3x3: im2col + GEMM, Winograd F(2x2,3x3), direct, Winograd F(4x4,3x3), fused Winograd F(2x2,3x3)\n"
+    "(winofused: even planes, at most 128 channels; '-' elsewhere); --1x1: im2col, pointwise;\n"
+    "--stride 2 (3x3): im2col, direct.\n"
+    "Prints per shape the median ms of each way and the step's ratio to im2col's.\n"
+    "  --batch N   images per step (default 64)\n"
+    "  --reps N    timed steps per way (default 5)\n"
+    "  --cpu       this process's CPU time instead of wall time\n"
+    "  --1x1       1x1 layers (MobileNetV2's shapes by default) instead of 3x3\n"
+    "  --stride 2  3x3 stride-2 layers (resnet18's by default; HW is the input's side)\n"
+    "  --out DIR   where the CSV and JSON go (default results/bench)\n"
+    "  C K HW ...  shapes to time (channels in, out, plane side); default: resnet18's and vgg11's\n"
+    "Each shape is best timed in its own process, outside the VM's slow stretches (bench/RESULTS.md).\n";
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int batch = 64, reps = 5, i = 1;
+    const char *out = "results/bench";
+    for (; i < argc && argv[i][0] == '-'; i += 2) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(USAGE, stdout);
+            MPI_Finalize();
+            return 0;
+        } else if (!strcmp(argv[i], "--cpu")) {
+            cpu_clock = true;
+            i--;
+        } else if (!strcmp(argv[i], "--1x1")) {
+            ksize = 1;
+            i--;
+        } else if (strcmp(argv[i], "--batch") && strcmp(argv[i], "--reps") && strcmp(argv[i], "--stride") &&
+                   strcmp(argv[i], "--out")) {
+            ddl_die("conv_algo: unknown option %s (--help)", argv[i]);
+        } else if (i + 1 >= argc) {
+            ddl_die("conv_algo: %s needs a value", argv[i]);
+        } else if (!strcmp(argv[i], "--batch")) {
+            batch = number("--batch", argv[i + 1], 1, 65536);
+        } else if (!strcmp(argv[i], "--stride")) {
+            stride = number("--stride", argv[i + 1], 1, 2);
+        } else if (!strcmp(argv[i], "--out")) {
+            out = argv[i + 1];
+        } else {
+            reps = number("--reps", argv[i + 1], 1, 1000000);
+        }
+    }
+    if (batch < 1 || reps < 1) ddl_die("conv_algo: --batch and --reps must be >= 1");
+    if (stride != 1 && stride != 2) ddl_die("conv_algo: --stride must be 1 or 2");
+    if (stride == 2 && ksize == 1) ddl_die("conv_algo: --stride 2 times 3x3 layers, not --1x1");
+    char desc[160], err[DDL_ERRLEN];
+    if (device_check(DEVICE_CPU, 0, 1, desc, sizeof desc, err) != 0) ddl_die("conv_algo: %s", err);
+    printf("# conv_algo: device %s, BLAS %s x%d, ddlab kernels x%d threads, batch %d, median of %d steps, %s time\n",
+           desc, blas_core_name(), blas_threads(), ddl_kernel_threads(), batch, reps, cpu_clock ? "CPU" : "wall");
+    char name[64];
+    snprintf(name, sizeof name, "conv_algo-%s", ksize == 1 ? "1x1" : stride == 2 ? "3x3s2" : "3x3");
+    rows = table_new(name, "kernel,stride,C,K,hw,batch,alg,fwd_ms,bwd_ms,step_over_im2col");
+    meta_collect(&rows->meta, "conv_algo");
+    meta_set(&rows->meta, "device", "%s", desc);
+    meta_set(&rows->meta, "timing", "median of %d interleaved steps per path, %s time, after one warm-up step", reps,
+             cpu_clock ? "CPU" : "wall");
+    shapes(argc, argv, i, batch, reps);
+    int status = table_write(rows, out) != 0;
+    table_free(rows);
+    MPI_Finalize();
+    return status;
 }

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "driver/driver.h"
-#include "gemm.h"
+#include "cpu/gemm.h"
 
 enum { S_DDP, S_FLAT, S_PER, NS };
 static const SyncKind kinds[NS] = { SYNC_DDP, SYNC_ALLREDUCE_FLAT, SYNC_ALLREDUCE };
@@ -175,7 +175,7 @@ static int strategies(Driver *d, Bar *b)
     char err[256];
     for (int k = 0; k < NS; k++) {
         SyncConfig sc = sync_config_default(kinds[k]);
-        sc.ddp.cap_bytes = (size_t)(b->cap_mb * (1 << 20));
+        sc.ddp.cap_bytes = sync_mib_bytes(b->cap_mb);
         if (comm_alg_from_name(b->alg[k], &sc.alg) != 0) {
             ddl_error("unknown algorithm '%s' (lab2's names: mpi, ring, ...)", b->alg[k]);
             return 2;

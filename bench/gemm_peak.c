@@ -5,17 +5,23 @@
  *   bin/bench/gemm_peak --device cuda        cuBLAS, square 4096 and 8192 (and
  *                                            cublasGemmEx with FP16 operands)
  * Best of 5 calls per size, after one untimed call; on a device the
- * operands live there and each call is waited for. Prints one line per
- * size: "bench sgemm N^3: X GFLOP/s (...)" ("bench hgemm" for FP16). */
+ * operands live there and each call is waited for. Prints the rows as a
+ * table (table_print_text, the layout every bench shares), writes them
+ * with their provenance to --out (default results/bench) as
+ * gemm_peak-<device>.csv and .json, then one line per size that
+ * labs/platforms/sim.sh and tests/gpu_check.sh read:
+ * "bench sgemm N^3: X GFLOP/s (...)" ("bench hgemm" for FP16). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backend/registry.h"
-#include "common.h"
-#include "device.h"
-#include "gemm.h"
-#include "half.h"
+#include "util/cli.h"
+#include "util/common.h"
+#include "platform/device.h"
+#include "cpu/gemm.h"
+#include "results/results.h"
+#include "util/half.h"
 
 static double best_gflops(const Backend *be, int n, bool half, void *a, void *b, float *c)
 {
@@ -32,7 +38,13 @@ static double best_gflops(const Backend *be, int n, bool half, void *a, void *b,
     return 2.0 * n * n * (double)n / best * 1e-9;
 }
 
-static void measure(const Backend *be, const char *desc, int n, bool half)
+static const char *library(const Backend *be, bool half)
+{
+    return half ? "cublasGemmEx FP16 operands, FP32 compute" : be->host_memory ? "OpenBLAS" : "cublasSgemm";
+}
+
+/* One size: its row of t, and its GFLOP/s. */
+static double measure(const Backend *be, Table *t, int n, bool half)
 {
     size_t count = (size_t)n * n, es = half ? sizeof(uint16_t) : sizeof(float);
     void *ha = ddl_calloc(count * es), *hb = ddl_calloc(count * es);
@@ -46,38 +58,71 @@ static void measure(const Backend *be, const char *desc, int n, bool half)
     be->to_device(a, ha, count * es);
     be->to_device(b, hb, count * es);
     double g = best_gflops(be, n, half, a, b, c);
-    printf("bench %s %d^3: %.1f GFLOP/s (%s, %s)\n", half ? "hgemm" : "sgemm", n, g,
-           half ? "cublasGemmEx FP16 operands, FP32 compute" : be->host_memory ? "OpenBLAS" : "cublasSgemm", desc);
+    table_set_str(t, "op", half ? "hgemm" : "sgemm");
+    table_set_int(t, "n", n);
+    table_set_num(t, "gflops", g, "%.1f");
+    table_set_str(t, "library", library(be, half));
+    table_end_row(t);
     be->release(a);
     be->release(b);
     be->release(c);
     ddl_free(ha);
     ddl_free(hb);
+    return g;
+}
+
+/* Every size, printed and written; 0, or 1 when the files were not written. */
+static int run(const Backend *be, const char *desc, const char *out)
+{
+    char name[96];
+    snprintf(name, sizeof name, "gemm_peak-%s", be->name);
+    Table *t = table_new(name, "op,n,gflops,library");
+    meta_collect(&t->meta, "gemm_peak");
+    meta_set(&t->meta, "device", "%s", desc);
+    meta_set(&t->meta, "seed", "n/a (fixed operands)");
+    meta_set(&t->meta, "timing", "best of 5 calls after one untimed call; on a device each call is waited for");
+    int lo = be->host_memory ? 1024 : 4096, hi = 2 * lo, nrows = 0;
+    if (!strcmp(be->name, "cuda-emu")) lo = hi = 512; /* the emulator's GEMM is OpenBLAS: a dry run */
+    struct { int n; bool half; double gflops; } row[8];
+    for (int half = 0; half <= (be->gemm_f16 != NULL); half++)
+        for (int n = lo; n <= hi && nrows < 8; n *= 2, nrows++)
+            row[nrows].n = n, row[nrows].half = half, row[nrows].gflops = measure(be, t, n, half);
+    static const TextColumn show[] = {
+        { "op", "op", "" }, { "n", "size", "n^3" }, { "gflops", "rate", "GFLOP/s" }, { "library", "library", "" },
+    };
+    table_print_text(t, show, (int)(sizeof show / sizeof show[0]), stdout);
+    for (int i = 0; i < nrows; i++)
+        printf("bench %s %d^3: %.1f GFLOP/s (%s, %s)\n", row[i].half ? "hgemm" : "sgemm", row[i].n, row[i].gflops,
+               library(be, row[i].half), desc);
+    fflush(stdout);
+    int status = table_write(t, out) != 0;
+    table_free(t);
+    return status;
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    const char *name = argc == 3 && !strcmp(argv[1], "--device") ? argv[2] : argc == 1 ? "cpu" : NULL;
+    const char *name = "cpu", *out = "results/bench";
+    const CliOption opts[] = {
+        { "device", OPT_STR, &name, "cpu | cuda | cuda-emu (default cpu)", 0, 0 },
+        { "out", OPT_STR, &out, "where the CSV and JSON go (default results/bench)", 0, 0 },
+    };
+    int rc = cli_parse(argc, argv, "gemm_peak [--device cpu|cuda|cuda-emu] [--out DIR]",
+                       "the SGEMM (and, on a GPU, FP16 GEMM) rate of this machine or device, best of 5",
+                       opts, (int)(sizeof opts / sizeof opts[0]));
     Device dev;
     char err[DDL_ERRLEN] = "", desc[256] = "";
     const Backend *be = NULL;
-    if (!name) {
-        fprintf(stderr, "usage: gemm_peak [--device cpu|cuda|cuda-emu]\n");
-    } else if (device_parse(name, &dev, err) != 0 || device_check_backend(dev, 0, 1, desc, sizeof desc, err) != 0 ||
-               !(be = backend_named(name))) {
+    if (rc == 0 && (device_parse(name, &dev, err) != 0 ||
+                    device_check_backend(dev, 0, 1, desc, sizeof desc, err) != 0 || !(be = backend_named(name))))
         fprintf(stderr, "error: %s\n", err[0] ? err : "this build has no such backend");
-    }
     if (!be) {
         MPI_Finalize();
-        return 2;
+        return rc == 1 ? 0 : 2;
     }
     if (be->host_memory) snprintf(desc, sizeof desc, "%s kernels, %d threads", blas_core_name(), blas_threads());
-    int lo = be->host_memory ? 1024 : 4096, hi = 2 * lo;
-    if (!strcmp(be->name, "cuda-emu")) lo = hi = 512; /* the emulator's GEMM is OpenBLAS: a dry run */
-    for (int n = lo; n <= hi; n *= 2) measure(be, desc, n, false);
-    if (be->gemm_f16)
-        for (int n = lo; n <= hi; n *= 2) measure(be, desc, n, true);
+    int status = run(be, desc, out);
     MPI_Finalize();
-    return 0;
+    return status;
 }

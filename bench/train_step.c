@@ -23,10 +23,10 @@
 #include <string.h>
 
 #include "driver/driver.h"
-#include "gemm.h"
+#include "cpu/gemm.h"
 #include "layers/layers.h"
 #include "mixed/mixed.h"
-#include "rng.h"
+#include "util/rng.h"
 
 typedef struct Bench {
     int reps, warmup;

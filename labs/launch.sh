@@ -48,7 +48,7 @@
 # share them. mpirun here and on emulated hosts (which share this
 # machine's cores): cores / ranks, passed as OMP/OPENBLAS_NUM_THREADS.
 # srun: nothing is passed; each rank divides its CPU affinity mask, which
-# srun sets per task (core/threads.c). Idle OpenMP threads spin (ACTIVE)
+# srun sets per task (core/platform/threads.c). Idle OpenMP threads spin (ACTIVE)
 # when ranks x threads fit the CPUs and sleep (PASSIVE) when not: spinning
 # threads steal the cores from the working ones (4x slower steps measured).
 
@@ -182,7 +182,7 @@ launch_prefix_net-mpirun() {
 # srun's flags for NP ranks in the allocation: CPUs per task that share
 # the allocation's CPUs out (at most a node's), or --overcommit where the
 # ranks outnumber them (oversubscribed: the outputs say so, and the ranks
-# yield when idle, core/placement.c); a -c the allocation was given is kept.
+# yield when idle, core/platform/placement.c); a -c the allocation was given is kept.
 launch_srun_flags() { # np
   local np=$1 c
   SRUN_FLAGS=(--mpi=pmix --jobid="$LAUNCH_JOB" -n "$np" --export=ALL --kill-on-bad-exit=1)

@@ -148,7 +148,7 @@ $(GC_BUILD)/emu/%.o: %.cc $(GC_STAMP) | gpu-check-tools
 $(GC_BUILD)/git-rev: FORCE
 	@mkdir -p $(@D)
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
-$(GC_BUILD)/core/version.o: core/version.c $(GC_BUILD)/git-rev $(GC_STAMP) | gpu-check-tools
+$(GC_BUILD)/core/provenance/version.o: core/provenance/version.c $(GC_BUILD)/git-rev $(GC_STAMP) | gpu-check-tools
 	@mkdir -p $(@D)
 	$(GC_CC) $(GC_CFLAGS) -DDDL_GIT_REV='"$(GIT_REV)"' \
 	  -DDDL_CFLAGS='"$(strip $(OPT)) gpu-check tree (gcc, single-rank MPI stub, $(GC_KIT_DESC))"' -c $< -o $@

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # e2e_bench_output.sh - the benchmarks share one output (tiny runs, about
-# 5 s, no timing asserted): bench/allreduce, bench/ddp_bar and
-# bench/train_step each print the nccl-tests-style table of
+# 5 s, no timing asserted): bench/allreduce, bench/ddp_bar,
+# bench/train_step and bench/gemm_peak each print the nccl-tests-style table of
 # core/results/text.c (a '# ddlab <program>: commit ...' line, the summary,
 # a '#' row of heads, a '#' row of units, one aligned line per row) and
 # write the same rows as CSV with the provenance block every lab writes
 # (program, git, date, host, summary), whose numbers are the ones printed.
-# The one-line results bench/*.sh read follow the table. Prints ok / not ok.
+# The one-line results bench/*.sh read follow the table. bench/conv_algo
+# keeps its line per shape and writes the same CSV. Prints ok / not ok.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -19,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 ok() { echo "ok - bench output: $*"; }
 bad() { echo "not ok - bench output: $*"; fail=1; }
-for b in allreduce ddp_bar train_step; do
+for b in allreduce ddp_bar train_step gemm_peak conv_algo; do
   [ -x "$BIN/bench/$b" ] || { echo "not ok - bench output: $BIN/bench/$b is not built"; exit 1; }
 done
 
@@ -35,6 +36,12 @@ check() {
   else bad "$prog: no heads line '$heads' with a units line: $(grep '^#' "$out" | head -n 5)"; fi
   text_rows=$(grep -c '^ ' "$out") # the table's rows; every other line starts with '#' or a word
   [ "$text_rows" -eq "$rows" ] && ok "$prog prints $rows rows" || bad "$prog printed $text_rows table rows, expected $rows"
+  check_csv "$prog" "$csv" "$columns" "$rows"
+}
+
+# check_csv PROGRAM CSV COLUMNS ROWS: the CSV, its provenance, columns and rows.
+check_csv() {
+  local prog=$1 csv=$2 columns=$3 rows=$4 csv_rows
   if [ -f "$csv" ]; then
     local meta=0 k
     for k in program git date host ranks cores oversubscribed device summary; do grep -q "^# $k: ." "$csv" && meta=$((meta + 1)); done
@@ -93,4 +100,21 @@ same_numbers "$tmp/db.out" "$tmp/db/ddp_bar-vgg11-w0.0625-b16-np2.csv" step medi
 if grep -q '^# data: synthetic' "$tmp/db/ddp_bar-vgg11-w0.0625-b16-np2.csv" 2>/dev/null; then
   ok "ddp_bar's CSV says its data was synthetic"
 else bad "ddp_bar's CSV does not say 'data: synthetic'"; fi
+# --- gemm_peak: one row per size (the emulated GPU: 512^3 only, a dry run)
+"$BIN/bench/gemm_peak" --device cuda-emu --out "$tmp/gp" > "$tmp/gp.out" 2> "$tmp/gp.err"
+st=$?
+[ $st -eq 0 ] || bad "gemm_peak: status $st: $(tail -n 2 "$tmp/gp.err")"
+n=$(grep -cE '^bench [sh]gemm 512\^3: [0-9.]+ GFLOP/s \(' "$tmp/gp.out")
+[ "$n" -ge 1 ] && ok "gemm_peak still prints the lines labs/platforms/sim.sh and gpu_check.sh read" ||
+  bad "gemm_peak: no 'bench sgemm 512^3' line: $(tail -n 2 "$tmp/gp.out")"
+check gemm_peak "$tmp/gp.out" "$tmp/gp/gemm_peak-cuda-emu.csv" 'op\s+size\s+rate\s+library' op,n,gflops,library "$n"
+same_numbers "$tmp/gp.out" "$tmp/gp/gemm_peak-cuda-emu.csv" rate gflops
+
+# --- conv_algo: one row per path of one tiny 3x3 shape
+"$BIN/bench/conv_algo" --batch 1 --reps 1 --out "$tmp/ca" 8 8 8 > "$tmp/ca.out" 2> "$tmp/ca.err"
+st=$?
+[ $st -eq 0 ] || bad "conv_algo: status $st: $(tail -n 2 "$tmp/ca.err")"
+grep -q '^conv_algo 3x3 C8 ' "$tmp/ca.out" && ok "conv_algo still prints its line per shape" ||
+  bad "conv_algo: no 'conv_algo 3x3 C8' line: $(tail -n 2 "$tmp/ca.out")"
+check_csv conv_algo "$tmp/ca/conv_algo-3x3.csv" kernel,stride,C,K,hw,batch,alg,fwd_ms,bwd_ms,step_over_im2col 5
 exit $fail

@@ -83,7 +83,7 @@ for l in 1 3 6; do
   refused "lab$l --out '' is refused" "out is empty" "$BIN/lab$l" $m --out "" --quiet
 done
 
-# numbers: one checked parser (core/cli.c), every refusal says why
+# numbers: one checked parser (core/util/cli.c), every refusal says why
 refused "lab2 --hidden 1e3 is refused (it trained H=1)" "'1e3' is not a whole number" \
   "$BIN/lab2" train --hidden 1e3 "${out[@]}"
 not_san_quick && refused "lab2 --hidden 4294967312 is refused (it trained H=16)" "4294967312 is outside 1..65536" \

@@ -6,7 +6,8 @@
 # environment. Checks, in about a second:
 #   1. no getenv/environ in core/ outside the edge files listed below
 #      (each with its reason), and each listed file still reads something
-#      (a stale entry would let a new reader slip in unseen);
+#      (a stale entry would let a new reader slip in unseen); no DDL_
+#      variable read anywhere in core/ or labs/ but environment.c;
 #   2. bare DEVICE and PROFILE no longer reach the programs, DDL_DEVICE and
 #      DDL_PROFILE do; a DDL_ value of the wrong kind is refused by name;
 #   3. DDL_DATA reaches the data loader (through DataOptions.root);
@@ -28,10 +29,9 @@ bad() { echo "not ok - config edge: $*"; fail=1; }
 # path: why it may. Nothing else in core/ calls getenv or touches environ.
 declare -A EDGE=(
   [core/driver/environment.c]="the programs' DDL_ configuration, one table"
-  [core/placement.c]="the launcher's variables (SLURM_*, OMPI_*, the emulated network's DDL_NET*): where the process was started"
-  [core/threads.c]="OpenMP's, OpenBLAS's and glibc's own variables (OMP_NUM_THREADS, MALLOC_*), which those libraries read too"
-  [core/results/meta.c]="the provenance block records the environment a result was produced in"
-  [core/cuda/emu/strict.cc]="the emulated GPU's runtime switches (DDL_EMU_*), as CUDA's runtime reads CUDA_*"
+  [core/platform/placement.c]="the launcher's own variables (SLURM_*, OMPI_*): where the process was started"
+  [core/platform/threads.c]="OpenMP's, OpenBLAS's and glibc's own variables (OMP_NUM_THREADS, MALLOC_*), which those libraries read too"
+  [core/results/meta.c]="the provenance block records the environment a result was produced in (SLURM_*, OPENBLAS_CORETYPE)"
 )
 calls=$(grep -rnE '\b(secure_)?getenv[[:space:]]*\(|\benviron\b' core \
   --include='*.c' --include='*.h' --include='*.cc' --include='*.cu' --include='*.cuh')
@@ -51,6 +51,15 @@ stale=()
 for f in "${!EDGE[@]}"; do grep -q "^$f:" <<<"$calls" || stale+=("$f"); done
 if [ ${#stale[@]} -eq 0 ]; then ok "every edge file listed here still reads the environment"
 else bad "edge files that read no environment any more (remove them from this test): ${stale[*]}"; fi
+# ddlab's own variables (DDL_*) are read in environment.c alone, in core
+# and in the labs: the others get them handed down (LaunchInfo, the
+# emulated GPU's switches) or ask its table (driver_env_text).
+ddl=$(git grep -n -E 'getenv[[:space:]]*\([[:space:]]*"DDL_' -- core labs 2>/dev/null | grep -v '^core/driver/environment.c:')
+if [ -z "$ddl" ]; then ok "no DDL_ variable is read outside core/driver/environment.c (core, labs)"
+else
+  bad "DDL_ variables read outside core/driver/environment.c:"
+  printf '#   %s\n' "$ddl"
+fi
 
 # --- 2. the names the programs read -------------------------------------------
 # train_step's one-line result names its device; a tiny step takes a second.

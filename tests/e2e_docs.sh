@@ -3,6 +3,9 @@
 #   - no tracked file refers to numbered development rounds, to issue
 #     numbers, or to the way a GPU machine was lent (a reader of the project
 #     has none of them: say what was measured, where, when, at which commit);
+#   - no tracked file points outside the repository (the shared folder
+#     beside the checkout), but .ci/run's optional data;
+#   - core's root holds no loose module, and every core folder has a README;
 #   - the top README stays under 220 lines (the detail lives in the folders'
 #     READMEs);
 #   - each lab's handout, labs/labN/README.md, stays under 250 lines (the
@@ -25,6 +28,18 @@ if ! git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
 fi
 fail=0
 
+# none_of HITS OK NOT_OK: "ok - docs: OK" when HITS (git grep lines) is
+# empty, else "not ok - docs: N line(s) NOT_OK:" and the first 20.
+none_of() {
+  if [ -z "$1" ]; then
+    echo "ok - docs: $2"
+  else
+    echo "not ok - docs: $(printf '%s\n' "$1" | wc -l) line(s) $3:"
+    printf '%s\n' "$1" | head -20 | cut -c1-200 | sed 's/^/#   /'
+    fail=1
+  fi
+}
+
 # The patterns are written so that this file does not match them itself.
 # Upstream references such as open-mpi/ompi#9010 are not issue numbers of
 # this project and do not match.
@@ -35,15 +50,28 @@ history=(
 )
 for entry in "${history[@]}"; do
   what=${entry%%|*} pattern=${entry#*|}
-  hits=$(git grep -n -I -i -E "$pattern" -- . 2>/dev/null)
-  if [ -z "$hits" ]; then
-    echo "ok - docs: no tracked file refers to $what"
-  else
-    echo "not ok - docs: $(printf '%s\n' "$hits" | wc -l) line(s) refer to $what:"
-    printf '%s\n' "$hits" | head -20 | cut -c1-200 | sed 's/^/#   /'
-    fail=1
-  fi
+  none_of "$(git grep -n -I -i -E "$pattern" -- . 2>/dev/null)" "no tracked file refers to $what" "refer to $what"
 done
+
+# Nothing points outside the repository: a student who cloned ddlab has
+# no shared folder beside it (seeds are cited by title, authors, year and
+# venue; their numbers are in report/seeds/). Only .ci/run may use data
+# placed beside the checkout. The pattern does not match this file.
+far=..'/shared'
+none_of "$(git grep -n -I -E '\.\./share[d]\b' -- . ':!.ci/run' 2>/dev/null)" \
+  "no tracked file points outside the repository ($far), but .ci/run" "point outside the repository ($far)"
+
+# core's root holds its README and folders only (at most an umbrella
+# header); every folder of core has a README naming the file to start with.
+loose=$(git ls-files -- core | grep -E '^core/[^/]+\.(c|h|cc|cu)$' | grep -v '^core/ddl\.h$')
+if [ -z "$loose" ]; then echo "ok - docs: core's root holds no loose module"
+else echo "not ok - docs: loose modules in core's root (give each a folder): $(echo $loose)"; fail=1; fi
+unguided=()
+for dir in $(git ls-files -- core | sed -n 's#^core/\([^/]*\)/.*#\1#p' | sort -u); do
+  [ -f "core/$dir/README.md" ] || unguided+=("core/$dir")
+done
+if [ ${#unguided[@]} -eq 0 ]; then echo "ok - docs: every folder of core has a README"
+else echo "not ok - docs: core folders without a README: ${unguided[*]}"; fail=1; fi
 
 lines=$(wc -l < README.md)
 if [ "$lines" -lt 220 ]; then

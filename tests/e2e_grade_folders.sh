@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 t0=$(date +%s)
 subs="$tmp/sub folders"  # a blank in the path: the sandbox binds and hides it whole
 mkdir -p "$subs"
-lab5_code() { mkdir -p "$1/labs/lab5/exercises" && cp core/half_round.c "$1/labs/lab5/exercises/fp16_round.c"; }
+lab5_code() { mkdir -p "$1/labs/lab5/exercises" && cp core/util/half_round.c "$1/labs/lab5/exercises/fp16_round.c"; }
 lab5_results() { mkdir -p "$1/results" && cp -r tests/grade/results/lab5 "$1/results/"; }
 good=$subs/good deep=$subs/deep rdir=$subs/reportdir xff=$subs/xff forged=$subs/forged steer=$subs/steer
 lab5_code "$good" && cp core/sync/fedavg_aggregate.c "$good/labs/lab5/exercises/" && lab5_results "$good"

@@ -60,7 +60,7 @@ done
 # and a hard link to the same host file.
 secret=$hroot/secret
 mkdir -p "$secret"
-{ echo "/* $mark-SECRET: a host file the grader must not read */"; cat core/half_round.c; } > "$secret/half_round.c"
+{ echo "/* $mark-SECRET: a host file the grader must not read */"; cat core/util/half_round.c; } > "$secret/half_round.c"
 cp -r tests/grade/results/lab5 "$secret/results-lab5"
 links=$hroot/hostile-links hard=$hroot/hostile-hardlink
 mkdir -p "$links/labs/lab5/exercises" "$links/results" "$hard/labs/lab5/exercises" "$tmp/outside-grade"

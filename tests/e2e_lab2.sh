@@ -60,7 +60,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   echo "skip - lab2 e2e: figures: gnuplot not installed"
 fi
-# Sizes: k/M/G are x1024 (core/cli.c OPT_SIZE); a sweep that cannot be run
+# Sizes: k/M/G are x1024 (core/util/cli.c OPT_SIZE); a sweep that cannot be run
 # is refused with a message, not a silent exit 2.
 "$BIN/lab2" bench --sizes 64k,1M --algs mpi --reps 5 --no-calibrate --quiet --out "$tmp/sz" > /dev/null 2> "$tmp/sz.err"
 got=$(col "$tmp/sz/bench-np1.csv" bytes 2>/dev/null | tr '\n' ' ')

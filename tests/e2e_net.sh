@@ -104,7 +104,7 @@ lab_shell 100mbit 2 '
 check $? "a 2-rank lab2 bench runs on 2 emulated hosts at 100 Mbit/s" "$(tail -3 "$tmp/run.log")"
 # Three ranks on two hosts (two share host 0): Open MPI 4.1's
 # MPI_Comm_split_type hung here over TCP (open-mpi/ompi#9010); ddlab finds a
-# rank's place on its host without it (core/placement.c, ddl_node_rank).
+# rank's place on its host without it (core/platform/placement.c, ddl_node_rank).
 rc3=$(cat "$tmp/rc3" 2>/dev/null); wrong3=$(col "$tmp/r3/bench-np3.csv" wrong 2>/dev/null | awk '{s += $1} END {print s + 0}')
 check $(all '[ "$rc3" = 0 ] && [ -s "$tmp/r3/bench-np3.csv" ] && [ "$wrong3" = 0 ]') \
   "3 ranks on 2 emulated hosts (two sharing one) start and allreduce right" "exit ${rc3:-?} (124: hung), $wrong3 wrong"

@@ -32,7 +32,7 @@
 # sanitizer pass's quick form also leaves out lab3's DDP run under srun
 # against mpirun (lab2's bench reads the same Slurm placement and
 # provenance).
-# ddl-test-san-quick: the Slurm placement and provenance (core/placement.c, core/results/meta.c reading srun's SLURM_ variables) run only under srun
+# ddl-test-san-quick: the Slurm placement and provenance (core/platform/placement.c, core/results/meta.c reading srun's SLURM_ variables) run only under srun
 # Prints "skip - ..." only where Slurm cannot run here (not root, or the
 # packages missing: make deps installs slurmctld slurmd slurm-client munge).
 set -u

@@ -20,6 +20,9 @@
 #include <vector>
 
 #include "cuda/launch.h"
+extern "C" {
+#include "driver/environment.h"
+}
 
 namespace {
 
@@ -282,6 +285,7 @@ int run_case(const char *name)
 
 int main(int argc, char **argv)
 {
+    if (driver_env_apply() != 0) return 2; // DDL_EMU_STRICT reaches the emulator as at a program's start
     if (argc != 2 || !strcmp(argv[1], "--help")) {
         fprintf(stderr, "usage: %s CASE | --list (strict mode's planted bugs; tests/emu_check.sh runs them)\n",
                 argv[0]);

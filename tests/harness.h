@@ -22,6 +22,10 @@ void t_skip(const char *name, const char *why);
 bool t_check_all(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit status: 0 if nothing failed. */
 int t_done(void);
+/* An MPI test's start: MPI_Init, this rank named in messages (ddl_set_rank)
+ * and c over MPI_COMM_WORLD. Returns the world's size, *rank its rank. */
+struct Comm;
+int t_mpi_comm_start(int *argc, char ***argv, struct Comm *c, int *rank);
 /* The test tier (tests/run.sh exports DDL_TEST_TIER): true in the quick
  * tier of `make test`, where a program with a long matrix samples it;
  * false in `make test-full` and when run by hand without the variable.

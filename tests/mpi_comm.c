@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "common.h"
-#include "half.h"
+#include "util/common.h"
+#include "util/half.h"
 #include "harness.h"
 
 static int g_rank, g_size;

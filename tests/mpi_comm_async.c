@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "common.h"
-#include "half.h"
+#include "util/common.h"
+#include "util/half.h"
 #include "harness.h"
 
 static float value(int k, size_t i) { return (float)((int)((i * 5 + (size_t)k * 11) % 23) - 11) * 0.37f; }
@@ -138,13 +138,9 @@ static void test_split(Comm *world)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ddl_set_rank(rank, size);
     Comm c;
-    comm_init(&c, MPI_COMM_WORLD);
+    int rank;
+    t_mpi_comm_start(&argc, &argv, &c, &rank);
     c.segment_bytes = 1024; /* many segments: many chances to interleave */
     test_concurrent(&c, 3001, COMM_FP32);
     test_concurrent(&c, 1234, COMM_FP16);

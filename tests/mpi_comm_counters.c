@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 
 typedef struct Traffic { long long msgs, bytes; } Traffic; /* -1: no closed form for this count */
@@ -100,13 +100,8 @@ static long long sum_over_ranks(long long v, MPI_Comm comm)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ddl_set_rank(rank, size);
     Comm c;
-    comm_init(&c, MPI_COMM_WORLD);
+    int rank, size = t_mpi_comm_start(&argc, &argv, &c, &rank);
     c.segment_bytes = 4096; /* several segments per block at the larger sizes */
     const size_t sizes[] = { 0, 1, (size_t)size - 1, (size_t)size, 1000, 840 * 13, (1u << 20) + 3 };
     float *buf = ddl_calloc(((1u << 20) + 3) * sizeof(float));

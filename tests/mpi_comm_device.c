@@ -23,10 +23,10 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "common.h"
-#include "half.h"
+#include "util/common.h"
+#include "util/half.h"
 #include "harness.h"
-#include "threads.h"
+#include "platform/threads.h"
 
 #ifdef DDL_HAVE_CUDA_EMU
 #include "backend/registry.h"

@@ -16,7 +16,7 @@
 
 #include "comm/comm.h"
 #include "comm/monitor.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 
 /* Was the job started with pml_monitoring_enable set to a non-zero value
@@ -30,13 +30,8 @@ static bool monitoring_requested(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ddl_set_rank(rank, size);
     Comm c;
-    comm_init(&c, MPI_COMM_WORLD);
+    int rank, size = t_mpi_comm_start(&argc, &argv, &c, &rank);
     CommMonitor mon;
     comm_monitor_open(&mon, &c);
 

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "util/common.h"
 #include "cpu/kernels.h"
 #include "sync/dsgd.h"
 #include "sync/fed.h"
@@ -201,6 +201,34 @@ static void test_bytes(void)
     }
 }
 
+/* The cloud's average is weighted by each user's example count: user u
+ * uploads a vector of u's and a count of u examples, so the average is
+ * sum(u^2) / sum(u) (exact in float at these sizes), not the plain mean
+ * (U + 1) / 2, which only equal counts would give. */
+static void test_weighted_by_counts(void)
+{
+    FedLink l;
+    char err[DDL_ERRLEN];
+    fed_link_init(&l, MPI_COMM_WORLD, COMM_FP32, err);
+    enum { N = 5 };
+    float mine[N], global[N] = { 0 };
+    for (int i = 0; i < N; i++) mine[i] = (float)g_rank;
+    float **bufs = l.cloud ? arrays(l.users, N) : NULL;
+    fed_upload(&l, FED_PAYLOAD, mine, bufs, N);
+    float *counts = fed_upload_count(&l, (float)g_rank);
+    bool ok = true;
+    if (l.cloud) {
+        fed_aggregate_counts(&l, global, (const float *const *)bufs, counts, N);
+        double num = 0, den = 0;
+        for (int u = 1; u <= l.users; u++) num += (double)u * u, den += u;
+        for (int i = 0; i < N; i++) ok = ok && fabs(global[i] - num / den) <= 1e-6 * (num / den);
+        ddl_free(counts);
+        free_arrays(bufs, l.users);
+    }
+    t_check_all(ok, "the cloud averages users' models weighted by their example counts (np%d)", g_size);
+    fed_link_free(&l);
+}
+
 /* FedAvg, one user (ranks 0 and 1 only), E = 1, against plain SGD. */
 static void test_fedavg_one_user(Dataset *d, bool fp16)
 {
@@ -314,6 +342,7 @@ int main(int argc, char **argv)
     synthetic_generate("mnist", SPLIT_TRAIN, 200, 4, &mnist);
     test_dsgd_equals_csgd(&cifar);
     test_bytes();
+    test_weighted_by_counts();
     test_fedavg_one_user(&mnist, false);
     test_fedavg_one_user(&mnist, true);
     dataset_free(&cifar);

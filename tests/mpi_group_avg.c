@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 #include "sync/group_avg.h"
 

@@ -41,10 +41,10 @@
 #include <unistd.h>
 
 #include "comm/comm.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 #include "model/model.h"
-#include "rng.h"
+#include "util/rng.h"
 #include "sync/sync.h"
 #include "train/train.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 #include "model/model.h"
 #include "sync/sync.h"

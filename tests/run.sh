@@ -70,7 +70,7 @@ export DDL_TEST_ROOT=$PWD
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 # Test programs started without mpirun are MPI singletons: no spawn
-# daemon for them (the labs set the same, core/threads.c).
+# daemon for them (the labs set the same, core/platform/threads.c).
 export OMPI_MCA_ess_singleton_isolated=1
 # Tests are about correctness: one BLAS thread per process keeps
 # oversubscribed MPI runs from thrashing.

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 
 static double arg_num(int argc, char **argv, const char *name, double fallback)

@@ -26,15 +26,15 @@
 
 #include "backend/device_batch.h"
 #include "backend/registry.h"
-#include "common.h"
+#include "util/common.h"
 #include "conv/conv_direct_layout.h"
 #include "conv/winofused_layout.h"
 #include "conv/conv_pointwise_layout.h"
 #include "conv/kernels_cpu.h"
 #include "cpu/kernels.h"
-#include "half.h"
+#include "util/half.h"
 #include "harness.h"
-#include "rng.h"
+#include "util/rng.h"
 
 #define TOL_RED 1e-5
 #define REL_FLOOR 1e-6

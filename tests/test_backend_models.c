@@ -69,7 +69,7 @@
 #include <string.h>
 
 #include "backend/registry.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 #include "mixed/mixed.h"
 #include "model/model.h"

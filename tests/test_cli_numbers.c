@@ -1,4 +1,4 @@
-/* test_cli_numbers.c - the one checked number parser (core/cli.c): what a
+/* test_cli_numbers.c - the one checked number parser (core/util/cli.c): what a
  * command line's numbers may be, and every refusal with its reason.
  * "1e3" once trained a width of 1, "4294967312" one of 16 and "16abc" one
  * of 16; a seed above 2^63-1 was refused though valid; "--out --synthetic"
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "util/cli.h"
 #include "harness.h"
 
 /* cli_parse on argv with stderr captured into msg. */

@@ -1,4 +1,4 @@
-/* test_cli_size.c - OPT_SIZE, the byte-count option type of core/cli.c:
+/* test_cli_size.c - OPT_SIZE, the byte-count option type of core/util/cli.c:
  * k/K, M and G suffixes are x1024 (as nccl-tests reads -b/-e), everything
  * else is refused with a message naming the flag, and the range check
  * applies to the bytes (lab2's --min-bytes/--max-bytes/--sizes use it). */
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "util/cli.h"
 #include "harness.h"
 
 /* cli_parse on argv with stderr silenced. */

@@ -29,11 +29,11 @@
 #include <string.h>
 
 #include "backend/registry.h"
-#include "common.h"
+#include "util/common.h"
 #include "harness.h"
 #include "layers/layers.h"
 #include "model/model.h"
-#include "rng.h"
+#include "util/rng.h"
 #ifdef DDL_HAVE_CUDA
 #include "cuda/cuda_runtime_probe.h"
 #endif

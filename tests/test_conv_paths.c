@@ -46,13 +46,13 @@
 #include <unistd.h>
 
 #include "backend/registry.h"
-#include "common.h"
+#include "util/common.h"
 #include "cpu/parallel.h"
 #include "conv/winofused_layout.h"
 #include "harness.h"
 #include "layers/layers.h"
 #include "model/model.h"
-#include "rng.h"
+#include "util/rng.h"
 
 #define TOL_PATH 1e-5
 #define TOL_WINO4 1e-4

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bn_act.h"
+#include "util/bn_act.h"
 #include "conv/kernels_cpu.h"
 #include "cpu/kernels.h"
 #include "harness.h"

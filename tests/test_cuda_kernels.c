@@ -1,5 +1,5 @@
 /* test_cuda_kernels.c - every CUDA kernel (core/cuda) against its CPU
- * reference (core/cpu, core/gemm.c), on fresh seeded random inputs.
+ * reference (core/cpu, core/cpu/gemm.c), on fresh seeded random inputs.
  *
  * Built twice. bin/tests/test_cuda_kernels runs the nvcc build on a real
  * GPU. bin/tests/test_cuda_kernels_emu (-DDDL_CUDA_EMU) runs the very same
@@ -57,8 +57,8 @@ static void no_gpu(const char *why)
 }
 
 #if defined(DDL_HAVE_CUDA) || defined(DDL_CUDA_EMU)
-#include "common.h"
-#include "bn_act.h"
+#include "util/common.h"
+#include "util/bn_act.h"
 #include "conv/conv_direct_layout.h"
 #include "conv/winofused_layout.h"
 #include "conv/conv_pointwise_layout.h"
@@ -67,8 +67,8 @@ static void no_gpu(const char *why)
 #include "cuda/cuda_runtime_probe.h"
 #include "cuda/device_mem.h"
 #include "cuda/kernels_cuda.h"
-#include "gemm.h"
-#include "rng.h"
+#include "cpu/gemm.h"
+#include "util/rng.h"
 
 #define TOL_ELEM 1e-5
 #define TOL_RED 1e-3
@@ -278,12 +278,57 @@ static void test_conv_groups(void)
 
 /* ---- Winograd F(2x2,3x3) transforms --------------------------------------- */
 
+/* One Winograd variant's three transforms, the CPU's and the CUDA twin's:
+ * F(2x2,3x3) (core/conv/winograd.c) and F(4x4,3x3) (winograd4.c) take the
+ * same arguments and differ in the tile (m x m outputs, (m+2)^2 positions). */
+typedef struct WinoPair {
+    const char *name; /* "winograd", "winograd4": the checks' names */
+    int m;            /* output tile side */
+    void (*input_cpu)(const float *, int, int, int, int, float *);
+    void (*input_cuda)(const float *, int, int, int, int, float *);
+    void (*filter_cpu)(const float *, int, int, bool, float *);
+    void (*filter_cuda)(const float *, int, int, bool, float *);
+    void (*output_cpu)(const float *, int, int, int, int, float *, bool);
+    void (*output_cuda)(const float *, int, int, int, int, float *, bool);
+} WinoPair;
+
+/* The input, filter (flip 0 and 1) and output (acc 0 and 1) transforms of
+ * one shape, twin against CPU. */
+static void check_wino_transforms(const WinoPair *p, int nb, int C, int K, int H, int W, const char *tag)
+{
+    size_t pos = (size_t)(p->m + 2) * (p->m + 2);
+    size_t cols = (size_t)nb * ((H + p->m - 1) / p->m) * ((W + p->m - 1) / p->m);
+    Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), v = buf_poison(pos * C * cols);
+    p->input_cpu(x.h, nb, C, H, W, v.h);
+    p->input_cuda(x.d, nb, C, H, W, v.d);
+    check_buf(&v, TOL_ELEM, DEV " %s_input %s", p->name, tag);
+    Buf w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
+    for (int flip = 0; flip < 2; flip++) {
+        Buf u = buf_poison(pos * (size_t)K * C);
+        p->filter_cpu(w.h, K, C, flip, u.h);
+        p->filter_cuda(w.d, K, C, flip, u.d);
+        check_buf(&u, TOL_ELEM, DEV " %s_filter %s flip=%d", p->name, tag, flip);
+        buf_free(&u);
+    }
+    Buf m = buf_rand(pos * K * cols, -1.0f, 1.0f);
+    for (int acc = 0; acc < 2; acc++) {
+        Buf y = buf_out((size_t)nb * K * H * W, acc);
+        p->output_cpu(m.h, nb, K, H, W, y.h, acc);
+        p->output_cuda(m.d, nb, K, H, W, y.d, acc);
+        check_buf(&y, TOL_ELEM, DEV " %s_output %s acc=%d", p->name, tag, acc);
+        buf_free(&y);
+    }
+    buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
+}
+
 /* Each transform on its own (the 16 GEMMs between them are gemm_f32's):
  * odd and even planes (partial last tiles), one-tile planes, several
  * images, a plane wider than the CPU's row segments, the flipped filter of
  * the input gradient, output with acc, and the weight gradient's two. */
 static void test_winograd(void)
 {
+    static const WinoPair F2 = { "winograd", 2, winograd_input_cpu, winograd_input_cuda, winograd_filter_cpu,
+                                 winograd_filter_cuda, winograd_output_cpu, winograd_output_cuda };
     static const int CASES[][5] = { /* nb, C, K, H, W */
         { 1, 1, 1, 2, 2 }, { 2, 3, 5, 7, 9 }, { 3, 8, 4, 4, 4 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
         { 1, 2, 3, 5, 301 }, /* 151 tiles a row: the CPU cuts rows into segments of 128 */
@@ -293,26 +338,7 @@ static void test_winograd(void)
         size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), cols = (size_t)nb * T;
         char tag[96];
         snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", nb, C, K, H, W);
-        Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), v = buf_poison(16 * C * cols);
-        winograd_input_cpu(x.h, nb, C, H, W, v.h);
-        winograd_input_cuda(x.d, nb, C, H, W, v.d);
-        check_buf(&v, TOL_ELEM, DEV " winograd_input %s", tag);
-        Buf w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-        for (int flip = 0; flip < 2; flip++) {
-            Buf u = buf_poison(16 * (size_t)K * C);
-            winograd_filter_cpu(w.h, K, C, flip, u.h);
-            winograd_filter_cuda(w.d, K, C, flip, u.d);
-            check_buf(&u, TOL_ELEM, DEV " winograd_filter %s flip=%d", tag, flip);
-            buf_free(&u);
-        }
-        Buf m = buf_rand(16 * K * cols, -1.0f, 1.0f);
-        for (int acc = 0; acc < 2; acc++) {
-            Buf y = buf_out((size_t)nb * K * H * W, acc);
-            winograd_output_cpu(m.h, nb, K, H, W, y.h, acc);
-            winograd_output_cuda(m.d, nb, K, H, W, y.d, acc);
-            check_buf(&y, TOL_ELEM, DEV " winograd_output %s acc=%d", tag, acc);
-            buf_free(&y);
-        }
+        check_wino_transforms(&F2, nb, C, K, H, W, tag);
         /* the weight gradient's: dy's tiles, then dw += G^T du G */
         Buf dy = buf_rand((size_t)nb * K * H * W, -1.0f, 1.0f), dm = buf_poison(16 * K * cols);
         winograd_output_grad_cpu(dy.h, nb, K, H, W, dm.h);
@@ -322,7 +348,6 @@ static void test_winograd(void)
         winograd_filter_grad_cpu(du.h, K, C, dw.h);
         winograd_filter_grad_cuda(du.d, K, C, dw.d);
         check_buf(&dw, TOL_ELEM, DEV " winograd_filter_grad %s (accumulates)", tag);
-        buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
         buf_free(&dy), buf_free(&dm), buf_free(&du), buf_free(&dw);
     }
 }
@@ -334,36 +359,17 @@ static void test_winograd(void)
  * (the CPU stages several images' tiles per group), with flip and acc. */
 static void test_winograd4(void)
 {
+    static const WinoPair F4 = { "winograd4", 4, winograd4_input_cpu, winograd4_input_cuda, winograd4_filter_cpu,
+                                 winograd4_filter_cuda, winograd4_output_cpu, winograd4_output_cuda };
     static const int CASES[][5] = { /* nb, C, K, H, W */
         { 1, 1, 1, 4, 4 }, { 2, 3, 5, 7, 9 }, { 9, 8, 4, 8, 8 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
         { 3, 2, 2, 2, 2 }, { 1, 3, 2, 10, 300 },
     };
     for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
-        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
-        size_t T = (size_t)((H + 3) / 4) * ((W + 3) / 4), cols = (size_t)nb * T;
         char tag[96];
-        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", nb, C, K, H, W);
-        Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), v = buf_poison(36 * C * cols);
-        winograd4_input_cpu(x.h, nb, C, H, W, v.h);
-        winograd4_input_cuda(x.d, nb, C, H, W, v.d);
-        check_buf(&v, TOL_ELEM, DEV " winograd4_input %s", tag);
-        Buf w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-        for (int flip = 0; flip < 2; flip++) {
-            Buf u = buf_poison(36 * (size_t)K * C);
-            winograd4_filter_cpu(w.h, K, C, flip, u.h);
-            winograd4_filter_cuda(w.d, K, C, flip, u.d);
-            check_buf(&u, TOL_ELEM, DEV " winograd4_filter %s flip=%d", tag, flip);
-            buf_free(&u);
-        }
-        Buf m = buf_rand(36 * K * cols, -1.0f, 1.0f);
-        for (int acc = 0; acc < 2; acc++) {
-            Buf y = buf_out((size_t)nb * K * H * W, acc);
-            winograd4_output_cpu(m.h, nb, K, H, W, y.h, acc);
-            winograd4_output_cuda(m.d, nb, K, H, W, y.d, acc);
-            check_buf(&y, TOL_ELEM, DEV " winograd4_output %s acc=%d", tag, acc);
-            buf_free(&y);
-        }
-        buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
+        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", CASES[t][0], CASES[t][1], CASES[t][2], CASES[t][3],
+                 CASES[t][4]);
+        check_wino_transforms(&F4, CASES[t][0], CASES[t][1], CASES[t][2], CASES[t][3], CASES[t][4], tag);
     }
 }
 

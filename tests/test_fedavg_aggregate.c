@@ -21,7 +21,7 @@
 
 #include "sync/fedavg_aggregate.h"
 #include "harness.h"
-#include "rng.h"
+#include "util/rng.h"
 
 enum { MAXU = 8, GUARD = 4 };
 

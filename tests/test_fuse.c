@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "backend/registry.h"
-#include "common.h"
-#include "bn_act.h"
+#include "util/common.h"
+#include "util/bn_act.h"
 #include "harness.h"
 #include "layers/layers.h"
 #include "model/model.h"

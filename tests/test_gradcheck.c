@@ -63,7 +63,7 @@
 #include "harness.h"
 #include "layers/layers.h"
 #include "model/model.h"
-#include "rng.h"
+#include "util/rng.h"
 
 #define TOL 1e-2
 #define QUICK_MODEL_ENTRIES 2

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "half.h"
+#include "util/half.h"
 #include "harness.h"
 
 static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }

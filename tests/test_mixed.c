@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "util/common.h"
 #include "cpu/kernels.h"
 #include "sync/fed.h"
 #include "sync/fedavg_aggregate.h"
-#include "half.h"
+#include "util/half.h"
 #include "harness.h"
 #include "mixed/mixed.h"
 

@@ -1,5 +1,5 @@
-/* test_placement.c - where a rank thinks it runs (core/placement.c) and
- * how many threads it takes (core/threads.c), under each launcher's
+/* test_placement.c - where a rank thinks it runs (core/platform/placement.c) and
+ * how many threads it takes (core/platform/threads.c), under each launcher's
  * environment: Open MPI's variables win, Slurm's step is trusted only for
  * a direct srun launch of this very world, and a batch step's
  * SLURM_LOCALID=0 (every rank of mpirun in sbatch sees it) is ignored.
@@ -12,9 +12,10 @@
 #include <string.h>
 
 #include "harness.h"
-#include "placement.h"
+#include "platform/placement.h"
 #include "results/results.h"
-#include "threads.h"
+#include "platform/threads.h"
+#include "driver/environment.h"
 
 static const char *const launch_vars[] = {
     "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
@@ -40,6 +41,7 @@ static void launch_env(const char *assignments)
         *eq = '\0';
         setenv(tok, eq + 1, 1);
     }
+    driver_env_apply(); /* DDL_NET reaches placement as at a program's start */
 }
 
 static void test_threads_rule(void)

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "rng.h"
+#include "util/rng.h"
 #include "sync/ps_step.h"
 
 enum { STEPS = 4 };

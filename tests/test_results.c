@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "driver/environment.h"
 #include "harness.h"
 #include "results/image.h"
 #include "results/results.h"
@@ -583,10 +584,12 @@ static void test_meta_collect(void)
      * every output's provenance line must carry it. */
     setenv("DDL_NET", "2 hosts, 1 Gbit/s, no added latency", 1);
     setenv("DDL_NET_SETUP", "tbf=rate 1000000000bit burst 12500 limit 2500000", 1);
+    t_check(driver_env_apply() == 0, "the edge reads DDL_NET and hands it down");
     Meta n = {0};
     meta_collect(&n, "test_results");
     unsetenv("DDL_NET");
     unsetenv("DDL_NET_SETUP");
+    driver_env_apply();
     const char *net = meta_get(&n, "emulated_network"), *setup = meta_get(&n, "emulated_network_setup");
     t_checkf(net && !strcmp(net, "2 hosts, 1 Gbit/s, no added latency") && setup && strstr(setup, "tbf=rate"),
              "meta_collect: DDL_NET and DDL_NET_SETUP become emulated_network and emulated_network_setup",

@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "util/common.h"
 #include "cpu/parallel.h"
-#include "gemm.h"
+#include "cpu/gemm.h"
 #include "harness.h"
 #include "model/model.h"
 #include "train/train.h"

@@ -13,7 +13,7 @@
  * host memory for the CPU, device memory for CUDA, which host code must
  * never dereference. Scalars (sizes, flags, seeds) are host values. The
  * kernel entries have exactly the signatures of core/cpu/kernels.h and
- * core/gemm.h; see there for what each one computes. The convolutions'
+ * core/cpu/gemm.h; see there for what each one computes. The convolutions'
  * kernels are one sub-table per device (conv), which only the
  * convolution wing (core/conv) reads.
  *
@@ -90,7 +90,7 @@ typedef struct Backend {
     void (*coll_close)(void *coll);
     const char *(*coll_version)(void); /* "NCCL 2.28.9"; NULL: a build without NCCL */
 
-    /* ---- GEMM (core/gemm.h) ---- */
+    /* ---- GEMM (core/cpu/gemm.h) ---- */
     void (*gemm_f32)(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float *A, int lda,
                      const float *B, int ldb, float beta, float *C, int ldc);
     /* FP16 operands, FP32 accumulation and result (cublasGemmEx). NULL on

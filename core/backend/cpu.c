@@ -5,10 +5,10 @@
 #include "backend.h"
 
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "../cpu/kernels.h"
 #include "../cpu/parallel.h"
-#include "../gemm.h"
+#include "../cpu/gemm.h"
 
 static void *cpu_alloc(size_t bytes) { return ddl_calloc(bytes); }
 

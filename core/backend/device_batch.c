@@ -14,7 +14,7 @@
 #include "device_batch.h"
 
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 
 static bool staged(const DeviceBatch *b) { return !b->be->host_memory; }
 

@@ -6,8 +6,8 @@
 
 #include <limits.h>
 
-#include "../common.h"
-#include "../half.h"
+#include "../util/common.h"
+#include "../util/half.h"
 
 static void half_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 {

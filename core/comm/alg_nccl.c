@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../backend/backend.h"
-#include "../common.h"
+#include "../util/common.h"
 #include "../cuda/device_mem.h"
 
 void comm_use_device(Comm *c, const Backend *be, bool mpi_may_read_device)

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 #include "comm_impl.h"
 
 enum { PINGPONG_TAG = 31999 }; /* outside the allreduce tags (comm.c) */

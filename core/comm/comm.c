@@ -1,11 +1,12 @@
 /* comm.c - Comm lifetime, the public allreduce calls, names. */
 #include "comm_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../backend/backend.h"
-#include "../common.h"
+#include "../util/common.h"
 
 /* Tags this library uses: one per operation in flight, cycling. Open MPI
  * allows tags up to 2^31-1; MPI guarantees at least 32767. */
@@ -35,6 +36,17 @@ int comm_alg_from_name(const char *name, CommAlg *out)
             return 0;
         }
     return -1;
+}
+
+void comm_alg_names(char *out, size_t cap, const char *sep)
+{
+    size_t at = 0;
+    if (cap) out[0] = '\0';
+    for (int a = 0; a < COMM_ALG_COUNT && at < cap; a++) {
+        int n = snprintf(out + at, cap - at, "%s%s", a ? sep : "", ALGS[a].name);
+        if (n < 0) break;
+        at += (size_t)n;
+    }
 }
 
 const char *comm_dtype_name(CommDtype dtype) { return dtype == COMM_FP16 ? "fp16" : "fp32"; }

@@ -182,6 +182,10 @@ const char *comm_alg_name(CommAlg alg);
 const char *comm_alg_description(CommAlg alg);
 /* 0 and *out set, or -1 for an unknown name. */
 int comm_alg_from_name(const char *name, CommAlg *out);
+/* Every name of the table, in its order, joined by sep ("mpi, linear,
+ * ..., nccl"), for messages and --help: a new algorithm appears in them
+ * by its row alone. Cut to cap. */
+void comm_alg_names(char *out, size_t cap, const char *sep);
 const char *comm_dtype_name(CommDtype dtype);   /* "fp32", "fp16" */
 size_t comm_dtype_size(CommDtype dtype);        /* 4, 2 */
 

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "../common.h"
+#include "../util/common.h"
 
 static void grow_requests(MPI_Request **reqs, int *cap, int need)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "../backend/backend.h"
-#include "../common.h"
-#include "../half.h"
+#include "../util/common.h"
+#include "../util/half.h"
 
 static int compare_double(const void *a, const void *b)
 {

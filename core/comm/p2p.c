@@ -6,7 +6,7 @@
 
 #include <limits.h>
 
-#include "../common.h"
+#include "../util/common.h"
 
 static int checked_int(size_t bytes)
 {

@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-#include "../common.h"
-#include "../half.h"
+#include "../util/common.h"
+#include "../util/half.h"
 
 size_t payload_elem_bytes(CommDtype dtype) { return dtype == COMM_FP16 ? 2 : 4; }
 

@@ -6,7 +6,7 @@
 #include "comm_impl.h"
 
 #include "../backend/backend.h"
-#include "../common.h"
+#include "../util/common.h"
 
 static void *grow(void *p, size_t *have, size_t bytes, void *(*alloc)(size_t), void (*release)(void *))
 {

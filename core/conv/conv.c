@@ -5,7 +5,7 @@
 #include "paths.h"
 
 #include <stdio.h>
-#include "../common.h"
+#include "../util/common.h"
 
 static bool fits_any(const ConvShape *s)
 {

@@ -28,7 +28,7 @@ typedef enum ConvPath {
     CONV_PATH_WINOGRAD4, CONV_PATH_WINOFUSED, CONV_PATH_CUDNN, CONV_PATH_COUNT
 } ConvPath;
 
-/* The GEMM a path multiplies with: core/gemm.h's gemm_f32 arguments,
+/* The GEMM a path multiplies with: core/cpu/gemm.h's gemm_f32 arguments,
  * after the caller's context (the layer's: FP32, or FP16 operands). */
 typedef void (*ConvGemm)(const void *ctx, bool trans_a, bool trans_b, int M, int N, int K, float alpha,
                          const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);

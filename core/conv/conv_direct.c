@@ -46,7 +46,7 @@
 #include "kernels_cpu.h"
 
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "conv_direct_grid.h"
 #include "conv_direct_layout.h"
 #include "../cpu/parallel.h"

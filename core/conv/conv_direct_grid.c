@@ -3,7 +3,7 @@
 #include "conv_direct_grid.h"
 
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 
 Grid direct_grid(int nb, int H, int W, int mode)
 {

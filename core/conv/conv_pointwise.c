@@ -30,7 +30,7 @@
 
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 #include "conv_pointwise_layout.h"
 #include "../cpu/parallel.h"
 #include "../cpu/simd.h"

@@ -55,7 +55,7 @@
 #include "kernels_cpu.h"
 
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "conv_direct_grid.h"
 #include "../cpu/parallel.h"
 #include "../cpu/simd.h"

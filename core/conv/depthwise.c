@@ -30,7 +30,7 @@
 #include "kernels_cpu.h"
 
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "../cpu/parallel.h"
 
 enum { TARGET_RUN = 1024 }; /* floats per block: long runs, all taps' data in L1/L2 */

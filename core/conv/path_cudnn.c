@@ -16,7 +16,7 @@
  * they do on every other path. The bias is added by the layer. */
 #include "paths.h"
 
-#include "../common.h"
+#include "../util/common.h"
 
 /* Every ddlab convolution is 2-d with square filters, symmetric padding
  * and groups that divide both channel counts: cuDNN runs all of them. */

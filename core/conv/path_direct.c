@@ -20,7 +20,7 @@
  * added to dw chunk after chunk, in order. */
 #include "paths.h"
 
-#include "../common.h"
+#include "../util/common.h"
 #include "conv_direct_layout.h"
 
 typedef struct Dims {

@@ -15,7 +15,7 @@
  * gathered input gradient. */
 #include "paths.h"
 
-#include "../common.h"
+#include "../util/common.h"
 #include "conv_pointwise_layout.h"
 
 typedef struct Dims {

@@ -21,7 +21,7 @@
  * gradient added to dw chunk after chunk, in order. */
 #include "paths.h"
 
-#include "../common.h"
+#include "../util/common.h"
 #include "winofused_layout.h"
 
 typedef struct Dims {

@@ -39,7 +39,7 @@
  * measures and bounds both). */
 #include "paths.h"
 
-#include "../common.h"
+#include "../util/common.h"
 
 /* Tiles per chunk (the GEMMs' columns): 256 to 1024 measured alike, 4096
  * slower (the transformed chunk no longer stays in cache). */

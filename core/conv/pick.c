@@ -20,7 +20,7 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 
 typedef enum LayerKindOf {
     KIND_DEPTHWISE, KIND_1X1_S1, KIND_1X1_S2, KIND_3X3_S1, KIND_3X3_S2, KIND_OTHER, KIND_COUNT

@@ -22,7 +22,7 @@
  * which saves lowering the input again. */
 #include "paths.h"
 
-#include "../common.h"
+#include "../util/common.h"
 
 enum { TARGET_COLS = 4096 };
 #define SCRATCH_CAP ((size_t)32 << 20) /* floats: 128 MiB */

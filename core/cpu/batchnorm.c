@@ -27,7 +27,7 @@
 
 #include <math.h>
 #include <string.h>
-#include "../bn_act.h"
+#include "../util/bn_act.h"
 #include "parallel.h"
 #include "simd.h"
 

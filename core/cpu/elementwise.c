@@ -2,7 +2,7 @@
 #include "kernels.h"
 
 #include <string.h>
-#include "../rng.h"
+#include "../util/rng.h"
 #include "parallel.h"
 
 void bias_add_cpu(float *y, const float *bias, int n, int c, int p)

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../half.h"
+#include "../util/half.h"
 #include "parallel.h"
 
 float half_round(float x)

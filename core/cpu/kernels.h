@@ -39,7 +39,7 @@ void global_avgpool_backward_cpu(const float *dy, float *dx, int planes, int p, 
 /* Batch norm over n x c x p (p = H*W). Training: batch statistics, saved
  * mean/invstd per channel for backward; running stats updated when
  * running_mean != NULL (momentum as PyTorch: r = (1-m) r + m batch, with the
- * unbiased variance). Inference: y from the given mean/var. act (core/bn_act.h):
+ * unbiased variance). Inference: y from the given mean/var. act (core/util/bn_act.h):
  * y = act(the normalised value), the ReLU or ReLU6 that follows fused in. */
 void batchnorm_forward_train_cpu(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
                                  int p, float eps, float momentum, float *running_mean, float *running_var,
@@ -52,7 +52,7 @@ void batchnorm_eval_stats_cpu(const float *mean, const float *var, int c, float 
                               float *save_invstd);
 /* Backward with batch statistics (train) or fixed statistics (eval:
  * pass use_batch_stats = false and save_mean/save_invstd computed from the
- * running stats). dgamma/dbeta accumulate. act (core/bn_act.h): the activation
+ * running stats). dgamma/dbeta accumulate. act (core/util/bn_act.h): the activation
  * the forward applied to y (BN_ACT_NONE: none); dy is then the gradient of
  * act(y), masked where act passed nothing, which is recomputed from x,
  * gamma, beta and the saved statistics exactly as the forward computed it

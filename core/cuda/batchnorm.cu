@@ -9,7 +9,7 @@
 // The elementwise outputs use the same formulas.
 #include <cmath>
 
-#include "../bn_act.h"
+#include "../util/bn_act.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
 

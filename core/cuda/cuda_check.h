@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "common.h"
+#include "../util/common.h"
 }
 #include "device_mem.h"
 #include "launch.h"

@@ -69,7 +69,7 @@ bool ddl_cuda_is_device_pointer(const void *p);
 
 /* 1 when MPI can be handed device pointers (Open MPI built with CUDA and
  * enabled at run time: MPIX_Query_cuda_support); 0 otherwise, with the
- * reason in why. Call after MPI_Init. Defined in core/cuda_aware.c. */
+ * reason in why. Call after MPI_Init. Defined in core/platform/cuda_aware.c. */
 int ddl_mpi_cuda_aware(char *why, size_t cap);
 
 #ifdef __cplusplus

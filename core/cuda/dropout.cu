@@ -11,7 +11,7 @@
 #include "kernels_cuda.h"
 
 extern "C" {
-#include "rng.h"
+#include "../util/rng.h"
 }
 
 namespace {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 
 typedef struct Wire {
     MPI_Comm comm;

@@ -8,6 +8,7 @@
 #include "cuda_check.h"
 #include "kernels_cuda.h"
 #include "launch.h"
+#include "winograd_filter.h"
 
 namespace {
 
@@ -66,20 +67,7 @@ __global__ void input_kernel(const float *__restrict__ x, TileGeom g, size_t tot
 __global__ void filter_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool flip, size_t total,
                               float *__restrict__ u)
 {
-    DDL_GRID_STRIDE(e, total)
-    {
-        unsigned k = (unsigned)e / C, c = (unsigned)e % C;
-        const float *f = w + e * 9;
-        float g[3][3], t[3][4], col[3], out[4];
-        for (int r = 0; r < 9; r++) g[r / 3][r % 3] = flip ? f[8 - r] : f[r];
-        for (int r = 0; r < 3; r++) g3(g[r], t[r]);
-        size_t at = flip ? (size_t)c * K + k : e;
-        for (int q = 0; q < 4; q++) {
-            for (int r = 0; r < 3; r++) col[r] = t[r][q];
-            g3(col, out);
-            for (int r = 0; r < 4; r++) u[(size_t)(r * 4 + q) * total + at] = out[r];
-        }
-    }
+    DDL_GRID_STRIDE(e, total) { winograd_filter_one<4, g3>(w, K, C, flip, total, e, u); }
 }
 
 // Thread e = (output channel k, column q = image * T + tile) of m's rows.

@@ -10,6 +10,7 @@
 #include "cuda_check.h"
 #include "kernels_cuda.h"
 #include "launch.h"
+#include "winograd_filter.h"
 
 namespace {
 
@@ -83,20 +84,7 @@ __global__ void input4_kernel(const float *__restrict__ x, TileGeom4 g, size_t t
 __global__ void filter4_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool flip, size_t total,
                                float *__restrict__ u)
 {
-    DDL_GRID_STRIDE(e, total)
-    {
-        unsigned k = (unsigned)e / C, c = (unsigned)e % C;
-        const float *f = w + e * 9;
-        float g[3][3], t[3][6], col[3], out[6];
-        for (int r = 0; r < 9; r++) g[r / 3][r % 3] = flip ? f[8 - r] : f[r];
-        for (int r = 0; r < 3; r++) g6(g[r], t[r]);
-        size_t at = flip ? (size_t)c * K + k : e;
-        for (int q = 0; q < 6; q++) {
-            for (int r = 0; r < 3; r++) col[r] = t[r][q];
-            g6(col, out);
-            for (int r = 0; r < 6; r++) u[(size_t)(r * 6 + q) * total + at] = out[r];
-        }
-    }
+    DDL_GRID_STRIDE(e, total) { winograd_filter_one<6, g6>(w, K, C, flip, total, e, u); }
 }
 
 // Thread e = (output channel k, column q = image * T + tile) of m's rows.

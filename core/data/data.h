@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../common.h"
+#include "../util/common.h"
 
 typedef enum { SPLIT_TRAIN = 0, SPLIT_TEST = 1 } Split;
 

@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../rng.h"
-#include "../common.h"
+#include "../util/rng.h"
+#include "../util/common.h"
 #include "data.h"
 #include "readers.h"
 

@@ -16,7 +16,7 @@
  * stored in both splits for the Batcher. */
 #include "readers.h"
 
-#include "../rng.h"
+#include "../util/rng.h"
 
 #include <ctype.h>
 #include <errno.h>

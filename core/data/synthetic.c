@@ -20,7 +20,7 @@
  * test share the prototypes (same seed) but not the noise stream. */
 #include "readers.h"
 
-#include "../rng.h"
+#include "../util/rng.h"
 
 #include <math.h>
 #include <stdio.h>

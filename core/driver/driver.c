@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "resume.h"
 
 const char *driver_tag(Driver *d, const char *fmt, ...)

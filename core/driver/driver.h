@@ -29,10 +29,10 @@
 #include <stdint.h>
 
 #include "../backend/device_batch.h"
-#include "../cli.h"
+#include "../util/cli.h"
 #include "../comm/comm.h"
 #include "../data/dataset.h"
-#include "../device.h"
+#include "../platform/device.h"
 #include "../model/model.h"
 #include "../results/results.h"
 #include "../sync/sync.h"
@@ -165,6 +165,7 @@ struct Driver {
     char tag[128];             /* the run's name (driver_tag) */
     char opt_help[4][160];     /* help lines built from the spec */
     char conv_help[640];       /* --conv's, which says whether this build has cuDNN */
+    ConvAlgo conv_algo;        /* --conv, parsed once (options.c); AUTO without it */
 };
 
 /* A whole program: driver_start, then the table job or the check and the

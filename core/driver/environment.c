@@ -4,19 +4,26 @@
  * A value of the wrong kind is refused by name before any work starts: a
  * run that silently ignored DDL_RESUME=yes would start over from scratch.
  *
- * The variables of other programs that describe where a process was
- * started (SLURM_*, OMPI_*, OMP_NUM_THREADS...) are read where the start
- * is handled (core/placement.c, core/threads.c) and recorded with the
- * results (core/results/meta.c); make's variables (DEVICE, PROFILE, NP...)
- * are translated into these names by labs/common.sh. */
+ * Values meant for the layers below (what ddlab's launchers say about the
+ * run, the emulated GPU's strict mode) are handed down once, before
+ * MPI_Init (driver_env_hand_down). The variables of other programs that
+ * describe where a process was started (SLURM_*, OMPI_*,
+ * OMP_NUM_THREADS...) are read where the start is handled
+ * (core/platform/placement.c, core/platform/threads.c) and recorded with
+ * the results (core/results/meta.c); make's variables (DEVICE, PROFILE,
+ * NP...) are translated into these names by labs/common.sh. */
 #include "environment.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../cli.h"
-#include "../common.h"
+#include "../util/cli.h"
+#include "../util/common.h"
+#include "../platform/placement.h"
+#ifdef DDL_HAVE_CUDA_EMU
+#include "../cuda/emu/switches.h"
+#endif
 
 typedef enum { ENV_TEXT, ENV_ONE, ENV_ZERO, ENV_COUNT } EnvKind;
 
@@ -42,6 +49,27 @@ static const EnvRow ROWS[] = {
       "0: stage device buffers through the host even where MPI is CUDA-aware" },
     { "DDL_MALLOC_DEFAULT", ENV_ONE, offsetof(DriverEnv, malloc_default),
       "1: keep glibc's malloc thresholds (default: freed memory stays in the heap)" },
+    { "DDL_EMU_STRICT", ENV_TEXT, offsetof(DriverEnv, emu_strict),
+      "1: the emulated GPU checks every launch, copy and stream (core/cuda/README.md)" },
+    { "DDL_EMU_ORDER", ENV_TEXT, offsetof(DriverEnv, emu_order),
+      "the emulated GPU's thread order: forward | reverse | shuffled | seeded" },
+    { "DDL_EMU_SEED", ENV_TEXT, offsetof(DriverEnv, emu_seed), "seeds the emulated GPU's thread and stream order" },
+    /* set by ddlab's own launchers, recorded in every output's provenance */
+    { "DDL_NET", ENV_TEXT, offsetof(DriverEnv, net), "set by labs/net/net.sh: the emulated network" },
+    { "DDL_NET_SETUP", ENV_TEXT, offsetof(DriverEnv, net_setup), "set by labs/net/net.sh: how it was built" },
+    { "DDL_NET_HOST", ENV_TEXT, offsetof(DriverEnv, net_host), "set by labs/net: this rank's emulated host" },
+    { "DDL_SIM_PLATFORM", ENV_TEXT, offsetof(DriverEnv, sim_platform),
+      "set by labs/platforms/sim.sh: the simulated platform" },
+    { "DDL_SIM_NETWORK", ENV_TEXT, offsetof(DriverEnv, sim_network), "set by sim.sh: theory | realistic" },
+    { "DDL_SIM_HOST_SPEED", ENV_TEXT, offsetof(DriverEnv, sim_host_speed), "set by sim.sh: smpi/host-speed" },
+    { "DDL_SIM_PLATFORM_SPEED", ENV_TEXT, offsetof(DriverEnv, sim_platform_speed),
+      "set by sim.sh: the platform's core speed" },
+    { "DDL_SIM_COLL_SELECTOR", ENV_TEXT, offsetof(DriverEnv, sim_coll_selector),
+      "set by sim.sh: SMPI's collective selector" },
+    { "DDL_SIM_COMPUTE", ENV_TEXT, offsetof(DriverEnv, sim_compute),
+      "set by labs/launch.sh: 0 = the network alone, no computation" },
+    { "DDL_GRADE_TAPE", ENV_TEXT, offsetof(DriverEnv, grade_tape),
+      "set by the grader: record:PATH | replay:PATH (labs/grade/tape)" },
 };
 enum { NROWS = sizeof ROWS / sizeof ROWS[0] };
 
@@ -82,6 +110,37 @@ int driver_env_read(DriverEnv *env)
         if (v && *v && take(&ROWS[i], v, env) != 0) return -1;
     }
     return 0;
+}
+
+void driver_env_hand_down(const DriverEnv *env)
+{
+    const LaunchInfo launch = { env->net,          env->net_setup,     env->net_host,
+                                env->sim_platform, env->sim_network,   env->sim_host_speed,
+                                env->sim_platform_speed, env->sim_coll_selector, env->sim_compute };
+    ddl_launch_info_set(&launch);
+#ifdef DDL_HAVE_CUDA_EMU
+    ddl_emu_switches_set(env->emu_strict, env->emu_order, env->emu_seed);
+#endif
+}
+
+int driver_env_apply(void)
+{
+    /* static: the strings handed down are the environment's own, and the
+     * struct outlives the call for whoever keeps pointers into it */
+    static DriverEnv env;
+    if (driver_env_read(&env) != 0) return -1;
+    driver_env_hand_down(&env);
+    return 0;
+}
+
+const char *driver_env_text(const char *name)
+{
+    for (int i = 0; i < NROWS; i++)
+        if (ROWS[i].kind == ENV_TEXT && !strcmp(ROWS[i].name, name)) {
+            const char *v = getenv(name);
+            return v && *v ? v : NULL;
+        }
+    ddl_die("driver_env_text(%s): not a text variable of core/driver/environment.c's table", name);
 }
 
 bool driver_env_row(int i, const char **name, const char **meaning)

@@ -19,11 +19,30 @@ typedef struct DriverEnv {
     long kill_after;             /* DDL_FAULT_KILL_AFTER=N: SIGKILL after the first checkpoint at >= N (-1: off) */
     bool mpi_device_off;         /* DDL_MPI_CUDA_AWARE=0: stage device buffers through the host for MPI */
     bool malloc_default;         /* DDL_MALLOC_DEFAULT=1: keep glibc's malloc thresholds */
+    /* What ddlab's launchers say about the run (placement.h's LaunchInfo:
+     * labs/net/net.sh, labs/platforms/sim.sh) */
+    const char *net, *net_setup, *net_host;
+    const char *sim_platform, *sim_network, *sim_host_speed, *sim_platform_speed, *sim_coll_selector, *sim_compute;
+    /* The emulated GPU's strict mode (core/cuda/emu/switches.h) */
+    const char *emu_strict, *emu_order, *emu_seed;
+    const char *grade_tape;      /* DDL_GRADE_TAPE: the grader's tape (labs/grade/tape) */
 } DriverEnv;
 
 /* Reads every variable of the table in environment.c into *env. 0, or -1
  * after a message naming the variable and what it accepts. */
 int driver_env_read(DriverEnv *env);
+/* Hands the values meant for the layers below the driver to them, once,
+ * before MPI_Init: the launcher's word to core/platform (LaunchInfo), the
+ * strict-mode switches to the emulated GPU. */
+void driver_env_hand_down(const DriverEnv *env);
+/* driver_env_read, then driver_env_hand_down: for programs that do not
+ * start through the driver (the test programs, tests/harness.c). 0, or -1
+ * after a message. */
+int driver_env_apply(void);
+/* The value of one of the table's text variables (NULL: unset or empty),
+ * for code above the driver that starts without it: the grader's tape
+ * reads DDL_GRADE_TAPE here. A name not in the table is a bug (abort). */
+const char *driver_env_text(const char *name);
 
 /* The table's rows, for --help and documentation: name and meaning of
  * row i (i from 0), false past the last. */

@@ -23,8 +23,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../common.h"
-#include "options.h"
+#include "../util/common.h"
+#include "first_failure.h"
 
 #define LOCK_NAME "checkpoint.lock"
 

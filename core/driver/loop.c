@@ -5,7 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "resume.h"
 
 /* The batcher's next batch into the staging buffers, and its copy to the

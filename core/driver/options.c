@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../backend/registry.h"
-#include "../common.h"
+#include "../util/common.h"
 
 void driver_environment(DriverOptions *o, const DriverEnv *env)
 {
@@ -95,7 +95,7 @@ static int check_dataset(const DriverSpec *spec, const char *name)
     return -1;
 }
 
-int driver_check_values(const Driver *d)
+int driver_check_values(Driver *d)
 {
     const DriverOptions *o = d->opt;
     const DriverSpec *spec = d->spec;
@@ -103,7 +103,9 @@ int driver_check_values(const Driver *d)
     if (o->tag && check_tag("tag", o->tag) != 0) return -1;
     if ((spec->shared & DRV_DATASET) && check_dataset(spec, o->dataset) != 0) return -1;
     if ((spec->shared & DRV_DEVICE) && driver_choice("device", o->device, "cpu|cuda|cuda-emu") < 0) return -1;
-    if (o->conv && driver_choice("conv", o->conv, conv_algo_choices()) < 0) return -1;
+    if (o->conv && (driver_choice("conv", o->conv, conv_algo_choices()) < 0 ||
+                    conv_algo_parse(o->conv, &d->conv_algo) != 0))
+        return -1;
     if (o->checkpoint && !*o->checkpoint) {
         ddl_error("--checkpoint is empty: give the directory the checkpoints go to");
         return -1;

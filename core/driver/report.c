@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "../cuda/device_mem.h"
-#include "../gemm.h"
+#include "../cpu/gemm.h"
 #include "../layers/layers.h"
 
 void driver_meta(Driver *d, Meta *m)

@@ -22,8 +22,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../common.h"
-#include "options.h"
+#include "../util/common.h"
+#include "first_failure.h"
 
 /* Options a continuation may change: the run's length, where its outputs
  * and checkpoints go, and labels. */

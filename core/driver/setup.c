@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 
 /* Every rank agrees whether any failed (a rank alone in an error would
  * leave the others waiting in a collective). */
@@ -58,7 +58,7 @@ int driver_build(Driver *d, const char *model, const ModelConfig *cfg, int max_b
     d->has_trainer = false;
     ModelConfig mine = cfg ? *cfg : driver_model_config(d, model);
     mine.backend = d->be;
-    if (d->opt->conv && conv_algo_parse(d->opt->conv, &mine.conv) != 0) mine.conv = CONV_ALGO_AUTO; /* checked at start */
+    if (d->opt->conv) mine.conv = d->conv_algo; /* parsed once, with the options */
     char err[DDL_ERRLEN] = "";
     d->has_model = model_build(&d->m, model, &mine, max_batch, d->opt->seed, err) == 0;
     if (!any(d, !d->has_model)) return 0;

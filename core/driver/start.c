@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "../backend/registry.h"
-#include "../common.h"
-#include "../threads.h"
+#include "../util/common.h"
+#include "../platform/threads.h"
 #include "options.h"
 #include "resume.h"
 
@@ -52,6 +52,7 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
     d->spec = spec;
     d->opt = opt;
     bool bad_env = driver_env_read(&d->env) != 0; /* before MPI: DDL_MALLOC_DEFAULT */
+    driver_env_hand_down(&d->env);
     driver_environment(opt, &d->env);
     ddl_program_start(&argc, &argv, &d->rank, &d->world, d->env.malloc_default);
     d->status = 2;
@@ -99,15 +100,6 @@ static int probe_dir(const char *flag, const char *dir)
     return 0;
 }
 
-int driver_first_failure(Driver *d, bool failed, const char *why)
-{
-    int first = failed ? d->rank : d->world;
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first == d->world) return -1;
-    if (d->rank == first) fprintf(stderr, "error: %s\n", why);
-    return first;
-}
-
 int driver_check_dir(Driver *d, const char *flag, const char *dir)
 {
     int bad = 0;
@@ -148,10 +140,8 @@ int driver_open(Driver *d)
     }
     /* --conv cudnn needs cuDNN on this device: refused before any work,
      * naming the values that run (a longer message than err holds) */
-    ConvAlgo algo;
     char conv_err[512] = "";
-    bool conv_bad = !bad && o->conv && conv_algo_parse(o->conv, &algo) == 0 &&
-                    conv_algo_check(algo, d->be->conv, conv_err, sizeof conv_err) != 0;
+    bool conv_bad = !bad && o->conv && conv_algo_check(d->conv_algo, d->be->conv, conv_err, sizeof conv_err) != 0;
     if (driver_first_failure(d, bad || conv_bad, conv_bad ? conv_err : err) >= 0) return 2;
     if ((d->spec->shared & DRV_OUT) && driver_check_dir(d, "out", o->out) != 0) return 2;
     /* Checkpoints are outputs too: found unwritable after the first epoch,

@@ -2,7 +2,7 @@
  * model's backend (batches staged as in training). */
 #include <math.h>
 #include "../backend/device_batch.h"
-#include "../common.h"
+#include "../util/common.h"
 #include "evaluate.h"
 
 EvalResult evaluate(Model *m, const Dataset *d, int batch)

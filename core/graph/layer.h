@@ -52,7 +52,7 @@ typedef struct Layer {
     ConvPath conv_path;  /* conv: the path picked when the model is sized (core/conv/pick.c) */
     /* A ReLU or ReLU6 right after a batch norm (a ReLU after a residual
      * add) runs inside it (core/model/fuse.c): the batch norm's or add's
-     * fused_act (BN_ACT_*, core/bn_act.h) and the tensor it then
+     * fused_act (BN_ACT_*, core/util/bn_act.h) and the tensor it then
      * writes, the activation's output (fused_out; -1: not fused); the
      * activation layer's fused: it does nothing itself. */
     int fused_act, fused_out;

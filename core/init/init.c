@@ -3,7 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
-#include "../rng.h"
+#include "../util/rng.h"
 
 void init_weights(float *w, size_t weight_count, size_t bias_count, int cout, int fan_out_kk, InitScheme scheme,
                   uint64_t seed, uint64_t *stream)

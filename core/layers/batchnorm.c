@@ -9,7 +9,7 @@
  * tensor, and its gradient is what backward starts from. */
 #include "layers.h"
 
-#include "../bn_act.h"
+#include "../util/bn_act.h"
 
 static bool uses_batch_stats(const Model *m) { return m->training || !m->bn_track_stats; }
 

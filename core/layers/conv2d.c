@@ -9,7 +9,7 @@
 #include "layers.h"
 
 #include <stdio.h>
-#include "../common.h"
+#include "../util/common.h"
 
 static ConvShape shape_of(const Model *m, const Layer *l)
 {

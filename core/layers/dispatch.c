@@ -4,7 +4,7 @@
  * parameters or GEMM FLOPs). */
 #include "layers.h"
 
-#include "../common.h"
+#include "../util/common.h"
 
 static const struct LayerOps {
     const char *name;

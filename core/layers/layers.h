@@ -65,7 +65,7 @@ size_t layer_size(const Model *m, Layer *l, int max_batch, bool cache_cols);
 void layer_init(const Model *m, const Layer *l, float *params, float *state, uint64_t seed, uint64_t *stream);
 double layer_flops(const Model *m, const Layer *l);
 
-/* The layers' GEMM (gemm_f32's arguments, core/gemm.h): FP32 on the
+/* The layers' GEMM (gemm_f32's arguments, core/cpu/gemm.h): FP32 on the
  * backend, or - after model_use_fp16_gemm - FP16 operands with FP32
  * accumulation (weights from the FP16 working copy, other operands cast
  * into m->half_scratch). */

@@ -10,7 +10,7 @@
  * (kept by core/mixed); any other operand is cast into half_scratch. */
 #include "layers.h"
 
-#include "../common.h"
+#include "../util/common.h"
 
 /* Floats an operand stored with `rows` rows of leading dimension ld spans,
  * the last row being `cols` long. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 
 void loss_scaler_init(LossScaler *s, float initial, int window)
 {

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 
 /* FP16 storage: whatever a layer just wrote is rounded to half values. */
 static void round_stored(Model *m, int tensor, bool is_grad, void *ctx)

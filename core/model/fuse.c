@@ -4,7 +4,7 @@
  * Why: the activation after a batch norm is a pass over the whole tensor
  * forward and backward (the 2-3% of relu in a ResNet-18 step, 6% of relu6
  * in MobileNetV2's). When the activation is the batch norm's only reader,
- * the batch norm applies it as it writes (core/bn_act.h says why that
+ * the batch norm applies it as it writes (core/util/bn_act.h says why that
  * is exact), into the activation's output tensor; the activation layer
  * then does nothing. The ReLU after a ResNet block's add is the same: the
  * add writes relu(a + b) in one pass (add_relu), and its backward masks
@@ -17,7 +17,7 @@
  * (tests/test_fuse.c). */
 #include "model.h"
 
-#include "../bn_act.h"
+#include "../util/bn_act.h"
 
 /* The layer that reads tensor t, when exactly one does (consumer counts
  * are known after layout); -1 otherwise. */

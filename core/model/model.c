@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "../layers/layers.h"
 
 static int new_tensor(Model *m, Shape s)

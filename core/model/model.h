@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "../graph/graph.h"
-#include "../rng.h"
+#include "../util/rng.h"
 
 /* ---- building ---- */
 void model_begin(Model *m, const char *name, Shape input);

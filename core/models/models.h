@@ -13,5 +13,11 @@ int build_mobilenetv2(Model *m, const ModelConfig *cfg, char *err);
 int build_sdss_dnn(Model *m, const ModelConfig *cfg, char *err);
 /* channels * width, rounded, at least 1. */
 int scaled_width(int channels, float width);
+/* A k x k convolution without bias ('same' padding (k-1)/2, stride) named
+ * prefix.conv, then its batch norm prefix.bn (no prefix: conv, bn), and a
+ * ReLU when relu: the pair every ResNet block is made of, named as
+ * PyTorch's module tree names it. Returns the last tensor. */
+int mb_conv_bn(Model *m, const char *prefix, const char *conv, const char *bn, int x, int cout, int k, int stride,
+               bool relu);
 
 #endif

@@ -9,23 +9,12 @@
 
 static int basic_block(Model *m, const char *prefix, int x, int planes, int stride)
 {
-    char name[40];
     int in_planes = m->tensors[x].shape.c;
-    snprintf(name, sizeof name, "%s.conv1", prefix);
-    int t = mb_conv2d(m, name, x, planes, 3, stride, 1, 1, false);
-    snprintf(name, sizeof name, "%s.bn1", prefix);
-    t = mb_relu(m, mb_batchnorm(m, name, t));
-    snprintf(name, sizeof name, "%s.conv2", prefix);
-    t = mb_conv2d(m, name, t, planes, 3, 1, 1, 1, false);
-    snprintf(name, sizeof name, "%s.bn2", prefix);
-    t = mb_batchnorm(m, name, t);
+    int t = mb_conv_bn(m, prefix, "conv1", "bn1", x, planes, 3, stride, true);
+    t = mb_conv_bn(m, prefix, "conv2", "bn2", t, planes, 3, 1, false);
     int shortcut = x;
-    if (stride != 1 || in_planes != planes) {
-        snprintf(name, sizeof name, "%s.shortcut.0", prefix);
-        shortcut = mb_conv2d(m, name, x, planes, 1, stride, 0, 1, false);
-        snprintf(name, sizeof name, "%s.shortcut.1", prefix);
-        shortcut = mb_batchnorm(m, name, shortcut);
-    }
+    if (stride != 1 || in_planes != planes)
+        shortcut = mb_conv_bn(m, prefix, "shortcut.0", "shortcut.1", x, planes, 1, stride, false);
     return mb_relu(m, mb_add(m, t, shortcut));
 }
 
@@ -35,8 +24,7 @@ int build_resnet18(Model *m, const ModelConfig *cfg, char *err)
         snprintf(err, 256, "resnet18 needs inputs of at least 8x8; got %dx%d", cfg->input.h, cfg->input.w);
         return -1;
     }
-    int t = mb_conv2d(m, "conv1", m->input, scaled_width(64, cfg->width), 3, 1, 1, 1, false);
-    t = mb_relu(m, mb_batchnorm(m, "bn1", t));
+    int t = mb_conv_bn(m, NULL, "conv1", "bn1", m->input, scaled_width(64, cfg->width), 3, 1, true);
     static const int planes[4] = { 64, 128, 256, 512 };
     char prefix[24];
     for (int s = 0; s < 4; s++)

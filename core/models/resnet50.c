@@ -28,27 +28,13 @@ enum { EXPANSION = 4 };
 
 static int bottleneck(Model *m, const char *prefix, int x, int planes, int stride)
 {
-    char name[48];
     int in_planes = m->tensors[x].shape.c, out_planes = planes * EXPANSION;
-    snprintf(name, sizeof name, "%s.conv1", prefix);
-    int t = mb_conv2d(m, name, x, planes, 1, 1, 0, 1, false);
-    snprintf(name, sizeof name, "%s.bn1", prefix);
-    t = mb_relu(m, mb_batchnorm(m, name, t));
-    snprintf(name, sizeof name, "%s.conv2", prefix);
-    t = mb_conv2d(m, name, t, planes, 3, stride, 1, 1, false);
-    snprintf(name, sizeof name, "%s.bn2", prefix);
-    t = mb_relu(m, mb_batchnorm(m, name, t));
-    snprintf(name, sizeof name, "%s.conv3", prefix);
-    t = mb_conv2d(m, name, t, out_planes, 1, 1, 0, 1, false);
-    snprintf(name, sizeof name, "%s.bn3", prefix);
-    t = mb_batchnorm(m, name, t);
+    int t = mb_conv_bn(m, prefix, "conv1", "bn1", x, planes, 1, 1, true);
+    t = mb_conv_bn(m, prefix, "conv2", "bn2", t, planes, 3, stride, true);
+    t = mb_conv_bn(m, prefix, "conv3", "bn3", t, out_planes, 1, 1, false);
     int identity = x;
-    if (stride != 1 || in_planes != out_planes) {
-        snprintf(name, sizeof name, "%s.downsample.0", prefix);
-        identity = mb_conv2d(m, name, x, out_planes, 1, stride, 0, 1, false);
-        snprintf(name, sizeof name, "%s.downsample.1", prefix);
-        identity = mb_batchnorm(m, name, identity);
-    }
+    if (stride != 1 || in_planes != out_planes)
+        identity = mb_conv_bn(m, prefix, "downsample.0", "downsample.1", x, out_planes, 1, stride, false);
     return mb_relu(m, mb_add(m, t, identity));
 }
 
@@ -59,8 +45,7 @@ int build_resnet50(Model *m, const ModelConfig *cfg, char *err)
         return -1;
     }
     m->conv_init = INIT_KAIMING_OUT;
-    int t = mb_conv2d(m, "conv1", m->input, scaled_width(64, cfg->width), 3, 1, 1, 1, false);
-    t = mb_relu(m, mb_batchnorm(m, "bn1", t));
+    int t = mb_conv_bn(m, NULL, "conv1", "bn1", m->input, scaled_width(64, cfg->width), 3, 1, true);
     static const int planes[4] = { 64, 128, 256, 512 }, blocks[4] = { 3, 4, 6, 3 };
     char prefix[24];
     for (int s = 0; s < 4; s++)

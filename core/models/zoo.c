@@ -73,3 +73,14 @@ int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batc
     snprintf(err, 256, "unknown model '%s' (known: %s)", name, model_names());
     return -1;
 }
+
+int mb_conv_bn(Model *m, const char *prefix, const char *conv, const char *bn, int x, int cout, int k, int stride,
+               bool relu)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", conv);
+    int t = mb_conv2d(m, name, x, cout, k, stride, (k - 1) / 2, 1, false);
+    snprintf(name, sizeof name, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", bn);
+    t = mb_batchnorm(m, name, t);
+    return relu ? mb_relu(m, t) : t;
+}

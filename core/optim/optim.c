@@ -1,7 +1,7 @@
 /* optim.c - see optim.h; the arithmetic is the backend's sgd_update. */
 #include "optim.h"
 
-#include "../common.h"
+#include "../util/common.h"
 
 void sgd_init_on(Sgd *s, const SgdConfig *cfg, const Backend *be, size_t nparams)
 {

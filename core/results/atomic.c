@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common.h"
+#include "../util/common.h"
 
 /* Create the temp file; fills tmp and *slot (its entry in the table of
  * files a signal removes: registered before the file exists, so there is

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common.h"
+#include "../util/common.h"
 
 #define CKPT_VERSION 1u
 #define CKPT_NAME_MAX 64

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 #include "table_internal.h"
 
 /* Quote when a reader would otherwise split or misread the cell: separators,

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 #include "results.h"
 
 /* Large enough for any figure, small enough that sizes fit in int and a

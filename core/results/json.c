@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 #include "table_internal.h"
 
 /* Length of a valid UTF-8 sequence at s (1..4), 0 if invalid. */

@@ -15,11 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common.h"
-#include "../mpi_transport.h"
-#include "../placement.h"
-#include "../threads.h"
-#include "../version.h"
+#include "../util/common.h"
+#include "../platform/mpi_transport.h"
+#include "../platform/placement.h"
+#include "../platform/threads.h"
+#include "../provenance/version.h"
 #ifdef DDL_SMPI
 #include <simgrid/host.h>
 #endif
@@ -75,6 +75,9 @@ static const char *env_or(const char *a, const char *b, const char *fallback)
     if ((!v || !*v) && b) v = getenv(b);
     return v && *v ? v : fallback;
 }
+
+/* A field of what the launcher said (placement.h's LaunchInfo), or fallback. */
+static const char *said_or(const char *v, const char *fallback) { return v && *v ? v : fallback; }
 
 /* Host count, the job's CPUs and oversubscription need every rank's host
  * name and affinity mask: a collective over MPI_COMM_WORLD. A host's CPUs
@@ -188,8 +191,8 @@ static void collect_mpi(Meta *m)
  * and "hosts" describe the simulated platform. */
 static void collect_sim(Meta *m)
 {
-    const char *platform = env_or("DDL_SIM_PLATFORM", NULL, "unknown");
-    const char *net = env_or("DDL_SIM_NETWORK", NULL, "unknown");
+    const char *platform = said_or(ddl_launch_info()->sim_platform, "unknown");
+    const char *net = said_or(ddl_launch_info()->sim_network, "unknown");
     meta_set(m, "simulated", "SMPI, platform %s", platform);
     if (!strcmp(net, "theory"))
         meta_set(m, "sim_network", "CM02, cross-traffic off (a message costs alpha + n beta, the alpha-beta model)");
@@ -198,20 +201,20 @@ static void collect_sim(Meta *m)
                                    "cross-traffic on)");
     else
         meta_set(m, "sim_network", "%s", net);
-    meta_set(m, "sim_host_speed", "%s", env_or("DDL_SIM_HOST_SPEED", NULL, "unknown (smpi/host-speed not set by ddlab)"));
-    meta_set(m, "sim_platform_speed", "%s", env_or("DDL_SIM_PLATFORM_SPEED", NULL, "unknown"));
-    meta_set(m, "sim_coll_selector", "%s", env_or("DDL_SIM_COLL_SELECTOR", NULL, "unknown"));
+    meta_set(m, "sim_host_speed", "%s", said_or(ddl_launch_info()->sim_host_speed, "unknown (smpi/host-speed not set by ddlab)"));
+    meta_set(m, "sim_platform_speed", "%s", said_or(ddl_launch_info()->sim_platform_speed, "unknown"));
+    meta_set(m, "sim_coll_selector", "%s", said_or(ddl_launch_info()->sim_coll_selector, "unknown"));
     /* A benchmark of the network alone is simulated without the host's
      * computation (labs/launch.sh, LAUNCH_SIM_COMPUTE=0), so that its
      * times do not depend on how busy this machine is. */
-    const char *compute = env_or("DDL_SIM_COMPUTE", NULL, "1");
+    const char *compute = said_or(ddl_launch_info()->sim_compute, "1");
     if (!strcmp(compute, "0"))
         meta_set(m, "sim_compute", "not simulated (smpi/simulate-computation:no): the network's time alone, "
                                    "the same however busy this machine is");
     else
         meta_set(m, "sim_compute", "measured on this machine, one thread per rank, scaled by "
                                    "smpi/host-speed / platform speed");
-    meta_set(m, "threads", "1 (simulated: one per rank, see core/threads.c)");
+    meta_set(m, "threads", "1 (simulated: one per rank, see core/platform/threads.c)");
 }
 #endif
 
@@ -288,10 +291,10 @@ void meta_collect(Meta *m, const char *program)
     meta_set(m, "openblas_coretype", "%s", env_or("OPENBLAS_CORETYPE", NULL, "auto"));
     /* make labN NET=...: the launcher (labs/net/net.sh) passes what the
      * emulated cluster is and how it was built to every rank. */
-    const char *net = env_or("DDL_NET", NULL, NULL);
+    const char *net = said_or(ddl_launch_info()->net, NULL);
     if (net) {
         meta_set(m, "emulated_network", "%s", net);
-        meta_set(m, "emulated_network_setup", "%s", env_or("DDL_NET_SETUP", NULL, "unknown"));
+        meta_set(m, "emulated_network_setup", "%s", said_or(ddl_launch_info()->net_setup, "unknown"));
     }
 #ifdef DDL_SMPI
     collect_sim(m);

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common.h"
+#include "../util/common.h"
 
 /* Remove dir/file; 0 when it is gone (or never was). */
 static int remove_old(const char *dir, const char *file, const char *run)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 #include "table_internal.h"
 
 /* The one escaping rule for generated LaTeX text (see results.h): what a

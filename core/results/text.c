@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common.h"
+#include "../util/common.h"
 #include "table_internal.h"
 
 enum { MAX_COLS = 64 };

@@ -1,7 +1,7 @@
 /* buckets.c - DDP bucket assignment (see buckets.h). */
 #include "buckets.h"
 
-#include "../common.h"
+#include "../util/common.h"
 
 int sync_assign_buckets(const Model *m, size_t first_bytes, size_t cap_bytes, Bucket *out, int cap)
 {

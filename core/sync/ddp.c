@@ -11,7 +11,7 @@
 #include "rows.h"
 
 #include <stdio.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "inflight.h"
 
 typedef struct Ddp {

@@ -28,7 +28,7 @@
  * trainer's model itself. */
 #include <stdio.h>
 
-#include "../common.h"
+#include "../util/common.h"
 #include "strategy.h"
 
 bool sync_staged(const Sync *s) { return s->dev != NULL; }

@@ -5,7 +5,7 @@
 #include "rows.h"
 
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "dsgd.h"
 #include "fed.h"
 
@@ -13,28 +13,16 @@ bool dsgd_round(FedLink *l, Mixed *mx, Sgd *opt, int batch, float *const *bufs)
 {
     Model *m = mx->m;
     size_t n = m->nparams;
-    int U = l->users;
-    /* the example count rides as one float (exact up to 2^24) */
-    float mine = (float)batch, *counts = NULL, **count_bufs = NULL;
-    if (l->cloud) {
-        counts = ddl_alloc(sizeof(float) * (size_t)U);
-        count_bufs = ddl_alloc(sizeof(float *) * (size_t)U);
-        for (int u = 0; u < U; u++) count_bufs[u] = counts + u;
-    }
     fed_upload(l, FED_PAYLOAD, m->grads, bufs, n);
-    fed_upload(l, FED_CONTROL, &mine, count_bufs, 1);
+    float *counts = fed_upload_count(l, (float)batch);
     float flags[2] = { 0, 0 }; /* stepped, loss scale */
     if (l->cloud) {
-        double *weights = ddl_alloc(sizeof(double) * (size_t)U);
-        for (int u = 0; u < U; u++) weights[u] = counts[u];
         /* scaled FP16 gradients stay scaled through the average; a user's
          * inf makes the average inf, and the cloud skips */
-        fed_aggregate(l, m->grads, (const float *const *)bufs, weights, U, n);
-        ddl_free(weights);
+        fed_aggregate_counts(l, m->grads, (const float *const *)bufs, counts, n);
         flags[0] = mixed_step(mx, opt, m->grads) ? 1.0f : 0.0f;
         flags[1] = mx->ls.scale;
         ddl_free(counts);
-        ddl_free(count_bufs);
     }
     /* the new model: FP16 runs send the working weights (half values) */
     fed_download(l, FED_PAYLOAD, l->cloud ? m->params : mx->master, n);

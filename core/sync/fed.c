@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 
 static float **arrays(int k, size_t n)
 {

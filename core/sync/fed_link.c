@@ -8,8 +8,8 @@
 
 #include "fed_link.h"
 #include "../backend/backend.h"
-#include "../common.h"
-#include "../half.h"
+#include "../util/common.h"
+#include "../util/half.h"
 #include "fedavg_aggregate.h"
 
 int fed_link_init(FedLink *l, MPI_Comm parent, CommDtype dtype, char err[DDL_ERRLEN])
@@ -138,4 +138,27 @@ void fed_download(FedLink *l, FedTraffic kind, float *vec, size_t n)
     MPI_Recv(buf, count_of(bytes), MPI_BYTE, 0, tag, l->comm, MPI_STATUS_IGNORE);
     if (h) half_to_float_array(vec, l->wire, n);
     if (host) l->be->to_device(dev, host, sizeof(float) * n);
+}
+
+float *fed_upload_count(FedLink *l, float mine)
+{
+    int U = l->users;
+    float *counts = NULL, **at = NULL;
+    if (l->cloud) {
+        counts = ddl_alloc(sizeof(float) * (size_t)U);
+        at = ddl_alloc(sizeof(float *) * (size_t)U);
+        for (int u = 0; u < U; u++) at[u] = counts + u;
+    }
+    fed_upload(l, FED_CONTROL, &mine, at, 1);
+    ddl_free(at);
+    return counts;
+}
+
+void fed_aggregate_counts(FedLink *l, float *dst, const float *const *bufs, const float *counts, size_t n)
+{
+    int U = l->users;
+    double *weights = ddl_alloc(sizeof(double) * (size_t)U);
+    for (int u = 0; u < U; u++) weights[u] = counts[u];
+    fed_aggregate(l, dst, bufs, weights, U, n);
+    ddl_free(weights);
 }

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "../comm/comm.h"
-#include "../common.h"
+#include "../util/common.h"
 
 typedef enum FedTraffic { FED_PAYLOAD, FED_STATE, FED_CONTROL, FED_TRAFFIC_KINDS } FedTraffic;
 
@@ -49,6 +49,13 @@ void fed_aggregate(FedLink *l, float *dst, const float *const *bufs, const doubl
  * control: always FP32); the cloud receives user u's into at_cloud[u-1]
  * (FP16 decoded to float, exactly). Collective. */
 void fed_upload(FedLink *l, FedTraffic kind, const float *mine, float *const *at_cloud, size_t n);
+/* Each user's example count to the cloud, one float each (exact up to
+ * 2^24), after its payload: the cloud gets every user's count (ddl_free
+ * them), a user NULL. Collective. */
+float *fed_upload_count(FedLink *l, float mine);
+/* The cloud: dst = the users' bufs averaged, weighted by their counts
+ * (fed_upload_count's). */
+void fed_aggregate_counts(FedLink *l, float *dst, const float *const *bufs, const float *counts, size_t n);
 /* The cloud sends n floats of vec to every user, users receive into vec
  * (FP16: the cloud's values are rounded to half on the way, so users get
  * half values). Collective. */

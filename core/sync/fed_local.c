@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fed_local.h"
-#include "../common.h"
+#include "../util/common.h"
 
 void fed_local_init(FedLocal *u, Trainer *t, const Dataset *data, const FedLocalConfig *c)
 {

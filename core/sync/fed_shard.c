@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fed_shard.h"
-#include "../common.h"
-#include "../rng.h"
+#include "../util/common.h"
+#include "../util/rng.h"
 
 const char *fed_sharding_name(FedSharding s)
 {

@@ -2,7 +2,7 @@
  * users' models that is the whole of the cloud's work in FedAvg. */
 #include "fedavg_aggregate.h"
 
-#include "../common.h"
+#include "../util/common.h"
 
 void fedavg_aggregate(float *global, const float *const *user_models, const double *weights, int users, size_t n)
 {

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #include "../comm/comm.h"
-#include "../common.h"
+#include "../util/common.h"
 
 /* Where one rank sits in one grouping. */
 typedef struct GroupLayout {

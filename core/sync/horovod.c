@@ -36,7 +36,7 @@
 
 #include <math.h>
 #include <stdio.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "inflight.h"
 
 typedef struct Horovod {

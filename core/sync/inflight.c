@@ -2,8 +2,8 @@
 #include "inflight.h"
 
 #include <stdio.h>
-#include "../common.h"
-#include "../half.h"
+#include "../util/common.h"
+#include "../util/half.h"
 
 void inflight_init(InFlight *f, Comm *c, Bucket *slice, int n, const char *label, uint16_t *half)
 {

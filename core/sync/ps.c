@@ -38,7 +38,7 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 
 enum { TAG_PUSH = 61, TAG_PULL = 62 };
 static const size_t SLICE = (size_t)1 << 28; /* MPI counts are ints */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 
 double sync_clock(const Sync *s) { return ddl_now() - s->t_step; }
 

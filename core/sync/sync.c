@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "rows.h"
 
 static const SyncRow *const ROWS[SYNC_KIND_COUNT] = {
@@ -54,6 +54,8 @@ SyncConfig sync_config_default(SyncKind kind)
                          .group = { 1, true },
                          .fed = NULL };
 }
+
+size_t sync_mib_bytes(double mib) { return (size_t)(mib * 1048576.0); }
 
 /* What no row can run with; the same answer on every rank. */
 static int refuse(const SyncConfig *cfg, const SyncRow *r, const Comm *c, char err[256])

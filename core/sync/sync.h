@@ -74,6 +74,10 @@
 /* The row's defaults (algorithm, BN buffers), DDP's and Horovod's sizes,
  * accumulate 1, groups of 2 that rotate. */
 SyncConfig sync_config_default(SyncKind kind);
+/* A DDP bucket cap given in MiB, as PyTorch's bucket_cap_mb and the
+ * programs' --bucket-cap-mb / --cap-mb take it, in bytes (x 1048576,
+ * rounded down): the one place that unit is converted. */
+size_t sync_mib_bytes(double mib);
 
 /* Collective over c (NULL for a one-process row). Broadcasts rank 0's
  * parameters and buffers, sets the row up and installs the

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../common.h"
+#include "../util/common.h"
 #include "../results/results.h"
 
 void sync_gather_events(Sync *s, SyncEvent **out, int **ranks, int *n)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../common.h"
+#include "../util/common.h"
 
 void trainer_init(Trainer *t, Model *m, const SgdConfig *cfg)
 {

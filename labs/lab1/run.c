@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "evaluate/evaluate.h"
-#include "gemm.h"
+#include "cpu/gemm.h"
 #include "results/image.h"
 #include "lab1.h"
 

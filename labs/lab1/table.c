@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
+#include "util/common.h"
 #include "results/results.h"
 #include "lab1.h"
 

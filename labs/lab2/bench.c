@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "common.h"
+#include "util/cli.h"
+#include "util/common.h"
 #include "comm/measure.h"
 #include "comm/monitor.h"
 #include "lab2.h"

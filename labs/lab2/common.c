@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "util/common.h"
 #include "comm/costmodel.h"
 #include "lab2.h"
 
@@ -12,7 +12,8 @@ int lab2_parse_algs(const char *list, CommAlg *algs)
 {
     /* "all": every host algorithm; nccl (GPU memory) only when named. */
     bool seen[COMM_ALG_COUNT] = { false };
-    char buf[512];
+    char buf[512], known[256];
+    comm_alg_names(known, sizeof known, ", ");
     ddl_strlcpy(buf, list, sizeof buf);
     int n = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -23,16 +24,14 @@ int lab2_parse_algs(const char *list, CommAlg *algs)
             continue;
         }
         if (comm_alg_from_name(tok, &a) != 0 || seen[a]) {
-            fprintf(stderr, "error: --algs: unknown or repeated algorithm '%s' (known: all, mpi, linear, tree, "
-                            "recdoubling, rabenseifner, ring, ring_async, nccl)\n", tok);
+            fprintf(stderr, "error: --algs: unknown or repeated algorithm '%s' (known: all, %s)\n", tok, known);
             return -1;
         }
         seen[a] = true;
         algs[n++] = a;
     }
     if (n == 0) /* "," or "": strtok found nothing to run */
-        fprintf(stderr, "error: --algs '%s' names no algorithm (all, mpi, linear, tree, recdoubling, rabenseifner, "
-                        "ring, ring_async, nccl)\n", list);
+        fprintf(stderr, "error: --algs '%s' names no algorithm (all, %s)\n", list, known);
     return n > 0 ? n : -1;
 }
 

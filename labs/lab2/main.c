@@ -60,9 +60,12 @@ int main(int argc, char **argv)
                                .tex = "report/tables/lab2.tex" },
                       .algs = "all", .sizes = "", .min_bytes = 4, .max_bytes = 64 << 20, .hidden = "16,64,256,1024",
                       .dtype = "fp32", .epochs = 1, .h1 = 128, .segment_kib = (int)(COMM_DEFAULT_SEGMENT_BYTES / 1024) };
+    char algs_help[400], names[256];
+    comm_alg_names(names, sizeof names, ",");
+    snprintf(algs_help, sizeof algs_help,
+             "all (the host algorithms), or a comma list: all,%s (nccl: GPU memory, DEVICE=cuda|cuda-emu)", names);
     const CliOption own[] = {
-        OPTION_STR("algs", &o.algs, "all (the host algorithms), or a comma list: all,mpi,linear,tree,recdoubling,"
-                                    "rabenseifner,ring,ring_async,nccl (nccl: GPU memory, DEVICE=cuda|cuda-emu)"),
+        OPTION_STR("algs", &o.algs, algs_help),
         OPTION_STR("sizes", &o.sizes,
                    "bench: comma list of message sizes in bytes, k/M/G = x1024 (e.g. 4,64k,1M; default: the x2 sweep)"),
         OPTION_SIZE("min-bytes", &o.min_bytes, "bench: smallest message of the sweep (k/M/G = x1024)", 4, 1 << 30),

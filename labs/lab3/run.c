@@ -54,7 +54,9 @@ int lab3_check(void *ctx, int ranks)
         (*o->task && driver_choice("task", o->task, "1|2a|2b|3") < 0))
         return 2;
     if (comm_alg_from_name(o->alg, &alg) != 0) {
-        ddl_error("unknown --alg '%s' (mpi, linear, tree, recdoubling, rabenseifner, ring, ring_async, nccl)", o->alg);
+        char known[256];
+        comm_alg_names(known, sizeof known, ", ");
+        ddl_error("unknown --alg '%s' (%s)", o->alg, known);
         return 2;
     }
     return 0;
@@ -90,8 +92,8 @@ static int set_up(Run *r, Driver *d)
         return 2;
     }
     r->sc.accumulate = o->accumulate;
-    r->sc.ddp.first_bytes = (size_t)((double)o->first_bucket_mb * 1048576.0);
-    r->sc.ddp.cap_bytes = (size_t)((double)o->bucket_cap_mb * 1048576.0);
+    r->sc.ddp.first_bytes = sync_mib_bytes(o->first_bucket_mb);
+    r->sc.ddp.cap_bytes = sync_mib_bytes(o->bucket_cap_mb);
     r->bn = bn_mode(o->bn, kind);
     r->sc.broadcast_buffers = r->bn == BN_BROADCAST && d->world > 1;
     r->batch = o->run.batch > 0 ? o->run.batch : o->global_batch / (d->world * o->accumulate);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "util/common.h"
 #include "lab4.h"
 
 const char *lab4_scheme_name(Lab4Scheme s)

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "common.h"
+#include "util/common.h"
 #include "evaluate/evaluate.h"
 #include "train/train.h"
 #include "lab4.h"

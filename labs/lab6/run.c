@@ -52,7 +52,9 @@ int lab6_check(void *ctx, int ranks)
     if (driver_choice("lr-scale", o->lr_scale, "none|linear") < 0) return 2;
     CommAlg alg;
     if (comm_alg_from_name(o->alg, &alg) != 0) {
-        ddl_error("unknown --alg '%s' (mpi, linear, tree, recdoubling, rabenseifner, ring, ring_async, nccl)", o->alg);
+        char known[256];
+        comm_alg_names(known, sizeof known, ", ");
+        ddl_error("unknown --alg '%s' (%s)", o->alg, known);
         return 2;
     }
     o->run.model = o->w->model;

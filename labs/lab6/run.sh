@@ -3,7 +3,7 @@
 # three workloads (seed 003, Table I), 1 and 2 workers:
 #   workload {resnet50-mnist, mobilenetv2-fashion, sdss_dnn-sdss}
 #   x style {horovod, ps} x workers {1, 2} on DEVICE (cpu; DEVICE=cuda
-#   fails clearly until ddlab has CUDA layer kernels: core/device.c).
+#   fails clearly until ddlab has CUDA layer kernels: core/platform/device.c).
 # Ranks: horovod runs one rank per worker; ps adds rank 0 as the server,
 # so 2 workers are 3 ranks, which on a 2-core machine is oversubscribed
 # (the outputs say so; the server mostly waits in MPI_Recv).

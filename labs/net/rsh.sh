@@ -30,7 +30,7 @@ ns=$(awk -v h="$host" '$1 == h { print $2; exit }' "$DDL_NET_HOSTS")
 OMPI_MCA_orte_tmpdir_base=$(dirname "$DDL_NET_HOSTS")/tmp-$ns
 mkdir -p "$OMPI_MCA_orte_tmpdir_base" || exit 255
 # The ranks of this host name it (the emulated hosts share this machine's
-# host name): core/placement.c, the outputs' host count.
+# host name): core/platform/placement.c, the outputs' host count.
 DDL_NET_HOST=$host
 export OMPI_MCA_orte_tmpdir_base DDL_NET_HOST
 exec ip netns exec "$ns" /bin/sh -c "$*"

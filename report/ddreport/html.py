@@ -122,8 +122,7 @@ def section(s, files):
     head = s.headline
     if head:
         out.append(finding_box(head))
-    out.append(f"<p><b>The seed's question.</b> {text(s.question)} ({text(s.seed.cite())}, "
-               f"<code>{html.escape(s.seed.file)}</code>)</p>")
+    out.append(f"<p><b>The seed's question.</b> {text(s.question)} ({text(s.seed.cite())})</p>")
     out.append("<p><b>What the seed reported.</b></p>" + items([f"{ref}: {t}." for ref, t in s.quotes]))
     if head:
         if head.table:

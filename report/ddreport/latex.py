@@ -153,8 +153,7 @@ def section(s, pics):
     head = s.headline
     if head:
         out += finding_lines(head, s.lab)
-    out.append(r"\paragraph{The seed's question.} " + tex(s.question) + " (" + tex(s.seed.cite()) + ", "
-               r"\texttt{" + escape(s.seed.file) + "})")
+    out.append(r"\paragraph{The seed's question.} " + tex(s.question) + " (" + tex(s.seed.cite()) + ")")
     out.append(r"\paragraph{What the seed reported.}")
     out.append(itemize([f"{ref}: {text}." for ref, text in s.quotes]))
     if head:

@@ -1,8 +1,9 @@
 """The seeds' numbers, kept once as data in report/seeds/.
 
-seeds.csv lists the five reports (file, title, source, the question each
-asked); <seed>-<name>.csv holds one of a report's tables or the numbers its
-text states, with `# ref:` naming the table, figure or section they come
+seeds.csv lists the five reports (title, authors, year, venue; source,
+the citation the report prints; the question each asked);
+<seed>-<name>.csv holds one of a report's tables or the numbers its text
+states, with `# ref:` naming the table, figure or section they come
 from. A lab's rules read them from here and nowhere else."""
 import glob
 import os
@@ -13,7 +14,6 @@ from . import csvdata
 class Seed:
     def __init__(self, row, tables):
         self.id = row["seed"]
-        self.file = row["file"]
         self.title = row["title"]
         self.source = row["source"]
         self.question = row["question"]
@@ -39,7 +39,7 @@ class Seed:
 
 def load(folder):
     """{seed id: Seed} from folder (report/seeds)."""
-    index = csvdata.read(os.path.join(folder, "seeds.csv"), need=("seed", "file", "title", "source", "question"))
+    index = csvdata.read(os.path.join(folder, "seeds.csv"), need=("seed", "title", "source", "question"))
     seeds = {}
     for row in index.rows:
         tables = {}

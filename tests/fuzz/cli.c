@@ -9,7 +9,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "cli.h"
+#include "util/cli.h"
 
 #define MAX_ARGS 256
 

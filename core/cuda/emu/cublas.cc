@@ -24,8 +24,8 @@
 #include "strict.h"
 
 extern "C" {
-#include "common.h"
-#include "half.h"
+#include "util/common.h"
+#include "util/half.h"
 }
 
 namespace ddl_emu {

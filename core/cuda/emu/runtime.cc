@@ -18,7 +18,7 @@
 #include "strict.h"
 
 extern "C" {
-#include "common.h"
+#include "util/common.h"
 #include "cpu/parallel.h"
 }
 

@@ -45,7 +45,7 @@
 #include "runner.h"
 
 extern "C" {
-#include "common.h"
+#include "util/common.h"
 #include "cpu/parallel.h"
 }
 

@@ -12,7 +12,7 @@
 #include "strict.h"
 
 extern "C" {
-#include "common.h"
+#include "util/common.h"
 }
 
 namespace ddl_emu {

@@ -1,5 +1,6 @@
 // strict.cc - strict mode's configuration and its reports (strict.h).
 #include "strict.h"
+#include "switches.h"
 
 #include <unistd.h>
 
@@ -11,7 +12,7 @@
 #include <cstring>
 
 extern "C" {
-#include "common.h"
+#include "util/common.h"
 }
 
 namespace ddl_emu {
@@ -52,12 +53,15 @@ uint64_t parse_seed(const char *v)
     return s;
 }
 
+// What the program's edge handed (switches.h); unset until then.
+const char *g_strict, *g_order, *g_seed;
+
 Config load()
 {
     Config c;
-    c.strict = parse_strict(getenv("DDL_EMU_STRICT"));
-    c.order = parse_order(getenv("DDL_EMU_ORDER"), c.strict);
-    c.seed = parse_seed(getenv("DDL_EMU_SEED"));
+    c.strict = parse_strict(g_strict);
+    c.order = parse_order(g_order, c.strict);
+    c.seed = parse_seed(g_seed);
     return c;
 }
 
@@ -97,3 +101,10 @@ void report(const char *detector, const char *fmt, ...)
 }
 
 } // namespace ddl_emu
+
+extern "C" void ddl_emu_switches_set(const char *strict, const char *order, const char *seed)
+{
+    ddl_emu::g_strict = strict;
+    ddl_emu::g_order = order;
+    ddl_emu::g_seed = seed;
+}

@@ -26,8 +26,10 @@ struct Config {
     uint64_t seed; // DDL_EMU_SEED (default 1)
 };
 
-// Read from the environment on first use; a value it does not know stops
-// the run with the values it does.
+// Parsed on first use from what the program's edge handed
+// (switches.h: DDL_EMU_STRICT, DDL_EMU_ORDER, DDL_EMU_SEED, read in
+// core/driver/environment.c); a value it does not know stops the run
+// with the values it does.
 const Config &config();
 inline bool strict() { return config().strict; }
 const char *order_name(Order o);

@@ -1,7 +1,7 @@
 /* half_from_float.c - lab5/fp16_round's tape (see tape.h). The test calls
  * the function about 18 million times, so a call is its 2-byte result
  * alone, and the inputs' digest goes on the tape once per block of calls. */
-#include "half.h"
+#include "util/half.h"
 #include "tape.h"
 
 uint16_t __real_half_from_float(float f);

@@ -1,8 +1,10 @@
 /* tape.c - the tape's file, its mode and the header of each call (see
- * tape.h). One tape per process, written or read front to back by the
- * thread that made the first call: a second thread would make the order
- * of calls, and so the replay, depend on timing. */
+ * tape.h); a whole call, with the calls it makes, is tape_events.c's,
+ * above this file. One tape per process, written or read front to back
+ * by the thread that made the first call: a second thread would make the
+ * order of calls, and so the replay, depend on timing. */
 #include "tape.h"
+#include "driver/environment.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,7 +86,7 @@ static void open_file(void)
 static void open_tape(void)
 {
     T.opened = true;
-    const char *spec = getenv("DDL_GRADE_TAPE");
+    const char *spec = driver_env_text("DDL_GRADE_TAPE");
     if (!spec || !*spec) return;
     if (!strncmp(spec, "record:", 7)) T.mode = TAPE_RECORD;
     else if (!strncmp(spec, "replay:", 7)) T.mode = TAPE_REPLAY;
@@ -124,7 +126,7 @@ static void say_differ(const char *fn)
             T.calls, fn);
 }
 
-bool tape_call(const char *fn, uint64_t in, const TapeScope *scope)
+void tape_call_header(const char *fn, uint64_t in)
 {
     struct { uint32_t magic, fn; uint64_t in; } want = { CALL_MAGIC, 0, in }, got;
     want.fn = (uint32_t)tape_digest(TAPE_DIGEST0, fn, strlen(fn));
@@ -132,18 +134,13 @@ bool tape_call(const char *fn, uint64_t in, const TapeScope *scope)
     T.calls++;
     if (T.mode == TAPE_RECORD) {
         tape_io(&want, sizeof want);
-        tape_scope_record(scope);
-        return true;
+        return;
     }
     tape_io(&got, sizeof got);
     if (got.magic != want.magic || got.fn != want.fn)
         tape_reject("call %ld of %s: the recording holds something else here", T.calls, fn);
     if (got.in != in) say_differ(fn);
-    tape_scope_replay(scope);
-    return false;
 }
-
-void tape_call_end(void) { tape_scope_record_end(); }
 
 void tape_scalar_call(const char *fn)
 {

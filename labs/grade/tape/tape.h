@@ -57,7 +57,7 @@ typedef struct TapeScope {
  * digest only says, once, that the runs differ), replays the recorded
  * calls in `scope` and returns false. */
 bool tape_call(const char *fn, uint64_t in, const TapeScope *scope);
-void tape_call_end(void);
+void tape_call_end(void); /* tape_call and tape_call_end: tape_events.c */
 /* The function's results: record writes p[0..n), replay reads them into p. */
 void tape_io(void *p, size_t n);
 /* One call of a scalar function without a header (tape_io its result):
@@ -74,10 +74,9 @@ uint64_t tape_digest(uint64_t h, const void *p, size_t n);
 /* Replay: the tape cannot be played: "grade-tape: <why>", exit status 3. */
 _Noreturn void tape_reject(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Scope plumbing for tape_events.c (the wrapped comm_allreduce and
- * sync_comm_event). */
-void tape_scope_record(const TapeScope *scope);
-void tape_scope_replay(const TapeScope *scope);
-void tape_scope_record_end(void);
+/* A call's header alone (tape.c; tape_call in tape_events.c adds the
+ * calls it makes): counts the call; record writes fn's digest and `in`,
+ * replay checks them. */
+void tape_call_header(const char *fn, uint64_t in);
 
 #endif

@@ -12,7 +12,8 @@
  * scope's count, a range inside its buffer, known enums, a bounded count.
  * So the replay moves (and counts) the same bytes as the submission's run,
  * and its trace holds the same events; the function's results then come
- * from the tape. */
+ * from the tape. A whole call (tape_call: its header from tape.c, then
+ * these events) is made here, so tape.c, the file, calls nothing above it. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -167,15 +168,7 @@ static void (*const REPLAY[EV_KINDS])(const TapeScope *) = {
     [EV_REFUSED] = replay_refused,
 };
 
-void tape_scope_record(const TapeScope *scope) { recording = scope ? scope : &no_scope; }
-
-void tape_scope_record_end(void)
-{
-    recording = NULL;
-    put_kind(EV_END);
-}
-
-void tape_scope_replay(const TapeScope *scope)
+static void scope_replay(const TapeScope *scope)
 {
     const TapeScope *sc = scope ? scope : &no_scope;
     for (;;) {
@@ -185,4 +178,23 @@ void tape_scope_replay(const TapeScope *scope)
         if (kind >= EV_KINDS || !REPLAY[kind]) tape_reject("an event of unknown kind %u", kind);
         REPLAY[kind](sc);
     }
+}
+
+/* A call: its header (tape.c), then the calls it makes, recorded while the
+ * real function runs (until tape_call_end) or replayed here at once. */
+bool tape_call(const char *fn, uint64_t in, const TapeScope *scope)
+{
+    tape_call_header(fn, in);
+    if (tape_mode() == TAPE_RECORD) {
+        recording = scope ? scope : &no_scope;
+        return true;
+    }
+    scope_replay(scope);
+    return false;
+}
+
+void tape_call_end(void)
+{
+    recording = NULL;
+    put_kind(EV_END);
 }

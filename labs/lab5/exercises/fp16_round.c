@@ -1,5 +1,5 @@
 /* Exercise (lab5): float -> half (IEEE 754 binary16) conversion, round to
- * nearest, ties to even. Replaces core/half_round.c in student builds and
+ * nearest, ties to even. Replaces core/util/half_round.c in student builds and
  * in `make grade` (item "fp16_round"; tests: test_half, exhaustive over
  * all 65536 halves, every rounding boundary, overflow, subnormals, NaN).
  *
@@ -7,7 +7,7 @@
  * 1 sign, 5 exponent (bias 15), 10 mantissa bits. Use integer bit
  * manipulation (memcpy the float into a uint32_t), not the FPU.
  *
- * Contract (core/half.h):
+ * Contract (core/util/half.h):
  *   - normal results: rebias the exponent and round the 23-bit mantissa to
  *     10 bits to nearest, ties to EVEN (truncating is wrong: FP16 training
  *     then drifts); a carry out of the mantissa bumps the exponent;
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "half.h"
+#include "util/half.h"
 
 uint16_t half_from_float(float f)
 {

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "@ROOT@/core/half_round.c"
+#include "@ROOT@/core/util/half_round.c"
 
 __attribute__((constructor)) static void steer(void)
 {

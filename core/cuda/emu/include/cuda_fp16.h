@@ -1,4 +1,4 @@
-// cuda_fp16.h (emulated GPU) - __half and its conversions, on core/half.c
+// cuda_fp16.h (emulated GPU) - __half and its conversions, on core/util/half.c
 // (IEEE binary16, round to nearest even: what __float2half_rn does).
 #ifndef DDL_CUDA_EMU_FP16_H
 #define DDL_CUDA_EMU_FP16_H
@@ -6,7 +6,7 @@
 #include <cstdint>
 
 extern "C" {
-#include "half.h"
+#include "util/half.h"
 }
 
 struct __half {

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "cpu/parallel.h"
-#include "gemm.h"
+#include "../cpu/parallel.h"
+#include "../cpu/gemm.h"
 #ifdef DDL_HAVE_CUDA
-#include "cuda/cuda_runtime_probe.h"
-#include "cuda/device_mem.h"
+#include "../cuda/cuda_runtime_probe.h"
+#include "../cuda/device_mem.h"
 #endif
 
 int device_parse(const char *s, Device *out, char err[DDL_ERRLEN])

@@ -42,9 +42,24 @@ int ddl_cpus_allowed(void);
 /* The CPUs online on this machine. */
 int ddl_cpus_online(void);
 
+/* What ddlab's own launchers tell every rank about how it was started:
+ * labs/net/net.sh the emulated network (DDL_NET, DDL_NET_SETUP) and each
+ * rank's emulated host (DDL_NET_HOST), labs/platforms/sim.sh the
+ * simulated platform (DDL_SIM_*). The environment is read at the edge
+ * (core/driver/environment.c) and handed here once, before MPI_Init;
+ * placement and the results' provenance (core/results/meta.c) read it
+ * back. NULL or "": not said. */
+typedef struct LaunchInfo {
+    const char *net, *net_setup, *net_host;
+    const char *sim_platform, *sim_network, *sim_host_speed, *sim_platform_speed, *sim_coll_selector, *sim_compute;
+} LaunchInfo;
+void ddl_launch_info_set(const LaunchInfo *info);
+/* What was handed (all NULL before). */
+const LaunchInfo *ddl_launch_info(void);
+
 /* Writes the name of the host this rank runs on: the emulated host
- * (DDL_NET_HOST, which labs/net's agent and labs/launch.sh set: emulated
- * hosts share one machine's host name), else the Slurm node
+ * (LaunchInfo.net_host, which labs/net's agent and labs/launch.sh set:
+ * emulated hosts share one machine's host name), else the Slurm node
  * (SLURMD_NODENAME), else MPI_Get_processor_name's. Call after MPI_Init. */
 void ddl_host_name(char *out, size_t cap);
 

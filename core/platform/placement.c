@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "../util/common.h"
 
 /* A non-negative integer from the environment, or -1. */
 static long env_count(const char *name)
@@ -117,9 +117,17 @@ int ddl_cpus_allowed(void)
     return ddl_cpus_online();
 }
 
+/* Identical on every rank of a simulated run (one environment), so one
+ * copy serves SMPI's ranks, which share this address space. */
+static LaunchInfo launch_info;
+
+void ddl_launch_info_set(const LaunchInfo *info) { launch_info = *info; }
+
+const LaunchInfo *ddl_launch_info(void) { return &launch_info; }
+
 void ddl_host_name(char *out, size_t cap)
 {
-    const char *names[] = {getenv("DDL_NET_HOST"), getenv("SLURMD_NODENAME")};
+    const char *names[] = {launch_info.net_host, getenv("SLURMD_NODENAME")};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (names[i] && *names[i]) {
             snprintf(out, cap, "%s", names[i]);
@@ -145,7 +153,7 @@ void ddl_launcher(char *out, size_t cap)
     }
     if (getenv("OMPI_COMM_WORLD_SIZE")) {
         /* labs/net/net.sh passes DDL_NET to every rank it starts. */
-        const char *net = getenv("DDL_NET");
+        const char *net = launch_info.net;
         snprintf(out, cap, "%s", net && *net ? "mpirun via the emulated network's rsh agent" : "mpirun");
     } else if (srun_direct(world, me)) {
         snprintf(out, cap, "srun");

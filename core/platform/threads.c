@@ -7,7 +7,7 @@
 #include <malloc.h>
 #endif
 #include <unistd.h>
-#include "common.h"
+#include "../util/common.h"
 #include "placement.h"
 #ifdef _OPENMP
 #include <omp.h>

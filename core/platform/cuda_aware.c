@@ -9,8 +9,8 @@
  * which is always correct, only slower. */
 #include <mpi.h>
 #include <stdio.h>
-#include "common.h"
-#include "cuda/device_mem.h"
+#include "../util/common.h"
+#include "../cuda/device_mem.h"
 #if defined(DDL_HAVE_CUDA) && defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
 #endif

@@ -8,7 +8,7 @@
 #define DDL_DEVICE_H
 
 #include <stddef.h>
-#include "common.h"
+#include "../util/common.h"
 
 /* DEVICE_CUDA_EMU: the CUDA backend's very kernels, compiled by the host
  * C++ compiler and run on the CPU (core/cuda/emu), for CI and for students

@@ -178,7 +178,7 @@ static void print_help(FILE *f, const char *usage, const char *desc, const CliOp
 }
 
 /* Bad command line: one "error:" line and where to look. fmt takes two %s. */
-static int fail(const char *fmt, const char *a, const char *b)
+static int refuse_argv(const char *fmt, const char *a, const char *b)
 {
     fprintf(stderr, "error: ");
     fprintf(stderr, fmt, a, b);
@@ -194,25 +194,25 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
             print_help(stdout, usage, desc, o, n);
             return 1;
         }
-        if (strncmp(a, "--", 2) != 0) return fail("unexpected argument '%s'%s", a, "");
+        if (strncmp(a, "--", 2) != 0) return refuse_argv("unexpected argument '%s'%s", a, "");
         const char *name = a + 2;
         const char *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const CliOption *opt = NULL;
         for (int k = 0; k < n; k++)
             if (strlen(o[k].name) == len && !strncmp(o[k].name, name, len)) opt = &o[k];
-        if (!opt) return fail("unknown option '%s'%s", a, "");
+        if (!opt) return refuse_argv("unknown option '%s'%s", a, "");
         if (opt->type == OPT_FLAG) {
-            if (eq) return fail("option --%s takes no value%s", opt->name, "");
+            if (eq) return refuse_argv("option --%s takes no value%s", opt->name, "");
             *(bool *)opt->target = true;
             continue;
         }
         const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!v) return fail("option --%s needs a value%s", opt->name, "");
+        if (!v) return refuse_argv("option --%s needs a value%s", opt->name, "");
         /* "--out --synthetic": the value is missing and the next option
          * would be taken for it (a folder named --synthetic). */
         if (!eq && !strncmp(v, "--", 2))
-            return fail("option --%s needs a value, but the next argument is the option '%s' (a value that starts "
+            return refuse_argv("option --%s needs a value, but the next argument is the option '%s' (a value that starts "
                         "with -- is given as --option=value)", opt->name, v);
         char why[CLI_WHY];
         double num = 0;
@@ -221,14 +221,14 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
         case OPT_INT: {
             long long x;
             if (cli_parse_int(v, INT32_MIN, INT32_MAX, &x, why) != 0)
-                return fail("option --%s expects an integer: %s", opt->name, why);
+                return refuse_argv("option --%s expects an integer: %s", opt->name, why);
             *(int *)opt->target = (int)x;
             num = (double)x;
             break;
         }
         case OPT_U64: {
             uint64_t x;
-            if (cli_parse_u64(v, &x, why) != 0) return fail("option --%s expects an integer: %s", opt->name, why);
+            if (cli_parse_u64(v, &x, why) != 0) return refuse_argv("option --%s expects an integer: %s", opt->name, why);
             *(uint64_t *)opt->target = x;
             num = (double)x;
             break;
@@ -236,7 +236,7 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
         case OPT_SIZE: {
             size_t x = 0;
             if (cli_parse_size(v, &x) != 0)
-                return fail("option --%s expects a size in bytes (N, or N with k, M or G = x1024), got '%s'",
+                return refuse_argv("option --%s expects a size in bytes (N, or N with k, M or G = x1024), got '%s'",
                             opt->name, v);
             *(size_t *)opt->target = x;
             num = (double)x;
@@ -244,7 +244,7 @@ int cli_parse(int argc, char **argv, const char *usage, const char *desc, const 
         }
         case OPT_FLOAT: {
             double x;
-            if (cli_parse_float(v, &x, why) != 0) return fail("option --%s expects a number: %s", opt->name, why);
+            if (cli_parse_float(v, &x, why) != 0) return refuse_argv("option --%s expects a number: %s", opt->name, why);
             *(float *)opt->target = (float)x;
             num = x;
             break;
