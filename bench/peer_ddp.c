@@ -36,9 +36,9 @@
 #include <string.h>
 
 #include "driver/driver.h"
-#include "gemm.h"
+#include "cpu/gemm.h"
 #include "results/checkpoint.h"
-#include "rng.h"
+#include "util/rng.h"
 
 typedef struct Peer {
     int steps, warmup;
