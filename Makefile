@@ -214,6 +214,8 @@ LIB       := $(BUILD)/libddl.a
 LABS      := $(sort $(notdir $(wildcard labs/lab*)))
 LAB_BINS  := $(foreach l,$(LABS),$(if $(wildcard labs/$(l)/*.c),$(BIN)/$(l)))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c tests/mpi_*.c))
+# The signal tests' exec wrapper (tests/with_default_signals.c).
+TEST_SRC  += tests/with_default_signals.c
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 # The simulated tree holds the labs and the tests/sim_*.c programs, which
 # only mean something under smpirun (tests/e2e_sim.sh runs them).

@@ -181,7 +181,11 @@ check $(all '[ -n "$delay_pids" ] && [ -z "$alive" ] && [ -z "$(left_of "$tag")"
 # --- 4. Ctrl-C and SIGTERM during a run -------------------------------------------
 # The clean-up is shell (labs/launch.sh, labs/net/): the optimised pass alone.
 [ "${SANITIZE:-0}" = 1 ] && exit $fail
-set -m # background jobs get their own process group, and SIGINT is not ignored in them
+# set -m: each job gets its own process group, for the signals to the group.
+# with_default_signals: the lab's shell can trap every signal even when this
+# script runs under nohup (SIGHUP ignored) or as a background job of a
+# non-interactive shell (SIGINT ignored), which it would inherit.
+set -m
 # INT and TERM to the job's process group (Ctrl-C, a kill of the whole
 # job), then TERM and HUP to the lab's shell alone (kill PID, a closed
 # terminal, Slurm's signal to a batch script): the clean-up must not wait
@@ -191,7 +195,7 @@ for how in $SIGNALS; do
   rm -f "$tmp/name" "$tmp/inodes"
   # exec: the job is the lab's shell itself, so that wait returns when it
   # has finished its clean-up.
-  ( exec env NET=10mbit,1ms HOSTS=2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN="$BIN" bash -c "set -euo pipefail
+  ( exec env NET=10mbit,1ms HOSTS=2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN="$BIN" "$BIN/tests/with_default_signals" bash -c "set -euo pipefail
       source labs/common.sh; launch_begin 2; $INODES > $tmp/inodes; echo \"\$NET_NAME\" > $tmp/name; lab_mpi 2 sleep 30" ) \
     > "$tmp/sig.log" 2>&1 &
   job=$!
