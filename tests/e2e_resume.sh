@@ -297,6 +297,25 @@ wait "$holder" 2>/dev/null
 check "$([ $? = 0 ] && [ -s "$tmp/lk4/t-summary.csv" ]; echo $?)" "once that run has ended the directory is free again" \
   "$(head -2 "$tmp/lk4.err")"
 
+# The lock file is written (the holder's pid): a symbolic link there had a
+# run overwrite the file it names, and a FIFO hung the run. Anything but a
+# regular file is refused, by what it is, and the link's target is unchanged.
+for what in symlink fifo; do
+  rm -rf "$tmp/lb" "$tmp/lbo" && mkdir -p "$tmp/lb" && echo "victim's own words" > "$tmp/lb.victim"
+  case $what in
+    symlink) ln -s "$tmp/lb.victim" "$tmp/lb/checkpoint.lock"; pat="checkpoint.lock is a symbolic link" ;;
+    fifo) mkfifo "$tmp/lb/checkpoint.lock"; pat="checkpoint.lock is a FIFO" ;;
+  esac
+  for flag in checkpoint resume; do
+    timeout 60 "$BIN/lab1" "${lab1[@]}" --iters 4 --$flag "$tmp/lb" --out "$tmp/lbo" --tag t > /dev/null 2> "$tmp/lb.err"
+    st=$?
+    check "$([ $st = 2 ] && grep -q -- "--$flag $tmp/lb: its $pat, not a lock file a run wrote" "$tmp/lb.err" &&
+             [ "$(cat "$tmp/lb.victim")" = "victim's own words" ] && [ ! -e "$tmp/lbo/t-summary.csv" ]; echo $?)" \
+      "--$flag: a $what named checkpoint.lock is refused at once, and nothing is written through it" \
+      "status $st: $(head -2 "$tmp/lb.err")"
+  done
+done
+
 # ---- a failed checkpoint keeps the results -----------------------------------
 # The checkpoint at batch 8 cannot be written (its name is taken by a
 # directory that is not empty): the run says so, goes on, writes every
