@@ -184,7 +184,9 @@ int driver_main(const DriverSpec *spec, DriverOptions *opt, int argc, char **arg
  * driver_end(d, d->status) at once: 0 after --help, 2 after a message
  * naming the bad option and what it accepts (on rank 0). Checks every
  * shared value that needs no file system: --profile, --tag, --dataset
- * (the spec's list), --device, an empty --out. */
+ * (the spec's list), --device, an empty --out. Then every rank's settings
+ * are compared (agree.c): ranks started with other options stop, all of
+ * them, with status 2. */
 int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc, char **argv);
 /* The work starts: the device is checked on every rank (DEVICE=cuda is
  * refused clearly until it can run), --out is created and written to
@@ -219,8 +221,9 @@ void driver_run_begin(Driver *d, const char *dir, const char *const *names);
 
 /* The training split of --dataset (and the test split when test), real or
  * labelled synthetic; a test split of another example shape or class count
- * is refused, naming both splits' files. 0, or 1 after a message (every
- * rank agrees). */
+ * is refused, naming both splits' files, and so are ranks that loaded
+ * different data (agree.c: one on synthetic data). 0, or 1 after a message
+ * (every rank agrees). */
 int driver_load(Driver *d, bool test);
 /* model_config_default for `model` on the loaded data's shape, with
  * --width. */

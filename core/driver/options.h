@@ -16,5 +16,18 @@ int driver_check_values(const Driver *d);
 /* Collective: the lowest rank that failed prints "error: why" (every rank
  * that fails knows why); returns that rank, or -1 when none failed. */
 int driver_first_failure(Driver *d, bool failed, const char *why);
+/* One option's value as text ("0.05", "yes", "vgg11"): what a checkpoint
+ * records and what the ranks compare. */
+void driver_option_value(const CliOption *o, char *out, size_t cap);
+/* Collective (agree.c), before any work: every rank was started with the
+ * same program, mode and options, and reached the same verdict on them
+ * (0: go on; else it stops). One allreduce of one hash when they agree;
+ * otherwise rank 0 names the first option that differs, with two ranks'
+ * values, and every rank stops. Returns verdict, or -1 with d->status 2. */
+int driver_agree_start(Driver *d, int verdict);
+/* Collective (agree.c), once the data is loaded: every rank holds the same
+ * training and test splits (a node without the files would train on
+ * synthetic data). 0, or 1 after rank 0 named both ranks' data. */
+int driver_agree_data(Driver *d);
 
 #endif

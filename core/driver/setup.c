@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../common.h"
+#include "options.h"
 
 /* Every rank agrees whether any failed (a rank alone in an error would
  * leave the others waiting in a collective). */
@@ -36,7 +37,7 @@ int driver_load(Driver *d, bool test)
     char err[DDL_ERRLEN];
     bool mismatch = d->has_test && dataset_check_pair(&d->train, &d->test, err) != 0;
     if (mismatch) ddl_error("%s", err); /* every rank loaded the same files */
-    if (!any(d, !d->has_train || (test && !d->has_test) || mismatch)) return 0;
+    if (!any(d, !d->has_train || (test && !d->has_test) || mismatch) && driver_agree_data(d) == 0) return 0;
     if (d->has_train) dataset_free(&d->train);
     if (d->has_test) dataset_free(&d->test);
     d->has_train = d->has_test = false;
