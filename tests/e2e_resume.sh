@@ -328,4 +328,16 @@ check "$([ $st = 1 ] && grep -q "checkpoint at batch 8 was not written" "$tmp/cf
          [ "$(grep -vc '^#' "$tmp/cfo/t-iters.csv")" = 13 ] && grep -q '^batch: 4$' "$tmp/cf/checkpoint.txt"; echo $?)" \
   "a checkpoint that cannot be written: the run writes its results, keeps the last checkpoint, and exits 1" \
   "status $st: $(grep -m2 'error\|not written' "$tmp/cf.err")"
+# A file-size limit (ulimit -f) is a full disk too: SIGXFSZ killed the run
+# (status 153), leaving a temp file and no results. The checkpoint of
+# width 1 (about 1.2 MB) is past a 600 KiB limit; the results and figures
+# are far below it.
+rm -rf "$tmp/fz" "$tmp/fzo"
+( ulimit -f 600; exec "$BIN/lab1" "${lab1[@]}" --width 1 --iters 8 --checkpoint-every 4 --checkpoint "$tmp/fz" --out "$tmp/fzo" --tag t ) \
+  > /dev/null 2> "$tmp/fz.err"
+st=$?
+check "$([ $st = 1 ] && grep -q "rank0-b4.ckpt: writing: File too large" "$tmp/fz.err" && [ -s "$tmp/fzo/t-summary.csv" ] &&
+         [ -z "$(ls "$tmp/fz" | grep '\.tmp')" ]; echo $?)" \
+  "past the file-size limit (ulimit -f): the run warns, writes its results, leaves no temp file, and exits 1" \
+  "status $st: $(grep -m2 'error\|warning\|limit' "$tmp/fz.err"); left: $(ls "$tmp/fz" | tr '\n' ' ')"
 exit $fail

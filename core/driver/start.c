@@ -4,6 +4,7 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,11 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
     d->lock_fd[0] = d->lock_fd[1] = -1;
     d->spec = spec;
     d->opt = opt;
+    /* A file past the size limit (ulimit -f) is a write that fails, as on
+     * a full disk: the write returns EFBIG, the run says which file was
+     * not written, goes on and keeps its results. SIGXFSZ's default action
+     * killed the run instead, leaving a temp file and no results. */
+    signal(SIGXFSZ, SIG_IGN);
     bool bad_env = driver_env_read(&d->env) != 0; /* before MPI: DDL_MALLOC_DEFAULT */
     driver_environment(opt, &d->env);
     ddl_program_start(&argc, &argv, &d->rank, &d->world, d->env.malloc_default);
