@@ -154,6 +154,17 @@ not_san_quick && refused "lab1 --table --tex '' is refused" "tex is empty" "$BIN
 refused "lab4 table --tex under a regular file is refused" "cannot create or write" \
   "$BIN/lab4" table --tex "$tmp/file/t.tex" --out "$tmp/out"
 
+# a run that cannot fit in memory is refused before it allocates, with the
+# number: an MLP of 4.3 billion weights (lab2 keeps 15 copies of them: the
+# OOM killer ended such a run after 86 s), and, under an address-space
+# limit, one of 74 million (ASan needs the address space: optimised only)
+refused "lab2 train --hidden 65536 --h1 65536 is refused before it allocates, with the memory it needs" \
+  "mlp at batch 256 needs at least [0-9.]* GiB on rank 0 (4347133962 parameters.*but a rank here has [0-9.]* GiB" \
+  "$BIN/lab2" train --hidden 65536 --h1 65536 --synthetic --epochs 1 --out "$tmp/out"
+[ "${SANITIZE:-0}" = 1 ] || refused "lab2 train past ulimit -v is refused, naming the limit" \
+  "needs at least 5.3 GiB on rank 0 (73629706 parameters.*the address-space limit (ulimit -v 3.8 GiB" \
+  bash -c 'ulimit -v 4000000 && exec "$@"' - "$BIN/lab2" train --hidden 8192 --h1 8192 --synthetic --epochs 1 --out "$tmp/out"
+
 # a failed write is a failed run: a PNG (its path taken by a directory)
 # and a results file (likewise)
 tiny=(--synthetic --model cnn3 --width 0.25 --limit 64 --test-limit 32 --batch 16 --iters 2 --quiet --tag t)

@@ -162,6 +162,8 @@ struct Driver {
     bool resumed;              /* a training of this program continued from a checkpoint */
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;
+    int weight_copies;         /* host copies of the weights the program keeps itself (driver_build's
+                                * memory check counts them; 0: none) */
     char tag[128];             /* the run's name (driver_tag) */
     char opt_help[4][160];     /* help lines built from the spec */
     char conv_help[640];       /* --conv's, which says whether this build has cuDNN */
@@ -229,7 +231,10 @@ int driver_load(Driver *d, bool test);
  * --width. */
 ModelConfig driver_model_config(const Driver *d, const char *model);
 /* Build `model` (cfg NULL: driver_model_config) for batches up to
- * max_batch, seeded by --seed. 0, or 2 after a message. */
+ * max_batch, seeded by --seed. 0, or 2 after a message; a model that
+ * cannot fit in the memory a rank has here (with d->weight_copies more
+ * copies of its weights) is refused before it is allocated, with both
+ * numbers (memory.c). */
 int driver_build(Driver *d, const char *model, const ModelConfig *cfg, int max_batch);
 /* A fresh trainer (SGD from the options, or sgd when given). */
 void driver_trainer(Driver *d, const SgdConfig *sgd);

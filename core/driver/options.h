@@ -29,5 +29,11 @@ int driver_agree_start(Driver *d, int verdict);
  * training and test splits (a node without the files would train on
  * synthetic data). 0, or 1 after rank 0 named both ranks' data. */
 int driver_agree_data(Driver *d);
+/* Collective (memory.c), before a model is allocated: its arenas, the
+ * optimizer's and one more copy of the weights (a lower bound of the
+ * run's memory) against what a rank here may use (MemAvailable or the
+ * cgroup's memory.max shared by the ranks on this host, ulimit -v). 0, or
+ * 2 after a message with both numbers. */
+int driver_check_memory(Driver *d, const char *model, const ModelConfig *cfg, int max_batch);
 
 #endif

@@ -60,6 +60,7 @@ int driver_build(Driver *d, const char *model, const ModelConfig *cfg, int max_b
     ModelConfig mine = cfg ? *cfg : driver_model_config(d, model);
     mine.backend = d->be;
     if (d->opt->conv && conv_algo_parse(d->opt->conv, &mine.conv) != 0) mine.conv = CONV_ALGO_AUTO; /* checked at start */
+    if (driver_check_memory(d, model, &mine, max_batch) != 0) return 2;
     char err[DDL_ERRLEN] = "";
     d->has_model = model_build(&d->m, model, &mine, max_batch, d->opt->seed, err) == 0;
     if (!any(d, !d->has_model)) return 0;
