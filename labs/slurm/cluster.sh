@@ -19,8 +19,10 @@
 #            the emulated links. The hosts share this machine's CPUs, so
 #            nothing binds tasks (task/none), as mpirun --bind-to none.
 #   cluster.sh down DIR           stop every daemon by its PID (TERM, then
-#                                 KILL after 5 s), fail if one is left, and
-#                                 remove DIR
+#                                 KILL after 5 s), wait until each is gone
+#                                 (an exited daemon not yet reaped counts
+#                                 as gone; at most 10 s after KILL), fail
+#                                 if one is left, and remove DIR
 #   cluster.sh pids DIR           the daemons' PIDs that are still running
 #
 # munged runs here (not in a namespace): its socket is a file in DIR, and a
@@ -190,14 +192,33 @@ up() { # dir [--net state]
   echo "export SLURM_CONF=$dir/slurm.conf"
 }
 
+# A process that has ended but is not reaped yet (a zombie: its parent has
+# not waited for it) is gone for `down`: kill -0 still succeeded on it, and
+# down reported "could not stop" for a daemon that had exited.
+running() { # pid
+  local state
+  state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
 pids() { # dir
   local f p
   for f in "$1"/*.pid; do
     [ -f "$f" ] || continue
     p=$(cat "$f")
-    kill -0 "$p" 2>/dev/null && echo "$p $(basename "$f" .pid)"
+    running "$p" && echo "$p $(basename "$f" .pid)"
   done
   return 0
+}
+
+# Wait until no daemon of dir runs, polling every 0.1 s for at most N tenths.
+wait_gone() { # dir tenths
+  local i
+  for (( i = 0; i < $2; i++ )); do
+    [ -z "$(pids "$1")" ] && return 0
+    sleep 0.1
+  done
+  [ -z "$(pids "$1")" ]
 }
 
 down() { # dir [--quiet]
@@ -212,14 +233,14 @@ down() { # dir [--quiet]
   for f in "$dir"/slurmd-*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
     [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
   done
-  for _ in $(seq 50); do
-    [ -z "$(pids "$dir")" ] && break
-    sleep 0.1
-  done
+  wait_gone "$dir" 50
   left=$(pids "$dir")
   if [ -n "$left" ]; then
+    # SIGKILL ends a process at once, but its exit (closing its files and
+    # sockets, a daemon in the kernel's slow paths) may take a while on a
+    # busy machine: 0.3 s was too short twice in one quiet run. 10 s bound.
     while read -r p _; do kill -KILL "$p" 2>/dev/null; done <<<"$left"
-    sleep 0.3
+    wait_gone "$dir" 100
   fi
   left=$(pids "$dir")
   if [ -n "$left" ]; then say "could not stop: $left"; return 1; fi
