@@ -84,6 +84,8 @@ for l in 1 3 6; do
 done
 
 # numbers: one checked parser (core/cli.c), every refusal says why
+refused "lab1 --lr 1e-50 is refused (a float holds 0: the run said lr 0)" "1e-50 is too small for a float" \
+  "$BIN/lab1" --lr 1e-50 "${out[@]}" --iters 1
 refused "lab2 --hidden 1e3 is refused (it trained H=1)" "'1e3' is not a whole number" \
   "$BIN/lab2" train --hidden 1e3 "${out[@]}"
 not_san_quick && refused "lab2 --hidden 4294967312 is refused (it trained H=16)" "4294967312 is outside 1..65536" \
