@@ -60,6 +60,9 @@ out=(--out "$tmp/out" --tag t --quiet --synthetic)
 full 0 && refused "lab1 --augment maybe is refused" "augment 'maybe'" "$BIN/lab1" --augment maybe "${out[@]}" --iters 1
 refused "lab3 --augment maybe is refused" "augment 'maybe'" "$BIN/lab3" run --augment maybe "${out[@]}" --iters 1
 refused "lab3 --task 7 is refused" "task '7'" "$BIN/lab3" run --task 7 "${out[@]}" --iters 1
+refused "lab3 --task 2a --sync ddp is refused (it labelled a DDP run Task 2a)" \
+  "--task 2a stands for --sync gather_scatter (the seed's Task 2a), and this run is --sync ddp" \
+  "$BIN/lab3" run --task 2a --sync ddp "${out[@]}" --iters 1
 not_san_quick && refused "lab3 --series foo is refused" "series 'foo'" "$BIN/lab3" run --series foo "${out[@]}" --iters 1
 refused "lab5 --precision fp8 is refused" "precision 'fp8'" "$BIN/lab5" run --precision fp8 "${out[@]}"
 not_san_quick && refused "lab5 --shards none is refused" "shards 'none'" "$BIN/lab5" run --shards none "${out[@]}"
@@ -166,6 +169,17 @@ refused "lab2 train --hidden 65536 --h1 65536 is refused before it allocates, wi
 [ "${SANITIZE:-0}" = 1 ] || refused "lab2 train past ulimit -v is refused, naming the limit" \
   "needs at least 5.3 GiB on rank 0 (73629706 parameters.*the address-space limit (ulimit -v 3.8 GiB" \
   bash -c 'ulimit -v 4000000 && exec "$@"' - "$BIN/lab2" train --hidden 8192 --h1 8192 --synthetic --epochs 1 --out "$tmp/out"
+
+# what a run adjusts, it says: a global batch that the ranks do not divide,
+# a step to trace past the run's end
+"${MPIRUN[@]}" -np 2 "$BIN/lab3" run --synthetic --limit 64 --width 0.125 --no-eval --global-batch 3 --iters 3 \
+  --trace-iter 999 --out "$tmp/adj" --tag t --quiet > "$tmp/log" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q "warning: --global-batch 3 is not a multiple of 2 rank(s) x 1 micro-batch(es): this run's global batch is 2" "$tmp/log" &&
+   grep -q "warning: --trace-iter 999: this run has 3 iteration(s); the timeline is of its last, iteration 2" "$tmp/log" &&
+   grep -q "^# global_batch: 2$" "$tmp/adj/t-summary.csv"; then
+  ok "lab3 says when it runs another global batch than --global-batch, or traces another step than --trace-iter"
+else bad "lab3 says when it runs another global batch than --global-batch, or traces another step than --trace-iter (status $rc: $(grep -m3 'warn\|error' "$tmp/log"))"; fi
 
 # a failed write is a failed run: a PNG (its path taken by a directory)
 # and a results file (likewise)
