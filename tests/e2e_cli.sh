@@ -68,6 +68,8 @@ refused "lab5 --precision fp8 is refused" "precision 'fp8'" "$BIN/lab5" run --pr
 not_san_quick && refused "lab5 --shards none is refused" "shards 'none'" "$BIN/lab5" run --shards none "${out[@]}"
 refused "lab4 --scheme group,foo is refused" "scheme 'foo'" "$BIN/lab4" run --scheme group,foo "${out[@]}"
 refused "lab6 --style mpi is refused" "style 'mpi'" "$BIN/lab6" run --style mpi "${out[@]}"
+refused "lab4 --passes ,1 is refused, as lab2's lists are (the empty entry was skipped)" \
+  "--passes ',1': entry 1 is empty" "${MPIRUN[@]}" -np 2 "$BIN/lab4" run --passes ,1 "${out[@]}"
 refused "lab6 with too few examples for one step says so (not 'give 2 step(s) ... needs 2 or more')" \
   "8 training examples over 1 worker(s) do not fill one step of 16 x 1 examples" \
   "$BIN/lab6" run --limit 8 --batch 16 --iters 2 "${out[@]}"
