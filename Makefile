@@ -447,6 +447,10 @@ ifneq ($(PLATFORM),)
   ifeq ($(wildcard labs/platforms/$(PLATFORM).xml),)
     $(error PLATFORM=$(PLATFORM): no labs/platforms/$(PLATFORM).xml; available: $(basename $(notdir $(wildcard labs/platforms/*.xml))))
   endif
+  # before the simulator's tree is built for nothing (labs/net/net.sh says the same)
+  ifneq ($(NET),)
+    $(error NET=$(NET) and PLATFORM=$(PLATFORM): choose one (an emulated network runs real sockets, a platform is simulated))
+  endif
 endif
 # The lab variables reach labs/labN/run.sh through the environment (never
 # pasted into a command line, where a value with a space would split).
