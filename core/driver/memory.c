@@ -131,10 +131,9 @@ int driver_check_memory(Driver *d, const char *model, const ModelConfig *cfg, in
 {
     bool host = d->be->host_memory || !strcmp(d->be->what, "emulated GPU");
 #ifdef DDL_SMPI
-    /* simulated: every rank is in this one process, and large allocations
-     * come from SMPI's shared malloc (core/common.c), so the ranks' arenas
-     * are not each their own memory; the check would refuse by a sum that
-     * is never allocated */
+    /* simulated: every rank lives in this one process, each on a simulated
+     * host of its own, so neither "the ranks on this host" nor the host's
+     * memory mean here what the check compares: not checked */
     host = false;
 #endif
     int node_ranks = 1;
