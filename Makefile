@@ -218,6 +218,8 @@ LIB       := $(BUILD)/libddl.a
 LABS      := $(sort $(notdir $(wildcard labs/lab*)))
 LAB_BINS  := $(foreach l,$(LABS),$(if $(wildcard labs/$(l)/*.c),$(BIN)/$(l)))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c tests/mpi_*.c))
+# The signal tests' exec wrapper (tests/with_default_signals.c).
+TEST_SRC  += tests/with_default_signals.c
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 # The simulated tree holds the labs and the tests/sim_*.c programs, which
 # only mean something under smpirun (tests/e2e_sim.sh runs them).
@@ -451,6 +453,10 @@ endif
 ifneq ($(PLATFORM),)
   ifeq ($(wildcard labs/platforms/$(PLATFORM).xml),)
     $(error PLATFORM=$(PLATFORM): no labs/platforms/$(PLATFORM).xml; available: $(basename $(notdir $(wildcard labs/platforms/*.xml))))
+  endif
+  # before the simulator's tree is built for nothing (labs/net/net.sh says the same)
+  ifneq ($(NET),)
+    $(error NET=$(NET) and PLATFORM=$(PLATFORM): choose one (an emulated network runs real sockets, a platform is simulated))
   endif
 endif
 # The lab variables reach labs/labN/run.sh through the environment (never

@@ -112,6 +112,8 @@ def compile_pdf(report, pdf):
                 keep = os.path.splitext(pdf)[0] + ".log"
                 shutil.copyfile(log if os.path.exists(log) else os.path.join(build, "report.tex"), keep)
                 errors = [l for l in (run.stdout.splitlines()) if l.startswith("!") or re.match(r"^\S+:\d+: ", l)]
+                # no error line (TeX stopped on a resource, say): its last words instead
+                errors = errors or [l for l in run.stdout.splitlines() if l.strip()][-6:] or ["(pdflatex printed none)"]
                 print("report: pdflatex failed; last errors:\n  " + "\n  ".join(errors[-10:]) +
                       f"\nreport: full log in {keep}; {pdf} was left as it was", file=sys.stderr)
                 return 1
@@ -166,11 +168,18 @@ def main(argv):
         h = s.headline
         print(f"report: lab{s.lab}: {h.verdict.state if h else 'not run'}"
               f"{' (' + h.platform.key + ')' if h else ''}: {h.verdict.reason if h else '; '.join(s.problems)}")
-    page = html.write(report, a.html)
-    print(f"report: wrote {page}")
-    if not shutil.which("chromium"):
-        print("report: (tests/e2e_report.sh checks the page in headless Chromium: sudo apt-get install -y chromium)")
-    return 0 if a.no_pdf else compile_pdf(report, a.pdf)
+    try:
+        page = html.write(report, a.html)
+        print(f"report: wrote {page}")
+        if not shutil.which("chromium"):
+            print("report: (tests/e2e_report.sh checks the page in headless Chromium: sudo apt-get install -y chromium)")
+        return 0 if a.no_pdf else compile_pdf(report, a.pdf)
+    except OSError as e:
+        # a read-only checkout: say where, and how to write elsewhere
+        where = e.filename or "the outputs"
+        print(f"report: error: cannot write {where}: {e.strerror or e}; give writable places with --html and --pdf "
+              "(or REPORT_HTML, REPORT_PDF)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

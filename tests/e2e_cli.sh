@@ -60,11 +60,21 @@ out=(--out "$tmp/out" --tag t --quiet --synthetic)
 full 0 && refused "lab1 --augment maybe is refused" "augment 'maybe'" "$BIN/lab1" --augment maybe "${out[@]}" --iters 1
 refused "lab3 --augment maybe is refused" "augment 'maybe'" "$BIN/lab3" run --augment maybe "${out[@]}" --iters 1
 refused "lab3 --task 7 is refused" "task '7'" "$BIN/lab3" run --task 7 "${out[@]}" --iters 1
+refused "lab3 --task 2a --sync ddp is refused (it labelled a DDP run Task 2a)" \
+  "--task 2a stands for --sync gather_scatter (the seed's Task 2a), and this run is --sync ddp" \
+  "$BIN/lab3" run --task 2a --sync ddp "${out[@]}" --iters 1
 not_san_quick && refused "lab3 --series foo is refused" "series 'foo'" "$BIN/lab3" run --series foo "${out[@]}" --iters 1
 refused "lab5 --precision fp8 is refused" "precision 'fp8'" "$BIN/lab5" run --precision fp8 "${out[@]}"
 not_san_quick && refused "lab5 --shards none is refused" "shards 'none'" "$BIN/lab5" run --shards none "${out[@]}"
 refused "lab4 --scheme group,foo is refused" "scheme 'foo'" "$BIN/lab4" run --scheme group,foo "${out[@]}"
 refused "lab6 --style mpi is refused" "style 'mpi'" "$BIN/lab6" run --style mpi "${out[@]}"
+refused "lab4 --passes ,1 is refused, as lab2's lists are (the empty entry was skipped)" \
+  "--passes ',1': entry 1 is empty" "${MPIRUN[@]}" -np 2 "$BIN/lab4" run --passes ,1 "${out[@]}"
+refused "lab6 with too few examples for one step says so (not 'give 2 step(s) ... needs 2 or more')" \
+  "8 training examples over 1 worker(s) do not fill one step of 16 x 1 examples" \
+  "$BIN/lab6" run --limit 8 --batch 16 --iters 2 "${out[@]}"
+not_san_quick && refused "lab6 with one step says it needs 2" "this run has 1 step(s) (4 per epoch): lab6 needs 2 or more" \
+  "$BIN/lab6" run --limit 64 --batch 16 --iters 1 "${out[@]}"
 modes=("" train run run run run)
 for l in 1 2 3 4 5 6; do
   m=${modes[$((l - 1))]}
@@ -84,6 +94,8 @@ for l in 1 3 6; do
 done
 
 # numbers: one checked parser (core/util/cli.c), every refusal says why
+refused "lab1 --lr 1e-50 is refused (a float holds 0: the run said lr 0)" "1e-50 is too small for a float" \
+  "$BIN/lab1" --lr 1e-50 "${out[@]}" --iters 1
 refused "lab2 --hidden 1e3 is refused (it trained H=1)" "'1e3' is not a whole number" \
   "$BIN/lab2" train --hidden 1e3 "${out[@]}"
 not_san_quick && refused "lab2 --hidden 4294967312 is refused (it trained H=16)" "4294967312 is outside 1..65536" \
@@ -153,6 +165,28 @@ not_san_quick && refused "lab1 --figures under a regular file is refused" "figur
 not_san_quick && refused "lab1 --table --tex '' is refused" "tex is empty" "$BIN/lab1" --table --tex "" --out "$tmp/out"
 refused "lab4 table --tex under a regular file is refused" "cannot create or write" \
   "$BIN/lab4" table --tex "$tmp/file/t.tex" --out "$tmp/out"
+
+# a run that cannot fit in memory is refused before it allocates, with the
+# number: an MLP of 4.3 billion weights (lab2 keeps 15 copies of them: the
+# OOM killer ended such a run after 86 s), and, under an address-space
+# limit, one of 74 million (ASan needs the address space: optimised only)
+refused "lab2 train --hidden 65536 --h1 65536 is refused before it allocates, with the memory it needs" \
+  "mlp at batch 256 needs at least [0-9.]* GiB on rank 0 (4347133962 parameters.*but a rank here has [0-9.]* GiB" \
+  "$BIN/lab2" train --hidden 65536 --h1 65536 --synthetic --epochs 1 --out "$tmp/out"
+[ "${SANITIZE:-0}" = 1 ] || refused "lab2 train past ulimit -v is refused, naming the limit" \
+  "needs at least 5.3 GiB on rank 0 (73629706 parameters.*the address-space limit (ulimit -v 3.8 GiB" \
+  bash -c 'ulimit -v 4000000 && exec "$@"' - "$BIN/lab2" train --hidden 8192 --h1 8192 --synthetic --epochs 1 --out "$tmp/out"
+
+# what a run adjusts, it says: a global batch that the ranks do not divide,
+# a step to trace past the run's end
+"${MPIRUN[@]}" -np 2 "$BIN/lab3" run --synthetic --limit 64 --width 0.125 --no-eval --global-batch 3 --iters 3 \
+  --trace-iter 999 --out "$tmp/adj" --tag t --quiet > "$tmp/log" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q "warning: --global-batch 3 is not a multiple of 2 rank(s) x 1 micro-batch(es): this run's global batch is 2" "$tmp/log" &&
+   grep -q "warning: --trace-iter 999: this run has 3 iteration(s); the timeline is of its last, iteration 2" "$tmp/log" &&
+   grep -q "^# global_batch: 2$" "$tmp/adj/t-summary.csv"; then
+  ok "lab3 says when it runs another global batch than --global-batch, or traces another step than --trace-iter"
+else bad "lab3 says when it runs another global batch than --global-batch, or traces another step than --trace-iter (status $rc: $(grep -m3 'warn\|error' "$tmp/log"))"; fi
 
 # a failed write is a failed run: a PNG (its path taken by a directory)
 # and a results file (likewise)

@@ -12,7 +12,9 @@
 #   3. one run of a lab at a time: a second is refused with the first's pid;
 #   4. a native run's results keep the emulated and simulated runs' folders;
 #   5. SIGTERM, SIGHUP and SIGINT to the lab's shell alone stop its running
-#      job at once, remove the half results, and exit 143, 129, 130.
+#      job at once, remove the half results, and exit 143, 129, 130, however
+#      this script was started (under nohup, as a background job); only
+#      the processes this test started are looked at.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -106,24 +108,37 @@ check $(all '[ "$(cat "$tmp/v/bench-np2.csv")" = new ] && [ -f "$tmp/v/net-1gbit
   "a native run replaces its results and keeps the emulated and simulated runs' folders" "$(ls "$tmp/v" | tr '\n' ' ')"
 
 # --- 5. signals to the lab's shell alone -----------------------------------------------------
+# The lab starts through with_default_signals: under nohup (SIGHUP ignored)
+# or as a background job of a non-interactive shell (SIGINT ignored) the
+# lab's shell would inherit the ignored signal and could not trap it.
+# Its processes are found by a marker in their environment, which this test
+# alone gives them (mpirun passes it on to the job it starts): nothing else
+# on the machine is looked at or signalled.
+marked() { # marker: pids of the live processes that carry it, with their names ("pid:name")
+  local f p
+  for f in $(grep -l -z -x -F -- "DDL_TEST_MARK=$1" /proc/[0-9]*/environ 2>/dev/null); do
+    p=${f#/proc/}; p=${p%/environ}
+    echo "$p:$(cat "/proc/$p/comm" 2>/dev/null)"
+  done
+}
 for sig in TERM HUP INT; do
   rm -rf "$tmp/s" "$tmp/s.tmp"
-  # set -m: the shell's own process group, where SIGINT is not ignored.
-  set -m
-  RESULTS=$tmp/s bash -c 'set -euo pipefail; source labs/common.sh; OUT=$0; lab_begin 1; lab_mpi 1 sleep 60' "$tmp/s" > "$tmp/sig.log" 2>&1 &
+  mark="e2e-lab-runs-$$-$sig-${tmp##*/}"
+  RESULTS=$tmp/s DDL_TEST_MARK=$mark "$BIN/tests/with_default_signals" \
+    bash -c 'set -euo pipefail; source labs/common.sh; OUT=$0; lab_begin 1; lab_mpi 1 sleep 60' "$tmp/s" > "$tmp/sig.log" 2>&1 &
   lab=$!
-  set +m
-  for _ in $(seq 100); do pgrep -f "^sleep 60" > /dev/null && break; sleep 0.1; done
+  for _ in $(seq 100); do marked "$mark" | grep -q ':sleep$' && break; sleep 0.1; done
+  started=$(marked "$mark" | tr '\n' ' ')
   t0=$SECONDS
   kill -"$sig" "$lab"
   wait "$lab"
   st=$?
   took=$(( SECONDS - t0 ))
   want=143; [ "$sig" = HUP ] && want=129; [ "$sig" = INT ] && want=130
-  left=$(pgrep -f "^sleep 60")
-  check $(all '[ "$st" = "$want" ] && [ "$took" -le 15 ] && [ -z "$left" ] && [ ! -e "$tmp/s.tmp" ] && grep -q "stopped by SIG$sig" "$tmp/sig.log"') \
+  left=$(marked "$mark" | tr '\n' ' ')
+  check $(all '[[ "$started" == *:sleep* ]] && [ "$st" = "$want" ] && [ "$took" -le 15 ] && [ -z "$left" ] && [ ! -e "$tmp/s.tmp" ] && grep -q "stopped by SIG$sig" "$tmp/sig.log"') \
     "SIG$sig to the lab's shell alone stops its job in ${took} s, removes the half results, exits $want" \
-    "status $st, left '$left': $(tail -2 "$tmp/sig.log")"
-  [ -n "$left" ] && kill $left 2>/dev/null
+    "status $st, started '$started', left '$left': $(tail -2 "$tmp/sig.log")"
+  for p in $left; do kill -KILL "${p%%:*}" 2>/dev/null; done
 done
 exit $fail

@@ -67,12 +67,31 @@ lab_shell() { # NET HOSTS script: run script with labs/common.sh sourced and the
 }
 
 # --- 1. bad input -------------------------------------------------------------
-for bad in fast 1gb 100mbit,200 "100mbit, 1ms" 0.5mbit 20gbit 1gbit,2s; do
+for bad in fast 1gb 100mbit,200 "100mbit, 1ms" 0.5mbit 20gbit 1gbit,2s 1gbit,99999999999999999999ms; do
   lab_shell "$bad" 2 true > /dev/null 2> "$tmp/bad.err"
   st=$?
-  check $(all '[ "$st" = 2 ] && grep -q "expected RATE\[,LATENCY\]" "$tmp/bad.err"') \
-    "NET='$bad' is refused with the expected form" "status $st: $(head -1 "$tmp/bad.err")"
+  # one line, the form: no shell error beside it ("[: ...: integer expression expected")
+  check $(all '[ "$st" = 2 ] && grep -q "expected RATE\[,LATENCY\]" "$tmp/bad.err" && [ "$(wc -l < "$tmp/bad.err")" = 1 ]') \
+    "NET='$bad' is refused with the expected form" "status $st: $(head -2 "$tmp/bad.err")"
 done
+# NET and PLATFORM together: refused by make at once, before the
+# simulator's tree is built (make -n: were it not refused, this test
+# builds nothing, and never into $BIN)
+make -n --no-print-directory lab2 NET=1gbit PLATFORM=cluster4 > "$tmp/plat.out" 2>&1
+st=$?
+check $(all '[ "$st" = 2 ] && grep -q "NET=1gbit and PLATFORM=cluster4: choose one" "$tmp/plat.out" && ! grep -q smpicc "$tmp/plat.out"') \
+  "make lab2 NET=1gbit PLATFORM=cluster4 is refused before anything is built" "status $st: $(head -2 "$tmp/plat.out")"
+# The label's numbers are C's whatever the locale: under de_DE it said
+# "1,5 Gbit/s" (a de_DE locale built here, when the system has its source).
+if command -v localedef > /dev/null && [ -d /usr/share/i18n/locales ] && mkdir -p "$tmp/locale" &&
+   localedef -i de_DE -f UTF-8 "$tmp/locale/de_DE.UTF-8" > /dev/null 2>&1; then
+  LOCPATH=$tmp/locale LC_ALL=de_DE.UTF-8 NET=1.5gbit,1.5ms NP=2 bash -c 'source labs/net/net.sh 2>/dev/null; echo "$NET_RATE_BPS $NET_LATENCY_US $NET_RATE_TEXT"' \
+    > "$tmp/de.out" 2>&1
+  check $(all '[ "$(cat "$tmp/de.out")" = "1500000000 1500 1.5 Gbit/s" ]') "NET=1.5gbit,1.5ms under a de_DE locale reads and says 1.5 Gbit/s" \
+    "$(cat "$tmp/de.out")"
+else
+  echo "skip - net e2e: NET under a de_DE locale: no de_DE locale could be built here (localedef and the locales' sources)"
+fi
 HOSTS=2 NP=2 LAB_NETWORKS=1 bash -c 'source labs/common.sh' > /dev/null 2> "$tmp/hosts.err"
 st=$?
 check $(all '[ "$st" = 2 ] && grep -q "HOSTS=2 needs NET=" "$tmp/hosts.err"') "HOSTS without NET is refused" "status $st"
@@ -181,7 +200,11 @@ check $(all '[ -n "$delay_pids" ] && [ -z "$alive" ] && [ -z "$(left_of "$tag")"
 # --- 4. Ctrl-C and SIGTERM during a run -------------------------------------------
 # The clean-up is shell (labs/launch.sh, labs/net/): the optimised pass alone.
 [ "${SANITIZE:-0}" = 1 ] && exit $fail
-set -m # background jobs get their own process group, and SIGINT is not ignored in them
+# set -m: each job gets its own process group, for the signals to the group.
+# with_default_signals: the lab's shell can trap every signal even when this
+# script runs under nohup (SIGHUP ignored) or as a background job of a
+# non-interactive shell (SIGINT ignored), which it would inherit.
+set -m
 # INT and TERM to the job's process group (Ctrl-C, a kill of the whole
 # job), then TERM and HUP to the lab's shell alone (kill PID, a closed
 # terminal, Slurm's signal to a batch script): the clean-up must not wait
@@ -191,7 +214,7 @@ for how in $SIGNALS; do
   rm -f "$tmp/name" "$tmp/inodes"
   # exec: the job is the lab's shell itself, so that wait returns when it
   # has finished its clean-up.
-  ( exec env NET=10mbit,1ms HOSTS=2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN="$BIN" bash -c "set -euo pipefail
+  ( exec env NET=10mbit,1ms HOSTS=2 NP=2 LAB_NETWORKS=1 NET_DELAY_BIN="$BIN" "$BIN/tests/with_default_signals" bash -c "set -euo pipefail
       source labs/common.sh; launch_begin 2; $INODES > $tmp/inodes; echo \"\$NET_NAME\" > $tmp/name; lab_mpi 2 sleep 30" ) \
     > "$tmp/sig.log" 2>&1 &
   job=$!

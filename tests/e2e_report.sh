@@ -121,9 +121,17 @@ head -c 300 "$fig" > "$fig.cut" && mv "$fig.cut" "$fig"
 sed -i "0,/^# git: .*/s//# git: 0123456789ab/" "$(ls "$tmp"/results/lab3/*.csv | head -1)"
 grep -v '^#' "$tmp/results/lab6/lab6.csv" | head -2 > "$tmp/head.csv"
 { grep '^#' "$tmp/results/lab6/lab6.csv"; head -c 200 "$tmp/head.csv"; } > "$tmp/lab6.csv" && mv "$tmp/lab6.csv" "$tmp/results/lab6/lab6.csv"
+# A "# host:" value of 10 MB (the PDF's build failed on it, with no error
+# line to show): shown cut.
+hostfile=$(grep -l '^# host:' "$tmp"/results/lab1/*.csv | head -1)
+python3 -c 'import sys; p = sys.argv[1]; t = open(p).read().splitlines(True)
+open(p, "w").write("".join("# host: " + "h" * 10000000 + "\n" if l.startswith("# host:") else l for l in t))' "$hostfile"
 mkdir -p "$tmp/c"
 build "$tmp/c"
-check $? "the report still builds with a corrupt figure, another commit's file and a truncated CSV" "$(tail -3 "$tmp/c.log")"
+check $? "the report still builds with a corrupt figure, another commit's file, a truncated CSV and a 10 MB host name" \
+  "$(tail -3 "$tmp/c.log")"
+grep -q "cut by the report: 10000000 characters" "$tmp/c/html/index.html"
+check $? "the 10 MB host name is shown cut, with its length"
 page=$tmp/c/html/index.html
 grep -q "$(basename "$fig"): truncated" "$page"
 check $? "lab2's section names the corrupt figure and leaves it out"
@@ -135,6 +143,16 @@ if command -v pdflatex >/dev/null 2>&1; then
   [ -s "$tmp/c/report.pdf" ]
   check $? "the PDF builds around them"
 fi
+
+# Outputs that cannot be written (a read-only checkout's report/): one
+# line naming the place and the options, no traceback.
+python3 report/build.py --results "$tmp/results" --pdf /proc/ddlab-report.pdf --html /proc/ddlab-report \
+  > "$tmp/ro.log" 2>&1
+st=$?
+[ $st = 1 ] && grep -q "report: error: cannot write /proc/.*give writable places with --html and --pdf" "$tmp/ro.log" &&
+  ! grep -q Traceback "$tmp/ro.log"
+check $? "outputs that cannot be written are named, with the options to write elsewhere (no traceback)" \
+  "status $st: $(tail -2 "$tmp/ro.log")"
 
 # No TeX: the web page still comes, and the message names the packages.
 mkdir -p "$tmp/nopath" "$tmp/d"

@@ -297,6 +297,25 @@ wait "$holder" 2>/dev/null
 check "$([ $? = 0 ] && [ -s "$tmp/lk4/t-summary.csv" ]; echo $?)" "once that run has ended the directory is free again" \
   "$(head -2 "$tmp/lk4.err")"
 
+# The lock file is written (the holder's pid): a symbolic link there had a
+# run overwrite the file it names, and a FIFO hung the run. Anything but a
+# regular file is refused, by what it is, and the link's target is unchanged.
+for what in symlink fifo; do
+  rm -rf "$tmp/lb" "$tmp/lbo" && mkdir -p "$tmp/lb" && echo "victim's own words" > "$tmp/lb.victim"
+  case $what in
+    symlink) ln -s "$tmp/lb.victim" "$tmp/lb/checkpoint.lock"; pat="checkpoint.lock is a symbolic link" ;;
+    fifo) mkfifo "$tmp/lb/checkpoint.lock"; pat="checkpoint.lock is a FIFO" ;;
+  esac
+  for flag in checkpoint resume; do
+    timeout 60 "$BIN/lab1" "${lab1[@]}" --iters 4 --$flag "$tmp/lb" --out "$tmp/lbo" --tag t > /dev/null 2> "$tmp/lb.err"
+    st=$?
+    check "$([ $st = 2 ] && grep -q -- "--$flag $tmp/lb: its $pat, not a lock file a run wrote" "$tmp/lb.err" &&
+             [ "$(cat "$tmp/lb.victim")" = "victim's own words" ] && [ ! -e "$tmp/lbo/t-summary.csv" ]; echo $?)" \
+      "--$flag: a $what named checkpoint.lock is refused at once, and nothing is written through it" \
+      "status $st: $(head -2 "$tmp/lb.err")"
+  done
+done
+
 # ---- a failed checkpoint keeps the results -----------------------------------
 # The checkpoint at batch 8 cannot be written (its name is taken by a
 # directory that is not empty): the run says so, goes on, writes every
@@ -309,4 +328,16 @@ check "$([ $st = 1 ] && grep -q "checkpoint at batch 8 was not written" "$tmp/cf
          [ "$(grep -vc '^#' "$tmp/cfo/t-iters.csv")" = 13 ] && grep -q '^batch: 4$' "$tmp/cf/checkpoint.txt"; echo $?)" \
   "a checkpoint that cannot be written: the run writes its results, keeps the last checkpoint, and exits 1" \
   "status $st: $(grep -m2 'error\|not written' "$tmp/cf.err")"
+# A file-size limit (ulimit -f) is a full disk too: SIGXFSZ killed the run
+# (status 153), leaving a temp file and no results. The checkpoint of
+# width 1 (about 1.2 MB) is past a 600 KiB limit; the results and figures
+# are far below it.
+rm -rf "$tmp/fz" "$tmp/fzo"
+( ulimit -f 600; exec "$BIN/lab1" "${lab1[@]}" --width 1 --iters 8 --checkpoint-every 4 --checkpoint "$tmp/fz" --out "$tmp/fzo" --tag t ) \
+  > /dev/null 2> "$tmp/fz.err"
+st=$?
+check "$([ $st = 1 ] && grep -q "rank0-b4.ckpt: writing: File too large" "$tmp/fz.err" && [ -s "$tmp/fzo/t-summary.csv" ] &&
+         [ -z "$(ls "$tmp/fz" | grep '\.tmp')" ]; echo $?)" \
+  "past the file-size limit (ulimit -f): the run warns, writes its results, leaves no temp file, and exits 1" \
+  "status $st: $(grep -m2 'error\|warning\|limit' "$tmp/fz.err"); left: $(ls "$tmp/fz" | tr '\n' ' ')"
 exit $fail

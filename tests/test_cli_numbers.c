@@ -81,7 +81,8 @@ static void test_u64_float(void)
     t_checkf(cli_parse_float("0.05", &x, why) == 0 && x == 0.05 && cli_parse_float("1e-3", &x, why) == 0 &&
                  x == 1e-3 && cli_parse_float("-2", &x, why) == 0 && x == -2,
              "float: 0.05, 1e-3 and -2 read", "%s", why);
-    static const char *const bad_f[] = { "nan", "inf", "-inf", "0x1p3", " 1", "1 ", "1e39", "1e", ".", "", "1,5" };
+    static const char *const bad_f[] = { "nan", "inf", "-inf", "0x1p3", " 1", "1 ", "1e39", "1e", ".", "", "1,5",
+                                         "1e-50", "-1e-40" };
     for (size_t i = 0; i < sizeof bad_f / sizeof bad_f[0]; i++) {
         char name[96];
         snprintf(name, sizeof name, "float '%s' is refused with a reason", bad_f[i]);

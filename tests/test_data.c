@@ -218,6 +218,15 @@ static void test_idx(void)
     expect_fail(rc, &d, err, "idx: truncated gzip stream rejected", "gzip");
     rc = idx_read_images(tpath("cut-trailer.gz"), &d, err);
     expect_fail(rc, &d, err, "idx: gzip stream missing its trailer rejected", "gzip");
+    /* A wrong CRC-32 in the trailer: named as such, with the file's path
+     * (zlib's own words were "<fd:13>: incorrect data check"). */
+    z = read_bytes(tpath("whole.gz"), &zlen);
+    z[zlen - 8] ^= 0xff;
+    write_bytes(tpath("bad-crc.gz"), z, zlen);
+    free(z);
+    rc = idx_read_images(tpath("bad-crc.gz"), &d, err);
+    expect_fail(rc, &d, err, "idx: a gzip CRC-32 mismatch is named, with the file", "bad-crc.gz: corrupt gzip data (its CRC-32 does not match");
+    t_checkf(!strstr(err, "<fd:"), "idx: a gzip error does not name zlib's '<fd:N>'", "%s", err);
 }
 
 /* ---- MNIST folder through dataset_load ---------------------------------- */

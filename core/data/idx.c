@@ -40,7 +40,12 @@ static const char *short_reason(gzFile f)
 {
     int code = Z_OK;
     const char *msg = gzerror(f, &code);
+    /* zlib names a stream opened by gzdopen "<fd:13>" and puts that name
+     * first ("<fd:13>: incorrect data check"); the caller names the file */
+    if (msg && !strncmp(msg, "<fd:", 4) && strstr(msg, ": ")) msg = strstr(msg, ": ") + 2;
     if (code == Z_BUF_ERROR) return "truncated gzip stream";
+    if (code == Z_DATA_ERROR && msg && !strcmp(msg, "incorrect data check"))
+        return "corrupt gzip data (its CRC-32 does not match: fetch the file again)";
     if (code == Z_DATA_ERROR) return msg && *msg ? msg : "corrupt gzip data";
     if (code == Z_ERRNO) return strerror(errno);
     if (code != Z_OK) return msg && *msg ? msg : "zlib error";

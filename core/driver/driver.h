@@ -162,6 +162,8 @@ struct Driver {
     bool resumed;              /* a training of this program continued from a checkpoint */
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;
+    int weight_copies;         /* host copies of the weights the program keeps itself (driver_build's
+                                * memory check counts them; 0: none) */
     char tag[128];             /* the run's name (driver_tag) */
     char opt_help[4][160];     /* help lines built from the spec */
     char conv_help[640];       /* --conv's, which says whether this build has cuDNN */
@@ -185,7 +187,9 @@ int driver_main(const DriverSpec *spec, DriverOptions *opt, int argc, char **arg
  * driver_end(d, d->status) at once: 0 after --help, 2 after a message
  * naming the bad option and what it accepts (on rank 0). Checks every
  * shared value that needs no file system: --profile, --tag, --dataset
- * (the spec's list), --device, an empty --out. */
+ * (the spec's list), --device, an empty --out. Then every rank's settings
+ * are compared (agree.c): ranks started with other options stop, all of
+ * them, with status 2. */
 int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc, char **argv);
 /* The work starts: the device is checked on every rank (DEVICE=cuda is
  * refused clearly until it can run), --out is created and written to
@@ -220,14 +224,18 @@ void driver_run_begin(Driver *d, const char *dir, const char *const *names);
 
 /* The training split of --dataset (and the test split when test), real or
  * labelled synthetic; a test split of another example shape or class count
- * is refused, naming both splits' files. 0, or 1 after a message (every
- * rank agrees). */
+ * is refused, naming both splits' files, and so are ranks that loaded
+ * different data (agree.c: one on synthetic data). 0, or 1 after a message
+ * (every rank agrees). */
 int driver_load(Driver *d, bool test);
 /* model_config_default for `model` on the loaded data's shape, with
  * --width. */
 ModelConfig driver_model_config(const Driver *d, const char *model);
 /* Build `model` (cfg NULL: driver_model_config) for batches up to
- * max_batch, seeded by --seed. 0, or 2 after a message. */
+ * max_batch, seeded by --seed. 0, or 2 after a message; a model that
+ * cannot fit in the memory a rank has here (with d->weight_copies more
+ * copies of its weights) is refused before it is allocated, with both
+ * numbers (memory.c). */
 int driver_build(Driver *d, const char *model, const ModelConfig *cfg, int max_batch);
 /* A fresh trainer (SGD from the options, or sgd when given). */
 void driver_trainer(Driver *d, const SgdConfig *sgd);

@@ -12,7 +12,9 @@
  * a run only continues from (--resume, not written) is taken shared, so
  * that it is refused only while another run writes it. Once locked, the
  * directory is this run's alone, so temp files found there are a killed
- * writer's, and are removed. */
+ * writer's, and are removed. The lock file is opened without following a
+ * symbolic link and without blocking, and only a regular file is taken.
+ */
 #include "resume.h"
 
 #include <dirent.h>
@@ -45,11 +47,24 @@ static int take(const Driver *d, const char *flag, const char *dir, bool write, 
     snprintf(path, sizeof path, "%s/%s", dir, LOCK_NAME);
     if (write && mkdir_p(dir) != 0)
         return ddl_errf(err, "--%s %.300s: cannot create it (%s)", flag, dir, strerror(errno));
-    int fd = write ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : open(path, O_RDONLY | O_CLOEXEC);
+    /* Not through a symbolic link (the run writes its pid into the lock
+     * file: a link would have it overwrite whatever the link names), and
+     * without blocking (a FIFO would wait for a writer forever); then only
+     * a regular file is taken. */
+    int flags = (write ? O_RDWR | O_CREAT : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    int fd = open(path, flags, 0666);
     if (fd < 0 && !write && errno == ENOENT) return -2; /* never written by a run that locks: nothing to wait for */
-    if (fd < 0)
+    int open_errno = errno;
+    struct stat st = { .st_mode = S_IFLNK }; /* ELOOP from O_NOFOLLOW: the name is a symbolic link */
+    if (fd < 0 && open_errno != ELOOP)
         return ddl_errf(err, "--%s %.300s: cannot %s its lock file (%s)", flag, dir, write ? "write" : "read",
-                        strerror(errno));
+                        strerror(open_errno));
+    if (fd >= 0 && fstat(fd, &st) != 0) st.st_mode = 0;
+    if (fd < 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0) close(fd);
+        return ddl_errf(err, "--%s %.300s: its %s is %s, not a lock file a run wrote: remove it, or give another "
+                        "directory", flag, dir, LOCK_NAME, ddl_file_kind(st.st_mode));
+    }
     if (flock(fd, (write ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
         char who[256];
         int why = errno;

@@ -7,6 +7,7 @@
 #include "options.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "../backend/registry.h"
 #include "../util/common.h"
@@ -205,4 +206,25 @@ int driver_cli_fragment(Driver *d, CliOption *out)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (spec->shared & bit[i]) out[n++] = all[i];
     return n;
+}
+
+void driver_option_value(const CliOption *o, char *out, size_t cap)
+{
+    if (!out || cap == 0) return; /* (and GCC's sanitizer build sees out is not NULL) */
+    switch (o->type) {
+    case OPT_INT: snprintf(out, cap, "%d", *(const int *)o->target); break;
+    case OPT_FLOAT: { /* the shortest text that reads back as the same float: "0.05" */
+        float v = *(const float *)o->target;
+        for (int digits = 6; digits <= 9; digits++) {
+            snprintf(out, cap, "%.*g", digits, (double)v);
+            if (strtof(out, NULL) == v) break;
+        }
+        break;
+    }
+    case OPT_STR: snprintf(out, cap, "%s", *(const char *const *)o->target ? *(const char *const *)o->target : "");
+        break;
+    case OPT_FLAG: snprintf(out, cap, "%s", *(const bool *)o->target ? "yes" : "no"); break;
+    case OPT_U64: snprintf(out, cap, "%llu", (unsigned long long)*(const uint64_t *)o->target); break;
+    case OPT_SIZE: snprintf(out, cap, "%zu", *(const size_t *)o->target); break;
+    }
 }

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../util/common.h"
-#include "first_failure.h"
+#include "options.h" /* driver_option_value, driver_first_failure */
 
 /* Options a continuation may change: the run's length, where its outputs
  * and checkpoints go, and labels. */
@@ -36,26 +36,6 @@ static bool may_change(const char *name)
     return false;
 }
 
-static void value_of(const CliOption *o, char *out, size_t cap)
-{
-    switch (o->type) {
-    case OPT_INT: snprintf(out, cap, "%d", *(const int *)o->target); break;
-    case OPT_FLOAT: { /* the shortest text that reads back as the same float: "0.05" */
-        float v = *(const float *)o->target;
-        for (int digits = 6; digits <= 9; digits++) {
-            snprintf(out, cap, "%.*g", digits, (double)v);
-            if (strtof(out, NULL) == v) break;
-        }
-        break;
-    }
-    case OPT_STR: snprintf(out, cap, "%s", *(const char *const *)o->target ? *(const char *const *)o->target : "");
-        break;
-    case OPT_FLAG: snprintf(out, cap, "%s", *(const bool *)o->target ? "yes" : "no"); break;
-    case OPT_U64: snprintf(out, cap, "%llu", (unsigned long long)*(const uint64_t *)o->target); break;
-    case OPT_SIZE: snprintf(out, cap, "%zu", *(const size_t *)o->target); break;
-    }
-}
-
 /* "program lab1 run\nranks 2\nsync ddp\n--model cnn3\n..." */
 static void settings(const Driver *d, char *out, size_t cap)
 {
@@ -64,7 +44,7 @@ static void settings(const Driver *d, char *out, size_t cap)
     for (int i = 0; i < d->ncli && n < cap; i++) {
         if (may_change(d->cli[i].name)) continue;
         char v[512];
-        value_of(&d->cli[i], v, sizeof v);
+        driver_option_value(&d->cli[i], v, sizeof v);
         n += (size_t)snprintf(out + n, cap - n, "--%s %s\n", d->cli[i].name, v);
     }
     if (n < cap) snprintf(out + n, cap - n, "%s", d->data_identity);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../util/common.h"
+#include "options.h"
 
 /* Every rank agrees whether any failed (a rank alone in an error would
  * leave the others waiting in a collective). */
@@ -36,7 +37,7 @@ int driver_load(Driver *d, bool test)
     char err[DDL_ERRLEN];
     bool mismatch = d->has_test && dataset_check_pair(&d->train, &d->test, err) != 0;
     if (mismatch) ddl_error("%s", err); /* every rank loaded the same files */
-    if (!any(d, !d->has_train || (test && !d->has_test) || mismatch)) return 0;
+    if (!any(d, !d->has_train || (test && !d->has_test) || mismatch) && driver_agree_data(d) == 0) return 0;
     if (d->has_train) dataset_free(&d->train);
     if (d->has_test) dataset_free(&d->test);
     d->has_train = d->has_test = false;
@@ -59,6 +60,7 @@ int driver_build(Driver *d, const char *model, const ModelConfig *cfg, int max_b
     ModelConfig mine = cfg ? *cfg : driver_model_config(d, model);
     mine.backend = d->be;
     if (d->opt->conv) mine.conv = d->conv_algo; /* parsed once, with the options */
+    if (driver_check_memory(d, model, &mine, max_batch) != 0) return 2;
     char err[DDL_ERRLEN] = "";
     d->has_model = model_build(&d->m, model, &mine, max_batch, d->opt->seed, err) == 0;
     if (!any(d, !d->has_model)) return 0;

@@ -4,6 +4,7 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +46,11 @@ static void help_text(const char *desc, char *out, size_t cap)
         n += (size_t)snprintf(out + n, cap - n, "\n  %-22s %s", name, meaning);
 }
 
-int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc, char **argv)
+/* This rank's verdict on its command line: 0 to go on, else -1 with
+ * d->status (0 after --help, 2 after a message). */
+static int read_command_line(Driver *d, bool bad_env, int argc, char **argv)
 {
-    memset(d, 0, sizeof *d);
-    d->lock_fd[0] = d->lock_fd[1] = -1;
-    d->spec = spec;
-    d->opt = opt;
-    bool bad_env = driver_env_read(&d->env) != 0; /* before MPI: DDL_MALLOC_DEFAULT */
-    driver_env_hand_down(&d->env);
-    driver_environment(opt, &d->env);
-    ddl_program_start(&argc, &argv, &d->rank, &d->world, d->env.malloc_default);
+    const DriverSpec *spec = d->spec;
     d->status = 2;
     if (bad_env) return -1;
     if (take_mode(d, &argc, &argv) != 0) return -1;
@@ -78,6 +74,26 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
     if (driver_check_values(d) != 0) return -1;
     d->status = 0;
     return 0;
+}
+
+int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc, char **argv)
+{
+    memset(d, 0, sizeof *d);
+    d->lock_fd[0] = d->lock_fd[1] = -1;
+    d->spec = spec;
+    d->opt = opt;
+    /* A file past the size limit (ulimit -f) is a write that fails, as on
+     * a full disk: the write returns EFBIG, the run says which file was
+     * not written, goes on and keeps its results. SIGXFSZ's default action
+     * killed the run instead, leaving a temp file and no results. */
+    signal(SIGXFSZ, SIG_IGN);
+    bool bad_env = driver_env_read(&d->env) != 0; /* before MPI: DDL_MALLOC_DEFAULT */
+    driver_env_hand_down(&d->env);
+    driver_environment(opt, &d->env);
+    ddl_program_start(&argc, &argv, &d->rank, &d->world, d->env.malloc_default);
+    /* the ranks agree before any work: on settings that differ they would
+     * meet in collectives of different sizes, or not at all */
+    return driver_agree_start(d, read_command_line(d, bad_env, argc, argv));
 }
 
 /* This rank's index among the ranks of its host: its GPU. */

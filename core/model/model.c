@@ -199,6 +199,14 @@ static void init_params(Model *m, uint64_t seed)
     ddl_free(state);
 }
 
+void model_layout_size(Model *m, int max_batch, ModelSize *out)
+{
+    for (int i = 0; i < m->ntensors; i++) m->tensors[i].consumers = 0;
+    size_t scratch = lay_out(m, max_batch);
+    for (int i = 0; i < m->ntensors; i++) m->tensors[i].consumers = 0; /* as model_finalize expects them */
+    *out = (ModelSize){ m->nparams, m->nstate, m->naux, m->nacts, scratch };
+}
+
 void model_finalize(Model *m, int max_batch, uint64_t seed)
 {
     if (max_batch < 1) ddl_die("model %s: batch must be >= 1", m->name);

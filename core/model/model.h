@@ -37,6 +37,10 @@ int mb_add(Model *m, int a, int b);
  * or leave the CPU) and initialise parameters from (seed, "init"): drawn
  * on the host, then uploaded. Output tensor = the last layer's output. */
 void model_finalize(Model *m, int max_batch, uint64_t seed);
+/* The arenas' sizes in floats, laid out for max_batch, allocating nothing
+ * (model_size: a run's memory is estimated before it allocates). */
+typedef struct ModelSize { size_t params, state, aux, acts, scratch; } ModelSize;
+void model_layout_size(Model *m, int max_batch, ModelSize *out);
 void model_free(Model *m);
 /* fuse.c: mark each batch norm whose output only a ReLU or ReLU6 reads,
  * and each add whose output only a ReLU reads, to run that activation
@@ -108,6 +112,9 @@ ModelConfig model_config_default(const char *name, Shape input, int classes);
  * for an unknown name or an impossible config. */
 int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batch, uint64_t seed,
                 char err[256]);
+/* What model_build would allocate (its arenas' floats), without
+ * allocating them. 0, or -1 and a message as model_build. */
+int model_size(const char *name, const ModelConfig *cfg, int max_batch, ModelSize *out, char err[256]);
 const char *model_names(void); /* "mlp, cnn3, vgg11, resnet18, resnet50, mobilenetv2, sdss_dnn" */
 
 #endif

@@ -46,7 +46,9 @@ int scaled_width(int channels, float width)
     return c < 1 ? 1 : c;
 }
 
-int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batch, uint64_t seed, char err[256])
+/* The zoo's checks and its layers for `name`: 0, or -1 with a message
+ * (nothing left to free). */
+static int build_layers(Model *m, const char *name, const ModelConfig *cfg, char err[256])
 {
     if (cfg->classes < 2) {
         snprintf(err, 256, "model %s: need at least 2 classes (got %d)", name, cfg->classes);
@@ -67,11 +69,26 @@ int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batc
             model_free(m);
             return -1;
         }
-        model_finalize(m, max_batch, seed);
         return 0;
     }
     snprintf(err, 256, "unknown model '%s' (known: %s)", name, model_names());
     return -1;
+}
+
+int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batch, uint64_t seed, char err[256])
+{
+    if (build_layers(m, name, cfg, err) != 0) return -1;
+    model_finalize(m, max_batch, seed);
+    return 0;
+}
+
+int model_size(const char *name, const ModelConfig *cfg, int max_batch, ModelSize *out, char err[256])
+{
+    Model m;
+    if (build_layers(&m, name, cfg, err) != 0) return -1;
+    model_layout_size(&m, max_batch, out);
+    model_free(&m); /* no arena was allocated: only the layer and tensor lists */
+    return 0;
 }
 
 int mb_conv_bn(Model *m, const char *prefix, const char *conv, const char *bn, int x, int cout, int k, int stride,

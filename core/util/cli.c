@@ -97,6 +97,11 @@ int cli_parse_float(const char *s, double *out, char why[CLI_WHY])
         snprintf(why, CLI_WHY, "'%.40s' is not a number", s ? s : "");
         return -1;
     }
+    if (x != 0.0 && fabs(x) < FLT_MIN) { /* before ERANGE: strtod sets it on underflow too */
+        /* a float would hold 0 (or a value of few bits): "--lr 1e-50" ran as lr 0 */
+        snprintf(why, CLI_WHY, "%.40s is too small for a float (the smallest is %.2g)", s, (double)FLT_MIN);
+        return -1;
+    }
     if (errno == ERANGE || !isfinite(x) || fabs(x) > FLT_MAX) {
         snprintf(why, CLI_WHY, "%.40s is out of range", s);
         return -1;

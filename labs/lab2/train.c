@@ -173,6 +173,8 @@ static int width(const Lab2Options *o, Driver *d, Width *w, Table *t)
     cfg.hidden[0] = o->h1;
     cfg.hidden[1] = w->hidden;
     cfg.hidden[2] = 0;
+    /* the initial weights, and on rank 0 each algorithm's first and final ones */
+    d->weight_copies = 1 + (d->rank == 0 ? 2 * w->nalgs : 0);
     if (driver_build(d, "mlp", &cfg, DDL_MAX(o->run.batch, 256))) return 2;
     size_t n = d->m.nparams;
     float *init = ddl_alloc(n * sizeof(float));

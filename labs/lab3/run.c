@@ -59,6 +59,17 @@ int lab3_check(void *ctx, int ranks)
         ddl_error("unknown --alg '%s' (%s)", o->alg, known);
         return 2;
     }
+    /* A task is one strategy of the seed: its label on another strategy's
+     * run put that run in the task's row of Table 1. */
+    static const char *const task_sync[][2] = { { "1", "none" }, { "2a", "gather_scatter" }, { "2b", "allreduce" },
+                                                { "3", "ddp" } };
+    for (size_t i = 0; *o->task && i < sizeof task_sync / sizeof task_sync[0]; i++)
+        if (!strcmp(o->task, task_sync[i][0]) && strcmp(o->sync, task_sync[i][1])) {
+            ddl_error("--task %s stands for --sync %s (the seed's Task %s), and this run is --sync %s: give the "
+                      "task of --sync %s, or no --task",
+                      o->task, task_sync[i][1], o->task, o->sync, o->sync);
+            return 2;
+        }
     return 0;
 }
 
@@ -102,6 +113,10 @@ static int set_up(Run *r, Driver *d)
                   o->global_batch, d->world, o->accumulate);
         return 2;
     }
+    if (o->run.batch == 0 && d->rank == 0 && o->global_batch % (d->world * o->accumulate) != 0)
+        ddl_warn("--global-batch %d is not a multiple of %d rank(s) x %d micro-batch(es): this run's global batch is "
+                 "%d (%d per rank and micro-batch)",
+                 o->global_batch, d->world, o->accumulate, r->batch * d->world * o->accumulate, r->batch);
     driver_tag(d, "%s-np%d", sync_kind_name(kind), d->world);
     driver_run_begin(d, o->run.out, (const char *const[]){ "*-iters", "*-summary", "*-trace", NULL });
     if (driver_load(d, !o->no_eval)) return 1;
@@ -129,6 +144,9 @@ static int batches(Run *r, Driver *d)
     }
     r->timed = (int)DDL_MIN((long)o->timed, r->total);
     r->trace_iter = o->trace_iter >= 0 ? (int)DDL_MIN((long)o->trace_iter, r->total - 1) : r->timed / 2;
+    if (o->trace_iter > r->trace_iter && d->rank == 0)
+        ddl_warn("--trace-iter %d: this run has %ld iteration(s); the timeline is of its last, iteration %d",
+                 o->trace_iter, r->total, r->trace_iter);
     return 0;
 }
 

@@ -103,8 +103,22 @@ int lab4_configs(const Lab4Options *o, int P, Lab4Config *out, int cap)
         return n;
     }
     char buf[256];
+    if (strlen(o->passes) >= sizeof buf) {
+        ddl_error("--passes: a list of %zu characters, more than %zu", strlen(o->passes), sizeof buf - 1);
+        return -1;
+    }
     ddl_strlcpy(buf, o->passes, sizeof buf);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    /* every entry, the empty ones too (strtok skipped them: ",1" ran as "1",
+     * where lab2's lists refuse an empty entry) */
+    int entry = 0;
+    for (char *tok = buf, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next) *next++ = '\0';
+        entry++;
+        if (!*tok) {
+            ddl_error("--passes '%s': entry %d is empty (e.g. --passes ar,2,1)", o->passes, entry);
+            return -1;
+        }
         if (!strcmp(tok, "ar") || !strcmp(tok, "allreduce")) {
             if (add(o, P, SCHEME_ALLREDUCE, P, out, &n, cap)) return -1;
             continue;

@@ -109,9 +109,17 @@ static int set_up(Run *r, Driver *d)
     driver_batches(d, &bo);
     int per_epoch = batcher_batches(&d->b) / o->accumulate;
     r->total = o->iters > 0 ? o->iters : (long)o->epochs * per_epoch;
-    if (per_epoch < 1 || r->total < 2) {
-        ddl_error("%d training examples over %d worker(s) give %ld step(s) of %d x %d examples: lab6 needs 2 or "
-                  "more (raise --limit or --epochs)", d->train.n, r->workers, r->total, o->run.batch, o->accumulate);
+    /* two reasons, two messages: "give 2 step(s) ... needs 2 or more" said
+     * both at once when the examples did not fill one step */
+    if (per_epoch < 1) {
+        ddl_error("%d training examples over %d worker(s) do not fill one step of %d x %d examples on each worker "
+                  "(raise --limit, or lower --batch or --accumulate)",
+                  d->train.n, r->workers, o->run.batch, o->accumulate);
+        return 2;
+    }
+    if (r->total < 2) {
+        ddl_error("this run has %ld step(s) (%d per epoch): lab6 needs 2 or more (raise --iters or --epochs)", r->total,
+                  per_epoch);
         return 2;
     }
     return 0;

@@ -23,6 +23,10 @@ NET_DIR=labs/net
 NET_CLUSTER=$NET_DIR/cluster.sh
 NET_SUBNET=198.18.0.0/24
 
+# awk reads and prints numbers in the locale's form: under de_DE "1.5"
+# read as 1 and the label said "1,5 Gbit/s". NET's numbers are C's.
+net_awk() { LC_ALL=C awk "$@"; }
+
 # net_parse VALUE: sets NET_RATE_BPS, NET_RATE_TEXT, NET_LATENCY_US,
 # NET_LATENCY_TEXT; returns 2 with the expected form on bad input.
 net_parse() {
@@ -32,15 +36,16 @@ net_parse() {
     echo "error: NET='$v': $form" >&2; return 2
   fi
   local num=${BASH_REMATCH[1]} unit=${BASH_REMATCH[3]} lnum=${BASH_REMATCH[5]:-0} lunit=${BASH_REMATCH[7]:-us}
-  NET_RATE_BPS=$(awk -v n="$num" -v u="$unit" 'BEGIN { m = u == "kbit" ? 1e3 : u == "mbit" ? 1e6 : 1e9; printf "%.0f", n * m }')
-  NET_LATENCY_US=$(awk -v n="$lnum" -v u="$lunit" 'BEGIN { printf "%.0f", u == "ms" ? n * 1000 : n }')
-  if awk -v r="$NET_RATE_BPS" 'BEGIN { exit !(r < 1e6 || r > 1e10) }'; then
+  NET_RATE_BPS=$(net_awk -v n="$num" -v u="$unit" 'BEGIN { m = u == "kbit" ? 1e3 : u == "mbit" ? 1e6 : 1e9; printf "%.0f", n * m }')
+  NET_LATENCY_US=$(net_awk -v n="$lnum" -v u="$lunit" 'BEGIN { printf "%.0f", u == "ms" ? n * 1000 : n }')
+  if net_awk -v r="$NET_RATE_BPS" 'BEGIN { exit !(r < 1e6 || r > 1e10) }'; then
     echo "error: NET='$v': the rate must be 1mbit .. 10gbit; $form" >&2; return 2
   fi
-  if [ "$NET_LATENCY_US" -gt 1000000 ]; then
+  # in awk: a latency of 20 digits is past what [ -gt ] compares
+  if net_awk -v l="$NET_LATENCY_US" 'BEGIN { exit !(l > 1000000) }'; then
     echo "error: NET='$v': the latency must be at most 1000ms; $form" >&2; return 2
   fi
-  NET_RATE_TEXT=$(awk -v r="$NET_RATE_BPS" 'BEGIN {
+  NET_RATE_TEXT=$(net_awk -v r="$NET_RATE_BPS" 'BEGIN {
     if (r >= 1e9) printf "%g Gbit/s", r / 1e9; else if (r >= 1e6) printf "%g Mbit/s", r / 1e6; else printf "%g kbit/s", r / 1e3 }')
   if [ "$NET_LATENCY_US" = 0 ]; then NET_LATENCY_TEXT="no added latency"
   elif [ $(( NET_LATENCY_US % 1000 )) = 0 ]; then NET_LATENCY_TEXT="$(( NET_LATENCY_US / 1000 )) ms latency"
@@ -75,7 +80,7 @@ net_names() {
   NET_OWNER=$$
   NET_NAME=ddl-$NET_OWNER
   NET_STATE=${DDL_NET_RUN:-/run/ddlab-net}/$NET_NAME
-  NET_SOCKBUF=$(awk -v r="$NET_RATE_BPS" -v l="$NET_LATENCY_US" 'BEGIN {
+  NET_SOCKBUF=$(net_awk -v r="$NET_RATE_BPS" -v l="$NET_LATENCY_US" 'BEGIN {
     b = 4 * r / 8 * (2 * l + 100) * 1e-6; if (b < 262144) b = 262144; printf "%.0f", b }')
 }
 

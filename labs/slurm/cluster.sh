@@ -19,8 +19,11 @@
 #            the emulated links. The hosts share this machine's CPUs, so
 #            nothing binds tasks (task/none), as mpirun --bind-to none.
 #   cluster.sh down DIR           stop every daemon by its PID (TERM, then
-#                                 KILL after 5 s), fail if one is left, and
-#                                 remove DIR
+#                                 KILL after 5 s), wait until each is gone
+#                                 (at most 10 s after KILL, then 5 s for
+#                                 its parent to reap it: one still a zombie
+#                                 then has exited all the same), fail if
+#                                 one still runs, and remove DIR
 #   cluster.sh pids DIR           the daemons' PIDs that are still running
 #
 # munged runs here (not in a namespace): its socket is a file in DIR, and a
@@ -190,14 +193,35 @@ up() { # dir [--net state]
   echo "export SLURM_CONF=$dir/slurm.conf"
 }
 
-pids() { # dir
-  local f p
+# A process that has ended but is not reaped yet (a zombie: its parent has
+# not waited for it) no longer runs: kill -0 still succeeds on it, and down
+# reported "could not stop" for a daemon that had exited.
+running() { # pid
+  local state
+  state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+present() { kill -0 "$1" 2>/dev/null; } # running, or exited and not reaped yet
+
+pids() { # dir [running|present]: the daemons' "PID name" lines
+  local f p is=${2:-running}
   for f in "$1"/*.pid; do
     [ -f "$f" ] || continue
     p=$(cat "$f")
-    kill -0 "$p" 2>/dev/null && echo "$p $(basename "$f" .pid)"
+    "$is" "$p" && echo "$p $(basename "$f" .pid)"
   done
   return 0
+}
+
+# Wait until no daemon of dir is running|present, polling every 0.1 s for
+# at most N tenths.
+wait_none() { # dir running|present tenths
+  local i
+  for (( i = 0; i < $3; i++ )); do
+    [ -z "$(pids "$1" "$2")" ] && return 0
+    sleep 0.1
+  done
+  [ -z "$(pids "$1" "$2")" ]
 }
 
 down() { # dir [--quiet]
@@ -212,15 +236,19 @@ down() { # dir [--quiet]
   for f in "$dir"/slurmd-*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
     [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
   done
-  for _ in $(seq 50); do
-    [ -z "$(pids "$dir")" ] && break
-    sleep 0.1
-  done
+  wait_none "$dir" running 50
   left=$(pids "$dir")
   if [ -n "$left" ]; then
+    # SIGKILL ends a process at once, but its exit (closing its files and
+    # sockets, a daemon in the kernel's slow paths) may take a while on a
+    # busy machine: 0.3 s was too short twice in one quiet run. 10 s bound.
     while read -r p _; do kill -KILL "$p" 2>/dev/null; done <<<"$left"
-    sleep 0.3
+    wait_none "$dir" running 100
   fi
+  # Then, until their parent has reaped them (at most 5 s more): gone from
+  # the process table, as whoever checks with kill -0 expects. One that is
+  # still a zombie after that has exited all the same.
+  wait_none "$dir" present 50
   left=$(pids "$dir")
   if [ -n "$left" ]; then say "could not stop: $left"; return 1; fi
   rm -rf "$dir"

@@ -36,6 +36,18 @@ class Data:
         return found[0]
 
 
+# A value the labs write is a line of a few hundred characters at most; a
+# longer one (a 10 MB "# host:") is shown cut, so that it cannot make the
+# PDF's build fail and the rest of the report with it.
+META_MAX = 400
+
+
+def short(value):
+    if len(value) <= META_MAX:
+        return value
+    return f"{value[:120]}... (cut by the report: {len(value)} characters)"
+
+
 def read(path, need=()):
     """Data of the file at path; `need` names columns that must exist."""
     try:
@@ -51,7 +63,7 @@ def read(path, need=()):
     while i < len(lines) and lines[i].startswith("#"):
         key, sep, value = lines[i][1:].partition(":")
         if sep:
-            meta[key.strip()] = value.strip()
+            meta[key.strip()] = short(value.strip())
         i += 1
     body = "\n".join(lines[i:])
     try:

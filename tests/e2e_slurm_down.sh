@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# ddl-test-pass: optimised: labs/slurm/cluster.sh's down is shell, and the stand-in daemons are sleep and bash
+# e2e_slurm_down.sh - `labs/slurm/cluster.sh down DIR` waits until every
+# daemon it stops is really gone, and no longer calls an exited daemon
+# "left" (it reported "could not stop: <pid> slurmd-ddl0" twice in one
+# quiet run: it waited 0.3 s after SIGKILL, and kill -0 succeeds on a
+# process that has exited but is not reaped yet). No Slurm is needed: the
+# state folder holds two stand-ins this test starts, by the PID files
+# `down` reads:
+#   - slurmd-h0: a process that exited and stays a zombie (its parent, also
+#     this test's, does not wait for it);
+#   - slurmd-h1: a shell that ignores SIGTERM, so that down must SIGKILL it,
+#     and whose parent (this script) reaps it only later.
+# Then down must exit 0 and remove the folder; `cluster.sh pids` on a
+# folder whose daemon is still running names it (down's check can fail).
+set -u
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+holder=
+cleanup() { # the stand-ins, by PID, waited for (no "Killed" notes)
+  local p
+  for p in $holder ${h1:-} ${live:-}; do kill -KILL "$p" 2>/dev/null; { wait "$p"; } 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail=0
+check() { # status name [why]
+  if [ "$1" = 0 ]; then echo "ok - slurm down: $2"; else echo "not ok - slurm down: $2${3:+: $3}"; fail=1; fi
+}
+state() { sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
+
+dir=$tmp/cluster
+mkdir -p "$dir" && : > "$dir/slurm.conf"
+# A zombie: the child exits after its parent has become a sleep, which
+# never waits (bash itself would reap it, were it still bash then).
+bash -c 'sleep 0.5 & echo $! > "$1"; exec sleep 120' - "$dir/slurmd-h0.pid" &
+holder=$!
+# A daemon that ignores SIGTERM.
+bash -c 'trap "" TERM; while :; do sleep 0.2; done' &
+h1=$!
+echo "$h1" > "$dir/slurmd-h1.pid"
+for _ in $(seq 100); do
+  [ -s "$dir/slurmd-h0.pid" ] && [ "$(state "$(cat "$dir/slurmd-h0.pid")")" = Z ] && break
+  sleep 0.1
+done
+zombie=$(cat "$dir/slurmd-h0.pid" 2>/dev/null)
+check $([ "$(state "$zombie")" = Z ] && echo 0 || echo 1) "the stand-in slurmd-h0 is a zombie (set-up)" "state '$(state "$zombie")'"
+
+labs/slurm/cluster.sh down "$dir" > "$tmp/down.log" 2>&1
+st=$?
+check $([ "$st" = 0 ] && [ ! -e "$dir" ] && [ "$(state "$h1")" != S ] && [ "$(state "$h1")" != R ] && echo 0 || echo 1) \
+  "down stops a daemon that ignores SIGTERM, counts an exited one not yet reaped as gone, and removes the folder" \
+  "status $st, h1 state '$(state "$h1")': $(cat "$tmp/down.log")"
+{ wait "$h1"; } 2>/dev/null
+h1=
+
+# The other way round: a daemon still running is named by `pids`.
+mkdir -p "$tmp/c2" && : > "$tmp/c2/slurm.conf"
+sleep 120 &
+live=$!
+echo "$live" > "$tmp/c2/slurmd-h0.pid"
+labs/slurm/cluster.sh pids "$tmp/c2" > "$tmp/pids.out" 2>&1
+check $(grep -q "^$live slurmd-h0$" "$tmp/pids.out" && echo 0 || echo 1) "cluster.sh pids names a daemon still running" \
+  "$(cat "$tmp/pids.out")"
+exit $fail
