@@ -61,8 +61,11 @@ int driver_write(Driver *d, Table *const *tables, int n)
 {
     int status = 0;
     if (d->rank == 0)
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
+            /* known only once the training ran, after most labs took their metadata */
+            if (d->resumed) meta_set(&tables[i]->meta, "resumed_from", "%s at batch %ld", d->resume_dir, d->resumed_at);
             if (table_write(tables[i], d->opt->out) != 0) status = 1;
+        }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return status;
 }
