@@ -185,7 +185,8 @@ launch_prefix_net-mpirun() {
 # yield when idle, core/placement.c); a -c the allocation was given is kept.
 launch_srun_flags() { # np
   local np=$1 c
-  SRUN_FLAGS=(--mpi=pmix --jobid="$LAUNCH_JOB" -n "$np" --export=ALL --kill-on-bad-exit=1)
+  SRUN_FLAGS=(--mpi=pmix --jobid="$LAUNCH_JOB" -J "${LAUNCH_STEP_NAME:-$LAB_NAME}" -n "$np" --export=ALL
+              --kill-on-bad-exit=1)
   if [ "$np" -gt "$LAUNCH_CPUS" ]; then SRUN_FLAGS+=(--overcommit)
   elif [ -z "${SLURM_CPUS_PER_TASK:-}" ]; then
     c=$(( LAUNCH_CPUS / np ))
@@ -376,8 +377,22 @@ launch_begin() { # maxnp
 
 # --- running a job ---------------------------------------------------------------
 LAUNCH_CHILD=
+# The name of a job's Slurm step (srun -J), so that sacct and squeue
+# --steps say which run is which: lab, mode and --tag, as "lab2-bench-ranks-np3".
+launch_step_name() { # prog args...
+  local name=$LAB_NAME prev= a
+  shift
+  [ $# -gt 0 ] && [ "${1#-}" = "$1" ] && name+=-$1
+  for a in "$@"; do
+    [ "$prev" = --tag ] && name+=-$a
+    prev=$a
+  done
+  echo "$name"
+}
 lab_mpi() { # np prog args...
   local np=$1; shift
+  if declare -F lab_job_selected >/dev/null && ! lab_job_selected; then return 0; fi
+  LAUNCH_STEP_NAME=$(launch_step_name "$@")
   launch_prefix "$np" || return 2
   [ "${DRY_RUN:-0}" = 1 ] || note "${LAUNCH_CMD[*]} $*"
   launch_wait "${LAUNCH_CMD[@]}" "$@"
@@ -385,8 +400,10 @@ lab_mpi() { # np prog args...
 
 # A one-process job with all the CPUs its launcher gives one process.
 lab_single() { # prog args...
+  if declare -F lab_job_selected >/dev/null && ! lab_job_selected; then return 0; fi
   case $LAUNCHER in
-    srun) launch_srun_flags 1
+    srun) LAUNCH_STEP_NAME=$(launch_step_name "$@")
+          launch_srun_flags 1
           [ "${DRY_RUN:-0}" = 1 ] || note "srun ${SRUN_FLAGS[*]} $*"
           launch_wait srun "${SRUN_FLAGS[@]}" "$@" ;;
     mpirun) [ "${DRY_RUN:-0}" = 1 ] || note "$*"
@@ -402,10 +419,21 @@ launch_wait() {
   if [ "${DRY_RUN:-0}" = 1 ]; then echo "$*" >&"$LAUNCH_DRY_FD"; return 0; fi
   "$@" &
   LAUNCH_CHILD=$!
-  local rc=0
-  wait "$LAUNCH_CHILD" || rc=$?
+  local rc
+  while :; do
+    rc=0
+    wait "$LAUNCH_CHILD" || rc=$?
+    # A trapped SIGUSR1 (launch_usr1) ends `wait` early: the job still runs.
+    [ "$rc" -gt 128 ] && kill -0 "$LAUNCH_CHILD" 2>/dev/null && continue
+    break
+  done
   LAUNCH_CHILD=
-  [ "$rc" = 0 ] || launch_failed "$rc"
+  [ "$LAUNCH_USR1" = 1 ] && launch_requeue "$rc"
+  if [ "$rc" = 0 ]; then
+    if declare -F lab_job_done >/dev/null; then lab_job_done "$*"; fi
+  else
+    launch_failed "$rc"
+  fi
   return "$rc"
 }
 
@@ -413,7 +441,7 @@ launch_wait() {
 launch_failed() { # rc
   local rc=$1 why="exited with status $rc"
   [ "$rc" -gt 128 ] && why="was killed by signal $(kill -l $(( rc - 128 )) 2>/dev/null || echo $(( rc - 128 )))"
-  note "the MPI job $why$(launch_slurm_state); $(launch_resume_hint)"
+  note "the MPI job $why$(launch_slurm_state)"
 }
 # " (Slurm job 812: TIMEOUT)" when the allocation has ended or is ending.
 launch_slurm_state() {
@@ -430,11 +458,50 @@ launch_slurm_state() {
   esac
   return 0
 }
+# How to continue, only where there is something to continue from: the
+# training runs' checkpoints (core/driver/resume.c), when any was written.
+# Nothing (status 1) otherwise: lab2's programs keep no checkpoints.
 launch_resume_hint() {
-  local again="make $LAB_NAME RESUME=1"
+  local again="make $LAB_NAME RESUME=1" root=${DDL_CHECKPOINT_ROOT:-results/checkpoints}
+  compgen -G "$root/*/checkpoint.txt" >/dev/null || return 1
   [ -n "${SLURM_JOB_ID:-}" ] && [ -z "${LAUNCH_OWN_JOB:-}" ] && [ -f "labs/slurm/$LAB_NAME.sbatch" ] &&
     again="sbatch --export=ALL,RESUME=1 labs/slurm/$LAB_NAME.sbatch"
-  echo "runs finished so far keep their checkpoints in ${DDL_CHECKPOINT_ROOT:-results/checkpoints}: $again continues"
+  echo "training runs keep their checkpoints in $root: $again continues them"
+}
+
+# Slurm's warning before a time limit or a preemption (sbatch
+# --signal=B:USR1@N) reaches the batch shell, this one: it passes SIGUSR1
+# to the running job (srun and mpirun pass it to every rank), whose ranks
+# agree to checkpoint at their next optimizer step and stop
+# (DDL_CHECKPOINT_ON_USR1=1, core/driver/preempt.c); then the job is
+# requeued. Between jobs, it is requeued at once: the finished trainings
+# have their checkpoints.
+LAUNCH_USR1=0
+launch_usr1() {
+  LAUNCH_USR1=1
+  if [ -n "${LAUNCH_CHILD:-}" ]; then
+    note "SIGUSR1 (Slurm's warning before the time limit or a preemption): passed to the running job, to checkpoint at its next optimizer step"
+    kill -USR1 "$LAUNCH_CHILD" 2>/dev/null || true
+  else
+    launch_requeue 0
+  fi
+}
+# After the warning: requeue this batch job (sbatch --requeue; it comes
+# back with SLURM_RESTART_COUNT set, and the labs/slurm scripts set
+# RESUME=1), else stop and say how to continue. Never returns.
+launch_requeue() { # status of the job that was running
+  local rc=$1 out
+  if [ -n "${SLURM_JOB_ID:-}" ] && [ -z "${LAUNCH_OWN_JOB:-}" ] &&
+     out=$(timeout 15 scontrol requeue "$SLURM_JOB_ID" 2>&1); then
+    LAUNCH_REQUEUED=1
+    note "the job (status $rc) stopped on SIGUSR1; Slurm job $SLURM_JOB_ID requeued: it continues from the checkpoints (RESUME=1)"
+    # Slurm now ends this shell (SIGTERM); wait for it.
+    trap '' USR1
+    for _ in $(seq 600); do sleep 1; done
+    exit 3
+  fi
+  note "the job (status $rc) stopped on SIGUSR1; not requeued${out:+ (scontrol requeue: $(head -1 <<<"$out"))}"
+  exit 3
 }
 
 # A signal to the lab (Ctrl-C, kill, Slurm's SIGTERM at a time limit or

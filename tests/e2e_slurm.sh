@@ -77,8 +77,10 @@ if ! why=$(labs/slurm/cluster.sh check); then
 fi
 
 # --- 2. a one-node cluster -------------------------------------------------------
+# The node declares this machine's CPUs, no more: srun binds each task to
+# CPUs of its own (task/affinity), as on a real cluster.
 t0=$(date +%s.%N)
-labs/slurm/cluster.sh up "$CLUSTER" > "$tmp/up.out" 2> "$tmp/up.err"
+DDL_SLURM_CPUS=$(env -u OMP_NUM_THREADS nproc) labs/slurm/cluster.sh up "$CLUSTER" > "$tmp/up.out" 2> "$tmp/up.err"
 st=$?
 up_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 check $(all '[ "$st" = 0 ] && grep -q "export SLURM_CONF=" "$tmp/up.out"') "a one-node cluster comes up, its node idle (${up_s} s)" \
@@ -221,7 +223,7 @@ jobid=$(squeue -h -o %i 2>/dev/null | head -1)
 [ -n "$jobid" ] && scancel "$jobid"
 wait "$lab"
 st=$?
-check $(all '[ -n "$jobid" ] && [ "$st" != 0 ] && grep -q "CANCELLED" "$tmp/killed.log" && grep -q "RESUME=1 continues" "$tmp/killed.log"') \
+check $(all '[ -n "$jobid" ] && [ "$st" != 0 ] && grep -q "CANCELLED" "$tmp/killed.log" && grep -q "RESUME=1 continues them" "$tmp/killed.log"') \
   "a job cancelled by Slurm stops the lab with a message and says how to continue" "status $st: $(tail -2 "$tmp/killed.log")"
 check $(all '[ -n "$kept" ] && [ -f "$kept/checkpoint.txt" ] && [ ! -e "$R.tmp" ]') \
   "the finished run's checkpoint is kept, and no half results folder" "checkpoint '${kept:-none}'"
