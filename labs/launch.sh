@@ -491,14 +491,16 @@ launch_usr1() {
 # RESUME=1), else stop and say how to continue. Never returns.
 launch_requeue() { # status of the job that was running
   local rc=$1 out
-  if [ -n "${SLURM_JOB_ID:-}" ] && [ -z "${LAUNCH_OWN_JOB:-}" ] &&
-     out=$(timeout 15 scontrol requeue "$SLURM_JOB_ID" 2>&1); then
+  trap '' USR1
+  if [ -n "${SLURM_JOB_ID:-}" ] && [ -z "${LAUNCH_OWN_JOB:-}" ]; then
+    # Said first: the requeue ends this shell (SIGTERM) at once.
+    note "the job (status $rc) stopped on SIGUSR1; requeueing Slurm job $SLURM_JOB_ID: it continues from the checkpoints (RESUME=1)"
     LAUNCH_REQUEUED=1
-    note "the job (status $rc) stopped on SIGUSR1; Slurm job $SLURM_JOB_ID requeued: it continues from the checkpoints (RESUME=1)"
-    # Slurm now ends this shell (SIGTERM); wait for it.
-    trap '' USR1
-    for _ in $(seq 600); do sleep 1; done
-    exit 3
+    if out=$(timeout 15 scontrol requeue "$SLURM_JOB_ID" 2>&1); then
+      for _ in $(seq 600); do sleep 1; done # until Slurm's SIGTERM
+      exit 3
+    fi
+    LAUNCH_REQUEUED=0
   fi
   note "the job (status $rc) stopped on SIGUSR1; not requeued${out:+ (scontrol requeue: $(head -1 <<<"$out"))}"
   exit 3

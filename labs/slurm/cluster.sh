@@ -88,7 +88,10 @@ SlurmdUser=root
 SlurmctldPort=$cport
 SlurmdPort=$dport
 AuthType=auth/munge
-AuthInfo=socket=$dir/munge/socket
+# cred_expire: a requeued job may start again only this long after it
+# stopped (Slurm's default, 120 s, is a site's; a test of requeue here
+# waits 10).
+AuthInfo=socket=$dir/munge/socket,cred_expire=10
 CredType=cred/munge
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool/%n
