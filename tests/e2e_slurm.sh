@@ -20,8 +20,8 @@
 #   6. the cluster goes down: no daemon left;
 #   7. an emulated 2-host cluster with one slurmd per host (NET=1gbit
 #      HOSTS=2 LAUNCH=slurm): lab2 runs across the hosts with srun, its
-#      outputs say srun and the emulated network, and no namespace, state
-#      or daemon is left.
+#      outputs say srun, the emulated network and each rank's node, and no
+#      namespace, state or daemon is left.
 # The sanitizer pass (SANITIZE=1) runs 1-3 and 6 (the C code under srun);
 # the scripts' paths are the same in both builds.
 # Quick tier (DDL_TEST_TIER=quick, make test): every step but srun -c 2
@@ -249,6 +249,8 @@ check $(all '[ "$st" = 0 ] && [ -s "$csv" ] && [ "$(wrong "$csv")" = 0 ] && [ -s
 check $(all '[ "$(meta "$csv" launcher)" = srun ] && meta "$csv" emulated_network | grep -q "^2 hosts, 1 Gbit/s" && [ "$(meta "$csv" hosts)" = 2 ] && meta "$csv" emulated_network_setup | grep -q "srun --mpi=pmix with one slurmd per host"') \
   "its outputs say launcher srun, the emulated network and 2 hosts" \
   "launcher '$(meta "$csv" launcher)', network '$(meta "$csv" emulated_network)', hosts '$(meta "$csv" hosts)'"
+places=$(meta "$R/train-np2.csv" rank_places)
+check $(all '[ "$places" = "0 h0, 1 h1" ]') "the outputs record each rank's node (rank_places)" "'$places'"
 tag=ddl-$lab
 left=$( { ip netns list 2>/dev/null | grep "^$tag-"; [ -e "/run/ddlab-net/$tag" ] && echo "/run/ddlab-net/$tag"; pgrep -f "/run/ddlab-net/$tag"; } | tr '\n' ' ')
 check $(all '[ -z "$left" ]') "nothing is left: namespaces, state, slurmd, slurmctld, munged" "$left"
