@@ -193,6 +193,11 @@ launch_srun_flags() { # np
     [ "$c" -gt "$LAUNCH_NODE_CPUS" ] && c=$LAUNCH_NODE_CPUS
     SRUN_FLAGS+=(-c "$c")
   fi
+  # Each task on cores of its own, said rather than left to the site's
+  # default, where the cluster binds at all (not task/none: srun would
+  # warn on every job) and the tasks fit.
+  if [ "${LAUNCH_CAN_BIND:-0}" = 1 ] && [ "$np" -le "$LAUNCH_CPUS" ]; then SRUN_FLAGS+=(--cpu-bind=cores); fi
+  return 0
 }
 launch_prefix_srun() {
   local np=$1 a i
@@ -324,6 +329,8 @@ slurm_job_cpus() { # job [command prefix...]
 launch_begin_srun() {
   local maxnp=$1
   slurm_reachable
+  local config; config=$(timeout 15 scontrol show config 2>/dev/null) || true
+  if grep -q '^TaskPlugin *= *.*task/affinity' <<<"$config"; then LAUNCH_CAN_BIND=1; fi
   if [ -n "${SLURM_JOB_ID:-}" ]; then
     # Inside an allocation (sbatch, salloc): use it; too few tasks for the
     # lab is refused now, not found half-way through.
