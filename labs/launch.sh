@@ -385,21 +385,28 @@ launch_begin() { # maxnp
 # --- running a job ---------------------------------------------------------------
 LAUNCH_CHILD=
 # The name of a job's Slurm step (srun -J), so that sacct and squeue
-# --steps say which run is which: lab, mode and --tag, as "lab2-bench-ranks-np3".
-launch_step_name() { # prog args...
-  local name=$LAB_NAME prev= a
-  shift
+# --steps say which run is which: lab, mode, then the run's --tag, or
+# else the options that tell its runs apart, and the ranks:
+# "lab3-run-scale-ddp-np2", "lab2-bench-np4", "lab5-run-csgd-fp16-np5".
+launch_step_name() { # np prog args...
+  local np=$1 name=$LAB_NAME prev= a tag= what=
+  shift 2
   [ $# -gt 0 ] && [ "${1#-}" = "$1" ] && name+=-$1
   for a in "$@"; do
-    [ "$prev" = --tag ] && name+=-$a
+    case $prev in
+      --tag) tag=-$a ;;
+      --model|--dataset|--scheme|--precision|--workload|--style|--sync) what+=-$a ;;
+    esac
     prev=$a
   done
+  name+=${tag:-$what}
+  [[ $name == *-np$np ]] || name+=-np$np
   echo "$name"
 }
 lab_mpi() { # np prog args...
   local np=$1; shift
   if declare -F lab_job_selected >/dev/null && ! lab_job_selected; then return 0; fi
-  LAUNCH_STEP_NAME=$(launch_step_name "$@")
+  LAUNCH_STEP_NAME=$(launch_step_name "$np" "$@")
   launch_prefix "$np" || return 2
   [ "${DRY_RUN:-0}" = 1 ] || note "${LAUNCH_CMD[*]} $*"
   launch_wait "${LAUNCH_CMD[@]}" "$@"
@@ -409,7 +416,7 @@ lab_mpi() { # np prog args...
 lab_single() { # prog args...
   if declare -F lab_job_selected >/dev/null && ! lab_job_selected; then return 0; fi
   case $LAUNCHER in
-    srun) LAUNCH_STEP_NAME=$(launch_step_name "$@")
+    srun) LAUNCH_STEP_NAME=$(launch_step_name 1 "$@")
           launch_srun_flags 1
           [ "${DRY_RUN:-0}" = 1 ] || note "srun ${SRUN_FLAGS[*]} $*"
           launch_wait srun "${SRUN_FLAGS[@]}" "$@" ;;

@@ -202,7 +202,7 @@ check $(all '[ "$st" = 0 ] && [ -s "$R/bench-np2.csv" ] && [ -s "$R/train-np2.cs
   "LAUNCH=slurm: labs/lab2/run.sh runs every job in an allocation it asked for" "status $st: $(tail -3 "$tmp/lab2.log")"
 check $(all '[ "$(meta "$R/train-np2.csv" launcher)" = srun ] && [ -n "$(meta "$R/train-np2.csv" slurm_job)" ] && [ "$(wrong "$R/bench-np2.csv")" = 0 ]') \
   "its results say launcher srun and the job" "'$(meta "$R/train-np2.csv" launcher)'"
-check $(all 'grep -q "srun .* -J lab2-bench-ranks-np1 .*--cpu-bind=cores bin/lab2 bench" "$tmp/lab2.log" && grep -q "srun .* -J lab2-train .*bin/lab2 train" "$tmp/lab2.log"') \
+check $(all 'grep -q "srun .* -J lab2-bench-ranks-np1 .*--cpu-bind=cores bin/lab2 bench" "$tmp/lab2.log" && grep -q "srun .* -J lab2-train-np2 .*bin/lab2 train" "$tmp/lab2.log"') \
   "every srun names its step after the lab and run (-J lab2-bench-ranks-np1) and binds each task to its cores" \
   "$(grep -m1 "srun --mpi" "$tmp/lab2.log")"
 check $(all '[ -z "$(squeue -h 2>/dev/null)" ]') "the allocation is released at the end" "$(squeue -h 2>&1)"
