@@ -11,7 +11,8 @@
 #   4. a lab3 job warned with SIGUSR1 (what --signal=B:USR1@120 sends)
 #      checkpoints at its next step, requeues itself, resumes, ends
 #      COMPLETED after one requeue with the losses of a job never warned,
-#      and its outputs say it was resumed and from where;
+#      and its outputs say it was resumed and from where; in the full tier
+#      also a job with a real time limit, warned by Slurm itself;
 #   5. every command line of the README's ```sh blocks, as written, in a
 #      folder of its own (links to this checkout; the cluster's folder
 #      /tmp/ddl-slurm becomes this test's): each exits 0, and every batch
@@ -150,6 +151,17 @@ check $(all '[ "$(col "$a-iters.csv" loss 2>/dev/null | wc -l)" -ge 3 ] && [ "$l
 from=$(meta "$a-summary.csv" resumed_from)
 check $(all 'grep -q "lab3-task1 at batch [1-9]" <<<"$from" && [ "$(meta "$a-summary.csv" slurm_restarts)" = 1 ] && [ -z "$(meta "$b-summary.csv" resumed_from)" ]') \
   "its outputs say it was resumed, from where, and after 1 restart" "resumed_from '$from', slurm_restarts '$(meta "$a-summary.csv" slurm_restarts)'"
+# Full tier: Slurm's own warning, from a real time limit: 2 minutes,
+# warned 100 s before (Slurm may warn up to 60 s earlier), a run of about
+# a minute here (320 steps): warned once, requeued once, COMPLETED.
+if [ "$quick" = 0 ]; then
+  tl=$( (cd "$work" && sbatch --parsable --ntasks-per-node=2 --time=2 --signal=B:USR1@100 -o "$tmp/tl.out" \
+     --export=ALL,LAB3_SMOKE=1,LAB3_SMOKE_ITERS=320,LAB_ARRAY_TASK=1,LAB_ARRAY_ID=3 labs/slurm/lab3.sbatch) )
+  for _ in $(seq 600); do case "$(state "$tl")" in COMPLETED|FAILED|TIMEOUT|CANCELLED) break ;; esac; sleep 0.5; done
+  check $(all '[ "$(state "$tl")" = COMPLETED ] && [ "$(restarts "$tl")" = 1 ] && grep -q "SIGUSR1.*checkpoint at batch" "$tmp/tl.out" && grep -q "resumed from .* at batch [1-9]" "$tmp/tl.out"') \
+    "--time=2 --signal=B:USR1@100: Slurm's warning checkpoints the run, it requeues, resumes and ends COMPLETED" \
+    "job $tl: $(state "$tl"), restarts $(restarts "$tl"): $(grep -E "SIGUSR1|resumed|requeue" "$tmp/tl.out" | head -3)"
+fi
 drain 30
 rm -rf "$work"/results/* "$work"/*.out
 echo "# sections 1-4: $SECONDS s"
