@@ -647,6 +647,7 @@ help:
 	@echo "  DDL_SIM_PLATFORM, DDL_SIM_NETWORK, DDL_SIM_HOST_SPEED, DDL_SIM_PLATFORM_SPEED, DDL_SIM_COLL_SELECTOR,"
 	@echo "  DDL_SIM_COMPUTE           set by labs/platforms/sim.sh and labs/launch.sh for PLATFORM= runs (provenance)"
 	@echo "  DDL_GRADE_TAPE            set by the grader: record:PATH or replay:PATH (labs/grade/tape/tape.h)"
+	@echo "  DDL_CHECKPOINT_ON_USR1=1  on SIGUSR1 every rank checkpoints at its next optimizer step, then stops (status 3; labs/slurm)"
 	@echo
 	@echo "Environment read by make labN, make figures, make bench and their scripts:"
 	@echo "  RERUN=1                   make figures runs every lab again, not only those without results"
@@ -656,6 +657,7 @@ help:
 	@echo "  OPENBLAS_CORETYPE, DDL_KEEP_CORETYPE=1   make labN upgrades a Haswell kernel choice on AVX-512 CPUs unless 1"
 	@echo "  LAUNCH_PML, LAUNCH_MCA    the pml (default ob1) and more --mca k v pairs for every MPI job (labs/launch.sh)"
 	@echo "  LAB2_SMOKE, LAB3_SMOKE, LAB6_SMOKE=1     the lab's tiny settings (tests)"
+	@echo "  LAB_ARRAY_TASK, LAB_ARRAY_ID, LAB_ARRAY_MERGE, LAB_CORES   one job of a lab as a Slurm array task (labs/slurm/sweep.sh)"
 	@echo "  LAB4_SCHEMES, LAB4_MONITOR=1              lab4: group,lga; Open MPI's own byte counters (labs/lab4/README.md)"
 	@echo "  LAB5_SCHEMES, LAB5_E, LAB5_SHARDS, LAB5_ALPHA, LAB5_EXTRA, LAB5_TARGET   lab5's schemes, local epochs,"
 	@echo "                   user shards (iid | sorted | dirichlet), Dirichlet alpha, more flags, target accuracy"

@@ -34,7 +34,8 @@ lab_exit_hooks() {
 }
 lab_signal() { # name status
   trap '' INT TERM HUP # a second signal must not stop the clean-up half-way
-  note "stopped by SIG$1$(launch_slurm_state); $(launch_resume_hint)"
+  if [ "${LAUNCH_REQUEUED:-0}" = 1 ]; then note "stopped by SIG$1 for the requeue"
+  else note "stopped by SIG$1$(launch_slurm_state)"; fi
   launch_stop_child
   exit "$2"
 }
@@ -42,6 +43,7 @@ trap lab_exit_hooks EXIT
 trap 'lab_signal INT 130' INT
 trap 'lab_signal TERM 143' TERM
 trap 'lab_signal HUP 129' HUP
+trap launch_usr1 USR1
 
 # --- the make variables --------------------------------------------------------
 NP_GIVEN=${NP:+1}
@@ -145,6 +147,37 @@ fi
 # native ones: "sim-<platform>", "net-<NET>" or nothing.
 VARIANT=${SIM_TAG:-$NET_TAG}
 
+# Array jobs (labs/slurm/sweep.sh): one Slurm array task per MPI job of the
+# lab, then one dependent job that merges and draws.
+#   LAB_ARRAY_TASK=K LAB_ARRAY_ID=ID  run only the lab's K-th job (from 1,
+#       in the order DRY_RUN=1 lists them) into
+#       results/labN.array-ID/task-K; no table, no figures
+#   LAB_ARRAY_MERGE=ID  run no job: the tasks' outputs become results/labN,
+#       then the figures and table, as `make labN` draws them
+# LAB_CORES=N stands for this machine's CPUs (CORES), so that the listing
+# and every task count the same jobs (a lab's sweep may follow CORES).
+case "${LAB_CORES:-1}" in ''|*[!0-9]*|0*) echo "error: LAB_CORES='$LAB_CORES': a number of CPUs" >&2; exit 2 ;; esac
+[ -n "${LAB_CORES:-}" ] && CORES=$LAB_CORES
+LAB_ARRAY_DIR=
+if [ -n "${LAB_ARRAY_TASK:-}${LAB_ARRAY_MERGE:-}" ]; then
+  [ -z "$VARIANT" ] || { echo "error: array jobs run the native lab, not NET= or PLATFORM=" >&2; exit 2; }
+  id=${LAB_ARRAY_MERGE:-${LAB_ARRAY_ID:-}}
+  case "$id" in ''|*[!0-9_]*) echo "error: LAB_ARRAY_ID/LAB_ARRAY_MERGE='$id': the array's Slurm job id" >&2; exit 2 ;; esac
+  LAB_ARRAY_DIR=${RESULTS:-results/$LAB_NAME}.array-$id
+  if [ -n "${LAB_ARRAY_TASK:-}" ]; then
+    case "$LAB_ARRAY_TASK" in [1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;; *)
+      echo "error: LAB_ARRAY_TASK='$LAB_ARRAY_TASK': a job number from 1" >&2; exit 2 ;; esac
+    export RESULTS=$LAB_ARRAY_DIR/task-$LAB_ARRAY_TASK
+  fi
+fi
+# launch.sh asks before each job: does this run start it? (array tasks)
+LAB_JOB_COUNT=0
+lab_job_selected() {
+  LAB_JOB_COUNT=$((LAB_JOB_COUNT + 1))
+  [ -n "${LAB_ARRAY_MERGE:-}" ] && return 1
+  [ -z "${LAB_ARRAY_TASK:-}" ] || [ "$LAB_JOB_COUNT" = "$LAB_ARRAY_TASK" ]
+}
+
 # Checkpoints (core/driver/resume.c): every training run of a lab keeps
 # one under results/checkpoints/<program>-<run> (each epoch and at the
 # end), and make labN RESUME=1 continues each run from its checkpoint:
@@ -173,7 +206,12 @@ lab_begin() {
     exit 2
   fi
   echo $$ > "$lock"
-  launch_begin "$1"
+  if [ -n "${LAB_ARRAY_MERGE:-}" ]; then
+    [ -d "$LAB_ARRAY_DIR" ] || { echo "error: LAB_ARRAY_MERGE=$LAB_ARRAY_MERGE: no $LAB_ARRAY_DIR (the array's outputs)" >&2; exit 2; }
+    note "array $LAB_ARRAY_MERGE: merging $(ls -d "$LAB_ARRAY_DIR"/task-*/ 2>/dev/null | wc -l) task(s) from $LAB_ARRAY_DIR"
+  else
+    launch_begin "$1"
+  fi
   rm -rf "$OUT.tmp"
   mkdir -p "$OUT.tmp" || { echo "error: cannot create $OUT.tmp" >&2; exit 2; }
   lab_on_exit lab_discard
@@ -184,20 +222,61 @@ lab_no_lock() {
   if [ -n "${LAB_LOCK_FD:-}" ]; then "$@" {LAB_LOCK_FD}>&-; else "$@"; fi
 }
 
-# A run that did not finish leaves no half folder: its finished runs are in
-# their checkpoints (RESUME=1).
-lab_discard() { [ -n "${OUT:-}" ] && rm -rf "$OUT.tmp"; return 0; }
+# Each job that ends well adds a line to $OUT.tmp/.finished (launch_wait
+# calls this): a file changed after the last line is a stopped job's.
+lab_job_done() { [ -n "${OUT:-}" ] && [ -d "$OUT.tmp" ] && echo "$1" >> "$OUT.tmp/.finished"; return 0; }
+
+# A run that did not finish leaves no half folder. The outputs of the jobs
+# that finished go to $OUT.partial (what a stopped job half wrote is
+# removed); training runs also keep their checkpoints (RESUME=1).
+lab_discard() {
+  [ -n "${OUT:-}" ] && [ -d "$OUT.tmp" ] || return 0
+  if [ "${DRY_RUN:-0}" = 1 ]; then rm -rf "$OUT.tmp"; return 0; fi
+  local done=$OUT.tmp/.finished n=0 hint
+  [ -f "$done" ] && n=$(wc -l < "$done")
+  if [ "$n" -gt 0 ]; then
+    find "$OUT.tmp" -newer "$done" -type f -delete 2>/dev/null
+    rm -f "$done"
+    rm -rf "$OUT.partial"
+    mv "$OUT.tmp" "$OUT.partial" &&
+      note "the $n job(s) that finished left their outputs in $OUT.partial (a later run starts afresh, beside them)"
+  else
+    rm -rf "$OUT.tmp"
+    note "no job finished: no results kept"
+  fi
+  if hint=$(launch_resume_hint); then note "$hint"; fi
+  return 0
+}
 
 # lab_commit: $OUT.tmp becomes $OUT; the variants' folders inside the old
 # $OUT (net-1gbit, sim-cluster4, ...) move into the new one.
 lab_commit() {
   local d
   if [ "${DRY_RUN:-0}" = 1 ]; then note "DRY_RUN=1: nothing ran"; exit 0; fi
+  if [ -n "${LAB_ARRAY_TASK:-}" ]; then
+    [ "$LAB_JOB_COUNT" -ge "$LAB_ARRAY_TASK" ] ||
+      { echo "error: LAB_ARRAY_TASK=$LAB_ARRAY_TASK: $LAB_NAME has $LAB_JOB_COUNT job(s)" >&2; exit 2; }
+    # The empty files are the skipped jobs' stdout, opened by run.sh.
+    find "$OUT.tmp" -type f -empty -delete
+  fi
+  if [ -n "${LAB_ARRAY_MERGE:-}" ]; then
+    # Every task's outputs, but not its checkpoints: each job's files are
+    # its own (named by its run), so nothing overlaps.
+    local dest; dest=$(cd "$OUT.tmp" && pwd)
+    for d in "$LAB_ARRAY_DIR"/task-*/; do
+      (cd "$d" && find . -path ./checkpoints -prune -o -type f ! -name '*.lock' -print0 |
+        xargs -0 -r cp --parents -t "$dest") ||
+        { echo "error: cannot merge $d into $OUT.tmp" >&2; exit 1; }
+    done
+  fi
   if [ -d "$OUT" ]; then
     for d in "$OUT"/net-* "$OUT"/sim-*; do
       [ -d "$d" ] && [ ! -e "$OUT.tmp/$(basename "$d")" ] && mv "$d" "$OUT.tmp/"
     done
   fi
-  rm -rf "$OUT"
+  rm -rf "$OUT" "$OUT.partial"
+  rm -f "$OUT.tmp/.finished"
   mv "$OUT.tmp" "$OUT"
+  if [ -n "${LAB_ARRAY_TASK:-}" ]; then note "array task $LAB_ARRAY_TASK: job $LAB_ARRAY_TASK of $LAB_JOB_COUNT in $OUT"; exit 0; fi
+  if [ -n "${LAB_ARRAY_MERGE:-}" ]; then rm -rf "$LAB_ARRAY_DIR"; fi
 }

@@ -185,13 +185,19 @@ launch_prefix_net-mpirun() {
 # yield when idle, core/platform/placement.c); a -c the allocation was given is kept.
 launch_srun_flags() { # np
   local np=$1 c
-  SRUN_FLAGS=(--mpi=pmix --jobid="$LAUNCH_JOB" -n "$np" --export=ALL --kill-on-bad-exit=1)
+  SRUN_FLAGS=(--mpi=pmix --jobid="$LAUNCH_JOB" -J "${LAUNCH_STEP_NAME:-$LAB_NAME}" -n "$np" --export=ALL
+              --kill-on-bad-exit=1)
   if [ "$np" -gt "$LAUNCH_CPUS" ]; then SRUN_FLAGS+=(--overcommit)
   elif [ -z "${SLURM_CPUS_PER_TASK:-}" ]; then
     c=$(( LAUNCH_CPUS / np ))
     [ "$c" -gt "$LAUNCH_NODE_CPUS" ] && c=$LAUNCH_NODE_CPUS
     SRUN_FLAGS+=(-c "$c")
   fi
+  # Each task on cores of its own, said rather than left to the site's
+  # default, where the cluster binds at all (not task/none: srun would
+  # warn on every job) and the tasks fit.
+  if [ "${LAUNCH_CAN_BIND:-0}" = 1 ] && [ "$np" -le "$LAUNCH_CPUS" ]; then SRUN_FLAGS+=(--cpu-bind=cores); fi
+  return 0
 }
 launch_prefix_srun() {
   local np=$1 a i
@@ -323,6 +329,8 @@ slurm_job_cpus() { # job [command prefix...]
 launch_begin_srun() {
   local maxnp=$1
   slurm_reachable
+  local config; config=$(timeout 15 scontrol show config 2>/dev/null) || true
+  if grep -q '^TaskPlugin *= *.*task/affinity' <<<"$config"; then LAUNCH_CAN_BIND=1; fi
   if [ -n "${SLURM_JOB_ID:-}" ]; then
     # Inside an allocation (sbatch, salloc): use it; too few tasks for the
     # lab is refused now, not found half-way through.
@@ -376,8 +384,29 @@ launch_begin() { # maxnp
 
 # --- running a job ---------------------------------------------------------------
 LAUNCH_CHILD=
+# The name of a job's Slurm step (srun -J), so that sacct and squeue
+# --steps say which run is which: lab, mode, then the run's --tag, or
+# else the options that tell its runs apart, and the ranks:
+# "lab3-run-scale-ddp-np2", "lab2-bench-np4", "lab5-run-csgd-fp16-np5".
+launch_step_name() { # np prog args...
+  local np=$1 name=$LAB_NAME prev= a tag= what=
+  shift 2
+  [ $# -gt 0 ] && [ "${1#-}" = "$1" ] && name+=-$1
+  for a in "$@"; do
+    case $prev in
+      --tag) tag=-$a ;;
+      --model|--dataset|--scheme|--precision|--workload|--style|--sync) what+=-$a ;;
+    esac
+    prev=$a
+  done
+  name+=${tag:-$what}
+  [[ $name == *-np$np ]] || name+=-np$np
+  echo "$name"
+}
 lab_mpi() { # np prog args...
   local np=$1; shift
+  if declare -F lab_job_selected >/dev/null && ! lab_job_selected; then return 0; fi
+  LAUNCH_STEP_NAME=$(launch_step_name "$np" "$@")
   launch_prefix "$np" || return 2
   [ "${DRY_RUN:-0}" = 1 ] || note "${LAUNCH_CMD[*]} $*"
   launch_wait "${LAUNCH_CMD[@]}" "$@"
@@ -385,8 +414,10 @@ lab_mpi() { # np prog args...
 
 # A one-process job with all the CPUs its launcher gives one process.
 lab_single() { # prog args...
+  if declare -F lab_job_selected >/dev/null && ! lab_job_selected; then return 0; fi
   case $LAUNCHER in
-    srun) launch_srun_flags 1
+    srun) LAUNCH_STEP_NAME=$(launch_step_name 1 "$@")
+          launch_srun_flags 1
           [ "${DRY_RUN:-0}" = 1 ] || note "srun ${SRUN_FLAGS[*]} $*"
           launch_wait srun "${SRUN_FLAGS[@]}" "$@" ;;
     mpirun) [ "${DRY_RUN:-0}" = 1 ] || note "$*"
@@ -402,10 +433,21 @@ launch_wait() {
   if [ "${DRY_RUN:-0}" = 1 ]; then echo "$*" >&"$LAUNCH_DRY_FD"; return 0; fi
   "$@" &
   LAUNCH_CHILD=$!
-  local rc=0
-  wait "$LAUNCH_CHILD" || rc=$?
+  local rc
+  while :; do
+    rc=0
+    wait "$LAUNCH_CHILD" || rc=$?
+    # A trapped SIGUSR1 (launch_usr1) ends `wait` early: the job still runs.
+    [ "$rc" -gt 128 ] && kill -0 "$LAUNCH_CHILD" 2>/dev/null && continue
+    break
+  done
   LAUNCH_CHILD=
-  [ "$rc" = 0 ] || launch_failed "$rc"
+  [ "$LAUNCH_USR1" = 1 ] && launch_requeue "$rc"
+  if [ "$rc" = 0 ]; then
+    if declare -F lab_job_done >/dev/null; then lab_job_done "$*"; fi
+  else
+    launch_failed "$rc"
+  fi
   return "$rc"
 }
 
@@ -413,7 +455,7 @@ launch_wait() {
 launch_failed() { # rc
   local rc=$1 why="exited with status $rc"
   [ "$rc" -gt 128 ] && why="was killed by signal $(kill -l $(( rc - 128 )) 2>/dev/null || echo $(( rc - 128 )))"
-  note "the MPI job $why$(launch_slurm_state); $(launch_resume_hint)"
+  note "the MPI job $why$(launch_slurm_state)"
 }
 # " (Slurm job 812: TIMEOUT)" when the allocation has ended or is ending.
 launch_slurm_state() {
@@ -430,11 +472,52 @@ launch_slurm_state() {
   esac
   return 0
 }
+# How to continue, only where there is something to continue from: the
+# training runs' checkpoints (core/driver/resume.c), when any was written.
+# Nothing (status 1) otherwise: lab2's programs keep no checkpoints.
 launch_resume_hint() {
-  local again="make $LAB_NAME RESUME=1"
+  local again="make $LAB_NAME RESUME=1" root=${DDL_CHECKPOINT_ROOT:-results/checkpoints}
+  compgen -G "$root/*/checkpoint.txt" >/dev/null || return 1
   [ -n "${SLURM_JOB_ID:-}" ] && [ -z "${LAUNCH_OWN_JOB:-}" ] && [ -f "labs/slurm/$LAB_NAME.sbatch" ] &&
     again="sbatch --export=ALL,RESUME=1 labs/slurm/$LAB_NAME.sbatch"
-  echo "runs finished so far keep their checkpoints in ${DDL_CHECKPOINT_ROOT:-results/checkpoints}: $again continues"
+  echo "training runs keep their checkpoints in $root: $again continues them"
+}
+
+# Slurm's warning before a time limit or a preemption (sbatch
+# --signal=B:USR1@N) reaches the batch shell, this one: it passes SIGUSR1
+# to the running job (srun and mpirun pass it to every rank), whose ranks
+# agree to checkpoint at their next optimizer step and stop
+# (DDL_CHECKPOINT_ON_USR1=1, core/driver/preempt.c); then the job is
+# requeued. Between jobs, it is requeued at once: the finished trainings
+# have their checkpoints.
+LAUNCH_USR1=0
+launch_usr1() {
+  LAUNCH_USR1=1
+  if [ -n "${LAUNCH_CHILD:-}" ]; then
+    note "SIGUSR1 (Slurm's warning before the time limit or a preemption): passed to the running job, to checkpoint at its next optimizer step"
+    kill -USR1 "$LAUNCH_CHILD" 2>/dev/null || true
+  else
+    launch_requeue 0
+  fi
+}
+# After the warning: requeue this batch job (sbatch --requeue; it comes
+# back with SLURM_RESTART_COUNT set, and the labs/slurm scripts set
+# RESUME=1), else stop and say how to continue. Never returns.
+launch_requeue() { # status of the job that was running
+  local rc=$1 out
+  trap '' USR1
+  if [ -n "${SLURM_JOB_ID:-}" ] && [ -z "${LAUNCH_OWN_JOB:-}" ]; then
+    # Said first: the requeue ends this shell (SIGTERM) at once.
+    note "the job (status $rc) stopped on SIGUSR1; requeueing Slurm job $SLURM_JOB_ID: it continues from the checkpoints (RESUME=1)"
+    LAUNCH_REQUEUED=1
+    if out=$(timeout 15 scontrol requeue "$SLURM_JOB_ID" 2>&1); then
+      for _ in $(seq 600); do sleep 1; done # until Slurm's SIGTERM
+      exit 3
+    fi
+    LAUNCH_REQUEUED=0
+  fi
+  note "the job (status $rc) stopped on SIGUSR1; not requeued${out:+ (scontrol requeue: $(head -1 <<<"$out"))}"
+  exit 3
 }
 
 # A signal to the lab (Ctrl-C, kill, Slurm's SIGTERM at a time limit or

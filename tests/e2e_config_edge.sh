@@ -98,7 +98,7 @@ if [ $rc -ne 0 ] && grep -q "$tmp/data/mnist" "$tmp/data.log"; then ok "DDL_DATA
 else bad "DDL_DATA: status $rc: $(grep -m 2 . "$tmp/data.log")"; fi
 
 # --- 4. every variable is documented ------------------------------------------
-names=$(sed -n 's/^ *{ "\(DDL_[A-Z_]*\)", ENV_.*/\1/p' core/driver/environment.c)
+names=$(sed -n 's/^ *{ "\(DDL_[A-Z0-9_]*\)", ENV_.*/\1/p' core/driver/environment.c)
 help=$("$BIN/lab1" --help 2>&1)
 mk=$(make -s --no-print-directory help 2>&1)
 missing_help=() missing_make=()

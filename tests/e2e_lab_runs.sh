@@ -78,8 +78,8 @@ for lab in lab4 lab5; do
     "status $st: $(head -1 "$tmp/dev.err")"
 done
 LAUNCH=slurm DRY_RUN=1 NP=2 labs/lab3/run.sh > "$tmp/l3" 2>/dev/null
-check $(all '[ "$(grep -c "srun --mpi=pmix" "$tmp/l3")" = "$(grep -c "bin/lab3 run" "$tmp/l3")" ] && grep -q "srun --mpi=pmix --jobid=DRY -n 2 " "$tmp/l3"') \
-  "LAUNCH=slurm starts every job of lab3 with srun --mpi=pmix" "$(head -1 "$tmp/l3" | cut -c1-120)"
+check $(all '[ "$(grep -c "srun --mpi=pmix" "$tmp/l3")" = "$(grep -c "bin/lab3 run" "$tmp/l3")" ] && grep -q "srun --mpi=pmix --jobid=DRY -J lab3-run-task2a-np2 -n 2 " "$tmp/l3"') \
+  "LAUNCH=slurm starts every job of lab3 with srun --mpi=pmix, its step named after the run" "$(head -1 "$tmp/l3" | cut -c1-120)"
 
 # --- 3. one run at a time -------------------------------------------------------------
 hold() { # wait|nowait: a lab shell that takes the lab, then holds it until $tmp/release exists

@@ -20,8 +20,8 @@
 #   6. the cluster goes down: no daemon left;
 #   7. an emulated 2-host cluster with one slurmd per host (NET=1gbit
 #      HOSTS=2 LAUNCH=slurm): lab2 runs across the hosts with srun, its
-#      outputs say srun and the emulated network, and no namespace, state
-#      or daemon is left.
+#      outputs say srun, the emulated network and each rank's node, and no
+#      namespace, state or daemon is left.
 # The sanitizer pass (SANITIZE=1) runs 1-3 and 6 (the C code under srun);
 # the scripts' paths are the same in both builds.
 # Quick tier (DDL_TEST_TIER=quick, make test): every step but srun -c 2
@@ -77,8 +77,10 @@ if ! why=$(labs/slurm/cluster.sh check); then
 fi
 
 # --- 2. a one-node cluster -------------------------------------------------------
+# The node declares this machine's CPUs, no more: srun binds each task to
+# CPUs of its own (task/affinity), as on a real cluster.
 t0=$(date +%s.%N)
-labs/slurm/cluster.sh up "$CLUSTER" > "$tmp/up.out" 2> "$tmp/up.err"
+DDL_SLURM_CPUS=$(env -u OMP_NUM_THREADS nproc) labs/slurm/cluster.sh up "$CLUSTER" > "$tmp/up.out" 2> "$tmp/up.err"
 st=$?
 up_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 check $(all '[ "$st" = 0 ] && grep -q "export SLURM_CONF=" "$tmp/up.out"') "a one-node cluster comes up, its node idle (${up_s} s)" \
@@ -200,6 +202,9 @@ check $(all '[ "$st" = 0 ] && [ -s "$R/bench-np2.csv" ] && [ -s "$R/train-np2.cs
   "LAUNCH=slurm: labs/lab2/run.sh runs every job in an allocation it asked for" "status $st: $(tail -3 "$tmp/lab2.log")"
 check $(all '[ "$(meta "$R/train-np2.csv" launcher)" = srun ] && [ -n "$(meta "$R/train-np2.csv" slurm_job)" ] && [ "$(wrong "$R/bench-np2.csv")" = 0 ]') \
   "its results say launcher srun and the job" "'$(meta "$R/train-np2.csv" launcher)'"
+check $(all 'grep -q "srun .* -J lab2-bench-ranks-np1 .*--cpu-bind=cores bin/lab2 bench" "$tmp/lab2.log" && grep -q "srun .* -J lab2-train-np2 .*bin/lab2 train" "$tmp/lab2.log"') \
+  "every srun names its step after the lab and run (-J lab2-bench-ranks-np1) and binds each task to its cores" \
+  "$(grep -m1 "srun --mpi" "$tmp/lab2.log")"
 check $(all '[ -z "$(squeue -h 2>/dev/null)" ]') "the allocation is released at the end" "$(squeue -h 2>&1)"
 
 salloc -n 1 --immediate=60 env LAUNCH=slurm NP=2 RESULTS="$tmp/small" labs/lab3/run.sh > "$tmp/small.log" 2>&1
@@ -221,7 +226,7 @@ jobid=$(squeue -h -o %i 2>/dev/null | head -1)
 [ -n "$jobid" ] && scancel "$jobid"
 wait "$lab"
 st=$?
-check $(all '[ -n "$jobid" ] && [ "$st" != 0 ] && grep -q "CANCELLED" "$tmp/killed.log" && grep -q "RESUME=1 continues" "$tmp/killed.log"') \
+check $(all '[ -n "$jobid" ] && [ "$st" != 0 ] && grep -q "CANCELLED" "$tmp/killed.log" && grep -q "RESUME=1 continues them" "$tmp/killed.log"') \
   "a job cancelled by Slurm stops the lab with a message and says how to continue" "status $st: $(tail -2 "$tmp/killed.log")"
 check $(all '[ -n "$kept" ] && [ -f "$kept/checkpoint.txt" ] && [ ! -e "$R.tmp" ]') \
   "the finished run's checkpoint is kept, and no half results folder" "checkpoint '${kept:-none}'"
@@ -247,6 +252,8 @@ check $(all '[ "$st" = 0 ] && [ -s "$csv" ] && [ "$(wrong "$csv")" = 0 ] && [ -s
 check $(all '[ "$(meta "$csv" launcher)" = srun ] && meta "$csv" emulated_network | grep -q "^2 hosts, 1 Gbit/s" && [ "$(meta "$csv" hosts)" = 2 ] && meta "$csv" emulated_network_setup | grep -q "srun --mpi=pmix with one slurmd per host"') \
   "its outputs say launcher srun, the emulated network and 2 hosts" \
   "launcher '$(meta "$csv" launcher)', network '$(meta "$csv" emulated_network)', hosts '$(meta "$csv" hosts)'"
+places=$(meta "$R/train-np2.csv" rank_places)
+check $(all '[ "$places" = "0 h0, 1 h1" ]') "the outputs record each rank's node (rank_places)" "'$places'"
 tag=ddl-$lab
 left=$( { ip netns list 2>/dev/null | grep "^$tag-"; [ -e "/run/ddlab-net/$tag" ] && echo "/run/ddlab-net/$tag"; pgrep -f "/run/ddlab-net/$tag"; } | tr '\n' ' ')
 check $(all '[ -z "$left" ]') "nothing is left: namespaces, state, slurmd, slurmctld, munged" "$left"

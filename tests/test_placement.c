@@ -21,7 +21,7 @@ static const char *const launch_vars[] = {
     "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
     "SLURM_STEP_ID", "SLURM_STEP_NUM_TASKS", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_GTIDS",
     "SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID", "SLURM_CPUS_ON_NODE", "SLURM_JOB_ID",
-    "SLURM_JOB_NODELIST", "OMPI_MCA_mpi_yield_when_idle", "DDL_NET",
+    "SLURM_JOB_NODELIST", "OMPI_MCA_mpi_yield_when_idle", "DDL_NET", "SLURM_CPUS_PER_TASK",
 };
 
 static void clear_launch(void)
@@ -63,6 +63,20 @@ static void test_threads_rule(void)
         t_checkf(got == cases[i].want, name, "%d allowed of %d, %d local ranks -> %d (want %d)", cases[i].allowed,
                  cases[i].online, cases[i].local, got, cases[i].want);
     }
+}
+
+/* srun -c N without a binding plugin leaves the mask whole: a task of a
+ * direct srun launch takes the fewer of its mask and SLURM_CPUS_PER_TASK. */
+static void test_cpus_per_task(void)
+{
+    int mask = ddl_cpus_allowed();
+    launch_env("SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=1 SLURM_PROCID=0 SLURM_GTIDS=0 SLURM_CPUS_PER_TASK=1");
+    t_check(ddl_cpus_for_threads() == 1, "srun -c 1 with the mask whole: 1 CPU for threads (mask %d)", mask);
+    launch_env("SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=1 SLURM_PROCID=0 SLURM_GTIDS=0 SLURM_CPUS_PER_TASK=999");
+    t_check(ddl_cpus_for_threads() == mask, "srun -c more than the mask: the mask's %d", mask);
+    launch_env("OMPI_COMM_WORLD_SIZE=1 SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=1 SLURM_PROCID=0 SLURM_CPUS_PER_TASK=1");
+    t_check(ddl_cpus_for_threads() == mask, "mpirun inside an allocation of -c 1: the mask (Open MPI placed it)");
+    clear_launch();
 }
 
 static void node_rank_case(const char *env, int want_rank, int want_size, const char *what)
@@ -125,11 +139,40 @@ static void yield_case(const char *env, const char *want, const char *what)
     t_checkf(ok, name, "OMPI_MCA_mpi_yield_when_idle=%s, want %s", got ? got : "(unset)", want ? want : "(unset)");
 }
 
+/* "Oversubscribed" and yielding follow one rule: more ranks on a host than
+ * the CPUs they can use (the union of their masks), estimated before
+ * MPI_Init from one task's mask and its slurmstepd's. */
+static void test_oversubscribed_rule(void)
+{
+    static const struct { long tasks; int own, step; long want; const char *what; } cases[] = {
+        {4, 2, 2, 2, "task/none, 4 tasks on a 2-CPU machine that declares 8: the 2 they share"},
+        {4, 1, 8, 4, "task/affinity, 4 tasks bound to a CPU each of 8: 4"},
+        {4, 1, 2, 2, "srun --overcommit, 4 tasks bound on 2 CPUs: the step's 2"},
+        {1, 1, 2, 1, "srun -n 1 -c 1, bound: 1"},
+        {2, 2, 1, 2, "a step mask narrower than the task's is taken as the task's"},
+        {0, 2, 2, -1, "no task count: unknown"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long got = ddl_node_cpus_before_init(cases[i].tasks, cases[i].own, cases[i].step);
+        char name[200];
+        snprintf(name, sizeof name, "node CPUs before MPI_Init: %s", cases[i].what);
+        t_checkf(got == cases[i].want, name, "%ld tasks, own %d, step %d -> %ld (want %ld)", cases[i].tasks,
+                 cases[i].own, cases[i].step, got, cases[i].want);
+    }
+    t_check(ddl_oversubscribed(4, 2) && !ddl_oversubscribed(2, 2) && !ddl_oversubscribed(4, -1),
+            "oversubscribed: more ranks than CPUs, and never on an unknown count");
+}
+
 static void test_yield(void)
 {
-    yield_case("SLURM_STEP_ID=0 SLURM_GTIDS=0,1,2,3 SLURM_CPUS_ON_NODE=2", "1",
-               "srun's 4 tasks on a node of 2 CPUs yield");
-    yield_case("SLURM_STEP_ID=0 SLURM_GTIDS=0,1 SLURM_CPUS_ON_NODE=2", NULL, "srun's 2 tasks on 2 CPUs poll");
+    /* This process's own mask stands for both the task's and the step's. */
+    int cpus = ddl_cpus_online(); /* no mask of this process or its parent is wider */
+    char over[400], fit[64];
+    int n = snprintf(over, sizeof over, "SLURM_STEP_ID=0 SLURM_CPUS_ON_NODE=%d SLURM_GTIDS=0", 4 * cpus);
+    for (int t = 1; t <= cpus && n < (int)sizeof over - 8; t++) n += snprintf(over + n, sizeof over - (size_t)n, ",%d", t);
+    snprintf(fit, sizeof fit, "SLURM_STEP_ID=0 SLURM_GTIDS=0 SLURM_CPUS_ON_NODE=%d", cpus);
+    yield_case(over, "1", "srun's tasks, one more than the CPUs they share, yield (whatever the node declares)");
+    yield_case(fit, NULL, "one srun task on its CPUs polls");
     yield_case("SLURM_STEP_ID=0 SLURM_GTIDS=0,1,2 SLURM_CPUS_ON_NODE=2 OMPI_MCA_mpi_yield_when_idle=0", "0",
                "a value the user set is kept");
     yield_case("OMPI_COMM_WORLD_SIZE=3 SLURM_STEP_ID=0 SLURM_GTIDS=0,1,2 SLURM_CPUS_ON_NODE=2", NULL,
@@ -165,8 +208,10 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     test_threads_rule();
+    test_cpus_per_task();
     test_node_rank();
     test_launcher();
+    test_oversubscribed_rule();
     test_yield();
     test_meta();
     MPI_Finalize();

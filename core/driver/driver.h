@@ -160,6 +160,7 @@ struct Driver {
     char lock_dir[2][1024];    /* ... and the directories they lock */
     bool ckpt_failed;          /* a checkpoint could not be written: the run went on without */
     bool resumed;              /* a training of this program continued from a checkpoint */
+    long resumed_at;           /* ... at this batch (the latest resumed training's) */
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;
     int weight_copies;         /* host copies of the weights the program keeps itself (driver_build's

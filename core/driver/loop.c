@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "../util/common.h"
+#include "preempt.h"
 #include "resume.h"
 
 /* The batcher's next batch into the staging buffers, and its copy to the
@@ -138,6 +139,8 @@ static double period(Driver *d, const DriverLoop *loop, const DriverHooks *h, lo
         bool natural_end = d->st.batch == end && k->period > 0 && d->st.batch % k->period == 0;
         d->st.open_s = before + ddl_now() - t0 - (k->spent_s - spent0);
         if (!natural_end) maybe_checkpoint(d, h, k);
+        /* at a period's natural end, after its hook (driver_train) */
+        if (!natural_end && d->st.batch % k->unit == 0) driver_preempt_point(d, h);
     }
     if (loop->barrier_end) MPI_Barrier(MPI_COMM_WORLD);
     double dt = before + ddl_now() - t0 - (k->spent_s - spent0);
@@ -157,6 +160,7 @@ int driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h)
     if (driver_checkpoint_claim(d) != 0) return 2;
     if (d->resume_dir[0] && driver_checkpoint_resume(d, h, total) != 0) return 2;
     Checkpoints k = checkpoints(d, loop);
+    driver_preempt_arm(d);
     if (loop->report_start && d->st.batch == 0 && h->after_period) h->after_period(d, 0, 0.0, h->ctx);
     /* a resumed run may stand at the end of a period whose hook has not run */
     while (d->st.batch < total || d->st.period < (d->st.batch + per - 1) / per) {
@@ -167,6 +171,7 @@ int driver_train(Driver *d, const DriverLoop *loop, const DriverHooks *h)
         d->st.period++;
         if (h->after_period) h->after_period(d, d->st.period, dt, h->ctx);
         maybe_checkpoint(d, h, &k);
+        if (d->st.batch < total) driver_preempt_point(d, h);
     }
     return 0;
 }

@@ -5,15 +5,56 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "../util/common.h"
+#include "../platform/placement.h"
 #include "../cuda/device_mem.h"
+#ifdef DDL_HAVE_CUDA
+#include "../cuda/cuda_runtime_probe.h"
+#endif
 #include "../cpu/gemm.h"
 #include "../layers/layers.h"
+
+/* Where every rank ran, "0 ddl0, 1 ddl0, 2 h1, ...", and on a GPU the
+ * device it took among those it sees (its local rank modulo their count,
+ * as core/device.c chooses: srun's SLURM_LOCALID): a multi-node or
+ * multi-GPU job's placement, in its outputs. Collective. */
+static void rank_places(const Driver *d, Meta *m)
+{
+    enum { PLACE = 96 };
+    char mine[PLACE] = "", host[64];
+    ddl_host_name(host, sizeof host);
+    int len = snprintf(mine, sizeof mine, "%d %.60s", d->rank, host);
+#ifdef DDL_HAVE_CUDA
+    if (strcmp(d->opt->device, "cuda") == 0 && len > 0) {
+        int n = 1, local = ddl_node_rank(MPI_COMM_WORLD, &n), count = ddl_cuda_device_count();
+        if (count > 0) snprintf(mine + len, sizeof mine - (size_t)len, " gpu%d", local % count);
+    }
+#else
+    (void)len;
+#endif
+    char *all = d->rank == 0 ? ddl_alloc((size_t)PLACE * (size_t)d->world) : NULL;
+    MPI_Gather(mine, PLACE, MPI_CHAR, all, PLACE, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (d->rank != 0) return;
+    char line[700] = "";
+    size_t at = 0;
+    for (int r = 0; r < d->world; r++) {
+        int k = snprintf(line + at, sizeof line - at, "%s%s", r ? ", " : "", all + (size_t)r * PLACE);
+        if (k < 0 || at + (size_t)k + 24 >= sizeof line) {
+            snprintf(line + at, sizeof line - at, ", ... (%d ranks)", d->world);
+            break;
+        }
+        at += (size_t)k;
+    }
+    meta_set(m, "rank_places", "%s", line);
+    free(all);
+}
 
 void driver_meta(Driver *d, Meta *m)
 {
     const DriverOptions *o = d->opt;
     meta_collect(m, d->spec->program);
+    rank_places(d, m);
     if (d->tag[0]) meta_set(m, "run", "%s", d->tag);
     if (d->has_model) {
         meta_set(m, "model", "%s", d->m.name);
@@ -61,8 +102,11 @@ int driver_write(Driver *d, Table *const *tables, int n)
 {
     int status = 0;
     if (d->rank == 0)
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
+            /* known only once the training ran, after most labs took their metadata */
+            if (d->resumed) meta_set(&tables[i]->meta, "resumed_from", "%s at batch %ld", d->resume_dir, d->resumed_at);
             if (table_write(tables[i], d->opt->out) != 0) status = 1;
+        }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return status;
 }

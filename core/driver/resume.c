@@ -395,6 +395,7 @@ int driver_checkpoint_resume(Driver *d, const DriverHooks *h, long total)
     }
     if (driver_first_failure(d, bad, err) >= 0) return 2;
     d->resumed = true;
+    d->resumed_at = d->st.batch;
     if (d->rank == 0) /* even when quiet: not progress, but what this run is */
         fprintf(stderr, "%s: resumed from %s at batch %ld of %ld\n", d->spec->program, d->resume_dir, d->st.batch,
                 total);

@@ -63,11 +63,41 @@ static bool srun_direct(int world, int rank)
     return env_count("SLURM_STEP_NUM_TASKS") == world && env_count("SLURM_PROCID") == rank;
 }
 
+bool ddl_oversubscribed(long ranks, long cpus)
+{
+    return ranks > 0 && cpus > 0 && ranks > cpus;
+}
+
+/* The CPUs in the affinity mask of process pid (0: this one), or -1. */
+static int mask_cpus(pid_t pid)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(pid, sizeof set, &set) != 0) return -1;
+    int n = CPU_COUNT(&set);
+    return n >= 1 ? n : -1;
+}
+
+long ddl_node_cpus_before_init(long tasks, int own, int step)
+{
+    /* Before MPI_Init no rank can see the others' masks, but each knows its
+     * own and its slurmstepd's (the step's CPUs, which task plugins never
+     * narrow: only the tasks are bound). Unbound tasks (task/none,
+     * --cpu-bind=none) share the step's CPUs; bound ones have CPUs of their
+     * own, at most the step's. Slurm's declared SLURM_CPUS_ON_NODE is not
+     * used: a node may declare more CPUs than it has. */
+    if (tasks < 1 || own < 1) return -1;
+    if (step < own) step = own;
+    long bound = tasks * (long)own;
+    return bound < step ? bound : step;
+}
+
 void ddl_placement_before_init(void)
 {
     if (!srun_direct(0, 0) || getenv("OMPI_MCA_mpi_yield_when_idle")) return;
-    long tasks = slurm_tasks_here(), cpus = env_count("SLURM_CPUS_ON_NODE");
-    if (tasks > 0 && cpus > 0 && tasks > cpus) setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+    long tasks = slurm_tasks_here();
+    if (ddl_oversubscribed(tasks, ddl_node_cpus_before_init(tasks, mask_cpus(0), mask_cpus(getppid()))))
+        setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
 }
 
 int ddl_node_rank(MPI_Comm comm, int *ranks)
@@ -108,13 +138,23 @@ int ddl_cpus_online(void)
 
 int ddl_cpus_allowed(void)
 {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        int n = CPU_COUNT(&set);
-        if (n >= 1) return n;
+    int n = mask_cpus(0);
+    return n >= 1 ? n : ddl_cpus_online();
+}
+
+int ddl_cpus_for_threads(void)
+{
+    int n = ddl_cpus_allowed(), world = 1, me = 0, inited = 0;
+    MPI_Initialized(&inited);
+    if (inited) {
+        MPI_Comm_size(MPI_COMM_WORLD, &world);
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
     }
-    return ddl_cpus_online();
+    /* Without a binding plugin (task/none) srun -c 1 leaves the mask whole:
+     * the task's CPUs are then what Slurm allocated it. */
+    long per_task = env_count("SLURM_CPUS_PER_TASK");
+    if (srun_direct(world, me) && per_task >= 1 && per_task < n) n = (int)per_task;
+    return n;
 }
 
 /* Identical on every rank of a simulated run (one environment), so one

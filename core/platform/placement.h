@@ -9,15 +9,28 @@
 #define DDL_PLACEMENT_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+/* The one rule for "oversubscribed", in every output (core/results/meta.c)
+ * and for yielding (below): a host runs more ranks than the CPUs those
+ * ranks can use, the union of their affinity masks (not the CPUs a Slurm
+ * node declares, which may be more than it has). */
+bool ddl_oversubscribed(long ranks, long cpus);
+
+/* That union before MPI_Init, from what one task sees: `tasks` tasks on
+ * the node, `own` CPUs in its mask, `step` in its slurmstepd's (the
+ * step's CPUs). Bound tasks have CPUs of their own (tasks x own, at most
+ * the step's); unbound ones share the step's. -1 when unknown. */
+long ddl_node_cpus_before_init(long tasks, int own, int step);
 
 /* Before MPI_Init. A rank started directly by srun does not learn from
  * Open MPI that its node runs more ranks than it has CPUs (mpirun tells
  * its ranks; srun cannot), so it would busy-poll and keep the other ranks
  * off the CPUs: measured with srun -n 4 on 2 cores, 80-260 ms latencies
- * polling against 0.1-2 ms yielding. When Slurm's step says this node runs
- * more tasks than it gives CPUs, this sets OMPI_MCA_mpi_yield_when_idle=1
- * (unless the user set it). */
+ * polling against 0.1-2 ms yielding. When the rule above says this node is
+ * oversubscribed, this sets OMPI_MCA_mpi_yield_when_idle=1 (unless the
+ * user set it). */
 void ddl_placement_before_init(void);
 
 /* This rank's place among the ranks of comm on its host, and how many they
@@ -38,6 +51,11 @@ int ddl_node_rank(MPI_Comm comm, int *ranks);
  * --cpu-bind or mpirun --bind-to allow it), or the online CPUs where the
  * mask cannot be read. */
 int ddl_cpus_allowed(void);
+
+/* The CPUs this rank's threads may use: its mask, or, for a task of a
+ * direct srun launch, SLURM_CPUS_PER_TASK when that is fewer (srun -c 1
+ * without a binding plugin leaves the mask whole). */
+int ddl_cpus_for_threads(void);
 
 /* The CPUs online on this machine. */
 int ddl_cpus_online(void);

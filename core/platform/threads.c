@@ -70,7 +70,7 @@ int ddl_threads_init(MPI_Comm comm)
     if ((omp && *omp) || (blas && *blas)) return openblas_get_num_threads();
     int local = 1;
     ddl_node_rank(comm, &local);
-    int t = ddl_threads_for(ddl_cpus_allowed(), ddl_cpus_online(), local);
+    int t = ddl_threads_for(ddl_cpus_for_threads(), ddl_cpus_online(), local);
 #ifdef _OPENMP
     omp_set_num_threads(t);
 #endif

@@ -162,7 +162,7 @@ static void collect_mpi(Meta *m)
         if (first != i) continue; /* host already counted */
         hosts++;
         int cpus = host_cpus(all, size, i);
-        if (cpus > 0 && on_host > cpus) over = true;
+        if (ddl_oversubscribed(on_host, cpus)) over = true;
         if (i == 0) meta_set(m, "cores", "%d", cpus);
     }
     free(all);
@@ -260,7 +260,13 @@ static void collect_launch(Meta *m)
         meta_set(m, "slurm_job", "%s", job);
         meta_set(m, "slurm_nodes", "%s", env_or("SLURM_JOB_NODELIST", "SLURM_NODELIST", "unknown"));
     }
+    const char *restarts = env_or("SLURM_RESTART_COUNT", NULL, "0");
+    if (job && strcmp(restarts, "0") != 0) meta_set(m, "slurm_restarts", "%s", restarts);
     meta_set(m, "cpus_allowed", "%d", ddl_cpus_allowed());
+    /* srun cannot tell Open MPI that a node is oversubscribed; ddlab
+     * decides (core/platform/placement.c), by the rule "oversubscribed" follows. */
+    if (strcmp(launcher, "srun") == 0)
+        meta_set(m, "mpi_yield_when_idle", "%s", env_or("OMPI_MCA_mpi_yield_when_idle", NULL, "0"));
 }
 
 void meta_collect(Meta *m, const char *program)

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define META_MAX 64
+#define META_MAX 96 /* a lab run's ~50 keys, and a Slurm job's or an emulated network's on top */
 
 typedef struct Meta {
     int n;

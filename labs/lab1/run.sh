@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 LAB_NP_FIXED="lab1 trains one process on all the CPUs it is given (seed 001's Task 1)"
 source labs/common.sh
 [ -x "$LAB_BIN/lab1" ] || { echo "error: $LAB_BIN/lab1 missing: run make" >&2; exit 1; }
-OUT=results/lab1
+OUT=${RESULTS:-results/lab1} # RESULTS: a test's folder, or an array task's (labs/slurm/sweep.sh)
 lab_begin 1
 common=(--seed "$SEED" --device "$DEVICE" --profile "$PROFILE" --out "$OUT.tmp")
 run() { lab_single "$LAB_BIN/lab1" "${common[@]}" "$@"; }

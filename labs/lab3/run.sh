@@ -55,7 +55,7 @@ task=()
 if [ "${LAB3_SMOKE:-0}" = 1 ]; then # tests/e2e_lab3.sh: the same flow in seconds
   data=(--width 0.125 --limit 1024 --test-limit 128 --synthetic)
   timing=(--iters 3 --timed 3 --no-eval)
-  task=(--iters 3 --timed 3)
+  task=(--iters "${LAB3_SMOKE_ITERS:-3}" --timed 3) # tests/e2e_slurm_jobs.sh: long enough to stop half-way
 fi
 case "${LAB3_ONLY:-}" in
   ''|table1) ;;

@@ -10,8 +10,14 @@
 #                                 start it with its state in DIR (made, must
 #                                 be empty) and wait until every node is idle;
 #                                 prints the SLURM_CONF line to export
-#        one node (default): node "ddl0" on 127.0.0.1 with this machine's
-#            CPUs, task/affinity (srun binds each task to CPUs of its own)
+#        one node (default): node "ddl0" on 127.0.0.1. It declares
+#            DDL_SLURM_CPUS CPUs (default 8), or this machine's CPUs where
+#            they are more: every shipped batch script (up to 8 CPUs: lab1's
+#            -c 8, lab4's 6 tasks) then runs as written, oversubscribed on
+#            a smaller machine (outputs say so), and nothing binds tasks
+#            (task/none). Declaring no more than the machine has
+#            (DDL_SLURM_CPUS=$(nproc)) gives a faithful node with
+#            task/affinity (srun binds each task to CPUs of its own)
 #        --net STATE: one slurmd per host of the emulated cluster whose
 #            state folder is STATE (labs/net/cluster.sh), inside that host's
 #            network namespace, named h0, h1, .. at its 198.18.0.x address;
@@ -66,11 +72,16 @@ free_port() {
 }
 
 cpus_here() { env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc; }
+declared_cpus() {
+  local here want=${DDL_SLURM_CPUS:-8}
+  here=$(cpus_here)
+  case "$want" in ''|*[!0-9]*|0*) die "DDL_SLURM_CPUS='$want': the CPUs the node declares, a positive number" ;; esac
+  echo $(( want > here ? want : here ))
+}
 
 # slurm.conf for DIR: nodes given as "name addr" lines on stdin.
-write_conf() { # dir ctld_addr ctld_port slurmd_port task_plugin
-  local dir=$1 addr=$2 cport=$3 dport=$4 task=$5 cpus name naddr
-  cpus=$(cpus_here)
+write_conf() { # dir ctld_addr ctld_port slurmd_port task_plugin cpus_per_node
+  local dir=$1 addr=$2 cport=$3 dport=$4 task=$5 cpus=$6 name naddr
   cat > "$dir/slurm.conf" <<EOF
 # Written by labs/slurm/cluster.sh: a cluster of this machine for ddlab.
 ClusterName=ddlab
@@ -80,7 +91,10 @@ SlurmdUser=root
 SlurmctldPort=$cport
 SlurmdPort=$dport
 AuthType=auth/munge
-AuthInfo=socket=$dir/munge/socket
+# cred_expire: a requeued job may start again only this long after it
+# stopped (Slurm's default, 120 s, is a site's; a test of requeue here
+# waits 10).
+AuthInfo=socket=$dir/munge/socket,cred_expire=10
 CredType=cred/munge
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool/%n
@@ -109,6 +123,13 @@ KillWait=5
 SlurmdTimeout=30
 InactiveLimit=0
 EOF
+  if [ "$cpus" -gt "$(cpus_here)" ]; then
+    cat >> "$dir/slurm.conf" <<EOF
+# This machine has $(cpus_here) CPU(s); the node declares $cpus, so that the
+# shipped batch scripts' tasks fit: slurmd takes the declared count.
+SlurmdParameters=config_overrides
+EOF
+  fi
   while read -r name naddr; do
     echo "NodeName=$name NodeAddr=$naddr CPUs=$cpus State=UNKNOWN" >> "$dir/slurm.conf"
   done
@@ -167,19 +188,23 @@ up() { # dir [--net state]
   local i; for i in $(seq 50); do [ -S "$dir/munge/socket" ] && break; sleep 0.1; done
   [ -S "$dir/munge/socket" ] || { say "munged did not start: $(cat "$dir/munged.out")"; false; }
 
-  local nodes=() ctld_ns=- addr cport dport task
+  local nodes=() ctld_ns=- addr cport dport task cpus
   if [ -z "$net" ]; then
-    addr=127.0.0.1; cport=$(free_port); dport=$(free_port); task=task/affinity
+    addr=127.0.0.1; cport=$(free_port); dport=$(free_port); task=task/affinity; cpus=$(declared_cpus)
+    # A node that declares more CPUs than this machine has cannot bind each
+    # task to CPUs of its own (task/affinity then fails "Unable to layout
+    # tasks" for srun -c 8 on 2 CPUs): nothing binds, as on emulated hosts.
+    if [ "$cpus" -gt "$(cpus_here)" ]; then task=task/none; fi
     nodes=("ddl0 127.0.0.1 -")
   else
     [ -r "$net/hosts" ] || die "--net $net: no emulated cluster's hosts file there (labs/net/cluster.sh up makes it)"
     local a ns k=0
     while read -r a ns; do nodes+=("h$k $a $ns"); k=$((k + 1)); done < "$net/hosts"
     addr=${nodes[0]#* }; addr=${addr%% *}; ctld_ns=${nodes[0]##* }
-    cport=6817; dport=6818; task=task/none
+    cport=6817; dport=6818; task=task/none; cpus=$(cpus_here)
   fi
   local n
-  for n in "${nodes[@]}"; do echo "${n% *}"; done | write_conf "$dir" "$addr" "$cport" "$dport" "$task"
+  for n in "${nodes[@]}"; do echo "${n% *}"; done | write_conf "$dir" "$addr" "$cport" "$dport" "$task" "$cpus"
   start_daemon "$dir" slurmctld "$ctld_ns" slurmctld -D -c -f "$dir/slurm.conf"
   for n in "${nodes[@]}"; do
     read -r name naddr ns <<<"$n"
