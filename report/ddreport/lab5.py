@@ -130,10 +130,12 @@ def seeds(platform, byrole, main):
 
 def accuracy_claims(m, n):
     """The seed's two accuracy claims, each judged against the run-to-run
-    spread (spread.judge): the batch-256 schemes alike in FP32 (every pair),
-    and FP16 no further below FP32 than that spread, scheme by scheme."""
+    spread (spread.judge): D-SGD and FL alike C-SGD, the seed's baseline,
+    in FP32, and FP16 no further below FP32 than that spread, scheme by
+    scheme. The quick profile repeats C-SGD with other seeds (labs/lab5/
+    run.sh); a scheme run with more seeds adds its own spread."""
     names = ("C_SGD_BS256", "D_SGD_BS256", "FL_BS256")
-    pairs = [(x, y) for i, x in enumerate(names) for y in names[i + 1:]]
+    pairs = [(names[0], y) for y in names[1:]]
     judged = [spread.judge(m[x, "FP32"], m[y, "FP32"], n) for x, y in pairs]
     worst = max(range(len(pairs)), key=lambda i: abs(judged[i][1]) - judged[i][2])
     g = judged[worst][1]
