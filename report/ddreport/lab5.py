@@ -102,12 +102,12 @@ def evaluate(platform, seed):
         rows=rows, align="llrrrrrrr", note=comm.meta.get("summary", ""))
     notes = []
     if platform.meta.get("profile", comm.meta.get("profile")) == "quick":
-        notes.append("The quick profile trains about a hundred steps of a narrower ResNet-18 on a 4096-image subset, "
+        notes.append("The quick profile trains about 130 steps of a narrower ResNet-18 on a 4096-image subset, "
                      "not the seed's 100 epochs: its accuracies are early-training numbers that move by several "
-                     "points between seeds, so the batch-256 schemes run with three seeds and the claims are judged "
-                     "against that spread. FedAvg's local batch there is the global 256 split over the users, as "
+                     "points between seeds, so C-SGD, the baseline, runs with three seeds and the claims are "
+                     "judged against that spread. FedAvg's local batch there is the global 256 split over the users, as "
                      "D-SGD's: at the seed's local 256 a quick round is 4 local steps (the seed's: 49), too few for "
-                     "FedAvg to catch up in 6 rounds (labs/lab5/README.md).")
+                     "FedAvg to catch up in 8 rounds (labs/lab5/README.md).")
     if rules.synthetic(comm.meta) or "synthetic" in comm.meta.get("summary", ""):
         notes.append("Synthetic CIFAR-10: accuracies compare the schemes with each other only.")
     return Finding(platform, rules.combine(claims), table=table, notes=notes, meta=comm.meta)
