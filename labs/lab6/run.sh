@@ -62,13 +62,13 @@ if [ "${LAB6_SMOKE:-0}" = 1 ]; then # tests/e2e_lab6.sh: the same flow in second
   done
   profile=smoke
 fi
-run() { # workload style workers [seed out]
-  local w=$1 style=$2 workers=$3 seed=${4:-$SEED} out=${5:-$OUT.tmp}
+run() { # workload style workers [seed out tag]
+  local w=$1 style=$2 workers=$3 seed=${4:-$SEED} out=${5:-$OUT.tmp} tag=${6:-}
   local np=$workers
   [ "$style" = ps ] && np=$((workers + 1))
   # shellcheck disable=SC2086 # the argument strings split on purpose
   LAUNCH_THREADS=$THREADS LAUNCH_YIELD=$YIELD lab_mpi "$np" "$BIN/lab6" run --workload "$w" --style "$style" ${args[$w]} --seed "$seed" --device "$DEVICE" \
-    --profile "$profile" --out "$out" --quiet
+    --profile "$profile" --out "$out" --quiet ${tag:+--tag "$tag"}
 }
 lab_begin 3
 note "grid: 3 workloads x {horovod, ps} x {1, 2} workers on $DEVICE, profile $profile, $THREADS thread(s) per rank, $CORES cores, yield when idle $YIELD"
@@ -91,7 +91,8 @@ case "$repeats" in [1-9]) ;; *) echo "error: LAB6_SEEDS=$repeats: 1 to 9 seeds" 
 for (( k = 1; k < repeats; k++ )); do
   mkdir -p "$OUT.tmp/seed-$((SEED + k))"
   for w in resnet50-mnist mobilenetv2-fashion; do
-    run "$w" horovod 1 "$((SEED + k))" "$OUT.tmp/seed-$((SEED + k))"
+    # its own tag (-seedN): a grader reading every summary sees two runs
+    run "$w" horovod 1 "$((SEED + k))" "$OUT.tmp/seed-$((SEED + k))" "$w-horovod-w1-seed$((SEED + k))"
   done
 done
 lab_commit

@@ -1,5 +1,4 @@
 """lab5 - C-SGD vs D-SGD vs FedAvg, FP32 vs FP16 (seed 004)."""
-import os
 import re
 
 from . import csvdata, rules, spread
@@ -115,15 +114,14 @@ def evaluate(platform, seed):
 
 def seeds(platform, byrole, main):
     """Final accuracy (%) of each role over the seeds: the main folder's run
-    (main), then the run of the same label in each seed-N folder."""
+    (main), then the run of the same label (or LABEL-seedN) in each seed-N
+    folder."""
     out = {}
     dirs = spread.seed_dirs(platform.dir)
     for key, label in byrole.items():
         values = [main[key]]
-        for d in dirs:
-            path = os.path.join(d, f"summary-{label}.csv")
-            if os.path.exists(path):
-                values.append(100 * rules.num(csvdata.read(path, need=("final_accuracy",)).rows[0], "final_accuracy"))
+        for path in spread.repeats(dirs, f"summary-{label}", ".csv"):
+            values.append(100 * rules.num(csvdata.read(path, need=("final_accuracy",)).rows[0], "final_accuracy"))
         out[key] = spread.Measured(values)
     return out
 

@@ -1,6 +1,5 @@
 """lab6 - Horovod-style allreduce vs a parameter server, 1 vs 2 workers
 (seed 003, Table I)."""
-import os
 
 from . import csvdata, rules, spread
 from .doc import Finding, Table
@@ -120,12 +119,11 @@ def accuracy_claim(folder, acc, n, cnns, sd):
 
 def over_seeds(folder, workload, workers, main):
     """Test accuracy (%) of a horovod cell over the seeds: the main folder's
-    (main), then each seed-N folder's run of the same cell."""
+    (main), then each seed-N folder's run of the same cell (tag or
+    tag-seedN)."""
     values = [main]
-    for d in spread.seed_dirs(folder):
-        path = os.path.join(d, f"{workload}-horovod-w{workers}-summary.csv")
-        if os.path.exists(path):
-            values.append(rules.num(csvdata.read(path, need=("test_accuracy_pct",)).rows[0], "test_accuracy_pct"))
+    for path in spread.repeats(spread.seed_dirs(folder), f"{workload}-horovod-w{workers}", "-summary.csv"):
+        values.append(rules.num(csvdata.read(path, need=("test_accuracy_pct",)).rows[0], "test_accuracy_pct"))
     return spread.Measured(values)
 
 

@@ -33,6 +33,21 @@ def seed_dirs(folder):
     return sorted((d for d in found if os.path.isdir(d)), key=key)
 
 
+def repeats(dirs, name, suffix):
+    """The result file of one run in each repeat folder: NAME-seedN+SUFFIX
+    (the seed in the run's own name, as the labs write them, so that a
+    reader of every file sees distinct runs) or NAME+SUFFIX; one per
+    folder."""
+    found = []
+    for d in dirs:
+        seed = os.path.basename(d)[len(PREFIX):]
+        for path in (os.path.join(d, f"{name}-seed{seed}{suffix}"), os.path.join(d, f"{name}{suffix}")):
+            if os.path.exists(path):
+                found.append(path)
+                break
+    return found
+
+
 def binomial(a_pct, b_pct, n):
     """Two standard errors (%) of the difference of two accuracies measured
     on n examples each; 0 when n is not known."""
