@@ -127,10 +127,10 @@ def seeds(platform, byrole, main):
 
 
 def accuracy_claims(m, n):
-    """The seed's two accuracy claims, each judged against the run-to-run
-    spread (spread.judge): D-SGD and FL alike C-SGD, the seed's baseline,
-    in FP32, and FP16 no further below FP32 than that spread, scheme by
-    scheme. The quick profile repeats C-SGD with other seeds (labs/lab5/
+    """The seed's two accuracy claims, both about batch 256, each judged
+    against the run-to-run spread (spread.judge): D-SGD and FL alike C-SGD,
+    the seed's baseline, in FP32, and FP16 no further below FP32 than that
+    spread, scheme by scheme (D-SGD at 2048 is reported beside). The quick profile repeats C-SGD with other seeds (labs/lab5/
     run.sh); a scheme run with more seeds adds its own spread."""
     names = ("C_SGD_BS256", "D_SGD_BS256", "FL_BS256")
     pairs = [(names[0], y) for y in names[1:]]
@@ -142,10 +142,19 @@ def accuracy_claims(m, n):
                         f"{m[names[2], 'FP32'].text()}; {pairs[worst][0]} vs {pairs[worst][1]} {abs(g):.1f} points "
                         f"apart, noise {spread.against(m[pairs[worst][0], 'FP32'], m[pairs[worst][1], 'FP32'], n)} "
                         "(seed: almost the same)")
-    fp16 = [(s, spread.judge(m[s, "FP32"], m[s, "FP16"], n, one_sided=True)) for s in SCHEMES if (s, "FP16") in m]
-    s, (_, g, _) = max(fp16, key=lambda x: x[1][1] - x[1][2])
-    loss = rules.claim(all(j[0] for _, j in fp16), "FP16 as accurate", "FP16 less accurate",
+    # the seed's sentence: "for batch size 256 ... C-SGD, D-SGD, FL are almost
+    # the same. Even with precision loss, the performance loss is negligible"
+    base = m[names[0], "FP32"]
+    fp16 = [(s, spread.judge(m[s, "FP32"], m[s, "FP16"], n, one_sided=True, floor=base.spread))
+            for s in names if (s, "FP16") in m]
+    s, (_, g, tol) = max(fp16, key=lambda x: x[1][1] - x[1][2])
+    noise = (spread.against(m[s, "FP32"], m[s, "FP16"], n) if tol > base.spread else
+             f"{tol:.1f} points (C-SGD's min-max over seeds)")
+    big = "D_SGD_BS2048"
+    aside = (f"; D-SGD at 2048, outside that sentence, {m[big, 'FP16'].text()} against {m[big, 'FP32'].text()}"
+             if (big, "FP16") in m and (big, "FP32") in m else "")
+    loss = rules.claim(all(j[0] for _, j in fp16), "FP16 as accurate at batch 256", "FP16 less accurate at batch 256",
                        f"{s} {m[s, 'FP16'].text()} in FP16 against {m[s, 'FP32'].text()} in FP32, {g:+.1f} points "
-                       f"below, noise {spread.against(m[s, 'FP32'], m[s, 'FP16'], n)}; the other schemes "
-                       "closer (seed: negligible loss)")
+                       f"below, noise {noise}; the other schemes "
+                       f"closer{aside} (seed: negligible loss)")
     return [alike, loss]

@@ -99,8 +99,10 @@ def gap(a, b):
     return a.mean - b.mean
 
 
-def judge(a, b, n=None, one_sided=False):
+def judge(a, b, n=None, one_sided=False, floor=0.0):
     """(alike, gap, tolerance). one_sided: only b falling below a counts
-    (FP16 below FP32, 2 workers below 1); otherwise either way."""
-    g, tol = gap(a, b), tolerance(a, b, n)
+    (FP16 below FP32, 2 workers below 1); otherwise either way. floor: a
+    spread measured on another run of the same length (the baseline's),
+    the least the tolerance is where a and b have one seed each."""
+    g, tol = gap(a, b), max(tolerance(a, b, n), floor)
     return (g if one_sided else abs(g)) <= tol, g, tol
