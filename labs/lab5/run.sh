@@ -14,7 +14,7 @@
 #      ranks than cores are oversubscribed, and every output says so;
 #   2. labs/lab5/figures.sh: report/tables/lab5.tex, figures/lab5-*.png.
 #
-# quick (default, about 400 CPU seconds): ResNet-18 at width 0.125
+# quick (default; 437 s, 610 CPU s on a 2-core VM at load 4-6): ResNet-18 at width 0.125
 #   (176,402 parameters instead of 11.17M) on the first 4096 CIFAR-10
 #   training images, 8 epochs, validation on the first 1000 test images;
 #   FedAvg's local batch is the global 256 split over the users (64 for 4
