@@ -1,0 +1,108 @@
+"""Run-to-run spread: whether two accuracies are "alike" (or one is "within
+noise" of the other) is judged against how far the same run moves when only
+its seed changes, not against a fixed number of points.
+
+A lab that repeats a run with other seeds writes each repeat's result files
+into a folder `seed-N` beside the main results (labs/lab5/run.sh,
+labs/lab6/run.sh); the main folder holds the first seed's. A measurement is
+then the list of its per-seed values.
+
+The rule (`judge`): two measurements are alike when the gap between their
+means is no larger than the tolerance, which is the larger of
+  - the spread (max - min over seeds) of either measurement, and
+  - two standard errors of the difference of two accuracies on n test
+    examples each (binomial): the least noise any accuracy on n examples
+    has, so one seed, or seeds that happen to agree, are not held to 0.
+"""
+import glob
+import math
+import os
+
+from . import csvdata
+
+PREFIX = "seed-"
+
+
+def seed_dirs(folder):
+    """The folders of the repeats with other seeds inside a results folder,
+    sorted by seed."""
+    found = glob.glob(os.path.join(glob.escape(folder), PREFIX + "*"))
+    def key(path):
+        tail = os.path.basename(path)[len(PREFIX):]
+        return int(tail) if tail.isdigit() else math.inf
+    return sorted((d for d in found if os.path.isdir(d)), key=key)
+
+
+def repeats(dirs, name, suffix):
+    """The result file of one run in each repeat folder: NAME-seedN+SUFFIX
+    (the seed in the run's own name, as the labs write them, so that a
+    reader of every file sees distinct runs) or NAME+SUFFIX; one per
+    folder."""
+    found = []
+    for d in dirs:
+        seed = os.path.basename(d)[len(PREFIX):]
+        for path in (os.path.join(d, f"{name}-seed{seed}{suffix}"), os.path.join(d, f"{name}{suffix}")):
+            if os.path.exists(path):
+                found.append(path)
+                break
+    return found
+
+
+def binomial(a_pct, b_pct, n):
+    """Two standard errors (%) of the difference of two accuracies measured
+    on n examples each; 0 when n is not known."""
+    if not n or math.isnan(n) or n <= 0:
+        return 0.0
+    p, q = a_pct / 100, b_pct / 100
+    return 200 * math.sqrt(max(0.0, p * (1 - p) + q * (1 - q)) / n)
+
+
+class Measured:
+    """One accuracy (%) measured over one or more seeds."""
+
+    def __init__(self, values):
+        self.values = [v for v in values if not math.isnan(v)]
+        if not self.values:
+            raise csvdata.DataError("no accuracy measured")
+
+    @property
+    def mean(self):
+        return sum(self.values) / len(self.values)
+
+    @property
+    def spread(self):
+        return max(self.values) - min(self.values)
+
+    def text(self):
+        """"88.1%" for one seed, "88.1% (86.9-89.0, 3 seeds)" for more."""
+        if len(self.values) == 1:
+            return f"{self.mean:.1f}%"
+        return f"{self.mean:.1f}% ({min(self.values):.1f}-{max(self.values):.1f}, {len(self.values)} seeds)"
+
+
+def tolerance(a, b, n=None):
+    """The gap (points) two measurements may have and still be alike."""
+    return max(a.spread, b.spread, binomial(a.mean, b.mean, n))
+
+
+def against(a, b, n=None):
+    """The tolerance in words, naming what set it: "3.1 points (the seeds'
+    min-max)" or "2.7 points (two standard errors on 1000 test examples)"."""
+    tol, spread = tolerance(a, b, n), max(a.spread, b.spread)
+    if spread >= tol and max(len(a.values), len(b.values)) > 1:
+        return f"{tol:.1f} points (the min-max over seeds)"
+    return f"{tol:.1f} points (two standard errors on {n:.0f} test examples)"
+
+
+def gap(a, b):
+    """How many points b's mean lies below a's (negative: above)."""
+    return a.mean - b.mean
+
+
+def judge(a, b, n=None, one_sided=False, floor=0.0):
+    """(alike, gap, tolerance). one_sided: only b falling below a counts
+    (FP16 below FP32, 2 workers below 1); otherwise either way. floor: a
+    spread measured on another run of the same length (the baseline's),
+    the least the tolerance is where a and b have one seed each."""
+    g, tol = gap(a, b), max(tolerance(a, b, n), floor)
+    return (g if one_sided else abs(g)) <= tol, g, tol
