@@ -86,8 +86,8 @@ endif
 # pulling the reference member, which defines exactly that function
 # (tests/e2e_grade.sh checks this with nm).
 # Exercise files written before core's loose modules moved into folders
-# include "common.h" and "half.h" bare; they still compile (core/util).
-SUBMISSION_INC := -I$(CURDIR)/core/util
+# include "common.h" and "half.h" bare; they still compile (core/util). Quoted: the checkout's path may hold a blank.
+SUBMISSION_INC := -I"$(CURDIR)/core/util"
 ifeq ($(IMPL),student)
   STUDENT_BUILD := $(BUILD)/student
   STUDENT_BIN   := $(BIN)/student

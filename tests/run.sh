@@ -176,7 +176,7 @@ run_phase() { # bin-dir, sanitize(0|1)
     # Open MPI keeps allocations alive until exit (suppressed); ddlab's own
     # leaks are still reported.
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0
-    export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
+    export LSAN_OPTIONS="suppressions='$PWD/tests/lsan.supp':print_suppressions=0" # quoted: a checkout path may hold a blank
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   else
     unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
