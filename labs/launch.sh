@@ -173,7 +173,14 @@ launch_prefix_net-mpirun() {
   # labs/net/rsh.sh now gives each host its own, and 100 of 100 launches
   # then started with the component too; it stays off, as nothing here
   # binds processes (--bind-to none), which is what it serves.
-  LAUNCH_CMD+=(--mca plm rsh --mca plm_rsh_agent "$PWD/labs/net/rsh.sh" --mca rtc ^hwloc
+  # Open MPI splits plm_rsh_agent at blanks: the agent runs from the run's
+  # state folder (/run/ddlab-net/<name>), whatever path the checkout has.
+  local agent=$NET_STATE/rsh.sh
+  case $agent in *[[:space:]]*) echo "error: the emulated network's state folder '$NET_STATE' holds a blank, which Open MPI's remote agent cannot: set DDL_NET_RUN to a folder without one" >&2; return 2 ;; esac
+  if [ -d "$NET_STATE" ] && [ ! -x "$agent" ]; then # (a dry run has no state folder)
+    install -m 755 labs/net/rsh.sh "$agent" || return 2
+  fi
+  LAUNCH_CMD+=(--mca plm rsh --mca plm_rsh_agent "$agent" --mca rtc ^hwloc
                --mca oob_tcp_if_include "$NET_SUBNET")
   launch_mpirun_tail
   LAUNCH_CMD+=(-x DDL_NET -x DDL_NET_SETUP)

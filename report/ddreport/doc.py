@@ -18,6 +18,7 @@ class Verdict:
     state: str          # one of VERDICTS
     reason: str         # one line built from the numbers
     platform: str = ""  # where the numbers come from, in a few words (labs.section sets it)
+    summary: str = ""   # page 1's short form: each claim's name and outcome (rules.combine); "" = reason
 
     def __post_init__(self):
         if self.state not in VERDICTS:
@@ -89,7 +90,7 @@ class Section:
         h = self.headline
         if not h:
             return "no verdict", "; ".join(self.problems), "-"
-        return h.verdict.state, h.verdict.reason, h.verdict.platform or where_of(h.platform)
+        return h.verdict.state, h.verdict.summary or h.verdict.reason, h.verdict.platform or where_of(h.platform)
 
 
 @dataclass

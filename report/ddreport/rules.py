@@ -2,6 +2,7 @@
 writing numbers into reasons the same way everywhere."""
 import math
 import os
+import re
 
 from . import csvdata
 from .doc import Verdict
@@ -111,7 +112,22 @@ def combine(claims):
         reason = f"{len(held)} of {len(claims)} claims held ({', '.join(label(t) for t in held)}); {reason}"
     elif state == "not shown here" and judged:
         reason += f" (of the claims judged here, {len(held)} of {len(judged)} held)"
-    return Verdict(state, reason)
+    return Verdict(state, reason, summary=summary(claims))
+
+
+def summary(claims):
+    """Page 1's short form of a verdict: each claim's name, "not shown
+    here" where the platform cannot judge it, and the check behind a
+    disagreement (the lab's section gives the numbers). The whole reasons
+    made the table of verdicts too long for page 1."""
+    parts = []
+    for ok, text in claims:
+        part = label(text) + (": not shown here" if ok is None else "")
+        checked = re.search(r"ddlab's number is checked by ([^;(]+)", text)
+        if checked:
+            part += f" (ddlab's number checked by {checked.group(1).strip()})"
+        parts.append(part)
+    return "; ".join(parts)
 
 
 def native_first(platform, name):
