@@ -45,6 +45,9 @@ LAB_NETWORKS=1    # make lab6 NET=100mbit,1ms: the same grid on an emulated clus
 LAB_NP_FIXED="lab6 compares 1 and 2 workers, as the seed's Table I does (2 workers and the parameter server are 3 ranks)"
 source labs/common.sh
 BIN=${BIN:-${LAB_BIN:-bin}}
+# Simulated (PLATFORM=): smpirun runs only the smpicc build, whatever BIN
+# the caller exported (the test suite exports BIN=bin).
+[ -n "$SIM_TAG" ] && BIN=$LAB_BIN
 [ -x "$BIN/lab6" ] || { echo "error: $BIN/lab6 missing: run make" >&2; exit 1; }
 OUT=${RESULTS:-results/lab6${VARIANT:+/$VARIANT}}
 export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
