@@ -96,8 +96,13 @@ static int read_header(gzFile f, const char *path, uint32_t magic_want, const ch
     size_t got = read_some(f, h, need);
     if (got < need) {
         const char *why = short_reason(f);
-        ddl_errf(err, "%s: %s in the header (%zu of %zu bytes)", path,
-                 why ? why : "file ends", got, need);
+        /* zlib inflates a small file whole at the first read and rejects it
+         * there (a CRC-32 that does not match): nothing of the header came,
+         * and the header is not where the fault is */
+        if (why && got == 0)
+            ddl_errf(err, "%s: %s", path, why);
+        else
+            ddl_errf(err, "%s: %s in the header (%zu of %zu bytes)", path, why ? why : "file ends", got, need);
         return -1;
     }
     uint32_t magic = be32(h);
