@@ -161,7 +161,7 @@ fi
 cat > "$tmp/job.sh" <<EOF
 #!/bin/bash
 set -e
-cd $PWD
+cd $(printf %q "$PWD")
 srun --mpi=pmix -n 2 $BIN/lab2 bench --sizes 4096 --algs ring --reps 2 --no-calibrate --quiet --out $tmp/job-srun
 mpirun -np 2 --mca pml ob1 --mca btl self,vader $BIN/lab2 bench --sizes 4096 --algs ring --reps 2 --no-calibrate --quiet --out $tmp/job-mpirun
 echo done
