@@ -88,7 +88,9 @@ port=$(( 29000 + $$ % 1000 ))
 peer_pair 60 "$tmp/dead.out" "" -- step --model cnn3 --batch 8 --warmup 0 --steps 200 --port "$port" --die-after 2 \
   --timeout 20 2>/dev/null
 rc=$? took=$(( SECONDS - start ))
-left=$(pgrep -f "torch_ddp.py step --model cnn3 --batch 8 --warmup 0 --steps 200 --port $port " | wc -l)
+# what is left of the sessions the pair started (each rank setsid: its pid
+# is its session id), never a match on a name another process may share
+left=$(ps -eo sid= | awk -v s=" ${PEER_PAIR_STARTED[*]} " 'index(s, " " $1 " ") { n++ } END { print n + 0 }')
 if [ $rc != 0 ] && [ $took -le 30 ] && [ "$left" = 0 ]; then
   echo "ok - peer: a killed PyTorch rank ends the pair (exit $rc) in ${took} s, no process left"
 else

@@ -33,6 +33,7 @@ peer_pair() {
     pids+=($!)
   done
   PEER_PAIR_PIDS=("${pids[@]}")
+  PEER_PAIR_STARTED=("${pids[@]}") # each rank's session id (setsid): what a caller may check is gone
   local start=$SECONDS failed_at="" status=0 alive p
   while :; do
     alive=0
