@@ -269,7 +269,10 @@ DDL_DATA=$tmp/real DDL_CHECKPOINT_ROOT=$tmp/dr DDL_RESUME=1 "$BIN/lab1" "${data[
 check "$([ $? = 0 ] && grep -q "data train: synthetic mnist.*starting afresh" "$tmp/d.err" && ! grep -q "resumed from" "$tmp/d.err" &&
          grep -q '^# data: real' "$tmp/d3/t-summary.csv"; echo $?)" \
   "DDL_RESUME=1 on other data is another run: it says so and starts afresh" "$(head -2 "$tmp/d.err")"
-printf '\1' | dd of="$tmp/real/mnist/t10k-images-idx3-ubyte" bs=1 seek=100 conv=notrunc 2>/dev/null
+# The images are random: write the byte at offset 100 plus one, so it always
+# changes (a fixed value left it as it was once in 256 runs).
+old=$(od -An -tu1 -j100 -N1 "$tmp/real/mnist/t10k-images-idx3-ubyte" | tr -d ' ')
+printf "\\$(printf %03o $(((old + 1) % 256)))" | dd of="$tmp/real/mnist/t10k-images-idx3-ubyte" bs=1 seek=100 conv=notrunc 2>/dev/null
 DDL_DATA=$tmp/real "$BIN/lab1" "${data[@]}" --iters 12 --resume "$tmp/dr/lab1-t" --out "$tmp/d4" 2> "$tmp/d.err"
 check "$([ $? = 2 ] && grep -q "written with .data test: \.\.\..*t10k-images-idx3-ubyte 12560 bytes crc32" "$tmp/d.err"; echo $?)" \
   "refused: one byte of a data file changed since the checkpoint" "$(head -2 "$tmp/d.err")"
