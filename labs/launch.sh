@@ -436,26 +436,63 @@ lab_single() { # prog args...
 # Run the job in the background and wait: bash runs a trap only between
 # commands, so a job in the foreground would keep SIGTERM's clean-up
 # waiting until it ended by itself (a NET= run took over 10 minutes).
+# With LAUNCH_BESIDE=1 (see launch_beside_ok) the job is only started:
+# launch_beside_wait waits for all that were.
+LAUNCH_BESIDE_CMD=()
 launch_wait() {
   if [ "${DRY_RUN:-0}" = 1 ]; then echo "$*" >&"$LAUNCH_DRY_FD"; return 0; fi
   "$@" &
+  if [ "${LAUNCH_BESIDE:-0}" = 1 ]; then
+    LAUNCH_CHILD+="${LAUNCH_CHILD:+ }$!"
+    LAUNCH_BESIDE_CMD+=("$*")
+    return 0
+  fi
   LAUNCH_CHILD=$!
-  local rc
+  launch_reap "$LAUNCH_CHILD" "$*"
+}
+# launch_reap PID COMMAND: wait for one job, then what its end means.
+launch_reap() {
+  local pid=$1 rc
   while :; do
     rc=0
-    wait "$LAUNCH_CHILD" || rc=$?
+    wait "$pid" || rc=$?
     # A trapped SIGUSR1 (launch_usr1) ends `wait` early: the job still runs.
-    [ "$rc" -gt 128 ] && kill -0 "$LAUNCH_CHILD" 2>/dev/null && continue
+    [ "$rc" -gt 128 ] && kill -0 "$pid" 2>/dev/null && continue
     break
   done
-  LAUNCH_CHILD=
-  [ "$LAUNCH_USR1" = 1 ] && launch_requeue "$rc"
+  # Side by side, the others are waited for before any requeue.
+  if [ "${LAUNCH_BESIDE:-0}" != 1 ]; then
+    LAUNCH_CHILD=
+    [ "$LAUNCH_USR1" = 1 ] && launch_requeue "$rc"
+  fi
   if [ "$rc" = 0 ]; then
-    if declare -F lab_job_done >/dev/null; then lab_job_done "$*"; fi
+    if declare -F lab_job_done >/dev/null; then lab_job_done "$2"; fi
   else
     launch_failed "$rc"
   fi
   return "$rc"
+}
+
+# Jobs side by side: repeats whose accuracy, not time, is read (lab6's
+# seed repeats), one core each, started with LAUNCH_BESIDE=1 and waited
+# for with launch_beside_wait. Only where mpirun starts them on this
+# machine with a core for each (launch_beside_ok N); elsewhere the caller
+# runs them one after another (a Slurm step or an emulated host would
+# need its own share of the allocation).
+launch_beside_ok() { # jobs
+  [ "$LAUNCHER" = mpirun ] && [ "${DRY_RUN:-0}" != 1 ] && [ "$CORES" -ge "$1" ]
+}
+launch_beside_wait() { # -> the first failed job's status, after all ended
+  local pids i first=0 rc
+  read -ra pids <<< "$LAUNCH_CHILD"
+  for i in "${!pids[@]}"; do
+    rc=0
+    LAUNCH_BESIDE=1 launch_reap "${pids[$i]}" "${LAUNCH_BESIDE_CMD[$i]}" || rc=$?
+    [ "$first" = 0 ] && first=$rc
+  done
+  LAUNCH_CHILD= LAUNCH_BESIDE_CMD=()
+  [ "$LAUNCH_USR1" = 1 ] && launch_requeue "$first"
+  return "$first"
 }
 
 # Why a job failed, in one line, and how to continue.
@@ -502,7 +539,7 @@ launch_usr1() {
   LAUNCH_USR1=1
   if [ -n "${LAUNCH_CHILD:-}" ]; then
     note "SIGUSR1 (Slurm's warning before the time limit or a preemption): passed to the running job, to checkpoint at its next optimizer step"
-    kill -USR1 "$LAUNCH_CHILD" 2>/dev/null || true
+    kill -USR1 $LAUNCH_CHILD 2>/dev/null || true # one pid, or those side by side
   else
     launch_requeue 0
   fi
@@ -534,10 +571,17 @@ launch_requeue() { # status of the job that was running
 # labs run under set -e, which would end the handler with status 1.)
 launch_stop_child() {
   [ -n "${LAUNCH_CHILD:-}" ] || return 0
-  kill -TERM "$LAUNCH_CHILD" 2>/dev/null || true
-  local i
-  for i in $(seq 100); do kill -0 "$LAUNCH_CHILD" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$LAUNCH_CHILD" 2>/dev/null || true
-  wait "$LAUNCH_CHILD" 2>/dev/null || true
+  # shellcheck disable=SC2086 # one pid, or those side by side
+  kill -TERM $LAUNCH_CHILD 2>/dev/null || true
+  local i p alive
+  for i in $(seq 100); do
+    alive=0
+    for p in $LAUNCH_CHILD; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 1 ] || break
+    sleep 0.1
+  done
+  # shellcheck disable=SC2086
+  kill -KILL $LAUNCH_CHILD 2>/dev/null || true
+  for p in $LAUNCH_CHILD; do wait "$p" 2>/dev/null || true; done
   LAUNCH_CHILD=
 }

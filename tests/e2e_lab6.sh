@@ -31,8 +31,11 @@ if [ ! -x "$BIN/lab6" ]; then echo "not ok - lab6 e2e: $BIN/lab6 is not built"; 
 if ! command -v gnuplot >/dev/null 2>&1; then echo "skip - lab6 e2e: gnuplot not installed (make deps)"; exit 0; fi
 
 R=$tmp/r
-LAB6_SMOKE=1 DEVICE=cpu BIN=$BIN RESULTS=$R FIGURES=$tmp/fig TABLES=$tmp/tab labs/lab6/run.sh > "$tmp/run.log" 2>&1
+# LAB6_SEEDS=3: the quick profile's seed repeats (side by side on 2 cores)
+LAB6_SMOKE=1 LAB6_SEEDS=3 DEVICE=cpu BIN=$BIN RESULTS=$R FIGURES=$tmp/fig TABLES=$tmp/tab labs/lab6/run.sh > "$tmp/run.log" 2>&1
 check $? "labs/lab6/run.sh runs the whole grid" "$(tail -3 "$tmp/run.log")"
+n=$(ls "$R"/seed-2/*-horovod-w1-seed2-summary.csv "$R"/seed-3/*-horovod-w1-seed3-summary.csv 2>/dev/null | wc -l)
+check $(yes_no [ "$n" = 4 ]) "LAB6_SEEDS=3: both CNNs' 1-worker runs again with seeds 2 and 3, in seed-N folders" "$n of 4 summaries"
 
 g=$R/lab6.csv
 rows=$(col "$g" style | wc -l)

@@ -14,7 +14,9 @@
 #   5. SIGTERM, SIGHUP and SIGINT to the lab's shell alone stop its running
 #      job at once, remove the half results, and exit 143, 129, 130, however
 #      this script was started (under nohup, as a background job); only
-#      the processes this test started are looked at.
+#      the processes this test started are looked at;
+#   6. jobs side by side (LAUNCH_BESIDE=1, launch_beside_wait) run at once,
+#      report the failed one's status, and stop together on SIGTERM.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -143,4 +145,37 @@ for sig in TERM HUP INT; do
     "status $st, started '$started', left '$left': $(tail -2 "$tmp/sig.log")"
   for p in $left; do kill -KILL "${p%%:*}" 2>/dev/null; done
 done
+
+# --- 6. jobs side by side (LAUNCH_BESIDE, lab6's seed repeats) -----------------------
+# Two jobs that each wait for the other's file end well only if they ran at
+# once; launch_beside_wait returns the failed one's status after both
+# ended; SIGTERM stops both.
+if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
+  rm -rf "$tmp/b" "$tmp/b.tmp"
+  # shellcheck disable=SC2016 # expanded by the inner shells
+  meet='touch "$0.$1"; for i in $(seq 300); do [ -e "$0.$2" ] && exit "$3"; sleep 0.1; done; exit 9'
+  RESULTS=$tmp/b bash -c 'set -uo pipefail; source labs/common.sh; OUT=$0; lab_begin 2; launch_beside_ok 2 || exit 7
+    LAUNCH_BESIDE=1 lab_mpi 1 sh -c "$1" "$0" a b 5; LAUNCH_BESIDE=1 lab_mpi 1 sh -c "$1" "$0" b a 0
+    launch_beside_wait; echo "status $?"' "$tmp/b" "$meet" > "$tmp/b.log" 2>&1
+  check $(all 'grep -q "^status 5$" "$tmp/b.log" && [ -e "$tmp/b.a" ] && [ -e "$tmp/b.b" ]') \
+    "side by side: two jobs run at once, and the wait returns the failed one's status (5) after both" "$(tail -2 "$tmp/b.log")"
+  rm -rf "$tmp/s" "$tmp/s.tmp"
+  mark="e2e-lab-runs-$$-beside-${tmp##*/}"
+  RESULTS=$tmp/s DDL_TEST_MARK=$mark "$BIN/tests/with_default_signals" \
+    bash -c 'set -euo pipefail; source labs/common.sh; OUT=$0; lab_begin 2
+      LAUNCH_BESIDE=1 lab_mpi 1 sleep 60; LAUNCH_BESIDE=1 lab_mpi 1 sleep 61; launch_beside_wait' "$tmp/s" > "$tmp/sig.log" 2>&1 &
+  lab=$!
+  for _ in $(seq 100); do [ "$(marked "$mark" | grep -c ':sleep$')" = 2 ] && break; sleep 0.1; done
+  started=$(marked "$mark" | grep -c ':sleep$')
+  kill -TERM "$lab"
+  wait "$lab"
+  st=$?
+  left=$(marked "$mark" | tr '\n' ' ')
+  check $(all '[ "$started" = 2 ] && [ "$st" = 143 ] && [ -z "$left" ] && [ ! -e "$tmp/s.tmp" ]') \
+    "SIGTERM stops both jobs side by side, removes the half results, exits 143" \
+    "status $st, $started started, left '$left': $(tail -2 "$tmp/sig.log")"
+  for p in $left; do kill -KILL "${p%%:*}" 2>/dev/null; done
+else
+  echo "skip - lab runs e2e: jobs side by side need 2 cores"
+fi
 exit $fail

@@ -105,12 +105,21 @@ done
 # Native quick runs only: emulated and simulated variants measure time.
 repeats=${LAB6_SEEDS:-$([ "$profile" = quick ] && [ -z "${VARIANT:-}" ] && echo 3 || echo 1)}
 case "$repeats" in [1-9]) ;; *) echo "error: LAB6_SEEDS=$repeats: 1 to 9 seeds" >&2; exit 2 ;; esac
-for (( k = 1; k < repeats; k++ )); do
-  mkdir -p "$OUT.tmp/seed-$((SEED + k))"
-  for w in resnet50-mnist mobilenetv2-fashion; do
+# They are read for their accuracy alone, so where each can have a core of
+# its own (one thread per rank, mpirun on this machine) a workload's seeds
+# run side by side: on 2 cores this saves two of lab6's eight CNN runs of
+# wall time, and the seed-N folders' timings are not comparable with the
+# grid's (each shared the machine with another run; the note says so).
+beside=0
+[ "$THREADS" = 1 ] && [ "$repeats" -gt 2 ] && launch_beside_ok $(( repeats - 1 )) && beside=1
+[ "$beside" = 1 ] && note "seed repeats: a workload's $(( repeats - 1 )) extra seeds side by side, one core each (their times are not the grid's)"
+for (( k = 1; k < repeats; k++ )); do mkdir -p "$OUT.tmp/seed-$((SEED + k))"; done
+for w in resnet50-mnist mobilenetv2-fashion; do
+  for (( k = 1; k < repeats; k++ )); do
     # its own tag (-seedN): a grader reading every summary sees two runs
-    run "$w" horovod 1 "$((SEED + k))" "$OUT.tmp/seed-$((SEED + k))" "$w-horovod-w1-seed$((SEED + k))"
+    LAUNCH_BESIDE=$beside run "$w" horovod 1 "$((SEED + k))" "$OUT.tmp/seed-$((SEED + k))" "$w-horovod-w1-seed$((SEED + k))"
   done
+  [ "$beside" = 0 ] || launch_beside_wait
 done
 lab_commit
 # The table tool is the native program: a bin/sim one runs only under smpirun.
