@@ -642,6 +642,7 @@ help:
 	@echo "  DDL_MALLOC_DEFAULT=1      keep glibc's malloc thresholds (default: freed memory stays in the heap)"
 	@echo "  DDL_FAULT_KILL_AFTER=N    tests: SIGKILL after the first checkpoint at or past batch N"
 	@echo "  DDL_EMU_STRICT, DDL_EMU_ORDER, DDL_EMU_SEED   the emulated GPU's strict mode (above), handed to it from here"
+	@echo "  DDL_EMU_DEVICES=N         DEVICE=cuda-emu shows N GPUs (default 1); each rank takes its local rank modulo N"
 	@echo "  DDL_NET, DDL_NET_SETUP, DDL_NET_HOST   set by labs/net for NET= runs: the emulated network, how it was"
 	@echo "                   built, each rank's emulated host (recorded in every output's provenance)"
 	@echo "  DDL_SIM_PLATFORM, DDL_SIM_NETWORK, DDL_SIM_HOST_SPEED, DDL_SIM_PLATFORM_SPEED, DDL_SIM_COLL_SELECTOR,"

@@ -108,7 +108,7 @@ launch_rank_env() {
     if [ $(( np * t )) -le "$slots" ]; then policy=ACTIVE; else policy=PASSIVE; fi
   fi
   RANK_ENV+=(OMP_WAIT_POLICY="$policy")
-  RANK_PASS=(DDL_DATA DDL_DEVICE DDL_PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME)
+  RANK_PASS=(DDL_DATA DDL_DEVICE DDL_PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME DDL_EMU_DEVICES)
   [ -n "${OPENBLAS_CORETYPE:-}" ] && RANK_PASS+=(OPENBLAS_CORETYPE)
   return 0
 }
@@ -204,6 +204,15 @@ launch_srun_flags() { # np
   # default, where the cluster binds at all (not task/none: srun would
   # warn on every job) and the tasks fit.
   if [ "${LAUNCH_CAN_BIND:-0}" = 1 ] && [ "$np" -le "$LAUNCH_CPUS" ]; then SRUN_FLAGS+=(--cpu-bind=cores); fi
+  # On GPUs, in an allocation that has them per task (sbatch
+  # --gpus-per-task=1): each task its own, local task i on the node's GPU
+  # i (--gpu-bind=single:1). Where Slurm can bind (the GPUs' device files
+  # in gres.conf) it shows each task only its GPU, as device 0; where it
+  # cannot, each rank sees the node's GPUs and takes its local rank modulo
+  # their count (core/platform/device.c): the same GPU either way.
+  if [ "${DDL_DEVICE:-cpu}" != cpu ] && [ -n "${SLURM_GPUS_PER_TASK:-}" ]; then
+    SRUN_FLAGS+=(--gpus-per-task="$SLURM_GPUS_PER_TASK" --gpu-bind=single:1)
+  fi
   return 0
 }
 launch_prefix_srun() {

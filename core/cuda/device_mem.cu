@@ -22,6 +22,13 @@ extern "C" void ddl_cuda_set_device(int index)
     DDL_CUDA_CHECK(cudaSetDevice(index % count));
 }
 
+extern "C" int ddl_cuda_current_device(void)
+{
+    int dev = 0;
+    DDL_CUDA_CHECK(cudaGetDevice(&dev));
+    return dev;
+}
+
 extern "C" void *ddl_cuda_malloc(size_t bytes)
 {
     if (bytes == 0) return nullptr;

@@ -18,6 +18,9 @@ extern "C" {
 /* Make GPU `index % count` current for this thread (one MPI rank per GPU:
  * pass the node-local rank). Dies when no GPU is usable. */
 void ddl_cuda_set_device(int index);
+/* The GPU current for this thread (cudaGetDevice): the one a rank took,
+ * as its outputs record it (core/driver/report.c). */
+int ddl_cuda_current_device(void);
 
 /* Device memory; ddl_cuda_malloc(0) returns NULL, ddl_cuda_free(NULL) is a
  * no-op. The allocation is 256-byte aligned (cudaMalloc). */

@@ -56,6 +56,8 @@ static const EnvRow ROWS[] = {
     { "DDL_EMU_ORDER", ENV_TEXT, offsetof(DriverEnv, emu_order),
       "the emulated GPU's thread order: forward | reverse | shuffled | seeded" },
     { "DDL_EMU_SEED", ENV_TEXT, offsetof(DriverEnv, emu_seed), "seeds the emulated GPU's thread and stream order" },
+    { "DDL_EMU_DEVICES", ENV_TEXT, offsetof(DriverEnv, emu_devices),
+      "N: the emulated GPU shows N devices (default 1); each rank takes its local rank modulo N" },
     /* set by ddlab's own launchers, recorded in every output's provenance */
     { "DDL_NET", ENV_TEXT, offsetof(DriverEnv, net), "set by labs/net/net.sh: the emulated network" },
     { "DDL_NET_SETUP", ENV_TEXT, offsetof(DriverEnv, net_setup), "set by labs/net/net.sh: how it was built" },
@@ -122,6 +124,7 @@ void driver_env_hand_down(const DriverEnv *env)
     ddl_launch_info_set(&launch);
 #ifdef DDL_HAVE_CUDA_EMU
     ddl_emu_switches_set(env->emu_strict, env->emu_order, env->emu_seed);
+    ddl_emu_devices_set(env->emu_devices);
 #endif
 }
 

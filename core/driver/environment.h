@@ -24,8 +24,9 @@ typedef struct DriverEnv {
      * labs/net/net.sh, labs/platforms/sim.sh) */
     const char *net, *net_setup, *net_host;
     const char *sim_platform, *sim_network, *sim_host_speed, *sim_platform_speed, *sim_coll_selector, *sim_compute;
-    /* The emulated GPU's strict mode (core/cuda/emu/switches.h) */
-    const char *emu_strict, *emu_order, *emu_seed;
+    /* The emulated GPU's strict mode and its number of devices
+     * (core/cuda/emu/switches.h) */
+    const char *emu_strict, *emu_order, *emu_seed, *emu_devices;
     const char *grade_tape;      /* DDL_GRADE_TAPE: the grader's tape (labs/grade/tape) */
 } DriverEnv;
 

@@ -9,30 +9,35 @@
 #include "../util/common.h"
 #include "../platform/placement.h"
 #include "../cuda/device_mem.h"
-#ifdef DDL_HAVE_CUDA
 #include "../cuda/cuda_runtime_probe.h"
-#endif
 #include "../cpu/gemm.h"
 #include "../layers/layers.h"
 
+/* The GPU this rank made current (core/platform/device.c: its local rank
+ * modulo the GPUs it sees), as CUDA reports it; -1 on the CPU. */
+static int current_gpu(const char *device)
+{
+#ifdef DDL_HAVE_CUDA
+    if (strcmp(device, "cuda") == 0) return ddl_cuda_current_device();
+#endif
+#ifdef DDL_HAVE_CUDA_EMU
+    if (strcmp(device, "cuda-emu") == 0) return ddl_cuda_current_device_emu();
+#endif
+    (void)device;
+    return -1;
+}
+
 /* Where every rank ran, "0 ddl0, 1 ddl0, 2 h1, ...", and on a GPU the
- * device it took among those it sees (its local rank modulo their count,
- * as core/device.c chooses: srun's SLURM_LOCALID): a multi-node or
+ * device it took among those it sees ("0 n1 gpu0, 1 n1 gpu1"; with Slurm's
+ * --gpu-bind=single:1 each rank sees only its own, gpu0): a multi-node or
  * multi-GPU job's placement, in its outputs. Collective. */
 static void rank_places(const Driver *d, Meta *m)
 {
     enum { PLACE = 96 };
     char mine[PLACE] = "", host[64];
     ddl_host_name(host, sizeof host);
-    int len = snprintf(mine, sizeof mine, "%d %.60s", d->rank, host);
-#ifdef DDL_HAVE_CUDA
-    if (strcmp(d->opt->device, "cuda") == 0 && len > 0) {
-        int n = 1, local = ddl_node_rank(MPI_COMM_WORLD, &n), count = ddl_cuda_device_count();
-        if (count > 0) snprintf(mine + len, sizeof mine - (size_t)len, " gpu%d", local % count);
-    }
-#else
-    (void)len;
-#endif
+    int len = snprintf(mine, sizeof mine, "%d %.60s", d->rank, host), gpu = d->be ? current_gpu(d->opt->device) : -1;
+    if (gpu >= 0 && len > 0) snprintf(mine + len, sizeof mine - (size_t)len, " gpu%d", gpu);
     char *all = d->rank == 0 ? ddl_alloc((size_t)PLACE * (size_t)d->world) : NULL;
     MPI_Gather(mine, PLACE, MPI_CHAR, all, PLACE, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (d->rank != 0) return;

@@ -6,10 +6,8 @@
 #include <unistd.h>
 #include "../cpu/parallel.h"
 #include "../cpu/gemm.h"
-#ifdef DDL_HAVE_CUDA
 #include "../cuda/cuda_runtime_probe.h"
 #include "../cuda/device_mem.h"
-#endif
 
 int device_parse(const char *s, Device *out, char err[DDL_ERRLEN])
 {
@@ -40,6 +38,37 @@ static void cpu_model(char *out, size_t cap)
     fclose(f);
 }
 
+/* The GPU calls of one device kind: nvcc's build for cuda, the emulated
+ * GPU's (core/cuda/emu/names.h) for cuda-emu, so that both choose a rank's
+ * GPU alike. NULL where this build has none. */
+typedef struct GpuOps {
+    const char *name;
+    int (*probe)(int index, char *desc, size_t cap, char *err, size_t errcap);
+    int (*count)(void);
+    void (*select)(int index);
+    const char *missing; /* what to say in a build without it */
+} GpuOps;
+
+static const GpuOps *gpu_ops(Device d)
+{
+    static const GpuOps ops[] = {
+#ifdef DDL_HAVE_CUDA
+        { "cuda", ddl_cuda_probe, ddl_cuda_device_count, ddl_cuda_set_device, NULL },
+#else
+        { "cuda", NULL, NULL, NULL,
+          "this build has no CUDA support (nvcc was not found at build time; install the CUDA toolkit and rebuild, "
+          "or use DEVICE=cpu)" },
+#endif
+#ifdef DDL_HAVE_CUDA_EMU
+        { "cuda-emu", ddl_cuda_probe_emu, ddl_cuda_device_count_emu, ddl_cuda_set_device_emu, NULL },
+#else
+        { "cuda-emu", NULL, NULL, NULL,
+          "this build has no emulated GPU (built with EMU=0 or under SimGrid); rebuild with a C++ compiler" },
+#endif
+    };
+    return d == DEVICE_CUDA ? &ops[0] : d == DEVICE_CUDA_EMU ? &ops[1] : NULL;
+}
+
 /* Whether d can be used here, and its description; no policy. */
 static int probe(Device d, int local_rank, int local_ranks, char *desc, size_t cap, char err[DDL_ERRLEN])
 {
@@ -50,47 +79,30 @@ static int probe(Device d, int local_rank, int local_ranks, char *desc, size_t c
                  blas_core_name());
         return 0;
     }
-    if (d == DEVICE_CUDA_EMU) {
-#ifdef DDL_HAVE_CUDA_EMU
-        snprintf(desc, cap, "cuda-emu (emulated GPU: core/cuda's kernels on %d CPU threads, no GPU)",
-                 ddl_kernel_threads());
-        return 0;
-#else
-        snprintf(err, DDL_ERRLEN, "DEVICE=cuda-emu: this build has no emulated GPU (built with EMU=0 or under "
-                                  "SimGrid); rebuild with a C++ compiler");
+    const GpuOps *g = gpu_ops(d);
+    if (!g->probe) {
+        snprintf(err, DDL_ERRLEN, "DEVICE=%s: %s", g->name, g->missing);
         return -1;
-#endif
     }
-#ifdef DDL_HAVE_CUDA
     char gpu[160], why[160];
-    if (ddl_cuda_probe(local_rank, gpu, sizeof gpu, why, sizeof why) != 0) {
-        snprintf(err, DDL_ERRLEN, "DEVICE=cuda: no usable GPU: %s", why);
+    if (g->probe(local_rank, gpu, sizeof gpu, why, sizeof why) != 0) {
+        snprintf(err, DDL_ERRLEN, "DEVICE=%s: no usable GPU: %s", g->name, why);
         return -1;
     }
-    int count = ddl_cuda_device_count();
+    int count = g->count();
     if (local_ranks > count)
-        snprintf(desc, cap, "cuda (%s; %d ranks of this node share %d GPU%s)", gpu, local_ranks, count,
+        snprintf(desc, cap, "%s (%s; %d ranks of this node share %d GPU%s)", g->name, gpu, local_ranks, count,
                  count == 1 ? "" : "s");
     else
-        snprintf(desc, cap, "cuda (%s)", gpu);
+        snprintf(desc, cap, "%s (%s)", g->name, gpu);
     return 0;
-#else
-    (void)local_rank;
-    (void)local_ranks;
-    (void)desc;
-    (void)cap;
-    snprintf(err, DDL_ERRLEN, "DEVICE=cuda: this build has no CUDA support (nvcc was not found at build time; "
-                              "install the CUDA toolkit and rebuild, or use DEVICE=cpu)");
-    return -1;
-#endif
 }
 
 int device_check_backend(Device d, int local_rank, int local_ranks, char *desc, size_t cap, char err[DDL_ERRLEN])
 {
     if (probe(d, local_rank, local_ranks, desc, cap, err) != 0) return -1;
-#ifdef DDL_HAVE_CUDA
-    if (d == DEVICE_CUDA) ddl_cuda_set_device(local_rank); /* before the first allocation */
-#endif
+    /* GPU local_rank % count, current before the first allocation */
+    if (d != DEVICE_CPU) gpu_ops(d)->select(local_rank);
     return 0;
 }
 

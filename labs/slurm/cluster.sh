@@ -18,6 +18,12 @@
 #            (task/none). Declaring no more than the machine has
 #            (DDL_SLURM_CPUS=$(nproc)) gives a faithful node with
 #            task/affinity (srun binds each task to CPUs of its own)
+#        DDL_SLURM_GPUS=N (default 0): every node declares N GPUs (gres
+#            gpu, each an empty file in DIR: Slurm counts and allocates
+#            them to jobs, --gpus-per-task=1, but sets no
+#            CUDA_VISIBLE_DEVICES), for DEVICE=cuda-emu with
+#            DDL_EMU_DEVICES=N: each rank then takes its local rank
+#            modulo N, as on a GPU node where every GPU is visible
 #        --net STATE: one slurmd per host of the emulated cluster whose
 #            state folder is STATE (labs/net/cluster.sh), inside that host's
 #            network namespace, named h0, h1, .. at its 198.18.0.x address;
@@ -72,6 +78,11 @@ free_port() {
 }
 
 cpus_here() { env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc; }
+declared_gpus() {
+  local want=${DDL_SLURM_GPUS:-0}
+  case "$want" in ''|*[!0-9]*|0?*) die "DDL_SLURM_GPUS='$want': the GPUs each node declares, 0 or more" ;; esac
+  echo "$want"
+}
 declared_cpus() {
   local here want=${DDL_SLURM_CPUS:-8}
   here=$(cpus_here)
@@ -80,8 +91,8 @@ declared_cpus() {
 }
 
 # slurm.conf for DIR: nodes given as "name addr" lines on stdin.
-write_conf() { # dir ctld_addr ctld_port slurmd_port task_plugin cpus_per_node
-  local dir=$1 addr=$2 cport=$3 dport=$4 task=$5 cpus=$6 name naddr
+write_conf() { # dir ctld_addr ctld_port slurmd_port task_plugin cpus_per_node gpus_per_node
+  local dir=$1 addr=$2 cport=$3 dport=$4 task=$5 cpus=$6 gpus=$7 name naddr gres=""
   cat > "$dir/slurm.conf" <<EOF
 # Written by labs/slurm/cluster.sh: a cluster of this machine for ddlab.
 ClusterName=ddlab
@@ -130,8 +141,19 @@ EOF
 SlurmdParameters=config_overrides
 EOF
   fi
+  if [ "$gpus" -gt 0 ]; then
+    gres=" Gres=gpu:$gpus"
+    echo "GresTypes=gpu" >> "$dir/slurm.conf"
+    # Emulated GPUs (DDL_SLURM_GPUS): slurmd drops a GPU without a file
+    # ("Removing file-less GPU"), so each has an empty one of its own.
+    # Slurm 22.05 then counts and allocates them, and sets no
+    # CUDA_VISIBLE_DEVICES for its tasks (measured 2026-11-29).
+    mkdir -p "$dir/dev"
+    for (( i = 0; i < gpus; i++ )); do : > "$dir/dev/gpu$i"; done
+    echo "Name=gpu File=$dir/dev/gpu[0-$((gpus - 1))]" > "$dir/gres.conf"
+  fi
   while read -r name naddr; do
-    echo "NodeName=$name NodeAddr=$naddr CPUs=$cpus State=UNKNOWN" >> "$dir/slurm.conf"
+    echo "NodeName=$name NodeAddr=$naddr CPUs=$cpus$gres State=UNKNOWN" >> "$dir/slurm.conf"
   done
   echo "PartitionName=ddlab Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >> "$dir/slurm.conf"
 }
@@ -172,6 +194,7 @@ up() { # dir [--net state]
   [ "${1:-}" = --net ] && { net=$2; shift 2; }
   [ $# = 0 ] || die "up: unknown argument '$1'"
   local why; why=$(check) || die "$why"
+  local gpus; gpus=$(declared_gpus) || exit 1
   mkdir -p "$dir" || die "cannot create $dir"
   dir=$(cd "$dir" && pwd)
   [ -z "$(ls -A "$dir")" ] || die "up: $dir is not empty (a cluster running there? cluster.sh down $dir)"
@@ -204,7 +227,7 @@ up() { # dir [--net state]
     cport=6817; dport=6818; task=task/none; cpus=$(cpus_here)
   fi
   local n
-  for n in "${nodes[@]}"; do echo "${n% *}"; done | write_conf "$dir" "$addr" "$cport" "$dport" "$task" "$cpus"
+  for n in "${nodes[@]}"; do echo "${n% *}"; done | write_conf "$dir" "$addr" "$cport" "$dport" "$task" "$cpus" "$gpus"
   start_daemon "$dir" slurmctld "$ctld_ns" slurmctld -D -c -f "$dir/slurm.conf"
   for n in "${nodes[@]}"; do
     read -r name naddr ns <<<"$n"

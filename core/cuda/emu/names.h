@@ -32,6 +32,7 @@
 #define copy_grad_cuda copy_grad_cuda_emu
 #define ddl_backend_cuda ddl_backend_cuda_emu
 #define ddl_cuda_blas_release ddl_cuda_blas_release_emu
+#define ddl_cuda_current_device ddl_cuda_current_device_emu
 #define ddl_cuda_device_count ddl_cuda_device_count_emu
 #define ddl_cuda_event_create ddl_cuda_event_create_emu
 #define ddl_cuda_event_destroy ddl_cuda_event_destroy_emu

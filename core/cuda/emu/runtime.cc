@@ -16,6 +16,8 @@
 #include "memory.h"
 #include "streams.h"
 #include "strict.h"
+#include "switches.h"
+#include "cuda/cuda_check.h"
 
 extern "C" {
 #include "util/common.h"
@@ -27,6 +29,30 @@ namespace ddl_emu {
 namespace {
 
 thread_local cudaError_t tl_last = cudaSuccess;
+
+// How many GPUs the emulated machine has: DDL_EMU_DEVICES (handed down by
+// core/driver/environment.c, switches.h), 1 by default. They are one and
+// the same emulated GPU, one arena: what is emulated is which index each
+// host thread has made current (per thread, as in CUDA), so that the
+// choice of a GPU per rank (core/platform/device.c: its local rank modulo
+// the count) can be run and checked on a machine without GPUs.
+const char *g_devices_text = nullptr;
+
+int devices()
+{
+    static const int n = [] {
+        const char *v = g_devices_text;
+        if (!v) return 1;
+        char *end = nullptr;
+        long k = strtol(v, &end, 10);
+        if (end == v || *end || k < 1 || k > DDL_MAX_DEVICES)
+            ddl_die("DDL_EMU_DEVICES=%s: the emulated machine's GPUs, 1 .. %d", v, DDL_MAX_DEVICES);
+        return static_cast<int>(k);
+    }();
+    return n;
+}
+
+thread_local int tl_device = 0;
 
 cudaError_t fail(cudaError_t e)
 {
@@ -102,21 +128,26 @@ cudaError_t cudaGetLastError()
 
 cudaError_t cudaGetDeviceCount(int *count)
 {
-    *count = 1;
+    *count = devices();
     return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int *dev)
 {
-    *dev = 0;
+    *dev = tl_device;
     return cudaSuccess;
 }
 
-cudaError_t cudaSetDevice(int dev) { return dev == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice); }
+cudaError_t cudaSetDevice(int dev)
+{
+    if (dev < 0 || dev >= devices()) return fail(cudaErrorInvalidDevice);
+    tl_device = dev;
+    return cudaSuccess;
+}
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int dev)
 {
-    if (dev != 0) return fail(cudaErrorInvalidDevice);
+    if (dev < 0 || dev >= devices()) return fail(cudaErrorInvalidDevice);
     std::memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "ddlab emulated GPU (CUDA kernels on %d CPU threads)", ddl_kernel_threads());
     p->totalGlobalMem = arena_reserved();
@@ -358,3 +389,5 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p)
 }
 
 } // namespace ddl_emu
+
+extern "C" void ddl_emu_devices_set(const char *count) { ddl_emu::g_devices_text = count; }
