@@ -39,6 +39,13 @@ void sync_comm_event(Sync *s, const char *name, double t0, double t1, double byt
     sync_event(s, TRACK_COMM, name, t0, t1, bytes);
 }
 
+void sync_average_arena(Sync *s, float *arena, const char *name)
+{
+    double t0 = sync_clock(s);
+    comm_allreduce(s->c, arena, s->m->nparams, COMM_FP32, COMM_AVG, s->cfg.alg);
+    sync_comm_event(s, name, t0, sync_clock(s), (double)s->m->nparams * sizeof(float));
+}
+
 void sync_bcast_floats(float *p, size_t n, MPI_Comm comm)
 {
     const size_t slice = (size_t)1 << 28;
