@@ -26,6 +26,18 @@ int t_done(void);
  * and c over MPI_COMM_WORLD. Returns the world's size, *rank its rank. */
 struct Comm;
 int t_mpi_comm_start(int *argc, char ***argv, struct Comm *c, int *rank);
+/* An MPI test's end: c freed, MPI_Finalize; returns t_done()'s status. */
+int t_mpi_comm_done(struct Comm *c);
+/* The program's scratch folder: $TMPDIR/<prefix>.XXXXXX (/tmp without
+ * TMPDIR), made on the first call (exit 2 when it cannot be); its path. */
+const char *t_scratch(const char *prefix);
+/* scratch/rel, in one of 4 buffers used in turn (4 may be live at once). */
+const char *t_at(const char *rel);
+/* Remove the scratch folder and everything in it. */
+void t_scratch_remove(void);
+/* A value in [-1, 1) that depends on (k, i) alone (splitmix64's
+ * finaliser): test vectors every rank can make without communicating. */
+float t_hash_value(int k, size_t i);
 /* The test tier (tests/run.sh exports DDL_TEST_TIER): true in the quick
  * tier of `make test`, where a program with a long matrix samples it;
  * false in `make test-full` and when run by hand without the variable.

@@ -187,8 +187,5 @@ int main(int argc, char **argv)
     bool quick = t_quick("cnn3's cases other than Horovod 0.28's defaults (here cnn3 on that case, sdss_dnn on all)");
     test_model(&c, "cnn3", (Shape){ 1, 28, 28 }, 10, !quick);
     test_model(&c, "sdss_dnn", (Shape){ 10, 1, 1 }, 3, true);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

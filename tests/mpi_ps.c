@@ -246,8 +246,5 @@ int main(int argc, char **argv)
     test_model(&c, "sdss_dnn", (Shape){ 10, 1, 1 }, 3);
     test_bn_state(&c);
     test_refused(&c);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

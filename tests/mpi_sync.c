@@ -261,8 +261,5 @@ int main(int argc, char **argv)
             if (sampled && selected(only, cases[k].kind)) run_case(&c, models[i].model, models[i].in, &cases[k]);
         }
     if (!only) test_trace_file(&c);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }
