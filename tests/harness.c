@@ -288,3 +288,25 @@ __attribute__((constructor)) static void t_edge(void)
 {
     if (driver_env_apply() != 0) exit(2);
 }
+
+void t_dist_init(TDist *d, struct Comm *c, const SyncConfig *cfg, const char *model, Shape in, int classes,
+                 float width, int micro, int global)
+{
+    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
+    t_build_eval(&d->m, model, in, classes, width, micro, 3);
+    trainer_init(&d->t, &d->m, &sc);
+    char err[256];
+    if (sync_init(&d->s, cfg, &d->t, c, err) != 0) ddl_die("%s", err);
+    d->per = shape_numel(in);
+    d->x = ddl_alloc(sizeof(float) * d->per * (size_t)global);
+    d->y = ddl_alloc(sizeof(int32_t) * (size_t)global);
+}
+
+void t_dist_free(TDist *d)
+{
+    ddl_free(d->x);
+    ddl_free(d->y);
+    sync_free(&d->s);
+    trainer_free(&d->t);
+    model_free(&d->m);
+}

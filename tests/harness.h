@@ -98,6 +98,24 @@ void t_side_free(TSide *s);
  * classes, in new host arrays (ddl_free both). */
 void t_zoo_batch(const char *model, int batch, uint64_t seed, const char *name, int step, float **x, int32_t **y);
 
+/* The data-parallel side of an MPI test of a sync strategy: `model`
+ * built as t_build_eval does (seed 3) for `micro` examples a step, SGD
+ * (lr 0.05, momentum 0.9, weight decay 5e-4), a Sync of cfg over c, and
+ * host room for one batch of `global` examples (x, y; `per` floats an
+ * example). Dies with sync_init's message when cfg is refused. */
+#include "sync/sync.h"
+typedef struct TDist {
+    Model m;
+    Trainer t;
+    Sync s;
+    float *x;
+    int32_t *y;
+    size_t per;
+} TDist;
+void t_dist_init(TDist *d, struct Comm *c, const SyncConfig *cfg, const char *model, Shape in, int classes,
+                 float width, int micro, int global);
+void t_dist_free(TDist *d);
+
 /* Path of a fixture: tests/fixtures/<name> relative to the repo root
  * (DDL_TEST_ROOT overrides the root). */
 const char *t_fixture(const char *name);
