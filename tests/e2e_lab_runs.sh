@@ -19,16 +19,10 @@
 #      report the failed one's status, and stop together on SIGTERM.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "lab runs e2e"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset NET HOSTS PLATFORM LAUNCH NODES NP SLURM_JOB_ID DRY_RUN
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - lab runs e2e: $2"; else echo "not ok - lab runs e2e: $2${3:+: $3}"; fail=1; fi
-}
-all() { if eval "$1"; then echo 0; else echo 1; fi; }
 
 # --- 1. the make variables ---------------------------------------------------------
 refused() { # grep-pattern name env... -- script
