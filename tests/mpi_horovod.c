@@ -68,19 +68,17 @@ static Outcome run(Comm *c, const char *model, Shape in, int classes, const Case
     cfg.accumulate = k->accumulate;
     TDist d;
     t_dist_init(&d, c, &cfg, model, in, classes, 0.0f, micro, GLOBAL_BATCH);
-    float *x = d.x;
-    int32_t *y = d.y;
     CommCounters before = sync_counters(&d.s);
     for (int step = 0; step < STEPS; step++) {
-        t_random_batch(11, "mpi_horovod batch", step, in, classes, GLOBAL_BATCH, x, y);
+        t_random_batch(11, "mpi_horovod batch", step, in, classes, GLOBAL_BATCH, d.x, d.y);
         int correct;
         if (ref) {
-            trainer_forward_backward(tr, x, y, GLOBAL_BATCH, &correct);
+            trainer_forward_backward(tr, d.x, d.y, GLOBAL_BATCH, &correct);
             trainer_step(tr);
         }
         for (int u = 0; u < k->accumulate; u++) {
             int first = c->rank * local + u * micro;
-            sync_train_step(&d.s, x + (size_t)first * d.per, y + first, micro, &correct, NULL);
+            sync_train_step(&d.s, d.x + (size_t)first * d.per, d.y + first, micro, &correct, NULL);
         }
     }
     Outcome o = { ddl_alloc(sizeof(float) * d.m.nparams), d.m.nparams, sync_groups(&d.s),

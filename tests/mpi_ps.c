@@ -57,15 +57,13 @@ static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, bo
     cfg.accumulate = accumulate;
     TDist d;
     t_dist_init(&d, c, &cfg, model, in, classes, 0.0f, micro, GLOBAL_BATCH);
-    float *x = d.x;
-    int32_t *y = d.y;
     CommCounters before = sync_counters(&d.s);
     for (int step = 0; step < STEPS; step++) {
-        t_random_batch(13, "mpi_ps batch", step, in, classes, GLOBAL_BATCH, x, y);
+        t_random_batch(13, "mpi_ps batch", step, in, classes, GLOBAL_BATCH, d.x, d.y);
         for (int u = 0; u < accumulate; u++) {
             int first = w >= 0 ? w * local + u * micro : 0;
             int correct;
-            sync_train_step(&d.s, x + (size_t)first * d.per, y + first, micro, &correct, NULL);
+            sync_train_step(&d.s, d.x + (size_t)first * d.per, d.y + first, micro, &correct, NULL);
         }
     }
     CommCounters after = sync_counters(&d.s);

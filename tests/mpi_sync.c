@@ -104,18 +104,16 @@ static void run_case(Comm *c, const char *model, Shape in, const Case *k)
     t_dist_init(&d, c, &cfg, model, in, 10, strcmp(model, "cnn3") != 0 ? 0.125f : 0.0f, micro, GLOBAL_BATCH);
     Model *dist = &d.m;
     Sync *s = &d.s;
-    float *x = d.x;
-    int32_t *y = d.y;
     bool stepped_right = true, times_ok = true;
     for (int step = 0; step < STEPS; step++) {
-        t_random_batch(7, "mpi_sync batch", step, in, 10, GLOBAL_BATCH, x, y);
+        t_random_batch(7, "mpi_sync batch", step, in, 10, GLOBAL_BATCH, d.x, d.y);
         int correct;
-        trainer_forward_backward(&tr, x, y, GLOBAL_BATCH, &correct);
+        trainer_forward_backward(&tr, d.x, d.y, GLOBAL_BATCH, &correct);
         trainer_step(&tr);
         for (int u = 0; u < k->accumulate; u++) {
             int first = c->rank * local + u * micro;
             bool stepped;
-            sync_train_step(s, x + (size_t)first * d.per, y + first, micro, &correct, &stepped);
+            sync_train_step(s, d.x + (size_t)first * d.per, d.y + first, micro, &correct, &stepped);
             stepped_right = stepped_right && stepped == (u == k->accumulate - 1);
         }
         const SyncTimes *t = &s->last;
