@@ -148,27 +148,28 @@ static void test_idx(void)
     rc = idx_read_images(tpath("trunc-images.gz"), &d, err);
     expect_fail(rc, &d, err, "idx: truncated images inside gz rejected", "only 80");
 
-    b = idx_images(0x802, 2, 4, 4, 2, &len);
-    write_gz(tpath("magic.gz"), b, len);
-    free(b);
-    rc = idx_read_images(tpath("magic.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: wrong image magic rejected", "0x00000803");
-    b = idx_images(0x803, 2, 4, 4, 2, &len);
-    write_gz(tpath("labels-with-image-magic.gz"), b, len);
-    free(b);
-    rc = idx_read_labels(tpath("labels-with-image-magic.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: labels file with image magic rejected", "0x00000801");
-
-    b = idx_images(0x803, 0xFFFFFFFFu, 0xFFFF, 0xFFFF, 0, &len); /* header only */
-    write_gz(tpath("absurd.gz"), b, len);
-    free(b);
-    rc = idx_read_images(tpath("absurd.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: absurd header dims (overflowing product) rejected", "absurd");
-    b = idx_images(0x803, 0, 28, 28, 0, &len);
-    write_gz(tpath("zero.gz"), b, len);
-    free(b);
-    rc = idx_read_images(tpath("zero.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: zero images rejected", "absurd");
+    /* Image files gzipped whose header is wrong, read as images or labels. */
+    static const struct {
+        uint32_t magic, n, rows, cols, have;
+        bool as_labels;
+        const char *file, *name, *says;
+    } bad[] = {
+        { 0x802, 2, 4, 4, 2, false, "magic.gz", "idx: wrong image magic rejected", "0x00000803" },
+        { 0x803, 2, 4, 4, 2, true, "labels-with-image-magic.gz", "idx: labels file with image magic rejected",
+          "0x00000801" },
+        { 0x803, 0xFFFFFFFFu, 0xFFFF, 0xFFFF, 0, false, "absurd.gz", /* header only */
+          "idx: absurd header dims (overflowing product) rejected", "absurd" },
+        { 0x803, 0, 28, 28, 0, false, "zero.gz", "idx: zero images rejected", "absurd" },
+        { 0x803, 2, 4, 4, 3, false, "extra.gz", "idx: data after the described payload rejected", "continues" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        b = idx_images(bad[i].magic, bad[i].n, bad[i].rows, bad[i].cols, bad[i].have, &len);
+        write_gz(tpath(bad[i].file), b, len);
+        free(b);
+        const char *path = tpath(bad[i].file);
+        rc = bad[i].as_labels ? idx_read_labels(path, &d, err) : idx_read_images(path, &d, err);
+        expect_fail(rc, &d, err, bad[i].name, bad[i].says);
+    }
     /* Within the caps but far more than the file holds: fails on the data,
      * after a bounded allocation (ASan would flag a huge one). */
     b = idx_images(0x803, 300000, 28, 28, 2, &len);
@@ -184,12 +185,6 @@ static void test_idx(void)
     free(b);
     rc = idx_read_labels(tpath("labels-absurd.gz"), &d, err);
     expect_fail(rc, &d, err, "idx: absurd label count rejected", "absurd");
-
-    b = idx_images(0x803, 2, 4, 4, 3, &len);
-    write_gz(tpath("extra.gz"), b, len);
-    free(b);
-    rc = idx_read_images(tpath("extra.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: data after the described payload rejected", "continues");
 
     write_bytes(tpath("empty"), "", 0);
     rc = idx_read_images(tpath("empty"), &d, err);
