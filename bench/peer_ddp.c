@@ -229,8 +229,7 @@ static int run(void *ctx, Driver *d)
 {
     Peer *p = ctx;
     const DriverOptions *o = d->opt;
-    ModelConfig cfg = model_config_default(o->model, (Shape){ 0, 0, 0 }, 0);
-    cfg.width = o->width;
+    ModelConfig cfg = driver_model_config(d, o->model); /* no data loaded: its home input */
     p->in_size = (int)shape_numel(cfg.input);
     p->classes = cfg.classes;
     driver_tag(d, "%s-w%g-b%d-np%d", o->model, (double)o->width, o->batch, d->world);

@@ -190,8 +190,7 @@ static int run(void *ctx, Driver *d)
 {
     Bench *b = ctx;
     const DriverOptions *o = d->opt;
-    ModelConfig cfg = model_config_default(o->model, (Shape){ 0, 0, 0 }, 0);
-    cfg.width = o->width;
+    ModelConfig cfg = driver_model_config(d, o->model); /* no data loaded: its home input */
     driver_tag(d, "%s-w%g-b%d%s", o->model, (double)o->width, o->batch, b->fp16 ? "-fp16" : "");
     if (driver_open(d) || driver_build(d, o->model, &cfg, o->batch)) return 2;
     SgdConfig sgd = { 0.01f, 0.9f, 5e-4f, false };
