@@ -1,5 +1,7 @@
 # tests/e2e_lib.sh - sourced by the end-to-end scripts (from the
-# repository root, after `set -u`): what each of them starts with.
+# repository root, after `set -u`): what each of them starts with. Not
+# executable, so tests/run.sh, which runs the executable tests/e2e_*.sh,
+# does not take it for a test.
 #
 # e2e_begin NAME: BIN (default bin); tmp, a scratch folder removed when
 #   the script exits; fail=0 (the script ends with `exit $fail`); and
