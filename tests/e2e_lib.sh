@@ -54,6 +54,6 @@ e2e_lab2_bench() {
   rows=$(col "$1" alg | wc -l)
   check $([ "$rows" = $((7 * 11)) ] && echo 0 || echo 1) "$2 CSV has 7 algorithms x 11 sizes" "$rows rows"
   bad=$(col "$1" wrong | awk '$1 != 0' | wc -l)
-  check $([ "$bad" = 0 ] && [ "$rows" -gt 0 ] && echo 0 || echo 1) "$2: every algorithm at every size: 0 wrong elements" \
-    "$bad rows with wrong elements"
+  check $([ "$bad" = 0 ] && [ "$rows" -gt 0 ] && echo 0 || echo 1) \
+    "$2: every algorithm at every size: 0 wrong elements" "$bad rows with wrong elements"
 }

@@ -635,7 +635,8 @@ def check_lab5_bytes(tables):
             if num(r, "payload_up_bytes") != want or num(r, "payload_down_bytes") != want:
                 bad.append(f"{t.name}: epoch {r.get('epoch')}: payload {r.get('payload_up_bytes')} != rounds x users x "
                            f"bytes per round = {want:.0f}")
-    return verdict(bad, n, f"{n} runs: bytes per round = params x 4 or 2, counted = closed form, rounds and totals agree",
+    return verdict(bad, n,
+                   f"{n} runs: bytes per round = params x 4 or 2, counted = closed form, rounds and totals agree",
                    nothing="no summary rows to check")
 
 
