@@ -250,11 +250,14 @@ $(BUILD)/%.o: %.c | check-tools
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# A stamp file's recipe: the file holds VALUE and is rewritten (so what
+# depends on it is rebuilt) only when VALUE changes.
+stamp = @mkdir -p $(@D); echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
+
 # The commit id goes into one object only; a stamp file that changes with
 # the commit forces just that object to rebuild.
 $(BUILD)/git-rev: FORCE
-	@mkdir -p $(@D)
-	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
+	$(call stamp,$(GIT_REV))
 $(BUILD)/core/provenance/version.o: core/provenance/version.c $(BUILD)/git-rev
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DDDL_GIT_REV='"$(GIT_REV)"' -DDDL_CFLAGS='"$(strip $(OPT))$(if $(filter 1,$(SANITIZE)), asan+ubsan,)$(if $(filter 1,$(SIM)), smpicc,)"' -c $< -o $@
@@ -267,8 +270,7 @@ $(BUILD)/%.cu.o: %.cu
 # The two objects that change with cuDNN (its calls, the table that points
 # at them) are rebuilt when the build's cuDNN changes (CUDNN=0, CUDNN_HOME).
 $(BUILD)/cudnn-stamp: FORCE
-	@mkdir -p $(@D)
-	@echo '$(CUDNN_LIB)' | cmp -s - $@ || echo '$(CUDNN_LIB)' > $@
+	$(call stamp,$(CUDNN_LIB))
 $(BUILD)/core/cuda/conv_cudnn.cu.o $(BUILD)/core/cuda/backend_cuda.cu.o: $(BUILD)/cudnn-stamp
 
 $(BUILD)/emu/%.cu.o: %.cu

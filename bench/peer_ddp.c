@@ -100,35 +100,11 @@ static void after_batch(Driver *d, const DriverBatch *b, void *ctx)
     p->part[P_HIDDEN][i] = st->hidden;
 }
 
-/* FNV-1a (32 bit) of the sorted "name count\n" lines: train_step.c's and
- * torch_ddp.py's layout, so both sides can be seen to build one model. */
-static int cmp_param_name(const void *a, const void *b)
-{
-    return strcmp(((const ParamInfo *)a)->name, ((const ParamInfo *)b)->name);
-}
-
-static uint32_t param_layout(const Model *m)
-{
-    int n = model_param_list(m, NULL, 0);
-    ParamInfo *p = ddl_alloc(sizeof(ParamInfo) * (size_t)(n > 0 ? n : 1));
-    model_param_list(m, p, n);
-    qsort(p, (size_t)n, sizeof *p, cmp_param_name);
-    uint32_t h = 2166136261u;
-    for (int i = 0; i < n; i++) {
-        char line[96];
-        int len = snprintf(line, sizeof line, "%s %zu\n", p[i].name, p[i].count);
-        for (int k = 0; k < len && k < (int)sizeof line - 1; k++) h = (h ^ (uint8_t)line[k]) * 16777619u;
-    }
-    ddl_free(p);
-    return h;
-}
-
 /* Every parameter tensor as "<prefix><name>". */
 static void put_params(Ckpt *c, const Model *m, const float *all, const char *prefix)
 {
-    int n = model_param_list(m, NULL, 0);
-    ParamInfo *pi = ddl_alloc(sizeof(ParamInfo) * (size_t)(n > 0 ? n : 1));
-    model_param_list(m, pi, n);
+    int n;
+    ParamInfo *pi = model_param_list_alloc(m, &n);
     for (int i = 0; i < n; i++) {
         char name[CKPT_NAME_MAX];
         snprintf(name, sizeof name, "%s%s", prefix, pi[i].name);
@@ -148,7 +124,7 @@ static int write_dump(Driver *d, Peer *p, const ModelConfig *cfg)
     snprintf(text, sizeof text, "model=%s width=%.9g batch=%d steps=%d world=%d lr=%.9g momentum=%.9g wd=%.9g "
              "input=%dx%dx%d classes=%d layout=%08x", o->model, (double)o->width, o->batch, p->steps, d->world,
              (double)o->lr, (double)o->momentum, (double)o->wd, cfg->input.c, cfg->input.h, cfg->input.w,
-             cfg->classes, (unsigned)param_layout(&d->m));
+             cfg->classes, (unsigned)model_param_layout(&d->m));
     ckpt_put_str(c, "config", text);
     put_params(c, &d->m, p->p0, "param0:");
     float *pf = ddl_alloc(sizeof(float) * d->m.nparams);
@@ -193,7 +169,7 @@ static int report(Driver *d, Peer *p, const ModelConfig *cfg, const Meta *meta)
     table_set_int(t, "buckets", sync_groups(d->sync));
     for (int k = 0; k < NPART; k++) table_set_num(t, cols[k], med[k], "%.2f");
     table_set_int(t, "params", (long long)d->m.nparams);
-    snprintf(text, sizeof text, "%08x", (unsigned)param_layout(&d->m));
+    snprintf(text, sizeof text, "%08x", (unsigned)model_param_layout(&d->m));
     table_set_str(t, "layout", text);
     snprintf(text, sizeof text, "%dx%dx%d", cfg->input.c, cfg->input.h, cfg->input.w);
     table_set_str(t, "input", text);
@@ -208,7 +184,7 @@ static int report(Driver *d, Peer *p, const ModelConfig *cfg, const Meta *meta)
            "hidden %.2f, params %zu, layout %08x, input %dx%dx%d, buckets %d, BLAS %s x%d\n", o->model,
            (double)o->width, o->batch, d->world, med[P_TOTAL], med[P_COMPUTE], med[P_EXPOSED], med[P_START],
            med[P_COMM], med[P_COMM] > 0 ? med[P_HIDDEN] / med[P_COMM] : 0.0, d->m.nparams,
-           (unsigned)param_layout(&d->m), cfg->input.c, cfg->input.h, cfg->input.w, sync_groups(d->sync),
+           (unsigned)model_param_layout(&d->m), cfg->input.c, cfg->input.h, cfg->input.w, sync_groups(d->sync),
            blas_core_name(), blas_threads());
     fflush(stdout);
     int status = table_write(t, o->out) != 0;
@@ -253,8 +229,7 @@ static int run(void *ctx, Driver *d)
 {
     Peer *p = ctx;
     const DriverOptions *o = d->opt;
-    ModelConfig cfg = model_config_default(o->model, (Shape){ 0, 0, 0 }, 0);
-    cfg.width = o->width;
+    ModelConfig cfg = driver_model_config(d, o->model); /* no data loaded: its home input */
     p->in_size = (int)shape_numel(cfg.input);
     p->classes = cfg.classes;
     driver_tag(d, "%s-w%g-b%d-np%d", o->model, (double)o->width, o->batch, d->world);

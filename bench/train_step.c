@@ -112,30 +112,6 @@ static void profile_layers(Model *m, int batch, int passes)
     ddl_free(bw);
 }
 
-/* FNV-1a (32 bit) of the parameter tensors' "name count\n" lines in name
- * order: the same layers and shapes give the same value as torch_step.py's
- * layout(), whatever the order the two sides keep them in. */
-static int cmp_param_name(const void *a, const void *b)
-{
-    return strcmp(((const ParamInfo *)a)->name, ((const ParamInfo *)b)->name);
-}
-
-static uint32_t param_layout(const Model *m)
-{
-    int n = model_param_list(m, NULL, 0);
-    ParamInfo *p = ddl_alloc(sizeof(ParamInfo) * (size_t)(n > 0 ? n : 1));
-    model_param_list(m, p, n);
-    qsort(p, (size_t)n, sizeof *p, cmp_param_name);
-    uint32_t h = 2166136261u;
-    for (int i = 0; i < n; i++) {
-        char line[96];
-        int len = snprintf(line, sizeof line, "%s %zu\n", p[i].name, p[i].count);
-        for (int k = 0; k < len && k < (int)sizeof line - 1; k++) h = (h ^ (uint8_t)line[k]) * 16777619u;
-    }
-    ddl_free(p);
-    return h;
-}
-
 /* Random inputs shaped for the model's home dataset (1x28x28, 3x32x32
  * or SDSS's 10 features). */
 static void random_batch(Bench *b, const ModelConfig *cfg, int batch)
@@ -193,7 +169,7 @@ static int write_result(Driver *d, const Bench *b, const ModelConfig *cfg, const
     table_set_num(t, "gflops", gflop / (med * 1e-3), "%.1f");
     table_set_int(t, "params", (long long)d->m.nparams);
     char text[64];
-    snprintf(text, sizeof text, "%08x", (unsigned)param_layout(&d->m));
+    snprintf(text, sizeof text, "%08x", (unsigned)model_param_layout(&d->m));
     table_set_str(t, "layout", text);
     snprintf(text, sizeof text, "%dx%dx%d", cfg->input.c, cfg->input.h, cfg->input.w);
     table_set_str(t, "input", text);
@@ -214,8 +190,7 @@ static int run(void *ctx, Driver *d)
 {
     Bench *b = ctx;
     const DriverOptions *o = d->opt;
-    ModelConfig cfg = model_config_default(o->model, (Shape){ 0, 0, 0 }, 0);
-    cfg.width = o->width;
+    ModelConfig cfg = driver_model_config(d, o->model); /* no data loaded: its home input */
     driver_tag(d, "%s-w%g-b%d%s", o->model, (double)o->width, o->batch, b->fp16 ? "-fp16" : "");
     if (driver_open(d) || driver_build(d, o->model, &cfg, o->batch)) return 2;
     SgdConfig sgd = { 0.01f, 0.9f, 5e-4f, false };
@@ -255,7 +230,7 @@ static int run(void *ctx, Driver *d)
     printf("train_step %s w%g b%d: median %.2f ms, min %.2f ms, %.1f GFLOP/s (%.2f GFLOP/step, params %zu, "
            "layout %08x, input %dx%dx%d, BLAS %s x%d %s, device %s, precision %s)\n",
            o->model, (double)o->width, o->batch, med, mn, gflop / (med * 1e-3), gflop, d->m.nparams,
-           (unsigned)param_layout(&d->m), cfg.input.c, cfg.input.h, cfg.input.w, blas_core_name(), blas_threads(),
+           (unsigned)model_param_layout(&d->m), cfg.input.c, cfg.input.h, cfg.input.w, blas_core_name(), blas_threads(),
            blas_threading(), d->device_desc, precision);
     if (b->profile) profile_layers(&d->m, o->batch, b->reps);
     if (!be->host_memory) {

@@ -23,6 +23,8 @@
 
 LAB_NAME=$(basename "$(dirname "$0")")
 note() { echo "[$LAB_NAME] $*" >&2; }
+# A setting this lab cannot run with: one line, exit status 2, nothing made.
+refuse() { echo "error: $*" >&2; exit 2; }
 
 # --- clean-up at exit, and signals ---------------------------------------------
 LAB_EXIT_HOOKS=()
@@ -50,11 +52,10 @@ NP_GIVEN=${NP:+1}
 NP=${NP:-${LAB_NP_DEFAULT:-4}}
 case "$NP" in
   [1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;;
-  *) echo "error: NP='$NP': a number of MPI ranks, 1 .. 999, without a leading zero" >&2; exit 2 ;;
+  *) refuse "NP='$NP': a number of MPI ranks, 1 .. 999, without a leading zero" ;;
 esac
 if [ -n "$NP_GIVEN" ] && [ -n "${LAB_NP_FIXED:-}" ]; then
-  echo "error: NP=$NP: $LAB_NP_FIXED, so NP does not apply to $LAB_NAME" >&2
-  exit 2
+  refuse "NP=$NP: $LAB_NP_FIXED, so NP does not apply to $LAB_NAME"
 fi
 DEVICE=${DEVICE:-cpu}
 PROFILE=${PROFILE:-quick}
@@ -65,18 +66,18 @@ export DEVICE PROFILE SEED
 export DDL_DEVICE=$DEVICE DDL_PROFILE=$PROFILE
 case "$PROFILE" in
   quick|paper) ;;
-  *) echo "error: PROFILE must be quick or paper (got '$PROFILE')" >&2; exit 2 ;;
+  *) refuse "PROFILE must be quick or paper (got '$PROFILE')" ;;
 esac
 case "$DEVICE" in
   cpu|cuda|cuda-emu) ;;
-  *) echo "error: DEVICE must be cpu, cuda or cuda-emu (got '$DEVICE')" >&2; exit 2 ;;
+  *) refuse "DEVICE must be cpu, cuda or cuda-emu (got '$DEVICE')" ;;
 esac
 case "${DRY_RUN:-0}" in
   0|1) ;;
-  *) echo "error: DRY_RUN must be 0 or 1 (got '$DRY_RUN')" >&2; exit 2 ;;
+  *) refuse "DRY_RUN must be 0 or 1 (got '$DRY_RUN')" ;;
 esac
 case "$SEED" in
-  ''|*[!0-9]*) echo "error: SEED='$SEED': a non-negative integer" >&2; exit 2 ;;
+  ''|*[!0-9]*) refuse "SEED='$SEED': a non-negative integer" ;;
 esac
 
 # The CPUs this run may use: its affinity mask (taskset, a Slurm step),
@@ -119,8 +120,7 @@ if [ "$LAB_BIN" != bin ]; then note "IMPL=student: running $LAB_BIN's programs (
 SIM_TAG=
 if [ -n "${PLATFORM:-}" ]; then
   if [ "${LAB_SIMULATES:-0}" != 1 ]; then
-    echo "error: PLATFORM=$PLATFORM: $LAB_NAME does not run simulated yet (labs/platforms/README.md)" >&2
-    exit 2
+    refuse "PLATFORM=$PLATFORM: $LAB_NAME does not run simulated yet (labs/platforms/README.md)"
   fi
   source labs/platforms/sim.sh
 fi
@@ -135,13 +135,11 @@ fi
 NET_TAG=
 if [ -n "${NET:-}" ]; then
   if [ "${LAB_NETWORKS:-0}" != 1 ]; then
-    echo "error: NET=$NET: $LAB_NAME runs one process, with no network to emulate (NET= is for lab2 .. lab6)" >&2
-    exit 2
+    refuse "NET=$NET: $LAB_NAME runs one process, with no network to emulate (NET= is for lab2 .. lab6)"
   fi
   source labs/net/net.sh
 elif [ -n "${HOSTS:-}" ]; then
-  echo "error: HOSTS=$HOSTS needs NET=RATE[,LATENCY] (e.g. make lab3 NET=1gbit HOSTS=2): hosts are emulated" >&2
-  exit 2
+  refuse "HOSTS=$HOSTS needs NET=RATE[,LATENCY] (e.g. make lab3 NET=1gbit HOSTS=2): hosts are emulated"
 fi
 # Where a non-native run's results, figures and tables go, beside the
 # native ones: "sim-<platform>", "net-<NET>" or nothing.
@@ -156,17 +154,17 @@ VARIANT=${SIM_TAG:-$NET_TAG}
 #       then the figures and table, as `make labN` draws them
 # LAB_CORES=N stands for this machine's CPUs (CORES), so that the listing
 # and every task count the same jobs (a lab's sweep may follow CORES).
-case "${LAB_CORES:-1}" in ''|*[!0-9]*|0*) echo "error: LAB_CORES='$LAB_CORES': a number of CPUs" >&2; exit 2 ;; esac
+case "${LAB_CORES:-1}" in ''|*[!0-9]*|0*) refuse "LAB_CORES='$LAB_CORES': a number of CPUs" ;; esac
 [ -n "${LAB_CORES:-}" ] && CORES=$LAB_CORES
 LAB_ARRAY_DIR=
 if [ -n "${LAB_ARRAY_TASK:-}${LAB_ARRAY_MERGE:-}" ]; then
-  [ -z "$VARIANT" ] || { echo "error: array jobs run the native lab, not NET= or PLATFORM=" >&2; exit 2; }
+  [ -z "$VARIANT" ] || refuse "array jobs run the native lab, not NET= or PLATFORM="
   id=${LAB_ARRAY_MERGE:-${LAB_ARRAY_ID:-}}
-  case "$id" in ''|*[!0-9_]*) echo "error: LAB_ARRAY_ID/LAB_ARRAY_MERGE='$id': the array's Slurm job id" >&2; exit 2 ;; esac
+  case "$id" in ''|*[!0-9_]*) refuse "LAB_ARRAY_ID/LAB_ARRAY_MERGE='$id': the array's Slurm job id" ;; esac
   LAB_ARRAY_DIR=${RESULTS:-results/$LAB_NAME}.array-$id
   if [ -n "${LAB_ARRAY_TASK:-}" ]; then
     case "$LAB_ARRAY_TASK" in [1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;; *)
-      echo "error: LAB_ARRAY_TASK='$LAB_ARRAY_TASK': a job number from 1" >&2; exit 2 ;; esac
+      refuse "LAB_ARRAY_TASK='$LAB_ARRAY_TASK': a job number from 1" ;; esac
     export RESULTS=$LAB_ARRAY_DIR/task-$LAB_ARRAY_TASK
   fi
 fi
@@ -187,7 +185,7 @@ if [ -n "${RESULTS:-}" ]; then ckpt_root=$RESULTS/checkpoints; else ckpt_root=$P
 export DDL_CHECKPOINT_ROOT=${DDL_CHECKPOINT_ROOT:-$ckpt_root}
 case "${RESUME:-0}" in
   0|1) export DDL_RESUME=${RESUME:-0} ;;
-  *) echo "error: RESUME must be 0 or 1 (got '$RESUME')" >&2; exit 2 ;;
+  *) refuse "RESUME must be 0 or 1 (got '$RESUME')" ;;
 esac
 if [ "$DDL_RESUME" = 1 ]; then note "RESUME=1: runs continue from $DDL_CHECKPOINT_ROOT"; fi
 
@@ -198,22 +196,21 @@ if [ "$DDL_RESUME" = 1 ]; then note "RESUME=1: runs continue from $DDL_CHECKPOIN
 lab_begin() {
   local lock
   if [ -n "${RESULTS:-}" ]; then lock=$OUT.lock; else lock=results/.$LAB_NAME.lock; fi
-  mkdir -p "$(dirname "$lock")" || { echo "error: cannot create $(dirname "$lock")" >&2; exit 2; }
-  exec {LAB_LOCK_FD}>>"$lock" || { echo "error: cannot open $lock" >&2; exit 2; }
+  mkdir -p "$(dirname "$lock")" || refuse "cannot create $(dirname "$lock")"
+  exec {LAB_LOCK_FD}>>"$lock" || refuse "cannot open $lock"
   if ! flock -n "$LAB_LOCK_FD"; then
-    echo "error: $LAB_NAME is already running (pid $(cat "$lock" 2>/dev/null || echo '?')) in this checkout:" \
-         "its results and this run's would replace each other; wait for it, or stop it" >&2
-    exit 2
+    refuse "$LAB_NAME is already running (pid $(cat "$lock" 2>/dev/null || echo '?')) in this checkout:" \
+      "its results and this run's would replace each other; wait for it, or stop it"
   fi
   echo $$ > "$lock"
   if [ -n "${LAB_ARRAY_MERGE:-}" ]; then
-    [ -d "$LAB_ARRAY_DIR" ] || { echo "error: LAB_ARRAY_MERGE=$LAB_ARRAY_MERGE: no $LAB_ARRAY_DIR (the array's outputs)" >&2; exit 2; }
+    [ -d "$LAB_ARRAY_DIR" ] || refuse "LAB_ARRAY_MERGE=$LAB_ARRAY_MERGE: no $LAB_ARRAY_DIR (the array's outputs)"
     note "array $LAB_ARRAY_MERGE: merging $(ls -d "$LAB_ARRAY_DIR"/task-*/ 2>/dev/null | wc -l) task(s) from $LAB_ARRAY_DIR"
   else
     launch_begin "$1"
   fi
   rm -rf "$OUT.tmp"
-  mkdir -p "$OUT.tmp" || { echo "error: cannot create $OUT.tmp" >&2; exit 2; }
+  mkdir -p "$OUT.tmp" || refuse "cannot create $OUT.tmp"
   lab_on_exit lab_discard
 }
 # Daemons a run starts (an emulated cluster's, Slurm's) must not inherit
@@ -255,7 +252,7 @@ lab_commit() {
   if [ "${DRY_RUN:-0}" = 1 ]; then note "DRY_RUN=1: nothing ran"; exit 0; fi
   if [ -n "${LAB_ARRAY_TASK:-}" ]; then
     [ "$LAB_JOB_COUNT" -ge "$LAB_ARRAY_TASK" ] ||
-      { echo "error: LAB_ARRAY_TASK=$LAB_ARRAY_TASK: $LAB_NAME has $LAB_JOB_COUNT job(s)" >&2; exit 2; }
+      refuse "LAB_ARRAY_TASK=$LAB_ARRAY_TASK: $LAB_NAME has $LAB_JOB_COUNT job(s)"
     # The empty files are the skipped jobs' stdout, opened by run.sh.
     find "$OUT.tmp" -type f -empty -delete
   fi

@@ -120,8 +120,7 @@ gpu-check-tools:
 # when that changes (a kit made or removed), everything is built again.
 GC_STAMP := $(GC_BUILD)/libs-stamp
 $(GC_STAMP): FORCE
-	@mkdir -p $(@D)
-	@echo '$(GC_KIT_INC) | $(GC_LIBS)' | cmp -s - $@ || echo '$(GC_KIT_INC) | $(GC_LIBS)' > $@
+	$(call stamp,$(GC_KIT_INC) | $(GC_LIBS))
 
 $(GC_BUILD)/%.o: %.c $(GC_STAMP) | gpu-check-tools
 	@mkdir -p $(@D)
@@ -133,8 +132,7 @@ $(GC_BUILD)/%.cu.o: %.cu | gpu-check-tools
 
 # As in the main tree: the objects that change with cuDNN follow it.
 $(GC_BUILD)/cudnn-stamp: FORCE
-	@mkdir -p $(@D)
-	@echo '$(CUDNN_LIB)' | cmp -s - $@ || echo '$(CUDNN_LIB)' > $@
+	$(call stamp,$(CUDNN_LIB))
 $(GC_BUILD)/core/cuda/conv_cudnn.cu.o $(GC_BUILD)/core/cuda/backend_cuda.cu.o: $(GC_BUILD)/cudnn-stamp
 
 $(GC_BUILD)/emu/%.cu.o: %.cu $(GC_STAMP) | gpu-check-tools
@@ -146,8 +144,7 @@ $(GC_BUILD)/emu/%.o: %.cc $(GC_STAMP) | gpu-check-tools
 	$(GC_CXX) $(GC_EMUFLAGS) $(GC_KIT_INC) -c $< -o $@
 
 $(GC_BUILD)/git-rev: FORCE
-	@mkdir -p $(@D)
-	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
+	$(call stamp,$(GIT_REV))
 $(GC_BUILD)/core/provenance/version.o: core/provenance/version.c $(GC_BUILD)/git-rev $(GC_STAMP) | gpu-check-tools
 	@mkdir -p $(@D)
 	$(GC_CC) $(GC_CFLAGS) -DDDL_GIT_REV='"$(GIT_REV)"' \

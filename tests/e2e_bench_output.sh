@@ -10,19 +10,12 @@
 # keeps its line per shape and writes the same CSV. Prints ok / not ok.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
-MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
+source tests/e2e_lib.sh
+e2e_begin "bench output"
+e2e_mpi
+export OMP_WAIT_POLICY=PASSIVE
 unset DDL_DEVICE DDL_PROFILE
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok - bench output: $*"; }
-bad() { echo "not ok - bench output: $*"; fail=1; }
-for b in allreduce ddp_bar train_step gemm_peak conv_algo; do
-  [ -x "$BIN/bench/$b" ] || { echo "not ok - bench output: $BIN/bench/$b is not built"; exit 1; }
-done
+e2e_need "$BIN"/bench/{allreduce,ddp_bar,train_step,gemm_peak,conv_algo}
 
 # check PROGRAM STDOUT CSV HEADS COLUMNS ROWS: the text table and the CSV.
 check() {
@@ -62,10 +55,18 @@ same_numbers() {
   else bad "$(basename "$2"): printed $3 '$(tr '\n' ' ' <<<"$text")' vs CSV $4 '$(tr '\n' ' ' <<<"$csvcol")'"; fi
 }
 
+# runs PROG TAG COMMAND...: COMMAND's output in $tmp/TAG.out and
+# $tmp/TAG.err; a failure names its status and last lines.
+runs() {
+  local prog=$1 tag=$2 st
+  shift 2
+  "$@" > "$tmp/$tag.out" 2> "$tmp/$tag.err"
+  st=$?
+  [ $st -eq 0 ] || bad "$prog: status $st: $(tail -n 2 "$tmp/$tag.err")"
+}
+
 # --- allreduce: 9 rows (7 algorithms at --bytes, mpi and recdoubling at 8 B)
-"${MPIRUN[@]}" -np 2 "$BIN/bench/allreduce" --bytes 64k --rounds 2 --out "$tmp/ar" > "$tmp/ar.out" 2> "$tmp/ar.err"
-st=$?
-[ $st -eq 0 ] || bad "allreduce: status $st: $(tail -n 2 "$tmp/ar.err")"
+runs allreduce ar "${MPIRUN[@]}" -np 2 "$BIN/bench/allreduce" --bytes 64k --rounds 2 --out "$tmp/ar"
 check allreduce "$tmp/ar.out" "$tmp/ar/allreduce-np2.csv" \
   'size\s+count\s+type\s+redop\s+alg\s+time\s+algbw\s+busbw\s+#wrong\s+busbw/mpi\s+time/mpi' \
   alg,bytes,count,type,redop,ranks,time_us,algbw_GBs,busbw_GBs,wrong,busbw_over_mpi,time_over_mpi 9
@@ -77,9 +78,7 @@ if grep -qE '^bench allreduce ring 65536 np2: busbw [0-9.]+ GB/s, mpi [0-9.]+ GB
 else bad "allreduce: no 'bench allreduce ring' / bar line"; fi
 
 # --- train_step: one row
-"$BIN/bench/train_step" --model cnn3 --width 0.25 --batch 4 --reps 2 --warmup 0 --out "$tmp/ts" > "$tmp/ts.out" 2> "$tmp/ts.err"
-st=$?
-[ $st -eq 0 ] || bad "train_step: status $st: $(tail -n 2 "$tmp/ts.err")"
+runs train_step ts "$BIN/bench/train_step" --model cnn3 --width 0.25 --batch 4 --reps 2 --warmup 0 --out "$tmp/ts"
 check train_step "$tmp/ts.out" "$tmp/ts/train_step-cnn3-w0.25-b4.csv" \
   'model\s+width\s+batch\s+dtype\s+step\s+fastest\s+work\s+rate\s+device' \
   model,width,batch,precision,median_ms,min_ms,gflop_per_step,gflops,params,layout,input,device 1
@@ -89,10 +88,8 @@ if grep -qE '^train_step cnn3 w0.25 b4: median [0-9.]+ ms, .*params [0-9]+, layo
 else bad "train_step: no 'train_step cnn3 w0.25 b4: median' line"; fi
 
 # --- ddp_bar: three strategies
-DDL_DATA=/nonexistent "${MPIRUN[@]}" -np 2 "$BIN/bench/ddp_bar" --width 0.0625 --batch 16 --rounds 1 --block 2 \
-  --limit 64 --out "$tmp/db" > "$tmp/db.out" 2> "$tmp/db.err"
-st=$?
-[ $st -eq 0 ] || bad "ddp_bar: status $st: $(tail -n 2 "$tmp/db.err")"
+runs ddp_bar db env DDL_DATA=/nonexistent "${MPIRUN[@]}" -np 2 "$BIN/bench/ddp_bar" --width 0.0625 --batch 16 \
+  --rounds 1 --block 2 --limit 64 --out "$tmp/db"
 check ddp_bar "$tmp/db.out" "$tmp/db/ddp_bar-vgg11-w0.0625-b16-np2.csv" \
   'strategy\s+step\s+forward\s+backward\s+exposed sync\s+optimizer\s+comm\s+hidden\s+<= next' \
   strategy,median_ms,forward_ms,backward_ms,exposed_sync_ms,optimizer_ms,comm_ms,hidden_ms,ordered_rounds,rounds,kept_steps 3
@@ -101,9 +98,7 @@ if grep -q '^# data: synthetic' "$tmp/db/ddp_bar-vgg11-w0.0625-b16-np2.csv" 2>/d
   ok "ddp_bar's CSV says its data was synthetic"
 else bad "ddp_bar's CSV does not say 'data: synthetic'"; fi
 # --- gemm_peak: one row per size (the emulated GPU: 512^3 only, a dry run)
-"$BIN/bench/gemm_peak" --device cuda-emu --out "$tmp/gp" > "$tmp/gp.out" 2> "$tmp/gp.err"
-st=$?
-[ $st -eq 0 ] || bad "gemm_peak: status $st: $(tail -n 2 "$tmp/gp.err")"
+runs gemm_peak gp "$BIN/bench/gemm_peak" --device cuda-emu --out "$tmp/gp"
 n=$(grep -cE '^bench [sh]gemm 512\^3: [0-9.]+ GFLOP/s \(' "$tmp/gp.out")
 [ "$n" -ge 1 ] && ok "gemm_peak still prints the lines labs/platforms/sim.sh and gpu_check.sh read" ||
   bad "gemm_peak: no 'bench sgemm 512^3' line: $(tail -n 2 "$tmp/gp.out")"
@@ -111,9 +106,7 @@ check gemm_peak "$tmp/gp.out" "$tmp/gp/gemm_peak-cuda-emu.csv" 'op\s+size\s+rate
 same_numbers "$tmp/gp.out" "$tmp/gp/gemm_peak-cuda-emu.csv" rate gflops
 
 # --- conv_algo: one row per path of one tiny 3x3 shape
-"$BIN/bench/conv_algo" --batch 1 --reps 1 --out "$tmp/ca" 8 8 8 > "$tmp/ca.out" 2> "$tmp/ca.err"
-st=$?
-[ $st -eq 0 ] || bad "conv_algo: status $st: $(tail -n 2 "$tmp/ca.err")"
+runs conv_algo ca "$BIN/bench/conv_algo" --batch 1 --reps 1 --out "$tmp/ca" 8 8 8
 grep -q '^conv_algo 3x3 C8 ' "$tmp/ca.out" && ok "conv_algo still prints its line per shape" ||
   bad "conv_algo: no 'conv_algo 3x3 C8' line: $(tail -n 2 "$tmp/ca.out")"
 check_csv conv_algo "$tmp/ca/conv_algo-3x3.csv" kernel,stride,C,K,hw,batch,alg,fwd_ms,bwd_ms,step_over_im2col 5

@@ -19,12 +19,10 @@
 # ddl-test-san-quick: the labs' option and environment checks before any work (core/driver's refusals in each lab's main, the results and PNG writers' failures) run in no unit test
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
-MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source tests/e2e_lib.sh
+e2e_begin cli
+e2e_mpi
+export OMP_WAIT_POLICY=PASSIVE
 unset DDL_DEVICE DDL_PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME
 QUICK=0
 if [ "${DDL_TEST_TIER:-full}" = quick ]; then
@@ -37,12 +35,7 @@ full() { [ "$QUICK" = 0 ] || [ "$1" = 1 ]; }
 # Under the sanitizers (2-3x slower) the quick form samples further: a
 # case marked not_san_quick repeats a parser or check another case runs.
 not_san_quick() { [ "$QUICK" = 0 ] || [ "${SANITIZE:-0}" != 1 ]; }
-fail=0
-ok() { echo "ok - cli: $*"; }
-bad() { echo "not ok - cli: $*"; fail=1; }
-for l in 1 2 3 4 5 6; do
-  [ -x "$BIN/lab$l" ] || { echo "not ok - cli: $BIN/lab$l is not built"; exit 1; }
-done
+e2e_need "$BIN"/lab{1,2,3,4,5,6}
 
 # refused NAME TEXT CMD...: exit status 2, TEXT in the message, and no
 # output directory made (nothing was written).

@@ -16,14 +16,10 @@
 # Prints ok / not ok lines.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "config edge"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 unset DDL_DEVICE DDL_PROFILE DDL_DATA DDL_CHECKPOINT_ROOT DDL_RESUME DDL_FAULT_KILL_AFTER
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok - config edge: $*"; }
-bad() { echo "not ok - config edge: $*"; fail=1; }
 
 # --- 1. who reads the environment in core/ ------------------------------------
 # path: why it may. Nothing else in core/ calls getenv or touches environ.

@@ -16,12 +16,8 @@ SRC=$PWD
 # The runs' settings make_figures passes on when set (CI sets DDL_DATA):
 # the checks below read the calls as a plain `make figures` makes them.
 unset NP DEVICE PROFILE SEED DDL_DATA
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [detail]
-  if [ "$1" = 0 ]; then echo "ok - figures platform: $2"; else echo "not ok - figures platform: $2${3:+: $3}"; fail=1; fi
-}
+source tests/e2e_lib.sh
+e2e_begin "figures platform"
 
 # tree NAME CHECK: a tree with figures/, labs 1-6 (stand-in run.sh and
 # figures.sh), labs/net/cluster.sh whose check exits CHECK, bin/net/nfq_delay.

@@ -5,7 +5,8 @@
 #     tests/grade/results/) copied as a submission: full marks, exit 0;
 #   - the skeletons (labs/labN/exercises/*.c): zero on every code item,
 #     each failing loudly ("exercise X not implemented");
-#   - tests/grade/broken/*.c, each with its lab's other reference files:
+#   - tests/grade/broken/*.c and *.sed (a sed script over the item's
+#     reference file: the bug alone), each with its lab's other reference files:
 #     each loses its own item ("grade-broken: lab/item" in its first line)
 #     and nothing else; garbage output, a misnamed function, a hang (per
 #     test timeout) and a compile error fail their item, not the grader;
@@ -98,17 +99,21 @@ check $([[ $sk == *"incomplete"* ]] && echo 0 || echo 1) "skeleton without resul
 # reference's runs of those tests take about a second).
 subs=() alone=()
 quick_left="gather_scatter_weights_only ps_step_wrong_count fedavg_by_user_count"
-for b in tests/grade/broken/*.c; do
-  [ $quick = 1 ] && [[ " $quick_left " == *" $(basename "$b" .c) "* ]] && continue
-  key=$(sed -n '1s|^/\* grade-broken: \([a-z0-9]*/[a-z0-9_]*\).*|\1|p' "$b")
+for b in tests/grade/broken/*.c tests/grade/broken/*.sed; do
+  name=$(basename "${b%.*}")
+  [ $quick = 1 ] && [[ " $quick_left " == *" $name "* ]] && continue
+  key=$(sed -n '1s,^\(/\*\|#\) grade-broken: \([a-z0-9]*/[a-z0-9_]*\).*,\2,p' "$b")
   lab=${key%/*} item=${key#*/}
-  file=$(awk -v i="$item" '$1 == i {print $4}' "labs/$lab/exercises/rubric.txt")
+  read -r file replaces < <(awk -v i="$item" '$1 == i {print $4, $5}' "labs/$lab/exercises/rubric.txt")
   [ -n "$file" ] || { check 1 "$b names a rubric item" "'$key'"; continue; }
-  s=$tmp/broken-$(basename "$b" .c)
+  s=$tmp/broken-$name
   mkdir -p "$s/labs/$lab/exercises"
   if head -1 "$b" | grep -q "(alone)"; then alone+=("$s")
   else subs+=("$s"); [ "$lab" = lab5 ] && cp "$ref/labs/$lab/exercises/"* "$s/labs/$lab/exercises/"; fi
-  cp "$b" "$s/labs/$lab/exercises/$file"
+  if [[ $b == *.sed ]]; then
+    sed -f "$b" "$replaces" > "$s/labs/$lab/exercises/$file"
+    cmp -s "$replaces" "$s/labs/$lab/exercises/$file" && check 1 "$b changes $replaces" "sed left it as it was"
+  else cp "$b" "$s/labs/$lab/exercises/$file"; fi
   echo "$lab $item" > "$s.key"
 done
 grade "${subs[@]}" > "$tmp/broken.out" 2>&1
@@ -127,15 +132,14 @@ for pair in fp16_truncate:fedavg_aggregate fedavg_by_user_count:fp16_round; do
   p=$(passed "$tmp/broken-${pair%:*}" lab5 "${pair#*:}")
   check $([ "$p" = yes ] && echo 0 || echo 1) "broken-${pair%:*}: its lab's other item, lab5/${pair#*:}, still passes" "$p: $(reason "$tmp/broken-${pair%:*}" lab5 "${pair#*:}")"
 done
-r=$(reason "$tmp/broken-recdoubling_hang" lab2 recdoubling)
-check $([[ $r == *"timed out after 8 s"* ]] && echo 0 || echo 1) "a hang is ended by the per-test timeout" "$r"
-r=$(reason "$tmp/broken-ring_garbage" lab2 ring)
-check $([[ $r == *"cannot be replayed"* ]] && echo 0 || echo 1) \
-  "100,000 fake ok lines and exit 0 do not pass (the replay finds no results)" "$r"
-r=$(reason "$tmp/broken-ring_misnamed" lab2 ring)
-check $([[ $r == *"does not define build_ring"* ]] && echo 0 || echo 1) "a missing function is not taken from the reference" "$r"
-r=$(reason "$tmp/broken-recdoubling_syntax" lab2 recdoubling)
-check $([[ $r == *"does not compile"* ]] && echo 0 || echo 1) "a compile error fails the item" "$r"
+says "$tmp/broken-recdoubling_hang" lab2 recdoubling "timed out after 8 s" \
+  "a hang is ended by the per-test timeout"
+says "$tmp/broken-ring_garbage" lab2 ring "cannot be replayed" \
+  "100,000 fake ok lines and exit 0 do not pass (the replay finds no results)"
+says "$tmp/broken-ring_misnamed" lab2 ring "does not define build_ring" \
+  "a missing function is not taken from the reference"
+says "$tmp/broken-recdoubling_syntax" lab2 recdoubling "does not compile" \
+  "a compile error fails the item"
 
 # ---- tampered results ----------------------------------------------------------
 tamper() { # name lab item sed-expression file
@@ -216,9 +220,8 @@ rc=$?
 check $([ "$rc" = 2 ] && grep -q -- "--timeout: '-5' is not a number of seconds" "$tmp/timeout.err" && echo 0 || echo 1) \
   "--timeout -5 is refused with a message" "rc $rc: $(head -1 "$tmp/timeout.err")"
 
-r=$(reason "$tmp/tampered-lab5oversub" lab5 metadata)
-check $([[ $r == *"oversubscribed: no, but 3 rank(s) on 2 cores"* ]] && echo 0 || echo 1) \
-  "an oversubscribed flag that contradicts ranks and cores is flagged" "$r"
+says "$tmp/tampered-lab5oversub" lab5 metadata "oversubscribed: no, but 3 rank(s) on 2 cores" \
+  "an oversubscribed flag that contradicts ranks and cores is flagged"
 
 # ---- missing files, IMPL=student -----------------------------------------------
 mkdir -p "$tmp/empty"

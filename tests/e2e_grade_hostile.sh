@@ -81,32 +81,27 @@ for s in "${hsubs[@]}" "${hcapped[@]}"; do
   else ok=$([ "$p" = yes ] && echo 0 || echo 1); fi
   check "$ok" "$(basename "$s") scores $expect on $lab/$item: $(echo "$r" | cut -c1-110)" "$p $pts: $r"
 done
-r=$(reason "$hroot/hostile-ok_flood" lab5 fp16_round)
-check $([[ $r == *"cannot be replayed: the recording ends in call 1"* ]] && echo 0 || echo 1) \
-  "200,000 ok lines and exit 0 at the first call: the replay finds no results" "$r"
-r=$(reason "$hroot/hostile-exit_early" lab5 fedavg_aggregate)
-check $([[ $r == *"cannot be replayed: no recording"* ]] && echo 0 || echo 1) \
-  "ok lines and exit 0 before main: no recording, no points" "$r"
-r=$(reason "$hroot/hostile-forged_tape" lab2 ring)
-check $([[ $r == *"cannot be replayed: schedule step 0: ranges"* ]] && echo 0 || echo 1) \
-  "a forged tape whose schedule leaves the vector is refused before the engine runs it" "$r"
-r=$(reason "$hroot/hostile-infinite_loop" lab5 fedavg_aggregate)
-check $([[ $r == *"timed out after $cap s"* ]] && echo 0 || echo 1) "an endless loop that ignores SIGTERM times out" "$r"
-r=$(reason "$hroot/hostile-daemon" lab5 fedavg_aggregate)
-check $([[ $r == *"passed"* ]] && echo 0 || echo 1) "right code that leaves a daemon keeps its marks, no timeout" "$r"
+says "$hroot/hostile-ok_flood" lab5 fp16_round "cannot be replayed: the recording ends in call 1" \
+  "200,000 ok lines and exit 0 at the first call: the replay finds no results"
+says "$hroot/hostile-exit_early" lab5 fedavg_aggregate "cannot be replayed: no recording" \
+  "ok lines and exit 0 before main: no recording, no points"
+says "$hroot/hostile-forged_tape" lab2 ring "cannot be replayed: schedule step 0: ranges" \
+  "a forged tape whose schedule leaves the vector is refused before the engine runs it"
+says "$hroot/hostile-infinite_loop" lab5 fedavg_aggregate "timed out after $cap s" \
+  "an endless loop that ignores SIGTERM times out"
+says "$hroot/hostile-daemon" lab5 fedavg_aggregate "passed" \
+  "right code that leaves a daemon keeps its marks, no timeout"
 bombed=$(grep -ho "fork failed after [0-9]* children: [A-Za-z ]*" "$hroot/hostile-fork_bomb/.grade/lab5-fedavg_aggregate/log.txt" | head -1)
 n=$(echo "$bombed" | awk '{print $4}')
 check $([ -n "$n" ] && [ "$n" -lt 512 ] && echo 0 || echo 1) "a fork bomb stops at the process limit (512): $bombed" "$bombed"
 r=$(reason "$links" lab5 fp16_round)
 check $([[ $r == "refused: labs/lab5/exercises/fp16_round.c is a symbolic link"* ]] && echo 0 || echo 1) \
   "a symbolic link to a host file (a right answer) is refused" "$r"
-r=$(reason "$links" lab5 fedavg_aggregate)
-check $([[ $r == *"is a FIFO"* ]] && echo 0 || echo 1) "a FIFO in place of a file is refused, not read" "$r"
+says "$links" lab5 fedavg_aggregate "is a FIFO" "a FIFO in place of a file is refused, not read"
 r=$(reason "$links" lab5 accuracy)
 check $([ "$(passed "$links" lab5 accuracy)" = no ] && [[ $r == "refused: results/lab5 is a symbolic link"* ]] && echo 0 || echo 1) \
   "a linked results folder (holding right results) is refused" "$r"
-r=$(reason "$hard" lab5 fp16_round)
-check $([[ $r == *"2 hard links"* ]] && echo 0 || echo 1) "a hard link to a host file is refused" "$r"
+says "$hard" lab5 fp16_round "2 hard links" "a hard link to a host file is refused"
 leak=$(grep -l -- "$mark-SECRET" "$links"/grade-report.* "$hard"/grade-report.* 2>/dev/null)
 check $([ -z "$leak" ] && grep -q "symbolic link" "$links/grade-report.md" && echo 0 || echo 1) \
   "no host file's content in the reports, which list what was refused" "$leak"

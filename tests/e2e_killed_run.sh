@@ -10,15 +10,10 @@
 # ddl-test-san-quick: core/results/run.c's removal of an earlier run's files and its temp files when a run is killed (a few seconds)
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "killed run"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - killed run: $2"; else echo "not ok - killed run: $2${3:+: $3}"; fail=1; fi
-}
-if [ ! -x "$BIN/lab2" ]; then echo "not ok - killed run: $BIN/lab2 is not built"; exit 1; fi
+e2e_need "$BIN/lab2"
 R=$tmp/r
 run_id() { sed -n 's/^# run_id: //p' "$1" 2>/dev/null; }
 

@@ -3,12 +3,9 @@
 # bad input is refused clearly, and a run is deterministic for its seed.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin ""
 LAB1=$BIN/lab1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
 
 tiny=(--model cnn3 --dataset mnist --synthetic --iters 6 --batch 16 --width 0.25 --limit 512 --test-limit 256 --quiet)

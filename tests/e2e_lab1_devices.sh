@@ -9,12 +9,9 @@
 # outputs name it ("emulated GPU", or the GPU's name).
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin ""
 LAB1=$BIN/lab1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; }
 
 devices=$("$LAB1" --help | sed -n 's/^ *--device S *\([^(]*\)(.*/\1/p' | tr -d ' ' | tr '|' ' ')
 if [ -z "$devices" ]; then bad "lab1 --help lists its devices"; exit 1; fi

@@ -6,30 +6,15 @@
 # step, outputs present. Prints ok / not ok / skip lines.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # condition-status name [why]
-  if [ "$1" = 0 ]; then echo "ok - lab2 e2e: $2"; else echo "not ok - lab2 e2e: $2${3:+: $3}"; fail=1; fi
-}
-col() { # csv column-name: values of that column (data rows only)
-  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
-}
-if [ ! -x "$BIN/lab2" ]; then
-  echo "not ok - lab2 e2e: $BIN/lab2 is not built"; exit 1
-fi
+source tests/e2e_lib.sh
+e2e_begin "lab2 e2e"
+e2e_mpi
+e2e_need "$BIN/lab2"
 
 "${MPIRUN[@]}" -np 3 "$BIN/lab2" bench --max-bytes 4096 --reps 5 --quiet --out "$tmp/r" > "$tmp/bench.txt" 2> "$tmp/bench.err"
 check $? "bench at 3 ranks runs" "$(tail -3 "$tmp/bench.err")"
 csv=$tmp/r/bench-np3.csv
-rows=$(col "$csv" alg | wc -l)
-check $([ "$rows" = $((7 * 11)) ] && echo 0 || echo 1) "bench CSV has 7 algorithms x 11 sizes" "$rows rows"
-bad=$(col "$csv" wrong | awk '$1 != 0' | wc -l)
-check $([ "$bad" = 0 ] && [ "$rows" -gt 0 ] && echo 0 || echo 1) "every algorithm at every size: 0 wrong elements" "$bad rows with wrong elements"
+e2e_lab2_bench "$csv" "bench"
 grep -q '# Size .*Avg Latency(us)' "$tmp/bench.txt"
 check $? "OSU-style text on stdout"
 cores=$(getconf _NPROCESSORS_ONLN)

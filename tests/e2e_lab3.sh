@@ -9,19 +9,11 @@
 # and the oversubscription label. Prints ok / not ok lines.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "lab3 e2e"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - lab3 e2e: $2"; else echo "not ok - lab3 e2e: $2${3:+: $3}"; fail=1; fi
-}
-col() { # csv column: values of that column (data rows only)
-  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
-}
 yes_no() { if "$@"; then echo 0; else echo 1; fi; }
-if [ ! -x "$BIN/lab3" ]; then echo "not ok - lab3 e2e: $BIN/lab3 is not built"; exit 1; fi
+e2e_need "$BIN/lab3"
 if ! command -v gnuplot >/dev/null 2>&1; then echo "skip - lab3 e2e: gnuplot not installed (make deps)"; exit 0; fi
 
 R=$tmp/r

@@ -10,24 +10,10 @@
 # ddl-test-san-quick: lab4's main program, its group and pairwise averaging over a trained model and its table job (no other e2e script of the quick sanitizer pass runs lab4)
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # condition-status name [why]
-  if [ "$1" = 0 ]; then echo "ok - lab4 e2e: $2"; else echo "not ok - lab4 e2e: $2${3:+: $3}"; fail=1; fi
-}
-is() { [ "$1" = "$2" ] && echo 0 || echo 1; }
-# col FILE NAME: that column of the data rows (metadata and header skipped).
-col() {
-  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
-}
-if [ ! -x "$BIN/lab4" ]; then
-  echo "not ok - lab4 e2e: $BIN/lab4 is not built"; exit 1
-fi
+source tests/e2e_lib.sh
+e2e_begin "lab4 e2e"
+e2e_mpi
+e2e_need "$BIN/lab4"
 tiny=(--synthetic --limit 96 --test-limit 60 --batch 8 --width 0.25 --iters-base 2 --iters-step 1 --quiet
       --out "$tmp/r")
 

@@ -9,23 +9,11 @@
 # impossible settings are refused with a message. Prints ok / not ok / skip.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
-MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # condition-status name [why]
-  if [ "$1" = 0 ]; then echo "ok - lab5 e2e: $2"; else echo "not ok - lab5 e2e: $2${3:+: $3}"; fail=1; fi
-}
-is() { [ "$1" = "$2" ] && echo 0 || echo 1; }
-col() {
-  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
-}
-if [ ! -x "$BIN/lab5" ]; then
-  echo "not ok - lab5 e2e: $BIN/lab5 is not built"; exit 1
-fi
+source tests/e2e_lib.sh
+e2e_begin "lab5 e2e"
+e2e_mpi
+export OMP_WAIT_POLICY=PASSIVE
+e2e_need "$BIN/lab5"
 tiny=(--synthetic --width 0.125 --limit 128 --test-limit 64 --epochs 2 --eval-batch 64 --scale-window 2 --quiet
       --out "$tmp/r")
 ok=0

@@ -19,16 +19,10 @@
 #      report the failed one's status, and stop together on SIGTERM.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "lab runs e2e"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset NET HOSTS PLATFORM LAUNCH NODES NP SLURM_JOB_ID DRY_RUN
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - lab runs e2e: $2"; else echo "not ok - lab runs e2e: $2${3:+: $3}"; fail=1; fi
-}
-all() { if eval "$1"; then echo 0; else echo 1; fi; }
 
 # --- 1. the make variables ---------------------------------------------------------
 refused() { # grep-pattern name env... -- script
@@ -125,21 +119,32 @@ marked() { # marker: pids of the live processes that carry it, with their names 
     echo "$p:$(cat "/proc/$p/comm" 2>/dev/null)"
   done
 }
-for sig in TERM HUP INT; do
+# start_marked TAG LAB: the lines LAB (after `source labs/common.sh;
+# OUT=$0`, results in $tmp/s) run as a lab in the background, its
+# processes marked; sets mark and lab.
+start_marked() {
   rm -rf "$tmp/s" "$tmp/s.tmp"
-  mark="e2e-lab-runs-$$-$sig-${tmp##*/}"
+  mark="e2e-lab-runs-$$-$1-${tmp##*/}"
   RESULTS=$tmp/s DDL_TEST_MARK=$mark "$BIN/tests/with_default_signals" \
-    bash -c 'set -euo pipefail; source labs/common.sh; OUT=$0; lab_begin 1; lab_mpi 1 sleep 60' "$tmp/s" > "$tmp/sig.log" 2>&1 &
+    bash -c "set -euo pipefail; source labs/common.sh; OUT=\$0; $2" "$tmp/s" > "$tmp/sig.log" 2>&1 &
   lab=$!
+}
+# stop_marked SIG: SIG to the lab's shell alone; st its status, left what
+# of the lab still runs afterwards.
+stop_marked() {
+  kill -"$1" "$lab"
+  wait "$lab"
+  st=$?
+  left=$(marked "$mark" | tr '\n' ' ')
+}
+for sig in TERM HUP INT; do
+  start_marked "$sig" 'lab_begin 1; lab_mpi 1 sleep 60'
   for _ in $(seq 100); do marked "$mark" | grep -q ':sleep$' && break; sleep 0.1; done
   started=$(marked "$mark" | tr '\n' ' ')
   t0=$SECONDS
-  kill -"$sig" "$lab"
-  wait "$lab"
-  st=$?
+  stop_marked "$sig"
   took=$(( SECONDS - t0 ))
   want=143; [ "$sig" = HUP ] && want=129; [ "$sig" = INT ] && want=130
-  left=$(marked "$mark" | tr '\n' ' ')
   check $(all '[[ "$started" == *:sleep* ]] && [ "$st" = "$want" ] && [ "$took" -le 15 ] && [ -z "$left" ] && [ ! -e "$tmp/s.tmp" ] && grep -q "stopped by SIG$sig" "$tmp/sig.log"') \
     "SIG$sig to the lab's shell alone stops its job in ${took} s, removes the half results, exits $want" \
     "status $st, started '$started', left '$left': $(tail -2 "$tmp/sig.log")"
@@ -159,18 +164,11 @@ if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
     launch_beside_wait; echo "status $?"' "$tmp/b" "$meet" > "$tmp/b.log" 2>&1
   check $(all 'grep -q "^status 5$" "$tmp/b.log" && [ -e "$tmp/b.a" ] && [ -e "$tmp/b.b" ]') \
     "side by side: two jobs run at once, and the wait returns the failed one's status (5) after both" "$(tail -2 "$tmp/b.log")"
-  rm -rf "$tmp/s" "$tmp/s.tmp"
-  mark="e2e-lab-runs-$$-beside-${tmp##*/}"
-  RESULTS=$tmp/s DDL_TEST_MARK=$mark "$BIN/tests/with_default_signals" \
-    bash -c 'set -euo pipefail; source labs/common.sh; OUT=$0; lab_begin 2
-      LAUNCH_BESIDE=1 lab_mpi 1 sleep 60; LAUNCH_BESIDE=1 lab_mpi 1 sleep 61; launch_beside_wait' "$tmp/s" > "$tmp/sig.log" 2>&1 &
-  lab=$!
+  start_marked beside 'lab_begin 2
+    LAUNCH_BESIDE=1 lab_mpi 1 sleep 60; LAUNCH_BESIDE=1 lab_mpi 1 sleep 61; launch_beside_wait'
   for _ in $(seq 100); do [ "$(marked "$mark" | grep -c ':sleep$')" = 2 ] && break; sleep 0.1; done
   started=$(marked "$mark" | grep -c ':sleep$')
-  kill -TERM "$lab"
-  wait "$lab"
-  st=$?
-  left=$(marked "$mark" | tr '\n' ' ')
+  stop_marked TERM
   check $(all '[ "$started" = 2 ] && [ "$st" = 143 ] && [ -z "$left" ] && [ ! -e "$tmp/s.tmp" ]') \
     "SIGTERM stops both jobs side by side, removes the half results, exits 143" \
     "status $st, $started started, left '$left': $(tail -2 "$tmp/sig.log")"

@@ -27,7 +27,8 @@
 # ddl-test-san-quick: nfq_delay (labs/net/nfq_delay.c, the emulated link's latency) and the labs' placement over TCP between emulated hosts run in no unit or MPI test
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "net e2e"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 unset NET HOSTS PLATFORM
@@ -37,18 +38,6 @@ if [ "${DDL_TEST_TIER:-full}" = quick ]; then
   LAUNCHES=5 SIGNALS="INT:group HUP:shell"
   echo "# quick tier: 5 launches of 3 emulated hosts (not 20) and SIGINT to the group and SIGHUP to the shell (not SIGTERM to each) (make test-full runs it)"
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - net e2e: $2"; else echo "not ok - net e2e: $2${3:+: $3}"; fail=1; fi
-}
-# status of a list of conditions, given as one string: "$(all '[ a ] && [ b ]')".
-# (Not "$(yes_no [ a ] && [ b ])": there the && runs after yes_no has printed.)
-all() { if eval "$1"; then echo 0; else echo 1; fi; }
-col() { # csv column: values of that column (data rows only)
-  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
-}
 left_of() { # tag: what of that cluster still exists (namespaces, state)
   { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$1-" ; [ -e "$RUN_DIR/$1" ] && echo "$RUN_DIR/$1"; } | tr '\n' ' '
 }

@@ -17,16 +17,13 @@
 # check is skipped, naming `make bench-deps`. Prints ok / not ok / skip.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin peer
 PY=${BENCH_PYTHON:-/usr/bin/python3}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+e2e_mpi
+export OMP_WAIT_POLICY=PASSIVE
 unset DDL_DEVICE DDL_PROFILE
-MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-[ -x "$BIN/bench/peer_ddp" ] || { echo "not ok - peer: $BIN/bench/peer_ddp is not built"; exit 1; }
+e2e_need "$BIN/bench/peer_ddp"
 if ! why=$(timeout 120 "$PY" bench/peer/torch_ddp.py probe 2>&1); then
   echo "skip - peer: ddlab's DDP against PyTorch DDP: ${why:-$PY cannot import torch: install python3-torch: make bench-deps}"
   exit 0

@@ -20,18 +20,12 @@
 # ddl-test-san-quick: the ranks' agreement check (core/driver/agree.c) runs its comparison of differing ranks in no other test
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+source tests/e2e_lib.sh
+e2e_begin "rank agreement"
+e2e_mpi
+export OMP_WAIT_POLICY=PASSIVE
 unset DDL_DEVICE DDL_PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME DDL_DATA
-MPIRUN=(timeout 120 mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - rank agreement: $2"; else echo "not ok - rank agreement: $2${3:+: $3}"; fail=1; fi
-}
-all() { if eval "$1"; then echo 0; else echo 1; fi; }
+MPIRUN=(timeout 120 "${MPIRUN[@]}")
 
 # stopped NAME PATTERN MPMD-ARGS...: status $want (2, a refused
 # configuration; 1 for data, as for splits that do not match), PATTERN in

@@ -18,14 +18,10 @@
 # Prints ok / not ok / skip lines.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "report e2e"
 ART=${DDL_TEST_ARTEFACTS:-$PWD/results/tests/e2e_report}
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - report e2e: $2"; else echo "not ok - report e2e: $2${3:+: $3}"; fail=1; fi
-}
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT # KEEP=1: leave the scratch folder
 command -v python3 >/dev/null 2>&1 || { echo "skip - report e2e: python3 not installed (make deps)"; exit 0; }
 
 share=${DDL_E2E_SHARE:-$tmp/share}

@@ -31,9 +31,10 @@
 # ddl-test-san-quick: the checkpoint and resume code (core/driver/resume.c, core/results/checkpoint.c's writers, the labs' saved state) runs in no unit or MPI test
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+source tests/e2e_lib.sh
+e2e_begin resume
+e2e_mpi
+export OMP_WAIT_POLICY=PASSIVE
 unset DDL_CHECKPOINT_ROOT DDL_RESUME
 FULL=1 LAB45=1
 if [ "${DDL_TEST_TIER:-full}" = quick ]; then
@@ -41,13 +42,6 @@ if [ "${DDL_TEST_TIER:-full}" = quick ]; then
   [ "${SANITIZE:-0}" = 1 ] && LAB45=0
   echo "# quick tier: the truncated, no-checkpoint, other-model, empty --resume, other-strategy and /dev/zero refusals$([ $LAB45 = 0 ] && echo ", lab4 and lab5") left to make test-full (make test-full runs it)"
 fi
-MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - resume: $2"; else echo "not ok - resume: $2${3:+: $3}"; fail=1; fi
-}
 # cols FILE COL...: those columns of a results CSV, comma-joined rows.
 cols() {
   local f=$1; shift

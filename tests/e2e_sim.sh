@@ -30,15 +30,8 @@ fi
 if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; then
   echo "skip - sim e2e: SimGrid SMPI not installed (sudo apt-get install libsimgrid-dev)"; exit 0
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - sim e2e: $2"; else echo "not ok - sim e2e: $2${3:+: $3}"; fail=1; fi
-}
-col() { # csv column-name: values of that column (data rows only)
-  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
-}
+source tests/e2e_lib.sh
+e2e_begin "sim e2e"
 
 # The simulated tree: make SIM=1 (quiet; its log on failure).
 # The quick tier builds the two programs it runs (the library is most of
@@ -95,10 +88,7 @@ lab2_sim() { # np network args...: the benchmarks simulate the network alone, as
 lab2_sim 4 theory bench --max-bytes 4096 --reps 2 --quiet --out "$tmp/r" > "$tmp/bench.txt" 2> "$tmp/bench.err"
 check $? "lab2 bench runs under smpirun (CM02)" "$(tail -3 "$tmp/bench.err")"
 csv=$tmp/r/bench-np4.csv
-rows=$(col "$csv" alg | wc -l)
-check $([ "$rows" = $((7 * 11)) ] && echo 0 || echo 1) "simulated bench CSV has 7 algorithms x 11 sizes" "$rows rows"
-bad=$(col "$csv" wrong | awk '$1 != 0' | wc -l)
-check $([ "$bad" = 0 ] && [ "$rows" -gt 0 ] && echo 0 || echo 1) "simulated bench: 0 wrong elements" "$bad rows"
+e2e_lab2_bench "$csv" "simulated bench"
 grep -q '^# summary: simulated (SMPI, platform cluster4), 4 ranks on 4 hosts' "$csv" && grep -q '^# sim_network: CM02' "$csv" \
   && grep -q '^# sim_host_speed: 1e11' "$csv" && grep -q '^# sim_coll_selector: ompi' "$csv" \
   && grep -q '^# sim_compute: not simulated' "$csv"

@@ -236,6 +236,7 @@ class VGG11(nn.Module):
 
 class BasicBlock(nn.Module):
     """kuangliu/pytorch-cifar BasicBlock."""
+    expansion = 1
 
     def __init__(self, cin, planes, stride):
         super().__init__()
@@ -253,30 +254,43 @@ class BasicBlock(nn.Module):
         return F.relu(out + self.shortcut(x))
 
 
-class ResNet18(nn.Module):
-    def __init__(self, cin, width, classes):
+class ResNet(nn.Module):
+    """What both ResNets share, as core/models/resnet.c builds it: conv1 3x3
+    stride 1 on cin channels, no max pooling, four stages of `blocks`
+    blocks (planes 64/128/256/512 scaled as scaled(); the first block of
+    stages 2-4 has stride 2), global average pooling, a Linear named
+    `head`."""
+
+    def __init__(self, block, blocks, head, cin, width, classes):
         super().__init__()
         c = scaled(64, width)
         self.conv1 = nn.Conv2d(cin, c, 3, 1, 1, bias=False)
         self.bn1 = nn.BatchNorm2d(c)
-        for s, planes in enumerate([64, 128, 256, 512]):
+        for s, (planes, n) in enumerate(zip([64, 128, 256, 512], blocks)):
             p = scaled(planes, width)
-            blocks = []
-            for b in range(2):
-                blocks.append(BasicBlock(c, p, 2 if (s > 0 and b == 0) else 1))
-                c = p
-            setattr(self, "layer%d" % (s + 1), nn.Sequential(*blocks))
-        self.linear = nn.Linear(c, classes)
+            stage = []
+            for b in range(n):
+                stage.append(block(c, p, 2 if (s > 0 and b == 0) else 1))
+                c = p * block.expansion
+            setattr(self, "layer%d" % (s + 1), nn.Sequential(*stage))
+        self.head = head
+        setattr(self, head, nn.Linear(c, classes))
 
     def forward(self, x):
         x = F.relu(self.bn1(self.conv1(x)))
         for s in range(4):
             x = getattr(self, "layer%d" % (s + 1))(x)
-        return self.linear(x.mean((2, 3)))
+        return getattr(self, self.head)(x.mean((2, 3)))
+
+
+class ResNet18(ResNet):
+    def __init__(self, cin, width, classes):
+        super().__init__(BasicBlock, [2, 2, 2, 2], "linear", cin, width, classes)
 
 
 class Bottleneck(nn.Module):
     """torchvision's ResNet Bottleneck (v1.5: the stride in conv2), expansion 4."""
+    expansion = 4
 
     def __init__(self, cin, planes, stride):
         super().__init__()
@@ -298,29 +312,11 @@ class Bottleneck(nn.Module):
         return F.relu(out + (self.downsample(x) if self.downsample is not None else x))
 
 
-class ResNet50(nn.Module):
-    """torchvision's resnet50 with core/models/resnet50.c's stem: conv1 3x3
-    stride 1 on cin channels, no max pooling; widths scaled as scaled()."""
+class ResNet50(ResNet):
+    """torchvision's resnet50 with core/models/resnet50.c's stem (ResNet's)."""
 
     def __init__(self, cin, width, classes):
-        super().__init__()
-        c = scaled(64, width)
-        self.conv1 = nn.Conv2d(cin, c, 3, 1, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(c)
-        for s, (planes, n) in enumerate(zip([64, 128, 256, 512], [3, 4, 6, 3])):
-            p = scaled(planes, width)
-            blocks = []
-            for b in range(n):
-                blocks.append(Bottleneck(c, p, 2 if (s > 0 and b == 0) else 1))
-                c = p * 4
-            setattr(self, "layer%d" % (s + 1), nn.Sequential(*blocks))
-        self.fc = nn.Linear(c, classes)
-
-    def forward(self, x):
-        x = F.relu(self.bn1(self.conv1(x)))
-        for s in range(4):
-            x = getattr(self, "layer%d" % (s + 1))(x)
-        return self.fc(x.mean((2, 3)))
+        super().__init__(Bottleneck, [3, 4, 6, 3], "fc", cin, width, classes)
 
 
 def make_divisible(v, divisor=8):

@@ -376,6 +376,19 @@ record() {
     write_summary
 }
 
+# run_test ID NAME BIN LOG SECONDS (in a step, after t0=$(now)): BIN run
+# under the step's limit of SECONDS, its output in LOG, its status in the
+# caller's rc; returns 1, ID recorded as FAIL, when BIN was not built.
+run_test() {
+    if [ ! -x "$3" ]; then
+        record "$1" "$2" FAIL "$(since "$t0")" "$3 was not built (build.log)"
+        return 1
+    fi
+    limited "$(limit "$5")" "$3" >"$4" 2>&1
+    rc=$?
+    return 0
+}
+
 count() { # count PATTERN FILE: lines matching (0 when none or no file)
     local n
     n=$(grep -c -E -- "$1" "$2" 2>/dev/null) || true
@@ -609,12 +622,7 @@ step_build() {
 step_gpu_test() {
     local t0 rc bin=$BIN/tests/$GPU_TEST log=$RES/$GPU_TEST.log
     t0=$(now)
-    if [ ! -x "$bin" ]; then
-        record 2 "$GPU_TEST on $DEV" FAIL "$(since "$t0")" "$bin was not built (build.log)"
-        return
-    fi
-    limited "$(limit 180)" "$bin" >"$log" 2>&1
-    rc=$?
+    run_test 2 "$GPU_TEST on $DEV" "$bin" "$log" 180 || return
     local p f k why
     p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log") k=$(count '^skip - ' "$log")
     GPU_NAME=$(sed -n 's/^# GPU: //p' "$log" | head -n 1)
@@ -640,12 +648,7 @@ step_gpu_test() {
 step_backend() {
     local id=$1 name=$2 t0 rc bin=$BIN/tests/$2 log=$RES/$2.log
     t0=$(now)
-    if [ ! -x "$bin" ]; then
-        record "$id" "$name" FAIL "$(since "$t0")" "$bin was not built (build.log)"
-        return
-    fi
-    limited "$(limit 240)" "$bin" >"$log" 2>&1
-    rc=$?
+    run_test "$id" "$name" "$bin" "$log" 240 || return
     local p f k dp df res=FAIL
     p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log") k=$(count '^skip - ' "$log")
     dp=$(count "^ok - $DEV[ :]" "$log") df=$(count "^not ok - $DEV[ :]" "$log")
@@ -770,12 +773,7 @@ step_lab1() {
 step_conv_cudnn() {
     local t0 rc bin=$BIN/tests/test_conv_cudnn log=$RES/test_conv_cudnn.log name="test_conv_cudnn: cuDNN vs the CPU reference"
     t0=$(now)
-    if [ ! -x "$bin" ]; then
-        record 4e "$name" FAIL "$(since "$t0")" "$bin was not built (build.log)"
-        return
-    fi
-    limited "$(limit 120)" "$bin" >"$log" 2>&1
-    rc=$?
+    run_test 4e "$name" "$bin" "$log" 120 || return
     local p f dp why
     p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log") dp=$(count '^ok - cuda cudnn' "$log")
     why=$(cudnn_absent)

@@ -89,6 +89,55 @@ int t_mpi_comm_start(int *argc, char ***argv, struct Comm *c, int *rank)
     return size;
 }
 
+int t_mpi_comm_done(struct Comm *c)
+{
+    comm_free(c);
+    int rc = t_done();
+    MPI_Finalize();
+    return rc;
+}
+
+static char scratch[512];
+
+const char *t_scratch(const char *prefix)
+{
+    if (scratch[0]) return scratch;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(scratch, sizeof scratch, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    if (!mkdtemp(scratch)) {
+        printf("not ok - mkdtemp %s: %s\n", scratch, strerror(errno));
+        exit(2);
+    }
+    return scratch;
+}
+
+const char *t_at(const char *rel)
+{
+    static char buf[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", scratch, rel);
+    return buf[k];
+}
+
+void t_scratch_remove(void)
+{
+    if (!scratch[0]) return;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf -- '%s'", scratch);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", scratch);
+    scratch[0] = 0;
+}
+
+float t_hash_value(int k, size_t i)
+{
+    uint64_t z = 0x9E3779B97F4A7C15ULL * (uint64_t)(k + 1) + 0xD1B54A32D192ED03ULL * (uint64_t)i;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return (float)(z >> 40) * 0x1p-23f - 1.0f;
+}
+
 bool t_quick(const char *left_fmt, ...)
 {
     const char *tier = getenv("DDL_TEST_TIER");
@@ -238,4 +287,26 @@ void t_build_eval(Model *m, const char *name, Shape in, int classes, float width
 __attribute__((constructor)) static void t_edge(void)
 {
     if (driver_env_apply() != 0) exit(2);
+}
+
+void t_dist_init(TDist *d, struct Comm *c, const SyncConfig *cfg, const char *model, Shape in, int classes,
+                 float width, int micro, int global)
+{
+    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
+    t_build_eval(&d->m, model, in, classes, width, micro, 3);
+    trainer_init(&d->t, &d->m, &sc);
+    char err[256];
+    if (sync_init(&d->s, cfg, &d->t, c, err) != 0) ddl_die("%s", err);
+    d->per = shape_numel(in);
+    d->x = ddl_alloc(sizeof(float) * d->per * (size_t)global);
+    d->y = ddl_alloc(sizeof(int32_t) * (size_t)global);
+}
+
+void t_dist_free(TDist *d)
+{
+    ddl_free(d->x);
+    ddl_free(d->y);
+    sync_free(&d->s);
+    trainer_free(&d->t);
+    model_free(&d->m);
 }

@@ -26,6 +26,18 @@ int t_done(void);
  * and c over MPI_COMM_WORLD. Returns the world's size, *rank its rank. */
 struct Comm;
 int t_mpi_comm_start(int *argc, char ***argv, struct Comm *c, int *rank);
+/* An MPI test's end: c freed, MPI_Finalize; returns t_done()'s status. */
+int t_mpi_comm_done(struct Comm *c);
+/* The program's scratch folder: $TMPDIR/<prefix>.XXXXXX (/tmp without
+ * TMPDIR), made on the first call (exit 2 when it cannot be); its path. */
+const char *t_scratch(const char *prefix);
+/* scratch/rel, in one of 4 buffers used in turn (4 may be live at once). */
+const char *t_at(const char *rel);
+/* Remove the scratch folder and everything in it. */
+void t_scratch_remove(void);
+/* A value in [-1, 1) that depends on (k, i) alone (splitmix64's
+ * finaliser): test vectors every rank can make without communicating. */
+float t_hash_value(int k, size_t i);
 /* The test tier (tests/run.sh exports DDL_TEST_TIER): true in the quick
  * tier of `make test`, where a program with a long matrix samples it;
  * false in `make test-full` and when run by hand without the variable.
@@ -85,6 +97,24 @@ void t_side_free(TSide *s);
 /* A t_random_batch of `batch` examples for `model`'s home input and
  * classes, in new host arrays (ddl_free both). */
 void t_zoo_batch(const char *model, int batch, uint64_t seed, const char *name, int step, float **x, int32_t **y);
+
+/* The data-parallel side of an MPI test of a sync strategy: `model`
+ * built as t_build_eval does (seed 3) for `micro` examples a step, SGD
+ * (lr 0.05, momentum 0.9, weight decay 5e-4), a Sync of cfg over c, and
+ * host room for one batch of `global` examples (x, y; `per` floats an
+ * example). Dies with sync_init's message when cfg is refused. */
+#include "sync/sync.h"
+typedef struct TDist {
+    Model m;
+    Trainer t;
+    Sync s;
+    float *x;
+    int32_t *y;
+    size_t per;
+} TDist;
+void t_dist_init(TDist *d, struct Comm *c, const SyncConfig *cfg, const char *model, Shape in, int classes,
+                 float width, int micro, int global);
+void t_dist_free(TDist *d);
 
 /* Path of a fixture: tests/fixtures/<name> relative to the repo root
  * (DDL_TEST_ROOT overrides the root). */

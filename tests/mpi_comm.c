@@ -32,14 +32,7 @@ static int g_only = -1; /* --alg: the one algorithm checked, else all */
 static bool checked(int a) { return g_only < 0 || a == g_only; }
 
 /* Rank k's element i: uniform in [-1, 1) with 24 bits, or a small integer. */
-static float random_value(int k, size_t i)
-{
-    uint64_t z = 0x9E3779B97F4A7C15ULL * (uint64_t)(k + 1) + 0xD1B54A32D192ED03ULL * (uint64_t)i;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    return (float)(z >> 40) * 0x1p-23f - 1.0f;
-}
+static float random_value(int k, size_t i) { return t_hash_value(k, i); }
 
 static float integer_value(int k, size_t i) { return (float)((int)((i * 7 + (size_t)k * 13) % 19) - 9); }
 
@@ -251,8 +244,5 @@ int main(int argc, char **argv)
         if (n <= 1000) check_fp16(&c, n);
     }
     check_fp16(&c, (1u << 16) + 7); /* several ring_async segments per block */
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

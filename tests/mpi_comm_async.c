@@ -148,8 +148,5 @@ int main(int argc, char **argv)
     test_reuse(&c);
     comm_counters_reset(&c);
     test_split(&c);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

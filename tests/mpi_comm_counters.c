@@ -159,8 +159,5 @@ int main(int argc, char **argv)
     t_check_all(m.calls == 1 && m.bytes_sent == 0 && m.msgs_sent == 0,
                 "mpi np%d: calls counted, traffic left to MPI_T monitoring", size);
     ddl_free(buf);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

@@ -71,8 +71,5 @@ int main(int argc, char **argv)
         ddl_free(buf);
     }
     comm_monitor_close(&mon);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

@@ -31,15 +31,6 @@ static int g_rank, g_size;
 
 static float int_value(int k, size_t i) { return (float)((int)((i * 7 + (size_t)k * 13) % 19) - 9); }
 
-static float rand_value(int k, size_t i)
-{
-    uint64_t z = 0x9E3779B97F4A7C15ULL * (uint64_t)(k + 1) + 0xD1B54A32D192ED03ULL * (uint64_t)i;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    return (float)(z >> 40) * 0x1p-23f - 1.0f;
-}
-
 /* ---- pure layout and closed forms, every P up to 9 ---- */
 
 static void test_layout(void)
@@ -193,13 +184,13 @@ static void test_full_equals_mpi(Comm *world)
 
     /* Training-like: perturb, average, repeat; the two paths stay within
      * float reassociation of each other, and replicas stay identical. */
-    for (size_t i = 0; i < n; i++) a[i] = b[i] = rand_value(world->rank, i);
+    for (size_t i = 0; i < n; i++) a[i] = b[i] = t_hash_value(world->rank, i);
     double worst = 0.0;
     bool same_replicas = true;
     float *h = ddl_alloc(n * sizeof(float));
     for (int t = 0; t < 10; t++) {
         for (size_t i = 0; i < n; i++) {
-            float d = 0.01f * rand_value(world->rank + 100 * (t + 1), i);
+            float d = 0.01f * t_hash_value(world->rank + 100 * (t + 1), i);
             a[i] += d;
             b[i] += d;
         }
@@ -251,7 +242,7 @@ static void test_mixing(Comm *world)
         char err[DDL_ERRLEN];
         GroupAvg g;
         if (group_avg_init(&g, world, 1, rotate, COMM_ALG_RING, err) != 0) break;
-        for (size_t i = 0; i < n; i++) x[i] = rand_value(world->rank, i);
+        for (size_t i = 0; i < n; i++) x[i] = t_hash_value(world->rank, i);
         double s0, s1, before = spread(x, n, &s0);
         for (int t = 0; t < 40 * P; t++) group_avg_round(&g, x, n);
         double after = spread(x, n, &s1);
@@ -283,8 +274,5 @@ int main(int argc, char **argv)
         test_full_equals_mpi(&world);
         test_mixing(&world);
     }
-    comm_free(&world);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&world);
 }

@@ -61,54 +61,31 @@ typedef struct Outcome {
 static Outcome run(Comm *c, const char *model, Shape in, int classes, const Case *k, Model *ref, Trainer *tr)
 {
     const int p = c->size, local = GLOBAL_BATCH / p, micro = local / k->accumulate;
-    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
-    Model dist;
-    t_build_eval(&dist, model, in, classes, 0.0f, micro, 3);
-    Trainer td;
-    trainer_init(&td, &dist, &sc);
     SyncConfig cfg = sync_config_default(SYNC_HOROVOD);
     cfg.horovod.fusion_bytes = k->fusion;
     cfg.horovod.cycle_ms = k->cycle_ms;
     cfg.horovod.fp16 = k->fp16;
     cfg.accumulate = k->accumulate;
-    Sync s;
-    char err[256];
-    if (sync_init(&s, &cfg, &td, c, err) != 0) ddl_die("%s", err);
-    size_t per = shape_numel(in);
-    float *x = ddl_alloc(sizeof(float) * per * GLOBAL_BATCH);
-    int32_t *y = ddl_alloc(sizeof(int32_t) * GLOBAL_BATCH);
-    CommCounters before = sync_counters(&s);
+    TDist d;
+    t_dist_init(&d, c, &cfg, model, in, classes, 0.0f, micro, GLOBAL_BATCH);
+    CommCounters before = sync_counters(&d.s);
     for (int step = 0; step < STEPS; step++) {
-        t_random_batch(11, "mpi_horovod batch", step, in, classes, GLOBAL_BATCH, x, y);
+        t_random_batch(11, "mpi_horovod batch", step, in, classes, GLOBAL_BATCH, d.x, d.y);
         int correct;
         if (ref) {
-            trainer_forward_backward(tr, x, y, GLOBAL_BATCH, &correct);
+            trainer_forward_backward(tr, d.x, d.y, GLOBAL_BATCH, &correct);
             trainer_step(tr);
         }
         for (int u = 0; u < k->accumulate; u++) {
             int first = c->rank * local + u * micro;
-            sync_train_step(&s, x + (size_t)first * per, y + first, micro, &correct, NULL);
+            sync_train_step(&d.s, d.x + (size_t)first * d.per, d.y + first, micro, &correct, NULL);
         }
     }
-    Outcome o = { ddl_alloc(sizeof(float) * dist.nparams), dist.nparams, sync_groups(&s),
-                  sync_counters(&s).bytes_sent - before.bytes_sent };
-    memcpy(o.params, dist.params, sizeof(float) * dist.nparams);
-    ddl_free(x);
-    ddl_free(y);
-    sync_free(&s);
-    trainer_free(&td);
-    model_free(&dist);
+    Outcome o = { ddl_alloc(sizeof(float) * d.m.nparams), d.m.nparams, sync_groups(&d.s),
+                  sync_counters(&d.s).bytes_sent - before.bytes_sent };
+    memcpy(o.params, d.m.params, sizeof(float) * d.m.nparams);
+    t_dist_free(&d);
     return o;
-}
-
-static double rel_diff(const float *a, const float *b, size_t n)
-{
-    double scale = 0.0, diff = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        scale = fmax(scale, fabs(b[i]));
-        diff = fmax(diff, fabs((double)a[i] - b[i]));
-    }
-    return diff / scale;
 }
 
 /* all: every case, else the first only (the quick tier's cnn3). */
@@ -134,7 +111,7 @@ static void test_model(Comm *c, const char *model, Shape in, int classes, bool a
         Trainer tr;
         trainer_init(&tr, &ref, &sc);
         Outcome o = run(c, model, in, classes, k, &ref, &tr);
-        double rel = rel_diff(o.params, ref.params, o.n);
+        double rel = t_rel_err(o.params, ref.params, o.n, 0.0);
         if (k->fp16) {
             t_check_all(isfinite(rel) && rel <= 1e-2, "horovod %s %s np%d: within 1e-2 of 1 rank x batch 64 (rel %.2g)",
                         model, k->label, p, rel);
@@ -148,7 +125,7 @@ static void test_model(Comm *c, const char *model, Shape in, int classes, bool a
             base = o;
         } else {
             if (!k->fp16 && k->accumulate == 1) {
-                double d = rel_diff(o.params, base.params, o.n);
+                double d = t_rel_err(o.params, base.params, o.n, 0.0);
                 t_check_all(d <= 1e-6, "horovod %s np%d: %s gives the weights of fusion 128 MiB (rel %.2g <= 1e-6)",
                             model, p, k->label, d);
             }
@@ -187,8 +164,5 @@ int main(int argc, char **argv)
     bool quick = t_quick("cnn3's cases other than Horovod 0.28's defaults (here cnn3 on that case, sdss_dnn on all)");
     test_model(&c, "cnn3", (Shape){ 1, 28, 28 }, 10, !quick);
     test_model(&c, "sdss_dnn", (Shape){ 10, 1, 1 }, 3, true);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

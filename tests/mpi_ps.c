@@ -46,16 +46,6 @@
 
 enum { GLOBAL_BATCH = 64, STEPS = 5 };
 
-static double rel_diff(const float *a, const float *b, size_t n)
-{
-    double scale = 0.0, diff = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        scale = fmax(scale, fabs(b[i]));
-        diff = fmax(diff, fabs((double)a[i] - b[i]));
-    }
-    return diff / scale;
-}
-
 /* Train `kind` on comm c where rank `first_worker` of c is worker 0; rank
  * r's shard is worker (r - first_worker). Returns a copy of the weights. */
 static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, bool async, const char *model,
@@ -63,40 +53,27 @@ static float *train(Comm *c, SyncKind kind, int first_worker, int accumulate, bo
 {
     const int workers = c->size - first_worker, w = c->rank - first_worker;
     const int local = GLOBAL_BATCH / workers, micro = local / accumulate;
-    SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
-    Model m;
-    t_build_eval(&m, model, in, classes, 0.0f, micro, 3);
-    Trainer t;
-    trainer_init(&t, &m, &sc);
     SyncConfig cfg = sync_config_default(async ? SYNC_PS_ASYNC : kind);
     cfg.accumulate = accumulate;
-    Sync s;
-    char err[256];
-    if (sync_init(&s, &cfg, &t, c, err) != 0) ddl_die("%s", err);
-    size_t per = shape_numel(in);
-    float *x = ddl_alloc(sizeof(float) * per * GLOBAL_BATCH);
-    int32_t *y = ddl_alloc(sizeof(int32_t) * GLOBAL_BATCH);
-    CommCounters before = sync_counters(&s);
+    TDist d;
+    t_dist_init(&d, c, &cfg, model, in, classes, 0.0f, micro, GLOBAL_BATCH);
+    CommCounters before = sync_counters(&d.s);
     for (int step = 0; step < STEPS; step++) {
-        t_random_batch(13, "mpi_ps batch", step, in, classes, GLOBAL_BATCH, x, y);
+        t_random_batch(13, "mpi_ps batch", step, in, classes, GLOBAL_BATCH, d.x, d.y);
         for (int u = 0; u < accumulate; u++) {
             int first = w >= 0 ? w * local + u * micro : 0;
             int correct;
-            sync_train_step(&s, x + (size_t)first * per, y + first, micro, &correct, NULL);
+            sync_train_step(&d.s, d.x + (size_t)first * d.per, d.y + first, micro, &correct, NULL);
         }
     }
-    CommCounters after = sync_counters(&s);
+    CommCounters after = sync_counters(&d.s);
     if (traffic)
         *traffic = (CommCounters){ .bytes_sent = after.bytes_sent - before.bytes_sent,
                                    .bytes_recv = after.bytes_recv - before.bytes_recv };
-    if (opt_steps) *opt_steps = t.opt.steps;
-    float *out = ddl_alloc(sizeof(float) * m.nparams);
-    memcpy(out, m.params, sizeof(float) * m.nparams);
-    ddl_free(x);
-    ddl_free(y);
-    sync_free(&s);
-    trainer_free(&t);
-    model_free(&m);
+    if (opt_steps) *opt_steps = d.t.opt.steps;
+    float *out = ddl_alloc(sizeof(float) * d.m.nparams);
+    memcpy(out, d.m.params, sizeof(float) * d.m.nparams);
+    t_dist_free(&d);
     return out;
 }
 
@@ -130,10 +107,10 @@ static void test_model(Comm *c, const char *model, Shape in, int classes)
     if (c->rank > 0) ar = train(&wc, P > 1 ? SYNC_ALLREDUCE : SYNC_NONE, 0, 1, false, model, in, classes, NULL, NULL);
     comm_free(&wc);
 
-    double d_ar = c->rank > 0 ? rel_diff(ps, ar, n) : 0.0;
+    double d_ar = c->rank > 0 ? t_rel_err(ps, ar, n, 0.0) : 0.0;
     t_check_all(d_ar <= 1e-6, "ps %s, %d worker(s): workers' weights equal allreduce over %d rank(s) after %d steps "
                 "(rel %.2g <= 1e-6)", model, P, P, STEPS, d_ar);
-    double d_ref = rel_diff(ps, ref.params, n);
+    double d_ref = t_rel_err(ps, ref.params, n, 0.0);
     t_check_all(isfinite(d_ref) && d_ref <= 2e-4, "ps %s, %d worker(s) x batch %d: equal 1 rank x batch 64 "
                 "(rel %.2g <= 2e-4)", model, P, GLOBAL_BATCH / P, d_ref);
     float *root = ddl_alloc(sizeof(float) * n);
@@ -141,7 +118,7 @@ static void test_model(Comm *c, const char *model, Shape in, int classes)
     MPI_Bcast(root, (int)n, MPI_FLOAT, 0, c->mpi);
     t_check_all(memcmp(root, ps, sizeof(float) * n) == 0, "ps %s np%d: server and every worker hold the same weights",
                 model, c->size);
-    double d_acc = rel_diff(ps2, ps, n);
+    double d_acc = t_rel_err(ps2, ps, n, 0.0);
     t_check_all(d_acc <= 2e-4, "ps %s np%d: 2 accumulated micro-batches equal one batch (rel %.2g <= 2e-4)", model,
                 c->size, d_acc);
     uint64_t unit = (uint64_t)STEPS * n * sizeof(float);
@@ -246,8 +223,5 @@ int main(int argc, char **argv)
     test_model(&c, "sdss_dnn", (Shape){ 10, 1, 1 }, 3);
     test_bn_state(&c);
     test_refused(&c);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

@@ -90,51 +90,42 @@ static void run_case(Comm *c, const char *model, Shape in, const Case *k)
     const int p = c->size;
     const int local = GLOBAL_BATCH / p, micro = local / k->accumulate;
     SgdConfig sc = { 0.05f, 0.9f, 5e-4f, false };
-    Model ref, dist;
+    Model ref;
     build(&ref, model, in, GLOBAL_BATCH);
-    build(&dist, model, in, micro);
-    Trainer tr, td;
+    Trainer tr;
     trainer_init(&tr, &ref, &sc);
-    trainer_init(&td, &dist, &sc);
     SyncConfig cfg = sync_config_default(k->kind);
     cfg.alg = k->alg;
     cfg.ddp.first_bytes = k->first;
     cfg.ddp.cap_bytes = k->cap;
     cfg.accumulate = k->accumulate;
     cfg.trace = true;
-    Sync s;
-    char err[256];
-    if (sync_init(&s, &cfg, &td, c, err) != 0) ddl_die("%s", err);
-    size_t per = shape_numel(in);
-    float *x = ddl_alloc(sizeof(float) * per * GLOBAL_BATCH);
-    int32_t *y = ddl_alloc(sizeof(int32_t) * GLOBAL_BATCH);
+    TDist d;
+    t_dist_init(&d, c, &cfg, model, in, 10, strcmp(model, "cnn3") != 0 ? 0.125f : 0.0f, micro, GLOBAL_BATCH);
+    Model *dist = &d.m;
+    Sync *s = &d.s;
     bool stepped_right = true, times_ok = true;
     for (int step = 0; step < STEPS; step++) {
-        t_random_batch(7, "mpi_sync batch", step, in, 10, GLOBAL_BATCH, x, y);
+        t_random_batch(7, "mpi_sync batch", step, in, 10, GLOBAL_BATCH, d.x, d.y);
         int correct;
-        trainer_forward_backward(&tr, x, y, GLOBAL_BATCH, &correct);
+        trainer_forward_backward(&tr, d.x, d.y, GLOBAL_BATCH, &correct);
         trainer_step(&tr);
         for (int u = 0; u < k->accumulate; u++) {
             int first = c->rank * local + u * micro;
             bool stepped;
-            sync_train_step(&s, x + (size_t)first * per, y + first, micro, &correct, &stepped);
+            sync_train_step(s, d.x + (size_t)first * d.per, d.y + first, micro, &correct, &stepped);
             stepped_right = stepped_right && stepped == (u == k->accumulate - 1);
         }
-        const SyncTimes *t = &s.last;
+        const SyncTimes *t = &s->last;
         times_ok = times_ok && t->total > 0 && t->hidden >= 0 && t->hidden <= t->comm + 1e-9 &&
                    t->forward + t->backward + t->sync_wait + t->optimizer <= t->total + 1e-6;
     }
-    double scale = 0.0, diff = 0.0;
-    for (size_t i = 0; i < ref.nparams; i++) {
-        scale = fmax(scale, fabs(ref.params[i]));
-        diff = fmax(diff, fabs((double)ref.params[i] - dist.params[i]));
-    }
-    double rel = diff / scale;
+    double rel = t_rel_err(dist->params, ref.params, ref.nparams, 0.0);
     /* identical on all ranks: compare with rank 0's bytes */
-    float *root = ddl_alloc(sizeof(float) * dist.nparams);
-    memcpy(root, dist.params, sizeof(float) * dist.nparams);
-    MPI_Bcast(root, (int)dist.nparams, MPI_FLOAT, 0, MPI_COMM_WORLD);
-    bool same = memcmp(root, dist.params, sizeof(float) * dist.nparams) == 0;
+    float *root = ddl_alloc(sizeof(float) * dist->nparams);
+    memcpy(root, dist->params, sizeof(float) * dist->nparams);
+    MPI_Bcast(root, (int)dist->nparams, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    bool same = memcmp(root, dist->params, sizeof(float) * dist->nparams) == 0;
     bool finite = isfinite(rel);
     t_check_all(finite && rel <= 2e-4,
                 "%s %s: %d ranks x batch %d%s equal 1 rank x batch 64 after %d steps (rel. diff <= 2e-4)", model,
@@ -146,25 +137,21 @@ static void run_case(Comm *c, const char *model, Shape in, const Case *k)
     /* a trace exists: forward, one event per layer, optimizer, and for ddp
      * one per bucket */
     int comm_events = 0, compute_events = 0;
-    for (int i = 0; i < s.nevents; i++) {
-        comm_events += s.events[i].track == TRACK_COMM;
-        compute_events += s.events[i].track == TRACK_COMPUTE;
+    for (int i = 0; i < s->nevents; i++) {
+        comm_events += s->events[i].track == TRACK_COMM;
+        compute_events += s->events[i].track == TRACK_COMPUTE;
     }
-    bool trace_ok = compute_events >= dist.nlayers + 2;
-    if (k->kind == SYNC_DDP && p > 1) trace_ok = trace_ok && comm_events >= sync_groups(&s);
+    bool trace_ok = compute_events >= dist->nlayers + 2;
+    if (k->kind == SYNC_DDP && p > 1) trace_ok = trace_ok && comm_events >= sync_groups(s);
     t_check_all(trace_ok, "%s %s np%d: trace holds every layer's backward (%d compute, %d comm events)", model,
                 k->label, p, compute_events, comm_events);
-    if (k->kind == SYNC_ALLREDUCE_FLAT) t_check_all(flat_waits_first(&s, p), "%s %s np%d: %s", model, k->label, p,
+    if (k->kind == SYNC_ALLREDUCE_FLAT) t_check_all(flat_waits_first(s, p), "%s %s np%d: %s", model, k->label, p,
                                                     p > 1 ? "every step waits for all ranks, then one allreduce"
                                                           : "one allreduce per step, no wait");
     ddl_free(root);
-    ddl_free(x);
-    ddl_free(y);
-    sync_free(&s);
+    t_dist_free(&d);
     trainer_free(&tr);
-    trainer_free(&td);
     model_free(&ref);
-    model_free(&dist);
 }
 
 static void test_trace_file(Comm *c)
@@ -261,8 +248,5 @@ int main(int argc, char **argv)
             if (sampled && selected(only, cases[k].kind)) run_case(&c, models[i].model, models[i].in, &cases[k]);
         }
     if (!only) test_trace_file(&c);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

@@ -78,8 +78,5 @@ int main(int argc, char **argv)
     trainer_free(&td);
     model_free(&ref);
     model_free(&dist);
-    comm_free(&c);
-    int rc = t_done();
-    MPI_Finalize();
-    return rc;
+    return t_mpi_comm_done(&c);
 }

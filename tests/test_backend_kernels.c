@@ -20,6 +20,7 @@
  * DeviceBatch: batches put, got and read back equal what was written; on
  * a host-memory backend get() hands over the very buffers (no copy). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,14 @@ static void check_same(const char *be, const char *what, const float *got, const
     if (!t_check(bad == 0, "%s %s: bit-exact vs cpu", be, what)) printf("# %zu of %zu differ\n", bad, n);
 }
 
+/* Device buffer d (n floats) downloaded and checked bit-exact against want. */
+static void check_device(const Backend *be, const char *what, const float *d, const float *want, size_t n)
+{
+    float *got = down(be, d, n);
+    check_same(be->name, what, got, want, n);
+    ddl_free(got);
+}
+
 /* Bit-exact, except that a NaN matches any NaN: arithmetic on a NaN gives
  * a NaN whose payload IEEE 754 leaves open (x86 keeps the operand's, an
  * NVIDIA GPU returns its canonical 0x7fffffff; seen on an H200). */
@@ -234,92 +243,91 @@ static void backend_layout(const Backend *be)
     be->release(yd);
 }
 
-/* F(4x4)'s transforms through the table, on backend_winograd's x and w:
- * bit-exact too (winograd4.c: every product exact or a sum's last step). */
-static void backend_winograd4(const Backend *be, int nb, int C, int K, int H, int W, const float *x, const float *w,
-                              const float *xd, const float *wd)
-{
-    size_t T = (size_t)((H + 3) / 4) * ((W + 3) / 4), nv = 36 * (size_t)C * T * nb, nu = 36 * (size_t)K * C;
-    size_t nm = 36 * (size_t)K * T * nb, ny = (size_t)nb * K * H * W;
-    float *m = rand_floats(nm, -1, 1), *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny));
-    float *md = up(be, m, 4 * nm), *vd = poisoned(be, nv), *ud = poisoned(be, nu);
-    winograd4_input_cpu(x, nb, C, H, W, want);
-    be->conv->winograd4_input(xd, nb, C, H, W, vd);
-    float *got = down(be, vd, nv);
-    check_same(be->name, "winograd4_input", got, want, nv);
-    ddl_free(got);
-    for (int flip = 0; flip < 2; flip++) {
-        winograd4_filter_cpu(w, K, C, flip, want);
-        be->conv->winograd4_filter(wd, K, C, flip, ud);
-        got = down(be, ud, nu);
-        check_same(be->name, flip ? "winograd4_filter flip" : "winograd4_filter", got, want, nu);
-        ddl_free(got);
-    }
-    for (int acc = 0; acc < 2; acc++) {
-        memcpy(want, y0, sizeof(float) * ny);
-        winograd4_output_cpu(m, nb, K, H, W, want, acc);
-        float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
-        be->conv->winograd4_output(md, nb, K, H, W, yd, acc);
-        got = down(be, yd, ny);
-        check_same(be->name, acc ? "winograd4_output acc" : "winograd4_output", got, want, ny);
-        ddl_free(got);
-        be->release(yd);
-    }
-    ddl_free(m), ddl_free(y0), ddl_free(want);
-    be->release(md), be->release(vd), be->release(ud);
-}
+/* One Winograd tile size: its name, its tile (outputs per side) and its
+ * three transforms, the CPU's and where the kernel table keeps its own. */
+typedef void (*WinoIn)(const float *x, int nb, int C, int H, int W, float *v);
+typedef void (*WinoFilter)(const float *w, int K, int C, bool flip, float *u);
+typedef void (*WinoOut)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
+typedef struct Wino {
+    const char *name;
+    int tile;
+    WinoIn input_cpu;
+    WinoFilter filter_cpu;
+    WinoOut output_cpu;
+    size_t input, filter, output; /* offsetof(ConvKernels, ...) */
+} Wino;
 
-/* The Winograd transforms through the table (wired to the right kernels,
- * flip and acc passed on): bit-exact, as they only add, subtract and
- * halve, each in the CPU's order. */
-static void backend_winograd(const Backend *be)
+static const Wino WINO[] = {
+    { "winograd", 2, winograd_input_cpu, winograd_filter_cpu, winograd_output_cpu,
+      offsetof(ConvKernels, winograd_input), offsetof(ConvKernels, winograd_filter),
+      offsetof(ConvKernels, winograd_output) },
+    /* bit-exact too (winograd4.c: every product exact or a sum's last step) */
+    { "winograd4", 4, winograd4_input_cpu, winograd4_filter_cpu, winograd4_output_cpu,
+      offsetof(ConvKernels, winograd4_input), offsetof(ConvKernels, winograd4_filter),
+      offsetof(ConvKernels, winograd4_output) },
+};
+
+#define WINO_FN(be, type, at) (*(const type *)((const char *)(be)->conv + (at)))
+
+/* One tile size's transforms through the table (wired to the right
+ * kernels, flip and acc passed on), on x (device xd) and w (device wd). */
+static void backend_wino_transforms(const Backend *be, const Wino *f, int nb, int C, int K, int H, int W,
+                                    const float *x, const float *w, const float *xd, const float *wd)
 {
-    int nb = 2, C = 3, K = 4, H = 7, W = 5; /* odd both ways: the tiles that hang over the edge */
-    size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), nx = (size_t)nb * C * H * W, nv = 16 * C * T * nb;
-    size_t nu = 16 * (size_t)K * C, nm = 16 * K * T * nb, ny = (size_t)nb * K * H * W;
-    float *x = rand_floats(nx, -1, 1), *w = rand_floats((size_t)K * C * 9, -1, 1), *m = rand_floats(nm, -1, 1);
-    float *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny + nm));
-    float *xd = up(be, x, 4 * nx), *wd = up(be, w, 4 * (size_t)K * C * 9), *md = up(be, m, 4 * nm);
-    winograd_input_cpu(x, nb, C, H, W, want);
-    float *vd = poisoned(be, nv);
-    be->conv->winograd_input(xd, nb, C, H, W, vd);
-    float *got = down(be, vd, nv);
-    check_same(be->name, "winograd_input", got, want, nv);
-    ddl_free(got);
+    int a = (f->tile + 2) * (f->tile + 2);
+    size_t T = (size_t)((H + f->tile - 1) / f->tile) * ((W + f->tile - 1) / f->tile);
+    size_t nv = (size_t)a * C * T * nb, nu = (size_t)a * K * C, nm = (size_t)a * K * T * nb;
+    size_t ny = (size_t)nb * K * H * W;
+    float *m = rand_floats(nm, -1, 1), *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny));
+    float *md = up(be, m, 4 * nm), *vd = poisoned(be, nv);
+    char what[64];
+    f->input_cpu(x, nb, C, H, W, want);
+    WINO_FN(be, WinoIn, f->input)(xd, nb, C, H, W, vd);
+    snprintf(what, sizeof what, "%s_input", f->name);
+    check_device(be, what, vd, want, nv);
     for (int flip = 0; flip < 2; flip++) {
-        winograd_filter_cpu(w, K, C, flip, want);
+        f->filter_cpu(w, K, C, flip, want);
         float *ud = poisoned(be, nu);
-        be->conv->winograd_filter(wd, K, C, flip, ud);
-        got = down(be, ud, nu);
-        check_same(be->name, flip ? "winograd_filter flip" : "winograd_filter", got, want, nu);
-        ddl_free(got);
+        WINO_FN(be, WinoFilter, f->filter)(wd, K, C, flip, ud);
+        snprintf(what, sizeof what, "%s_filter%s", f->name, flip ? " flip" : "");
+        check_device(be, what, ud, want, nu);
         be->release(ud);
     }
     for (int acc = 0; acc < 2; acc++) {
         memcpy(want, y0, sizeof(float) * ny);
-        winograd_output_cpu(m, nb, K, H, W, want, acc);
+        f->output_cpu(m, nb, K, H, W, want, acc);
         float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
-        be->conv->winograd_output(md, nb, K, H, W, yd, acc);
-        got = down(be, yd, ny);
-        check_same(be->name, acc ? "winograd_output acc" : "winograd_output", got, want, ny);
-        ddl_free(got);
+        WINO_FN(be, WinoOut, f->output)(md, nb, K, H, W, yd, acc);
+        snprintf(what, sizeof what, "%s_output%s", f->name, acc ? " acc" : "");
+        check_device(be, what, yd, want, ny);
         be->release(yd);
     }
-    backend_winograd4(be, nb, C, K, H, W, x, w, xd, wd); /* before wd takes the weight gradient */
+    ddl_free(m), ddl_free(y0), ddl_free(want);
+    be->release(md), be->release(vd);
+}
+
+/* The Winograd transforms through the table: bit-exact, as they only add,
+ * subtract and halve, each in the CPU's order; then F(2x2)'s gradients. */
+static void backend_winograd(const Backend *be)
+{
+    int nb = 2, C = 3, K = 4, H = 7, W = 5; /* odd both ways: the tiles that hang over the edge */
+    size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), nx = (size_t)nb * C * H * W;
+    size_t nm = 16 * K * T * nb, ny = (size_t)nb * K * H * W;
+    float *x = rand_floats(nx, -1, 1), *w = rand_floats((size_t)K * C * 9, -1, 1), *m = rand_floats(nm, -1, 1);
+    float *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (ny + nm + (size_t)K * C * 9));
+    float *xd = up(be, x, 4 * nx), *wd = up(be, w, 4 * (size_t)K * C * 9), *md = up(be, m, 4 * nm);
+    for (size_t i = 0; i < sizeof WINO / sizeof WINO[0]; i++) /* before wd takes the weight gradient */
+        backend_wino_transforms(be, &WINO[i], nb, C, K, H, W, x, w, xd, wd);
     float *yd = up(be, y0, 4 * ny), *dmd = poisoned(be, nm); /* y0 as dy, m as du */
     winograd_output_grad_cpu(y0, nb, K, H, W, want);
     be->conv->winograd_output_grad(yd, nb, K, H, W, dmd);
-    got = down(be, dmd, nm);
-    check_same(be->name, "winograd_output_grad", got, want, nm);
-    ddl_free(got);
+    check_device(be, "winograd_output_grad", dmd, want, nm);
     memcpy(want, w, sizeof(float) * K * C * 9);
     winograd_filter_grad_cpu(m, K, C, want);
     be->conv->winograd_filter_grad(md, K, C, wd);
-    got = down(be, wd, (size_t)K * C * 9);
-    check_same(be->name, "winograd_filter_grad", got, want, (size_t)K * C * 9);
-    ddl_free(got);
+    check_device(be, "winograd_filter_grad", wd, want, (size_t)K * C * 9);
     ddl_free(x), ddl_free(w), ddl_free(m), ddl_free(y0), ddl_free(want);
-    be->release(xd), be->release(wd), be->release(md), be->release(vd), be->release(yd), be->release(dmd);
+    be->release(xd), be->release(wd), be->release(md), be->release(yd), be->release(dmd);
 }
 
 /* The direct 3x3 convolution through the table: padding and packing
@@ -545,9 +553,7 @@ static void backend_pointwise(const Backend *be)
         size_t nout = tr ? nx : ny, nf = pointwise_filter_floats(outs, ins);
         pointwise_filter_cpu(w, K, C, tr, wp);
         be->conv->pointwise_filter(wd, K, C, tr, wpd);
-        got = down(be, wpd, nf);
-        check_same(be->name, tr ? "pointwise_filter transposed" : "pointwise_filter", got, wp, nf);
-        ddl_free(got);
+        check_device(be, tr ? "pointwise_filter transposed" : "pointwise_filter", wpd, wp, nf);
         const float *in = tr ? dy : x, *ind = tr ? dyd : xd, *start = tr ? dx0 : y0;
         for (int acc = 0; acc < 2; acc++) {
             memcpy(want, start, sizeof(float) * nout);

@@ -148,27 +148,28 @@ static void test_idx(void)
     rc = idx_read_images(tpath("trunc-images.gz"), &d, err);
     expect_fail(rc, &d, err, "idx: truncated images inside gz rejected", "only 80");
 
-    b = idx_images(0x802, 2, 4, 4, 2, &len);
-    write_gz(tpath("magic.gz"), b, len);
-    free(b);
-    rc = idx_read_images(tpath("magic.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: wrong image magic rejected", "0x00000803");
-    b = idx_images(0x803, 2, 4, 4, 2, &len);
-    write_gz(tpath("labels-with-image-magic.gz"), b, len);
-    free(b);
-    rc = idx_read_labels(tpath("labels-with-image-magic.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: labels file with image magic rejected", "0x00000801");
-
-    b = idx_images(0x803, 0xFFFFFFFFu, 0xFFFF, 0xFFFF, 0, &len); /* header only */
-    write_gz(tpath("absurd.gz"), b, len);
-    free(b);
-    rc = idx_read_images(tpath("absurd.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: absurd header dims (overflowing product) rejected", "absurd");
-    b = idx_images(0x803, 0, 28, 28, 0, &len);
-    write_gz(tpath("zero.gz"), b, len);
-    free(b);
-    rc = idx_read_images(tpath("zero.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: zero images rejected", "absurd");
+    /* Image files gzipped whose header is wrong, read as images or labels. */
+    static const struct {
+        uint32_t magic, n, rows, cols, have;
+        bool as_labels;
+        const char *file, *name, *says;
+    } bad[] = {
+        { 0x802, 2, 4, 4, 2, false, "magic.gz", "idx: wrong image magic rejected", "0x00000803" },
+        { 0x803, 2, 4, 4, 2, true, "labels-with-image-magic.gz", "idx: labels file with image magic rejected",
+          "0x00000801" },
+        { 0x803, 0xFFFFFFFFu, 0xFFFF, 0xFFFF, 0, false, "absurd.gz", /* header only */
+          "idx: absurd header dims (overflowing product) rejected", "absurd" },
+        { 0x803, 0, 28, 28, 0, false, "zero.gz", "idx: zero images rejected", "absurd" },
+        { 0x803, 2, 4, 4, 3, false, "extra.gz", "idx: data after the described payload rejected", "continues" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        b = idx_images(bad[i].magic, bad[i].n, bad[i].rows, bad[i].cols, bad[i].have, &len);
+        write_gz(tpath(bad[i].file), b, len);
+        free(b);
+        const char *path = tpath(bad[i].file);
+        rc = bad[i].as_labels ? idx_read_labels(path, &d, err) : idx_read_images(path, &d, err);
+        expect_fail(rc, &d, err, bad[i].name, bad[i].says);
+    }
     /* Within the caps but far more than the file holds: fails on the data,
      * after a bounded allocation (ASan would flag a huge one). */
     b = idx_images(0x803, 300000, 28, 28, 2, &len);
@@ -184,12 +185,6 @@ static void test_idx(void)
     free(b);
     rc = idx_read_labels(tpath("labels-absurd.gz"), &d, err);
     expect_fail(rc, &d, err, "idx: absurd label count rejected", "absurd");
-
-    b = idx_images(0x803, 2, 4, 4, 3, &len);
-    write_gz(tpath("extra.gz"), b, len);
-    free(b);
-    rc = idx_read_images(tpath("extra.gz"), &d, err);
-    expect_fail(rc, &d, err, "idx: data after the described payload rejected", "continues");
 
     write_bytes(tpath("empty"), "", 0);
     rc = idx_read_images(tpath("empty"), &d, err);
@@ -982,16 +977,43 @@ static void test_augment(void)
 
 /* Real-data root for `sub` only when `file` (or file.gz) is really there:
  * an empty folder (say, after a failed fetch) is not data. */
-static const char *real_root(const char *sub, const char *file)
+/* The data root that holds real `name` data (sub/file or sub/file.gz),
+ * or NULL after a skip line that says what is missing. */
+static const char *real_root(const char *name, const char *sub, const char *file)
 {
     const char *root = t_data_root(sub);
-    char path[1024];
+    char path[1024], what[64];
     struct stat st;
-    if (!root) return NULL;
-    snprintf(path, sizeof path, "%s/%s/%s", root, sub, file);
-    if (stat(path, &st) == 0) return root;
-    snprintf(path, sizeof path, "%s/%s/%s.gz", root, sub, file);
-    return stat(path, &st) == 0 ? root : NULL;
+    if (root) {
+        snprintf(path, sizeof path, "%s/%s/%s", root, sub, file);
+        if (stat(path, &st) == 0) return root;
+        snprintf(path, sizeof path, "%s/%s/%s.gz", root, sub, file);
+        if (stat(path, &st) == 0) return root;
+    }
+    snprintf(what, sizeof what, "real %s", name);
+    snprintf(path, sizeof path, "no %s/%s[.gz] under DDL_DATA", sub, file);
+    t_skip(what, path);
+    return NULL;
+}
+
+/* dataset_load of a real training split, its time printed. */
+static int load_real_train(const char *name, const DataOptions *o, Dataset *d, char *err)
+{
+    double t0 = ddl_now();
+    int rc = dataset_load(name, SPLIT_TRAIN, o, d, err);
+    if (rc == 0) printf("#   %s train (%s) loaded in %.3f s\n", name, d->source, ddl_now() - t0);
+    return rc;
+}
+
+/* The real test split of `name`: 10000 examples. */
+static void real_test_split(const char *name, const DataOptions *o)
+{
+    char err[DDL_ERRLEN], what[64];
+    Dataset d;
+    int rc = dataset_load(name, SPLIT_TEST, o, &d, err);
+    snprintf(what, sizeof what, "real %s: test 10000", name);
+    t_checkf(rc == 0 && d.n == 10000, what, "%s", err);
+    if (rc == 0) dataset_free(&d);
 }
 
 static void channel_stats(const Dataset *d, int ch, double *mean, double *sd)
@@ -1009,17 +1031,14 @@ static void channel_stats(const Dataset *d, int ch, double *mean, double *sd)
 
 static void test_real_mnist(void)
 {
-    const char *root = real_root("mnist", "train-images-idx3-ubyte");
-    if (!root) { t_skip("real mnist", "no mnist/train-images-idx3-ubyte[.gz] under DDL_DATA"); return; }
+    const char *root = real_root("mnist", "mnist", "train-images-idx3-ubyte");
+    if (!root) return;
     char err[DDL_ERRLEN];
     Dataset d;
     DataOptions o = { .root = root };
-    double t0 = ddl_now();
-    int rc = dataset_load("mnist", SPLIT_TRAIN, &o, &d, err);
-    double dt = ddl_now() - t0;
+    int rc = load_real_train("mnist", &o, &d, err);
     if (!t_checkf(rc == 0 && d.n == 60000 && d.h == 28 && !d.synthetic, "real mnist: train loads",
                   "%s", err)) return;
-    printf("#   mnist train (%s) loaded in %.3f s\n", d.source, dt);
     static const int want[10] = { 5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949 };
     int cnt[10] = { 0 };
     for (int i = 0; i < d.n; i++) cnt[d.y[i]]++;
@@ -1029,15 +1048,13 @@ static void test_real_mnist(void)
     t_checkf(fabs(m - 0.1307) < 5e-4 && fabs(s - 0.3081) < 5e-4, "real mnist: pixel mean/std 0.1307/0.3081",
              "%.4f/%.4f", m, s);
     dataset_free(&d);
-    rc = dataset_load("mnist", SPLIT_TEST, &o, &d, err);
-    t_checkf(rc == 0 && d.n == 10000, "real mnist: test 10000", "%s", err);
-    dataset_free(&d);
+    real_test_split("mnist", &o);
 }
 
 static void test_real_fashion(void)
 {
-    const char *root = real_root("fashion-mnist", "train-images-idx3-ubyte");
-    if (!root) { t_skip("real fashion-mnist", "no fashion-mnist/train-images-idx3-ubyte[.gz] under DDL_DATA"); return; }
+    const char *root = real_root("fashion-mnist", "fashion-mnist", "train-images-idx3-ubyte");
+    if (!root) return;
     char err[DDL_ERRLEN];
     Dataset d;
     DataOptions o = { .root = root };
@@ -1052,16 +1069,13 @@ static void test_real_fashion(void)
 
 static void test_real_cifar(void)
 {
-    const char *root = real_root("cifar-10-batches-bin", "data_batch_1.bin");
-    if (!root) { t_skip("real cifar10", "no cifar-10-batches-bin/data_batch_1.bin under DDL_DATA"); return; }
+    const char *root = real_root("cifar10", "cifar-10-batches-bin", "data_batch_1.bin");
+    if (!root) return;
     char err[DDL_ERRLEN], want[64];
     Dataset d;
     DataOptions o = { .root = root };
-    double t0 = ddl_now();
-    int rc = dataset_load("cifar10", SPLIT_TRAIN, &o, &d, err);
-    double dt = ddl_now() - t0;
+    int rc = load_real_train("cifar10", &o, &d, err);
     if (!t_checkf(rc == 0, "real cifar10: train loads", "%s", err)) return;
-    printf("#   cifar10 train (%s) loaded in %.3f s\n", d.source, dt);
     snprintf(want, sizeof want, "%d of 5 training batches", d.files_found);
     t_checkf(d.n == 10000 * d.files_found && contains(d.source, want), "real cifar10: batches counted",
              "n %d found %d src '%s'", d.n, d.files_found, d.source);
@@ -1078,24 +1092,19 @@ static void test_real_cifar(void)
     t_checkf(ok, "real cifar10: channel means about 125.3/123.0/113.9", "%.1f/%.1f/%.1f", m[0] * 255,
              m[1] * 255, m[2] * 255);
     dataset_free(&d);
-    rc = dataset_load("cifar10", SPLIT_TEST, &o, &d, err);
-    t_checkf(rc == 0 && d.n == 10000, "real cifar10: test 10000", "%s", err);
-    dataset_free(&d);
+    real_test_split("cifar10", &o);
 }
 
 static void test_real_sdss(void)
 {
-    const char *root = real_root("sdss", "skyserver_dr14.csv");
-    if (!root) { t_skip("real sdss", "no sdss/skyserver_dr14.csv under DDL_DATA"); return; }
+    const char *root = real_root("sdss", "sdss", "skyserver_dr14.csv");
+    if (!root) return;
     char err[DDL_ERRLEN];
     Dataset tr, te, tr2, tr3;
     DataOptions o = { .root = root, .seed = 1 };
-    double t0 = ddl_now();
-    int rc = dataset_load("sdss", SPLIT_TRAIN, &o, &tr, err);
-    double dt = ddl_now() - t0;
+    int rc = load_real_train("sdss", &o, &tr, err);
     int rc2 = dataset_load("sdss", SPLIT_TEST, &o, &te, err);
     if (!t_checkf(rc == 0 && rc2 == 0, "real sdss: loads", "%s", err)) return;
-    printf("#   sdss train (%s) loaded in %.3f s\n", tr.source, dt);
     int c[2][3] = { { 0 } };
     for (int i = 0; i < tr.n; i++) c[0][tr.y[i]]++;
     for (int i = 0; i < te.n; i++) c[1][te.y[i]]++;

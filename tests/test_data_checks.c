@@ -20,16 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char root[256];
-
-static const char *at(const char *rel)
-{
-    static char buf[4][600];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", root, rel);
-    return buf[k];
-}
+static const char *root; /* the scratch folder */
 
 static void put32(unsigned char *p, unsigned v)
 {
@@ -120,19 +111,19 @@ static void test_pair(void)
  * synthetic data allowed or not (it is neither absent nor data). */
 static void test_unusable_paths(void)
 {
-    mkdir(at("dir-root"), 0700);
-    mkdir(at("dir-root/mnist"), 0700);
-    mkdir(at("dir-root/mnist/train-images-idx3-ubyte"), 0700);
-    mkdir(at("link-root"), 0700);
-    mkdir(at("link-root/cifar-10-batches-bin"), 0700);
-    if (symlink(at("nothing-here"), at("link-root/cifar-10-batches-bin/test_batch.bin")) != 0) perror("symlink");
+    mkdir(t_at("dir-root"), 0700);
+    mkdir(t_at("dir-root/mnist"), 0700);
+    mkdir(t_at("dir-root/mnist/train-images-idx3-ubyte"), 0700);
+    mkdir(t_at("link-root"), 0700);
+    mkdir(t_at("link-root/cifar-10-batches-bin"), 0700);
+    if (symlink(t_at("nothing-here"), t_at("link-root/cifar-10-batches-bin/test_batch.bin")) != 0) perror("symlink");
     static const struct { const char *root, *dataset, *path, *what; } cases[] = {
         { "dir-root", "mnist", "mnist/train-images-idx3-ubyte", "a directory" },
         { "link-root", "cifar10", "cifar-10-batches-bin/test_batch.bin", "a symbolic link to nothing" },
     };
     for (int i = 0; i < 2; i++)
         for (int allow = 0; allow < 2; allow++) {
-            DataOptions o = { .root = at(cases[i].root), .allow_synthetic = allow, .seed = 1 };
+            DataOptions o = { .root = t_at(cases[i].root), .allow_synthetic = allow, .seed = 1 };
             Dataset d;
             char err[DDL_ERRLEN] = "", name[200];
             int rc = dataset_load(cases[i].dataset, SPLIT_TRAIN, &o, &d, err);
@@ -174,10 +165,10 @@ static void test_sdss_header(void)
              "sdss: a column named twice ('g' and 'G') is refused", "rc %d: %s", rc, err);
     n = sdss_csv(buf, sizeof buf, "class,objid,u,g,r,i,z,redshift", 0);
     n += (size_t)snprintf(buf + n, sizeof buf - n, "STAR,1,19.1,17.5,17.0,16.5,16.2,0.001\n");
-    write_file(at("one-row.csv"), buf, n);
+    write_file(t_at("one-row.csv"), buf, n);
     for (int s = 0; s < 2; s++) {
-        rc = sdss_read_csv(at("one-row.csv"), (Split)s, 1, &d, err);
-        t_checkf(rc == -1 && strstr(err, at("one-row.csv")) && strstr(err, "empty"),
+        rc = sdss_read_csv(t_at("one-row.csv"), (Split)s, 1, &d, err);
+        t_checkf(rc == -1 && strstr(err, t_at("one-row.csv")) && strstr(err, "empty"),
                  s ? "sdss: a 1-row CSV is refused for the test split, naming the file"
                    : "sdss: a 1-row CSV is refused for the train split too, naming the file",
                  "rc %d: %s", rc, err);
@@ -197,7 +188,7 @@ static void test_identity(void)
                  strstr(b, "train-images-idx3-ubyte") && strcmp(a, b),
              "identity: synthetic and real data of one shape are told apart", "%s | %s", a, b);
     /* one byte of the training images changed (size kept) */
-    FILE *f = fopen(at("same/mnist/train-images-idx3-ubyte"), "r+b");
+    FILE *f = fopen(t_at("same/mnist/train-images-idx3-ubyte"), "r+b");
     if (f) {
         fseek(f, 100, SEEK_SET);
         fputc(0xAB, f);
@@ -206,7 +197,7 @@ static void test_identity(void)
     char c[2048];
     int rc = dataset_identity(&tr, c, sizeof c, err);
     t_checkf(rc == 0 && strcmp(b, c), "identity: one changed byte in a data file changes it", "%s", c);
-    unlink(at("same/mnist/train-images-idx3-ubyte"));
+    unlink(t_at("same/mnist/train-images-idx3-ubyte"));
     rc = dataset_identity(&tr, c, sizeof c, err);
     t_checkf(rc == -1 && strstr(err, "train-images-idx3-ubyte"), "identity: a data file gone since loading is an error",
              "rc %d: %s", rc, err);
@@ -217,18 +208,11 @@ static void test_identity(void)
 
 int main(void)
 {
-    snprintf(root, sizeof root, "%s/ddl-data-checks.XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
-                                                                                                   : "/tmp");
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
-        return 2;
-    }
+    root = t_scratch("ddl-data-checks");
     test_pair();
     test_unusable_paths();
     test_sdss_header();
     test_identity();
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+    t_scratch_remove();
     return t_done();
 }

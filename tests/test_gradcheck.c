@@ -150,13 +150,31 @@ static void analytic(Gc *g)
     model_backward(m, g->dlogits);
 }
 
+static uint64_t fnv(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ULL; }
+
+/* Max pooling layer l's winner for output i (plane-major, then row,
+ * column) over input x of shape s: the index in x of its window's first
+ * largest value, as the kernels pick it; -1 for a window wholly in the
+ * padding. */
+static int pool_winner(const Layer *l, Shape s, Shape o, const float *x, size_t i)
+{
+    int ow = (int)(i % (size_t)o.w), oh = (int)(i / (size_t)o.w % (size_t)o.h), pl = (int)(i / ((size_t)o.w * o.h));
+    int best = -1;
+    for (int ki = 0; ki < l->k; ki++)
+        for (int kj = 0; kj < l->k; kj++) {
+            int ih = oh * l->stride - l->pad + ki, iw = ow * l->stride - l->pad + kj;
+            if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
+            int at = (pl * s.h + ih) * s.w + iw;
+            if (best < 0 || x[at] > x[best]) best = at;
+        }
+    return best;
+}
+
 /* The activation pattern: which side of every relu/relu6 kink each input
  * is on and which element wins every max-pooling window, hashed. A finite
  * difference whose two evaluations have the pattern of the unperturbed
  * point stays on one smooth piece of the loss (batch norm, softmax and
  * everything else here are smooth). */
-static uint64_t fnv(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ULL; }
-
 static uint64_t pattern(Model *m)
 {
     uint64_t h = 0xCBF29CE484222325ULL;
@@ -171,19 +189,8 @@ static uint64_t pattern(Model *m)
             for (size_t i = 0; i < count; i++) h = fnv(h, (x[i] > 0.0f) + 2 * (x[i] < 6.0f));
         if (l->kind == LAYER_MAXPOOL) {
             Shape o = m->tensors[l->out].shape;
-            for (int pl = 0; pl < m->batch * s.c; pl++)
-                for (int oh = 0; oh < o.h; oh++)
-                    for (int ow = 0; ow < o.w; ow++) {
-                        int best = -1;
-                        for (int ki = 0; ki < l->k; ki++)
-                            for (int kj = 0; kj < l->k; kj++) {
-                                int ih = oh * l->stride - l->pad + ki, iw = ow * l->stride - l->pad + kj;
-                                if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
-                                int at = (pl * s.h + ih) * s.w + iw;
-                                if (best < 0 || x[at] > x[best]) best = at;
-                            }
-                        h = fnv(h, (uint64_t)best);
-                    }
+            for (size_t i = 0; i < (size_t)m->batch * shape_numel(o); i++)
+                h = fnv(h, (uint64_t)pool_winner(l, s, o, x, i));
         }
     }
     return h;
@@ -231,19 +238,7 @@ static void freeze(Gc *g)
         }
         if (l->kind == LAYER_MAXPOOL) {
             g->arg[li] = malloc(sizeof(int) * count);
-            for (int pl = 0; pl < g->n * s.c; pl++)
-                for (int oh = 0; oh < o.h; oh++)
-                    for (int ow = 0; ow < o.w; ow++) {
-                        int best = -1;
-                        for (int ki = 0; ki < l->k; ki++)
-                            for (int kj = 0; kj < l->k; kj++) {
-                                int ih = oh * l->stride - l->pad + ki, iw = ow * l->stride - l->pad + kj;
-                                if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
-                                int at = (pl * s.h + ih) * s.w + iw;
-                                if (best < 0 || x[at] > x[best]) best = at;
-                            }
-                        g->arg[li][((size_t)pl * o.h + oh) * o.w + ow] = best;
-                    }
+            for (size_t i = 0; i < count; i++) g->arg[li][i] = pool_winner(l, s, o, x, i);
         }
     }
     g->frozen = true;

@@ -15,24 +15,15 @@
 #include "harness.h"
 #include "results/results.h"
 
-static char dir[] = "/tmp/ddl-run-XXXXXX";
-
-static const char *at(const char *name)
-{
-    static char path[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
-    return path[k];
-}
+static const char *dir; /* the scratch folder */
 
 static void touch(const char *name)
 {
-    int fd = open(at(name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = open(t_at(name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) close(fd);
 }
 
-static bool exists(const char *name) { return access(at(name), F_OK) == 0; }
+static bool exists(const char *name) { return access(t_at(name), F_OK) == 0; }
 
 static void test_begin(void)
 {
@@ -57,7 +48,7 @@ static void test_begin(void)
             "a folder that does not exist yet is not an error");
 
     /* A directory where an output goes cannot be removed: no start. */
-    mkdir(at("d-summary.json"), 0755);
+    mkdir(t_at("d-summary.json"), 0755);
     fflush(stderr);
     int saved = dup(2), null = open("/dev/null", O_WRONLY);
     dup2(null, 2);
@@ -67,7 +58,7 @@ static void test_begin(void)
     close(saved);
     close(null);
     t_check(rc == -1, "an earlier output that cannot be removed stops the run (-1 with a message)");
-    rmdir(at("d-summary.json"));
+    rmdir(t_at("d-summary.json"));
 }
 
 static void test_run_id(void)
@@ -116,14 +107,9 @@ static void test_run_id(void)
 
 int main(void)
 {
-    if (!mkdtemp(dir)) {
-        t_check(false, "mkdtemp");
-        return t_done();
-    }
+    dir = t_scratch("ddl-run");
     test_begin();
     test_run_id();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    t_scratch_remove();
     return t_done();
 }

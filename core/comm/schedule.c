@@ -22,13 +22,7 @@ void sched_free(Schedule *s)
 
 static Step *push(Schedule *s, StepKind kind)
 {
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 64;
-        Step *grown = realloc(s->steps, (size_t)cap * sizeof *grown);
-        if (!grown) ddl_die("out of memory growing a schedule to %d steps", cap);
-        s->steps = grown;
-        s->cap = cap;
-    }
+    s->steps = ddl_grow(s->steps, s->n, &s->cap, sizeof *s->steps, 64, "a schedule's steps");
     Step *st = &s->steps[s->n++];
     memset(st, 0, sizeof *st);
     st->kind = kind;
@@ -64,13 +58,8 @@ void sched_isend(Schedule *s, int dst, size_t off, size_t n)
 
 int sched_irecv(Schedule *s, int src, size_t off, size_t n, AbsorbMode mode)
 {
-    if (s->nrecv_slots == s->cap_slots) {
-        int cap = s->cap_slots ? 2 * s->cap_slots : 64;
-        int *grown = realloc(s->slot_step, (size_t)cap * sizeof *grown);
-        if (!grown) ddl_die("out of memory growing a schedule to %d receives", cap);
-        s->slot_step = grown;
-        s->cap_slots = cap;
-    }
+    s->slot_step = ddl_grow(s->slot_step, s->nrecv_slots, &s->cap_slots, sizeof *s->slot_step, 64,
+                            "a schedule's receives");
     Step *st = push(s, STEP_IRECV);
     st->src = src; st->roff = off; st->rn = n; st->mode = mode;
     st->id = s->nrecv_slots++;

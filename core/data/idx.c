@@ -158,6 +158,21 @@ static unsigned char *read_payload(gzFile f, const char *path, uint64_t bytes,
     return buf;
 }
 
+/* The rest of what one IDX file makes: n one-channel h x w items of 10
+ * classes, not normalised, read from path. Returns 0. */
+static int one_file(Dataset *out, int n, int h, int w, const char *path)
+{
+    out->n = n;
+    out->c = 1;
+    out->h = h;
+    out->w = w;
+    out->classes = 10;
+    for (int i = 0; i < DDL_DATA_MAXCH; i++) { out->mean[i] = 0.0f; out->std[i] = 1.0f; }
+    out->files_found = 1;
+    ddl_strlcpy(out->source, path, sizeof out->source);
+    return 0;
+}
+
 int idx_read_images_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRLEN])
 {
     memset(out, 0, sizeof *out);
@@ -201,16 +216,8 @@ int idx_read_images_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRL
     for (size_t i = 0; i < (size_t)bytes; i++) x[i] = lut[buf[i]];
     free(buf);
 
-    out->n = (int)d[0];
-    out->c = 1;
-    out->h = (int)d[1];
-    out->w = (int)d[2];
-    out->classes = 10;
     out->x = x;
-    for (int i = 0; i < DDL_DATA_MAXCH; i++) { out->mean[i] = 0.0f; out->std[i] = 1.0f; }
-    out->files_found = 1;
-    ddl_strlcpy(out->source, path, sizeof out->source);
-    return 0;
+    return one_file(out, (int)d[0], (int)d[1], (int)d[2], path);
 }
 
 int idx_read_labels_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRLEN])
@@ -251,14 +258,8 @@ int idx_read_labels_fd(int fd, const char *path, Dataset *out, char err[DDL_ERRL
     int32_t *y = ddl_alloc((size_t)n * sizeof *y);
     for (uint32_t i = 0; i < n; i++) y[i] = buf[i];
     free(buf);
-    out->n = (int)n;
-    out->c = out->h = out->w = 1;
-    out->classes = 10;
     out->y = y;
-    for (int i = 0; i < DDL_DATA_MAXCH; i++) { out->mean[i] = 0.0f; out->std[i] = 1.0f; }
-    out->files_found = 1;
-    ddl_strlcpy(out->source, path, sizeof out->source);
-    return 0;
+    return one_file(out, (int)n, 1, 1, path);
 }
 
 int idx_read_images(const char *path, Dataset *out, char err[DDL_ERRLEN])

@@ -52,16 +52,21 @@ static int first_difference(const Driver *d, const uint64_t items[ITEMS], int *o
     return item;
 }
 
-/* Collective: every rank's text of the differing item, on rank 0 (NULL
- * elsewhere; free it). */
-static char *gather_text(const Driver *d, const char *mine)
+/* Collective: every rank's text of the differing item gathered at rank 0,
+ * which gets its own in zero and rank other's in theirs (both SHOWN
+ * bytes) and returns true; the other ranks return false. */
+static bool two_texts(const Driver *d, const char *mine, int other, char *zero, char *theirs)
 {
     char buf[SHOWN];
     memset(buf, 0, sizeof buf);
     ddl_strlcpy(buf, mine, sizeof buf);
     char *all = d->rank == 0 ? ddl_alloc((size_t)SHOWN * (size_t)d->world) : NULL;
     MPI_Gather(buf, SHOWN, MPI_CHAR, all, SHOWN, MPI_CHAR, 0, MPI_COMM_WORLD);
-    return all;
+    if (!all) return false;
+    memcpy(zero, all, SHOWN);
+    memcpy(theirs, all + (size_t)SHOWN * (size_t)other, SHOWN);
+    free(all);
+    return true;
 }
 
 static const char *verdict_text(const Driver *d, int verdict)
@@ -99,14 +104,13 @@ int driver_agree_start(Driver *d, int verdict)
     int other = 0, item = first_difference(d, items, &other);
     if (item < 0) return verdict;
     start_item(d, verdict, item, name, text, sizeof text);
-    char *all = gather_text(d, text);
-    if (d->rank == 0)
+    char zero[SHOWN], theirs[SHOWN];
+    if (two_texts(d, text, other, zero, theirs))
         fprintf(stderr,
                 "error: the ranks were started with different settings: %s is '%s' on rank 0 and '%s' on rank %d; "
                 "every rank must run the same program with the same options (an MPMD launch 'A : B' gives each "
                 "part its own)\n",
-                name, all, all + (size_t)SHOWN * (size_t)other, other);
-    free(all);
+                name, zero, theirs, other);
     d->status = 2;
     return -1;
 }
@@ -146,15 +150,13 @@ int driver_agree_data(Driver *d)
     for (int i = 0; i < 2; i++) items[i] = split[i] ? split_hash(split[i]) : 1;
     int other = 0, item = first_difference(d, items, &other);
     if (item < 0) return 0;
-    char text[SHOWN];
+    char text[SHOWN], zero[SHOWN], theirs[SHOWN];
     split_text(split[item], names[item], text, sizeof text);
-    char *all = gather_text(d, text);
-    if (d->rank == 0)
+    if (two_texts(d, text, other, zero, theirs))
         fprintf(stderr,
                 "error: the ranks loaded different %s data: rank 0 has %s; rank %d has %s. Every rank must read the "
                 "same files (DDL_DATA on each node; a node without them falls back to synthetic data: "
                 "--no-synthetic refuses that)\n",
-                names[item], all, other, all + (size_t)SHOWN * (size_t)other);
-    free(all);
+                names[item], zero, other, theirs);
     return 1;
 }

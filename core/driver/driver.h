@@ -229,8 +229,8 @@ void driver_run_begin(Driver *d, const char *dir, const char *const *names);
  * different data (agree.c: one on synthetic data). 0, or 1 after a message
  * (every rank agrees). */
 int driver_load(Driver *d, bool test);
-/* model_config_default for `model` on the loaded data's shape, with
- * --width. */
+/* model_config_default for `model` on the loaded data's shape (none
+ * loaded: the model's home input and classes), with --width. */
 ModelConfig driver_model_config(const Driver *d, const char *model);
 /* Build `model` (cfg NULL: driver_model_config) for batches up to
  * max_batch, seeded by --seed. 0, or 2 after a message; a model that

@@ -5,28 +5,27 @@
 
 static size_t count(const Model *m, const Layer *l) { return (size_t)m->batch * shape_numel(m->tensors[l->in].shape); }
 
-void relu_forward(Model *m, const Layer *l)
+/* Both activations through the backend's kernel of that activation. */
+static void act_forward(Model *m, const Layer *l, void (*f)(const float *x, float *y, size_t n))
 {
     if (l->fused && m->fuse_act) return;
-    m->be->relu_forward(model_tensor(m, l->in), model_tensor(m, l->out), count(m, l));
+    f(model_tensor(m, l->in), model_tensor(m, l->out), count(m, l));
 }
 
+static void act_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx,
+                         void (*f)(const float *x, const float *dy, float *dx, size_t n, bool acc))
+{
+    if (need_dx && !(l->fused && m->fuse_act))
+        f(model_tensor(m, l->in), model_tensor_grad(m, l->out), model_tensor_grad(m, l->in), count(m, l), acc_dx);
+}
+
+void relu_forward(Model *m, const Layer *l) { act_forward(m, l, m->be->relu_forward); }
 void relu_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
-    if (need_dx && !(l->fused && m->fuse_act))
-        m->be->relu_backward(model_tensor(m, l->in), model_tensor_grad(m, l->out), model_tensor_grad(m, l->in),
-                             count(m, l), acc_dx);
+    act_backward(m, l, need_dx, acc_dx, m->be->relu_backward);
 }
-
-void relu6_forward(Model *m, const Layer *l)
-{
-    if (l->fused && m->fuse_act) return;
-    m->be->relu6_forward(model_tensor(m, l->in), model_tensor(m, l->out), count(m, l));
-}
-
+void relu6_forward(Model *m, const Layer *l) { act_forward(m, l, m->be->relu6_forward); }
 void relu6_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
-    if (need_dx && !(l->fused && m->fuse_act))
-        m->be->relu6_backward(model_tensor(m, l->in), model_tensor_grad(m, l->out), model_tensor_grad(m, l->in),
-                              count(m, l), acc_dx);
+    act_backward(m, l, need_dx, acc_dx, m->be->relu6_backward);
 }

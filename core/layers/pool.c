@@ -10,12 +10,16 @@ static PoolGeom geom(const Model *m, const Layer *l)
     return g;
 }
 
-void maxpool_forward(Model *m, const Layer *l)
+/* Max and average pooling's forward: the backend's kernel of that kind. */
+static void window_forward(Model *m, const Layer *l,
+                           void (*f)(const float *x, float *y, int planes, int H, int W, int k, int stride, int pad,
+                                     int OH, int OW))
 {
     PoolGeom g = geom(m, l);
-    m->be->maxpool_forward(model_tensor(m, l->in), model_tensor(m, l->out), g.planes, g.h, g.w, l->k, l->stride,
-                           l->pad, g.oh, g.ow);
+    f(model_tensor(m, l->in), model_tensor(m, l->out), g.planes, g.h, g.w, l->k, l->stride, l->pad, g.oh, g.ow);
 }
+
+void maxpool_forward(Model *m, const Layer *l) { window_forward(m, l, m->be->maxpool_forward); }
 
 void maxpool_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {
@@ -25,12 +29,7 @@ void maxpool_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
                             g.planes, g.h, g.w, l->k, l->stride, l->pad, g.oh, g.ow, acc_dx);
 }
 
-void avgpool_forward(Model *m, const Layer *l)
-{
-    PoolGeom g = geom(m, l);
-    m->be->avgpool_forward(model_tensor(m, l->in), model_tensor(m, l->out), g.planes, g.h, g.w, l->k, l->stride,
-                           l->pad, g.oh, g.ow);
-}
+void avgpool_forward(Model *m, const Layer *l) { window_forward(m, l, m->be->avgpool_forward); }
 
 void avgpool_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
 {

@@ -23,11 +23,7 @@ void loss_scaler_free(LossScaler *s)
 
 static void record(LossScaler *s, bool overflow)
 {
-    if (s->ntrace == s->captrace) {
-        s->captrace = s->captrace ? 2 * s->captrace : 64;
-        s->trace = realloc(s->trace, sizeof *s->trace * (size_t)s->captrace);
-        if (!s->trace) ddl_die("out of memory");
-    }
+    s->trace = ddl_grow(s->trace, s->ntrace, &s->captrace, sizeof *s->trace, 64, "the loss scale's trace");
     s->trace[s->ntrace++] = (LossScaleEvent){ s->updates, s->scale, overflow };
 }
 

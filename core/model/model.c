@@ -12,11 +12,7 @@ static int new_tensor(Model *m, Shape s)
     if (s.c <= 0 || s.h <= 0 || s.w <= 0)
         ddl_die("model %s: layer %d would produce an empty %dx%dx%d tensor (input too small for this model?)", m->name,
                 m->nlayers, s.c, s.h, s.w);
-    if (m->ntensors == m->captensors) {
-        m->captensors = m->captensors ? 2 * m->captensors : 64;
-        m->tensors = realloc(m->tensors, sizeof(Tensor) * (size_t)m->captensors);
-        if (!m->tensors) ddl_die("out of memory");
-    }
+    m->tensors = ddl_grow(m->tensors, m->ntensors, &m->captensors, sizeof(Tensor), 64, "a model's tensors");
     m->tensors[m->ntensors] = (Tensor){ s, 0, 0 };
     return m->ntensors++;
 }
@@ -24,11 +20,7 @@ static int new_tensor(Model *m, Shape s)
 static Layer *new_layer(Model *m, LayerKind kind, const char *name, int in, Shape out)
 {
     if (in < 0 || in >= m->ntensors) ddl_die("model %s: layer input %d does not exist", m->name, in);
-    if (m->nlayers == m->caplayers) {
-        m->caplayers = m->caplayers ? 2 * m->caplayers : 64;
-        m->layers = realloc(m->layers, sizeof(Layer) * (size_t)m->caplayers);
-        if (!m->layers) ddl_die("out of memory");
-    }
+    m->layers = ddl_grow(m->layers, m->nlayers, &m->caplayers, sizeof(Layer), 64, "a model's layers");
     Layer *l = &m->layers[m->nlayers++];
     memset(l, 0, sizeof *l);
     l->kind = kind;

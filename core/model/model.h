@@ -86,6 +86,13 @@ void model_tensor_to_host(const Model *m, int id, bool grad, float *dst);
  * ("features.0.weight"); for fixtures, checkpoints and bucketing reports. */
 typedef struct ParamInfo { char name[48]; size_t off, count; int layer; } ParamInfo;
 int model_param_list(const Model *m, ParamInfo *out, int cap);
+/* The same list in a new allocation (ddl_free it), its length in *n. */
+ParamInfo *model_param_list_alloc(const Model *m, int *n);
+/* FNV-1a (32 bit) of the "name count\n" lines of that list in name order:
+ * the same layers and shapes give the same value as the PyTorch side's
+ * layout() (bench/torch_step.py, bench/peer/torch_ddp.py), whatever the
+ * order each side keeps its tensors in. */
+uint32_t model_param_layout(const Model *m);
 /* FLOPs of one forward pass per example (multiply-add = 2). */
 double model_forward_flops(const Model *m);
 

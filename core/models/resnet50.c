@@ -21,39 +21,21 @@
  * the last BN). The width multiplier scales every stage's planes (and so
  * the 4x expansion) and the stem: 23.5M parameters at width 1 with 10
  * classes, 1.05 GMAC per 28x28 image forward. */
-#include <stdio.h>
 #include "models.h"
 
 enum { EXPANSION = 4 };
 
 static int bottleneck(Model *m, const char *prefix, int x, int planes, int stride)
 {
-    int in_planes = m->tensors[x].shape.c, out_planes = planes * EXPANSION;
     int t = mb_conv_bn(m, prefix, "conv1", "bn1", x, planes, 1, 1, true);
     t = mb_conv_bn(m, prefix, "conv2", "bn2", t, planes, 3, stride, true);
-    t = mb_conv_bn(m, prefix, "conv3", "bn3", t, out_planes, 1, 1, false);
-    int identity = x;
-    if (stride != 1 || in_planes != out_planes)
-        identity = mb_conv_bn(m, prefix, "downsample.0", "downsample.1", x, out_planes, 1, stride, false);
-    return mb_relu(m, mb_add(m, t, identity));
+    t = mb_conv_bn(m, prefix, "conv3", "bn3", t, planes * EXPANSION, 1, 1, false);
+    return resnet_join(m, prefix, "downsample", x, t, planes * EXPANSION, stride);
 }
 
 int build_resnet50(Model *m, const ModelConfig *cfg, char *err)
 {
-    if (cfg->input.h < 8 || cfg->input.w < 8) {
-        snprintf(err, 256, "resnet50 needs inputs of at least 8x8; got %dx%d", cfg->input.h, cfg->input.w);
-        return -1;
-    }
+    static const ResnetSpec r = { "resnet50", bottleneck, { 3, 4, 6, 3 }, "fc" };
     m->conv_init = INIT_KAIMING_OUT;
-    int t = mb_conv_bn(m, NULL, "conv1", "bn1", m->input, scaled_width(64, cfg->width), 3, 1, true);
-    static const int planes[4] = { 64, 128, 256, 512 }, blocks[4] = { 3, 4, 6, 3 };
-    char prefix[24];
-    for (int s = 0; s < 4; s++)
-        for (int b = 0; b < blocks[s]; b++) {
-            snprintf(prefix, sizeof prefix, "layer%d.%d", s + 1, b);
-            t = bottleneck(m, prefix, t, scaled_width(planes[s], cfg->width), (s > 0 && b == 0) ? 2 : 1);
-        }
-    t = mb_global_avgpool(m, t);
-    mb_linear(m, "fc", t, cfg->classes, true);
-    return 0;
+    return build_resnet(m, cfg, &r, err);
 }

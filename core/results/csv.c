@@ -72,12 +72,7 @@ static void fields_clear(Fields *f)
 
 static void fields_push(Fields *f, Buf *cell)
 {
-    if (f->n == f->cap) {
-        f->cap = f->cap ? 2 * f->cap : 16;
-        char **v = realloc(f->v, (size_t)f->cap * sizeof *v);
-        if (!v) ddl_die("out of memory");
-        f->v = v;
-    }
+    f->v = ddl_grow(f->v, f->n, &f->cap, sizeof *f->v, 16, "a CSV row's fields");
     /* Hand the buffer over (an empty cell has no buffer yet). */
     if (!cell->p) buf_puts(cell, "");
     f->v[f->n++] = cell->p;

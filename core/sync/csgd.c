@@ -17,12 +17,8 @@ static void round_(Sync *s, SyncRound *out)
 const SyncRow SYNC_ROW_CSGD = {
     .name = "csgd",
     .description = "one process: SGD on the whole training set (the baseline)",
-    .state_bytes = sizeof(FedState),
-    .default_alg = COMM_ALG_MPI,
+    FED_ROW_STATE,
     .one_process = true,
     .setup = setup,
-    .teardown = fed_teardown,
-    .save = fed_save,
-    .load = fed_load,
     .round = round_,
 };

@@ -55,9 +55,8 @@ void sync_stage_init(Sync *s)
     /* Each layer's gradients are one slice of the arena: [lo, hi). */
     s->layer_lo = ddl_calloc(sizeof(size_t) * (size_t)(m->nlayers + 1));
     s->layer_hi = ddl_calloc(sizeof(size_t) * (size_t)(m->nlayers + 1));
-    int np = model_param_list(m, NULL, 0);
-    ParamInfo *p = ddl_alloc(sizeof *p * (size_t)(np ? np : 1));
-    model_param_list(m, p, np);
+    int np;
+    ParamInfo *p = model_param_list_alloc(m, &np);
     for (int i = 0; i < np; i++) {
         int l = p[i].layer;
         if (s->layer_hi[l] == s->layer_lo[l]) s->layer_lo[l] = p[i].off;

@@ -50,13 +50,9 @@ static int rounds_per_epoch(const Sync *s) { return ((const FedState *)s->priv)-
 const SyncRow SYNC_ROW_DSGD = {
     .name = "dsgd",
     .description = "users upload a local batch's gradient, the cloud averages and steps, users download the model",
-    .state_bytes = sizeof(FedState),
-    .default_alg = COMM_ALG_MPI,
+    FED_ROW_STATE,
     .rank0_serves = true,
     .setup = setup,
-    .teardown = fed_teardown,
-    .save = fed_save,
-    .load = fed_load,
     .round = round_,
     .rounds_per_epoch = rounds_per_epoch,
 };

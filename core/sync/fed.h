@@ -77,6 +77,12 @@ void fed_teardown(Sync *s);
 /* The rows' save and load operations (fed_checkpoint.c). */
 void fed_save(const Sync *s, Ckpt *c);
 int fed_load(Sync *s, const Ckpt *c, char err[DDL_ERRLEN]);
+/* What every scheme's row (csgd.c, dsgd.c, fedavg.c) has the same: its
+ * state is a FedState, freed, saved and loaded by the calls above, and
+ * its default algorithm is MPI's own. */
+#define FED_ROW_STATE                                                                                      \
+    .state_bytes = sizeof(FedState), .default_alg = COMM_ALG_MPI, .teardown = fed_teardown, .save = fed_save, \
+    .load = fed_load
 /* D-SGD, before the cloud evaluates: users upload their BN statistics,
  * the cloud puts their (example-weighted, here equal) average into its
  * model. Counted as FED_STATE. */

@@ -41,12 +41,8 @@ static void round_(Sync *s, SyncRound *out)
 const SyncRow SYNC_ROW_FEDAVG = {
     .name = "fedavg",
     .description = "users run E local epochs and upload their model, the cloud averages them weighted by examples",
-    .state_bytes = sizeof(FedState),
-    .default_alg = COMM_ALG_MPI,
+    FED_ROW_STATE,
     .rank0_serves = true,
     .setup = setup,
-    .teardown = fed_teardown,
-    .save = fed_save,
-    .load = fed_load,
     .round = round_,
 };

@@ -21,9 +21,7 @@ static void finish(Sync *s)
         MPI_Barrier(s->c->mpi);
         sync_comm_event(s, "ranks arrive", t0, sync_clock(s), 0.0);
     }
-    double t0 = sync_clock(s);
-    comm_allreduce(s->c, s->m->grads, s->m->nparams, COMM_FP32, COMM_AVG, s->cfg.alg);
-    sync_comm_event(s, "whole gradient", t0, sync_clock(s), (double)s->m->nparams * sizeof(float));
+    sync_average_arena(s, s->m->grads, "whole gradient");
 }
 
 const SyncRow SYNC_ROW_ALLREDUCE_FLAT = {

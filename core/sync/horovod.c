@@ -51,9 +51,8 @@ typedef struct Horovod {
  * in (NULL: all in one cycle). Returns the group count; writes up to cap. */
 static int plan_groups(const Model *m, const int *cycle_of, size_t threshold, size_t elem, Bucket *out, int cap)
 {
-    int np = model_param_list(m, NULL, 0);
-    ParamInfo *p = ddl_alloc(sizeof *p * (size_t)(np > 0 ? np : 1));
-    model_param_list(m, p, np);
+    int np;
+    ParamInfo *p = model_param_list_alloc(m, &np);
     int n = 0, gcycle = 0;
     size_t gbytes = 0;
     for (int i = np - 1; i >= 0; i--) {

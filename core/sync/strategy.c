@@ -13,11 +13,7 @@ double sync_clock(const Sync *s) { return ddl_now() - s->t_step; }
 void sync_event(Sync *s, SyncTrack track, const char *name, double t0, double t1, double bytes)
 {
     if (!s->cfg.trace) return;
-    if (s->nevents == s->capevents) {
-        s->capevents = s->capevents ? 2 * s->capevents : 256;
-        s->events = realloc(s->events, sizeof *s->events * (size_t)s->capevents);
-        if (!s->events) ddl_die("out of memory");
-    }
+    s->events = ddl_grow(s->events, s->nevents, &s->capevents, sizeof *s->events, 256, "the trace's events");
     SyncEvent *e = &s->events[s->nevents++];
     e->track = track;
     ddl_strlcpy(e->name, name, sizeof e->name);
@@ -28,15 +24,18 @@ void sync_event(Sync *s, SyncTrack track, const char *name, double t0, double t1
 
 void sync_comm_event(Sync *s, const char *name, double t0, double t1, double bytes)
 {
-    if (s->niv == s->capiv) {
-        s->capiv = s->capiv ? 2 * s->capiv : 64;
-        s->iv = realloc(s->iv, sizeof *s->iv * (size_t)s->capiv);
-        if (!s->iv) ddl_die("out of memory");
-    }
+    s->iv = ddl_grow(s->iv, s->niv, &s->capiv, sizeof *s->iv, 64, "the communication intervals");
     s->iv[s->niv][0] = t0;
     s->iv[s->niv][1] = t1;
     s->niv++;
     sync_event(s, TRACK_COMM, name, t0, t1, bytes);
+}
+
+void sync_average_arena(Sync *s, float *arena, const char *name)
+{
+    double t0 = sync_clock(s);
+    comm_allreduce(s->c, arena, s->m->nparams, COMM_FP32, COMM_AVG, s->cfg.alg);
+    sync_comm_event(s, name, t0, sync_clock(s), (double)s->m->nparams * sizeof(float));
 }
 
 void sync_bcast_floats(float *p, size_t n, MPI_Comm comm)

@@ -176,6 +176,10 @@ void sync_event(Sync *s, SyncTrack track, const char *name, double t0, double t1
 /* A gradient communication interval: counted for the overlap figures
  * (always) and traced (when tracing). */
 void sync_comm_event(Sync *s, const char *name, double t0, double t1, double bytes);
+/* One allreduce (SyncConfig.alg) of a whole nparams-float arena of the
+ * model (its gradients or its weights) to the ranks' mean, recorded as the
+ * communication event `name`. */
+void sync_average_arena(Sync *s, float *arena, const char *name);
 /* Make this Sync's gradient-ready hook the model's (a step's own, even
  * when several Syncs take turns on one model). */
 void sync_own_hook(Sync *s);

@@ -6,12 +6,7 @@
  * adds is that each algorithm's rounding shows in the weights. */
 #include "rows.h"
 
-static void after_step(Sync *s)
-{
-    double t0 = sync_clock(s);
-    comm_allreduce(s->c, s->m->params, s->m->nparams, COMM_FP32, COMM_AVG, s->cfg.alg);
-    sync_comm_event(s, "weights", t0, sync_clock(s), (double)s->m->nparams * sizeof(float));
-}
+static void after_step(Sync *s) { sync_average_arena(s, s->m->params, "weights"); }
 
 const SyncRow SYNC_ROW_WEIGHT_AVG = {
     .name = "weight_avg",

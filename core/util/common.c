@@ -72,6 +72,16 @@ void ddl_sim_share_allocations(size_t min_bytes) { g_shared_min = min_bytes; }
 void ddl_sim_share_allocations(size_t min_bytes) { (void)min_bytes; }
 #endif
 
+void *ddl_grow(void *p, int n, int *cap, size_t size, int first, const char *what)
+{
+    if (n < *cap) return p;
+    int grown = *cap ? 2 * *cap : first;
+    p = realloc(p, size * (size_t)grown);
+    if (!p) ddl_die("out of memory growing %s to %d", what, grown);
+    *cap = grown;
+    return p;
+}
+
 void *ddl_alloc(size_t bytes)
 {
     if (bytes == 0) bytes = 64;

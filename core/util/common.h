@@ -32,6 +32,10 @@ void ddl_set_rank(int rank, int size);
 void *ddl_alloc(size_t bytes);
 void *ddl_calloc(size_t bytes);
 void ddl_free(void *p);
+/* An array of n elements of `size` bytes with room for *cap (malloc'd or
+ * NULL), with room for one more: doubled from `first` by realloc when
+ * full (free() it); dies naming `what` when memory runs out. */
+void *ddl_grow(void *p, int n, int *cap, size_t size, int first, const char *what);
 /* Simulated builds (SIM=1, SimGrid SMPI) only, else a no-op: from now on
  * this rank's ddl_alloc() of at least min_bytes (0: stop) returns SMPI
  * shared memory, aliased by every rank, whose contents are meaningless.

@@ -178,11 +178,14 @@ def load(sub, lab, log):
     return tables, None
 
 
-def verdict(bad, n, text):
+def verdict(bad, n, text, nothing=None):
     """A check that examined nothing fails: a file with no usable rows must
     not pass (an empty or garbage summary once got full marks for accuracy,
-    "0 accuracies in range")."""
-    if n == 0 and not bad:
+    "0 accuracies in range"). `nothing` names what was missing, reported
+    beside the other failures; without it the failure is `text`'s."""
+    if n == 0 and nothing:
+        bad.append(nothing)
+    elif n == 0 and not bad:
         bad = [f"nothing to check: {text}"]
     return bad, text
 
@@ -512,9 +515,8 @@ def check_lab4_bytes(tables):
             mb = num(r, "traffic_mb")
             if mb is not None and not close(mb, 2 * sent / 1e6, 1e-6, 2e-6):
                 bad.append(f"{t.name}: traffic_mb {r.get('traffic_mb')} != 2 x bytes_sent / 1e6")
-    if n == 0:
-        bad.append("no allreduce/group rows to check")
-    return verdict(bad, n, f"{n} rows: bytes per round equal the closed form")
+    return verdict(bad, n, f"{n} rows: bytes per round equal the closed form",
+                   nothing="no allreduce/group rows to check")
 
 
 def check_lab1_timings(tables):
@@ -550,9 +552,8 @@ def check_lab1_timings(tables):
                 if num(last, "iter") != it or last.get("test_accuracy") != r.get("test_accuracy"):
                     bad.append(f"{what}: iterations / test_accuracy != {run}-epochs.csv's last row "
                                f"({last.get('iter')}, {last.get('test_accuracy')})")
-    if n == 0:
-        bad.append("no run summaries to check")
-    return verdict(bad, n, f"{n} runs: step times, images/s, iterations and accuracy agree with the iteration files")
+    return verdict(bad, n, f"{n} runs: step times, images/s, iterations and accuracy agree with the iteration files",
+                   nothing="no run summaries to check")
 
 
 def check_lab5_bytes(tables):
@@ -634,9 +635,9 @@ def check_lab5_bytes(tables):
             if num(r, "payload_up_bytes") != want or num(r, "payload_down_bytes") != want:
                 bad.append(f"{t.name}: epoch {r.get('epoch')}: payload {r.get('payload_up_bytes')} != rounds x users x "
                            f"bytes per round = {want:.0f}")
-    if n == 0:
-        bad.append("no summary rows to check")
-    return verdict(bad, n, f"{n} runs: bytes per round = params x 4 or 2, counted = closed form, rounds and totals agree")
+    return verdict(bad, n,
+                   f"{n} runs: bytes per round = params x 4 or 2, counted = closed form, rounds and totals agree",
+                   nothing="no summary rows to check")
 
 
 def lab6_runs(tables):
@@ -690,9 +691,8 @@ def check_lab6_bytes(tables):
             if abs(mean - want) > 0.5 + 1e-9 * want:
                 bad.append(f"{what}: bytes_per_rank {r['bytes_per_rank']} != 8P(N+S)/(P+1) = {want:.0f}")
     bad += cross
-    if n == 0:
-        bad.append("no runs to check")
-    return verdict(bad, n, f"{n} rows: bytes per rank per step = the ring's and the parameter server's closed forms")
+    return verdict(bad, n, f"{n} rows: bytes per rank per step = the ring's and the parameter server's closed forms",
+                   nothing="no runs to check")
 
 
 def check_lab6_throughput(tables):
@@ -734,9 +734,8 @@ def check_lab6_throughput(tables):
                 for col in ("train_s", "iters_per_s", "ranks", "oversubscribed", "wall_step_ms"):
                     if r.get(col) != runs[tag][0].get(col):
                         bad.append(f"lab6.csv: {tag} {col} {r.get(col)} != its summary's {runs[tag][0].get(col)}")
-    if n == 0:
-        bad.append("no run summaries to check")
-    return verdict(bad, n, f"{n} runs: iterations/s = iterations / training time, step times and lab6.csv agree")
+    return verdict(bad, n, f"{n} runs: iterations/s = iterations / training time, step times and lab6.csv agree",
+                   nothing="no run summaries to check")
 
 
 CHECKS = {

@@ -10,13 +10,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Submission code runs confined only under root; elsewhere the grader is
 # told to run it as this user, and the confinement checks are skipped.
 if [ "$(id -u)" = 0 ]; then unconfined=(); else unconfined=(--unconfined); fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source tests/e2e_lib.sh
+e2e_begin "grade e2e"
 grade() { bin/grade --no-build --quiet ${unconfined[@]+"${unconfined[@]}"} ${grade_opts[@]+"${grade_opts[@]}"} "$@"; }
-fail=0
-check() { # condition-status name [why]
-  if [ "$1" = 0 ]; then echo "ok - grade e2e: $2"; else echo "not ok - grade e2e: $2${3:+: $3}"; fail=1; fi
-}
 if [ ! -x bin/grade ] || [ ! -f build/opt/libddl.a ] || [ ! -f build/opt/libgradetape.a ]; then
   echo "not ok - grade e2e: bin/grade or the reference build is missing (make)"; exit 1
 fi
@@ -57,3 +53,5 @@ fi
 field() { awk -F, -v l="$2" -v i="$3" -v c="$4" '$1 == l && $2 == i {print $c}' "$1/grade-report.csv"; }
 passed() { field "$1" "$2" "$3" 5; }
 reason() { grep "^$2,$3," "$1/grade-report.csv" | cut -d, -f6- | sed 's/^"//; s/"$//'; }
+# says sub lab item text name: the check that the item's reason holds text
+says() { local r; r=$(reason "$1" "$2" "$3"); check $([[ $r == *"$4"* ]] && echo 0 || echo 1) "$5" "$r"; }

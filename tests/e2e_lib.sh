@@ -1,0 +1,59 @@
+# tests/e2e_lib.sh - sourced by the end-to-end scripts (from the
+# repository root, after `set -u`): what each of them starts with. Not
+# executable, so tests/run.sh, which runs the executable tests/e2e_*.sh,
+# does not take it for a test.
+#
+# e2e_begin NAME: BIN (default bin); tmp, a scratch folder removed when
+#   the script exits; fail=0 (the script ends with `exit $fail`); and
+#     check STATUS WHAT [WHY]  prints "ok - NAME: WHAT" when STATUS is 0,
+#                              else "not ok - NAME: WHAT: WHY" and sets fail;
+#     ok WHAT, bad WHAT        the same without a status
+#   (NAME "": the lines name WHAT alone).
+# e2e_need FILE...: each FILE must be an executable ("not ok" and exit 1).
+# e2e_mpi: local runs of mpirun, as root too and more ranks than cores,
+#   one BLAS and OpenMP thread a rank; MPIRUN over shared memory, unbound.
+# col FILE NAME: that column of a results CSV's data rows (its metadata
+#   and header skipped).
+# all 'CONDITIONS': 0 when the shell conditions hold, else 1 (one string:
+#   "$(all '[ a ] && [ b ]')"; in "$(f [ a ] && [ b ])" the && would run
+#   after f has printed).
+# is A B: 0 when A equals B, else 1.
+# e2e_lab2_bench CSV WHAT: the CSV of `lab2 bench --max-bytes 4096` has
+#   every algorithm (7) at every size (11), and no row with a wrong element.
+
+e2e_begin() {
+  E2E_AS=${1:+$1: }
+  BIN=${BIN:-bin}
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  fail=0
+}
+check() {
+  if [ "$1" = 0 ]; then echo "ok - $E2E_AS$2"; else echo "not ok - $E2E_AS$2${3:+: $3}"; fail=1; fi
+}
+ok() { echo "ok - $E2E_AS$*"; }
+bad() { echo "not ok - $E2E_AS$*"; fail=1; }
+e2e_need() {
+  local f
+  for f in "$@"; do
+    [ -x "$f" ] || { echo "not ok - $E2E_AS$f is not built"; exit 1; }
+  done
+}
+e2e_mpi() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+  MPIRUN=(mpirun --mca pml ob1 --mca btl self,vader --bind-to none)
+}
+col() {
+  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
+}
+all() { if eval "$1"; then echo 0; else echo 1; fi; }
+is() { [ "$1" = "$2" ] && echo 0 || echo 1; }
+e2e_lab2_bench() {
+  local rows bad
+  rows=$(col "$1" alg | wc -l)
+  check $([ "$rows" = $((7 * 11)) ] && echo 0 || echo 1) "$2 CSV has 7 algorithms x 11 sizes" "$rows rows"
+  bad=$(col "$1" wrong | awk '$1 != 0' | wc -l)
+  check $([ "$bad" = 0 ] && [ "$rows" -gt 0 ] && echo 0 || echo 1) \
+    "$2: every algorithm at every size: 0 wrong elements" "$bad rows with wrong elements"
+}
