@@ -27,10 +27,16 @@
 #include "backend/device_batch.h"
 #include "backend/registry.h"
 #include "util/common.h"
+#include "conv/conv.h"
 #include "conv/conv_direct_layout.h"
 #include "conv/winofused_layout.h"
 #include "conv/conv_pointwise_layout.h"
+#include "conv/depthwise_kernels.h"
+#include "conv/direct_kernels.h"
 #include "conv/kernels_cpu.h"
+#include "conv/pointwise_kernels.h"
+#include "conv/winofused_kernels.h"
+#include "conv/winograd_kernels.h"
 #include "cpu/kernels.h"
 #include "util/half.h"
 #include "harness.h"
@@ -143,6 +149,20 @@ static void check_same_nan(const char *be, const char *what, const float *got, c
     if (!t_check(bad == 0, "%s %s: bit-exact vs cpu (NaN: any NaN)", be, what)) printf("# %zu of %zu differ\n", bad, n);
 }
 
+/* A path's kernel table on be's device (its row's, conv.c). */
+static const void *table(const Backend *be, ConvPath p)
+{
+    const void *t = conv_path_kernels(be->conv, p);
+    if (!t) ddl_die("%s has no kernels of path %s", be->name, conv_path_name(p));
+    return t;
+}
+static const DepthwiseKernels *DW(const Backend *be) { return table(be, CONV_PATH_DEPTHWISE); }
+static const WinogradKernels *W2(const Backend *be) { return table(be, CONV_PATH_WINOGRAD); }
+static const WinogradKernels *W4(const Backend *be) { return table(be, CONV_PATH_WINOGRAD4); }
+static const DirectKernels *DIR(const Backend *be) { return table(be, CONV_PATH_DIRECT); }
+static const PointwiseKernels *PW(const Backend *be) { return table(be, CONV_PATH_POINTWISE); }
+static const WinofusedKernels *WF(const Backend *be) { return table(be, CONV_PATH_WINOFUSED); }
+
 typedef struct DwCase { int n, C, H, W, k, stride, pad; bool bias; } DwCase;
 
 static void depthwise_case(const Backend *be, const DwCase *c)
@@ -158,7 +178,7 @@ static void depthwise_case(const Backend *be, const DwCase *c)
     /* forward */
     float *y = ddl_alloc(4 * ny), *yd = poisoned(be, ny);
     depthwise_forward_cpu(x, w, c->bias ? b : NULL, y, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW);
-    be->conv->depthwise_forward(xd, wd, c->bias ? bd : NULL, yd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW);
+    DW(be)->forward(xd, wd, c->bias ? bd : NULL, yd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW);
     float *yh = down(be, yd, ny);
     char name[200];
     snprintf(name, sizeof name, "%s forward", what);
@@ -170,7 +190,7 @@ static void depthwise_case(const Backend *be, const DwCase *c)
         memcpy(dx, dx0, 4 * nx);
         float *dwd = up(be, dw0, 4 * nw), *dxd = acc ? up(be, dx0, 4 * nx) : poisoned(be, nx);
         depthwise_backward_cpu(x, dy, w, dw, dx, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, acc);
-        be->conv->depthwise_backward(xd, dyd, wd, dwd, dxd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, acc);
+        DW(be)->backward(xd, dyd, wd, dwd, dxd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, acc);
         float *dwh = down(be, dwd, nw), *dxh = down(be, dxd, nx);
         snprintf(name, sizeof name, "%s input gradient (acc %d)", what, acc);
         check_same(be->name, name, dxh, dx, nx);
@@ -187,7 +207,7 @@ static void depthwise_case(const Backend *be, const DwCase *c)
     float *dw = ddl_alloc(4 * nw), *dwd = up(be, dw0, 4 * nw);
     memcpy(dw, dw0, 4 * nw);
     depthwise_backward_cpu(x, dy, w, dw, NULL, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, false);
-    be->conv->depthwise_backward(xd, dyd, wd, dwd, NULL, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, false);
+    DW(be)->backward(xd, dyd, wd, dwd, NULL, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, false);
     float *dwh = down(be, dwd, nw);
     t_check(t_rel_err(dwh, dw, nw, REL_FLOOR) <= TOL_RED, "%s %s weight gradient alone (dx NULL)", be->name, what);
     ddl_free(dw);
@@ -244,13 +264,13 @@ static void backend_winograd4(const Backend *be, int nb, int C, int K, int H, in
     float *m = rand_floats(nm, -1, 1), *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny));
     float *md = up(be, m, 4 * nm), *vd = poisoned(be, nv), *ud = poisoned(be, nu);
     winograd4_input_cpu(x, nb, C, H, W, want);
-    be->conv->winograd4_input(xd, nb, C, H, W, vd);
+    W4(be)->input(xd, nb, C, H, W, vd);
     float *got = down(be, vd, nv);
     check_same(be->name, "winograd4_input", got, want, nv);
     ddl_free(got);
     for (int flip = 0; flip < 2; flip++) {
         winograd4_filter_cpu(w, K, C, flip, want);
-        be->conv->winograd4_filter(wd, K, C, flip, ud);
+        W4(be)->filter(wd, K, C, flip, ud);
         got = down(be, ud, nu);
         check_same(be->name, flip ? "winograd4_filter flip" : "winograd4_filter", got, want, nu);
         ddl_free(got);
@@ -259,7 +279,7 @@ static void backend_winograd4(const Backend *be, int nb, int C, int K, int H, in
         memcpy(want, y0, sizeof(float) * ny);
         winograd4_output_cpu(m, nb, K, H, W, want, acc);
         float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
-        be->conv->winograd4_output(md, nb, K, H, W, yd, acc);
+        W4(be)->output(md, nb, K, H, W, yd, acc);
         got = down(be, yd, ny);
         check_same(be->name, acc ? "winograd4_output acc" : "winograd4_output", got, want, ny);
         ddl_free(got);
@@ -282,14 +302,14 @@ static void backend_winograd(const Backend *be)
     float *xd = up(be, x, 4 * nx), *wd = up(be, w, 4 * (size_t)K * C * 9), *md = up(be, m, 4 * nm);
     winograd_input_cpu(x, nb, C, H, W, want);
     float *vd = poisoned(be, nv);
-    be->conv->winograd_input(xd, nb, C, H, W, vd);
+    W2(be)->input(xd, nb, C, H, W, vd);
     float *got = down(be, vd, nv);
     check_same(be->name, "winograd_input", got, want, nv);
     ddl_free(got);
     for (int flip = 0; flip < 2; flip++) {
         winograd_filter_cpu(w, K, C, flip, want);
         float *ud = poisoned(be, nu);
-        be->conv->winograd_filter(wd, K, C, flip, ud);
+        W2(be)->filter(wd, K, C, flip, ud);
         got = down(be, ud, nu);
         check_same(be->name, flip ? "winograd_filter flip" : "winograd_filter", got, want, nu);
         ddl_free(got);
@@ -299,7 +319,7 @@ static void backend_winograd(const Backend *be)
         memcpy(want, y0, sizeof(float) * ny);
         winograd_output_cpu(m, nb, K, H, W, want, acc);
         float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
-        be->conv->winograd_output(md, nb, K, H, W, yd, acc);
+        W2(be)->output(md, nb, K, H, W, yd, acc);
         got = down(be, yd, ny);
         check_same(be->name, acc ? "winograd_output acc" : "winograd_output", got, want, ny);
         ddl_free(got);
@@ -308,13 +328,13 @@ static void backend_winograd(const Backend *be)
     backend_winograd4(be, nb, C, K, H, W, x, w, xd, wd); /* before wd takes the weight gradient */
     float *yd = up(be, y0, 4 * ny), *dmd = poisoned(be, nm); /* y0 as dy, m as du */
     winograd_output_grad_cpu(y0, nb, K, H, W, want);
-    be->conv->winograd_output_grad(yd, nb, K, H, W, dmd);
+    W2(be)->output_grad(yd, nb, K, H, W, dmd);
     got = down(be, dmd, nm);
     check_same(be->name, "winograd_output_grad", got, want, nm);
     ddl_free(got);
     memcpy(want, w, sizeof(float) * K * C * 9);
     winograd_filter_grad_cpu(m, K, C, want);
-    be->conv->winograd_filter_grad(md, K, C, wd);
+    W2(be)->filter_grad(md, K, C, wd);
     got = down(be, wd, (size_t)K * C * 9);
     check_same(be->name, "winograd_filter_grad", got, want, (size_t)K * C * 9);
     ddl_free(got);
@@ -353,7 +373,7 @@ static void direct_conv_case(const DirectCase *d, const float *w, const float *w
     float *wp = ddl_alloc(4 * nf), *wpd = poisoned(be, nf), *want = ddl_alloc(4 * nout);
     float *start = rand_floats(nout, -1, 1);
     direct_filter_cpu(w, d->K, d->C, mode, wp);
-    be->conv->direct_filter(wd, d->K, d->C, mode, wpd);
+    DIR(be)->filter(wd, d->K, d->C, mode, wpd);
     float *got = down(be, wpd, nf);
     snprintf(what, sizeof what, "direct_filter %s (stride %d)", what_mode, d->s);
     check_same(be->name, what, got, wp, nf / 9 * (size_t)direct_taps(mode).n);
@@ -362,7 +382,7 @@ static void direct_conv_case(const DirectCase *d, const float *w, const float *w
         memcpy(want, start, sizeof(float) * nout);
         direct_conv_cpu(in, wp, d->nb, ins, outs, d->Ho, d->Wo, mode, want, acc);
         float *outd = acc ? up(be, start, 4 * nout) : poisoned(be, nout);
-        be->conv->direct_conv(ind, wpd, d->nb, ins, outs, d->Ho, d->Wo, mode, outd, acc);
+        DIR(be)->conv(ind, wpd, d->nb, ins, outs, d->Ho, d->Wo, mode, outd, acc);
         got = down(be, outd, nout);
         snprintf(what, sizeof what, "direct_conv %dx%d stride %d %s%s", d->H, d->W, d->s, what_mode, acc ? " acc" : "");
         check_same(be->name, what, got, want, nout);
@@ -384,7 +404,7 @@ static void direct_all_phases_case(const DirectCase *d, const float *w, const fl
     float *wp = ddl_alloc(4 * 4 * per), *wpd = poisoned(be, 4 * per);
     float *one = ddl_alloc(4 * 4 * phase), *all = ddl_alloc(4 * 4 * phase), *wp1 = ddl_alloc(4 * per);
     direct_filter_cpu(w, d->K, d->C, DIRECT_DX_S2_ALL, wp);
-    be->conv->direct_filter(wd, d->K, d->C, DIRECT_DX_S2_ALL, wpd);
+    DIR(be)->filter(wd, d->K, d->C, DIRECT_DX_S2_ALL, wpd);
     for (int p = 0; p < 4; p++) {
         direct_filter_cpu(w, d->K, d->C, DIRECT_DX_S2 + p, wp1);
         direct_conv_cpu(dyq, wp1, d->nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2 + p, one + p * phase, false);
@@ -394,7 +414,7 @@ static void direct_all_phases_case(const DirectCase *d, const float *w, const fl
     snprintf(what, sizeof what, "direct_conv %dx%d all 4 phases in one pass = one by one (cpu)", d->H, d->W);
     check_same("cpu", what, all, one, 4 * phase);
     float *alld = poisoned(be, 4 * phase);
-    be->conv->direct_conv(dyqd, wpd, d->nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, alld, false);
+    DIR(be)->conv(dyqd, wpd, d->nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, alld, false);
     float *got = down(be, alld, 4 * phase);
     snprintf(what, sizeof what, "direct_conv %dx%d all 4 phases in one pass", d->H, d->W);
     check_same(be->name, what, got, all, 4 * phase);
@@ -414,7 +434,7 @@ static void direct_unphase_case(const DirectCase *d)
         memcpy(want, start, sizeof(float) * nx);
         direct_unphase_cpu(dp, d->nb, d->C, d->H, d->W, want, acc);
         float *dxd = acc ? up(be, start, 4 * nx) : poisoned(be, nx);
-        be->conv->direct_unphase(dpd, d->nb, d->C, d->H, d->W, dxd, acc);
+        DIR(be)->unphase(dpd, d->nb, d->C, d->H, d->W, dxd, acc);
         float *got = down(be, dxd, nx);
         char what[80];
         snprintf(what, sizeof what, "direct_unphase %dx%d%s", d->H, d->W, acc ? " acc" : "");
@@ -438,8 +458,8 @@ static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W
     float *xqd = poisoned(be, nxq), *dyqd = poisoned(be, nyq);
     direct_pad_cpu(x, nb, C, H, W, s, xq);
     direct_pad_cpu(dy, nb, K, d.Ho, d.Wo, 1, dyq);
-    be->conv->direct_pad(xd, nb, C, H, W, s, xqd);
-    be->conv->direct_pad(dyd, nb, K, d.Ho, d.Wo, 1, dyqd);
+    DIR(be)->pad(xd, nb, C, H, W, s, xqd);
+    DIR(be)->pad(dyd, nb, K, d.Ho, d.Wo, 1, dyqd);
     float *got = down(be, xqd, nxq);
     snprintf(what, sizeof what, "direct_pad %dx%d stride %d (with the slack)", H, W, s);
     check_same(be->name, what, got, xq, nxq);
@@ -457,7 +477,7 @@ static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W
     memcpy(want, dw0, sizeof(float) * nw);
     direct_filter_grad_cpu(xq, dyq, nb, C, K, d.Ho, d.Wo, s, want);
     float *dwd = up(be, dw0, 4 * nw);
-    be->conv->direct_filter_grad(xqd, dyqd, nb, C, K, d.Ho, d.Wo, s, dwd);
+    DIR(be)->filter_grad(xqd, dyqd, nb, C, K, d.Ho, d.Wo, s, dwd);
     got = down(be, dwd, nw);
     double e = t_rel_err(got, want, nw, REL_FLOOR);
     if (!t_check(e <= TOL_RED, "%s direct_filter_grad %dx%d stride %d (accumulates) within %.0e of cpu", be->name, H,
@@ -501,7 +521,7 @@ static void backend_pointwise_s2(const Backend *be)
             t_check(ok, "cpu pointwise_subsample and pointwise_upsample (and acc) %dx%d: even rows and columns", H, W);
         } else {
             float *xd = up(be, x, 4 * nx), *xsd = poisoned(be, ns);
-            be->conv->pointwise_subsample(xd, nb, C, H, W, xsd);
+            PW(be)->subsample(xd, nb, C, H, W, xsd);
             float *got = down(be, xsd, ns);
             char what[80];
             snprintf(what, sizeof what, "pointwise_subsample %dx%d", H, W);
@@ -511,7 +531,7 @@ static void backend_pointwise_s2(const Backend *be)
                 memcpy(dx, start, sizeof(float) * nx);
                 pointwise_upsample_cpu(xs, nb, C, H, W, dx, acc);
                 float *dxd = acc ? up(be, start, 4 * nx) : poisoned(be, nx);
-                be->conv->pointwise_upsample(xsd, nb, C, H, W, dxd, acc);
+                PW(be)->upsample(xsd, nb, C, H, W, dxd, acc);
                 got = down(be, dxd, nx);
                 snprintf(what, sizeof what, "pointwise_upsample %dx%d%s", H, W, acc ? " acc" : "");
                 check_same(be->name, what, got, dx, nx);
@@ -544,7 +564,7 @@ static void backend_pointwise(const Backend *be)
         int outs = tr ? C : K, ins = tr ? K : C;
         size_t nout = tr ? nx : ny, nf = pointwise_filter_floats(outs, ins);
         pointwise_filter_cpu(w, K, C, tr, wp);
-        be->conv->pointwise_filter(wd, K, C, tr, wpd);
+        PW(be)->filter(wd, K, C, tr, wpd);
         got = down(be, wpd, nf);
         check_same(be->name, tr ? "pointwise_filter transposed" : "pointwise_filter", got, wp, nf);
         ddl_free(got);
@@ -553,7 +573,7 @@ static void backend_pointwise(const Backend *be)
             memcpy(want, start, sizeof(float) * nout);
             pointwise_conv_cpu(in, wp, n, ins, outs, P, want, acc);
             float *outd = acc ? up(be, start, 4 * nout) : poisoned(be, nout);
-            be->conv->pointwise_conv(ind, wpd, n, ins, outs, P, outd, acc);
+            PW(be)->conv(ind, wpd, n, ins, outs, P, outd, acc);
             got = down(be, outd, nout);
             char what[80];
             snprintf(what, sizeof what, "pointwise_conv %s%s", tr ? "input gradient" : "forward", acc ? " acc" : "");
@@ -565,7 +585,7 @@ static void backend_pointwise(const Backend *be)
     memcpy(want, dw0, sizeof(float) * nw);
     pointwise_filter_grad_cpu(x, dy, n, C, K, P, want);
     float *dwd = up(be, dw0, 4 * nw);
-    be->conv->pointwise_filter_grad(xd, dyd, n, C, K, P, dwd);
+    PW(be)->filter_grad(xd, dyd, n, C, K, P, dwd);
     got = down(be, dwd, nw);
     double e = t_rel_err(got, want, nw, REL_FLOOR);
     if (!t_check(e <= TOL_RED, "%s pointwise_filter_grad (accumulates) within %.0e of cpu", be->name, TOL_RED))
@@ -733,12 +753,12 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
         if (!t_check(worst / big <= TOL_FUSED, "cpu %s", what)) printf("# relative error %.3g\n", worst / big);
     } else {
         float *xd = up(be, x, 4 * nx), *xqd = poisoned(be, nxq), *wd = up(be, w, 4 * nw), *wtd = poisoned(be, nf);
-        be->conv->winofused_pad(xd, nb, ins, H, W, xqd);
+        WF(be)->pad(xd, nb, ins, H, W, xqd);
         float *got = down(be, xqd, nxq);
         snprintf(what, sizeof what, "winofused_pad %s n%d %dx%d", pass, nb, H, W);
         check_same(be->name, what, got, xq, nxq);
         ddl_free(got);
-        be->conv->winofused_filter(wd, K, C, flip, wtd);
+        WF(be)->filter(wd, K, C, flip, wtd);
         got = down(be, wtd, nf);
         snprintf(what, sizeof what, "winofused_filter %s C%d K%d", pass, C, K);
         check_same(be->name, what, got, wt, nf);
@@ -747,7 +767,7 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
             memcpy(y, start, sizeof(float) * ny);
             winofused_conv_cpu(xq, wt, nb, ins, outs, H, W, yq, y, acc);
             float *yd = acc ? up(be, start, 4 * ny) : poisoned(be, ny);
-            be->conv->winofused_conv(xqd, wtd, nb, ins, outs, H, W, NULL, yd, acc);
+            WF(be)->conv(xqd, wtd, nb, ins, outs, H, W, NULL, yd, acc);
             got = down(be, yd, ny);
             snprintf(what, sizeof what, "winofused_conv %s n%d %dx%d%s", pass, nb, H, W, acc ? " acc" : "");
             check_same(be->name, what, got, y, ny);

@@ -58,7 +58,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "conv/kernels_cpu.h"
+#include "conv/depthwise_kernels.h"
 #include "cpu/kernels.h"
 #include "harness.h"
 #include "layers/layers.h"

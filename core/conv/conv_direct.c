@@ -44,6 +44,7 @@
  * weight gradient: (channel block, input channel) pairs), so results do
  * not depend on the thread count. */
 #include "kernels_cpu.h"
+#include "direct_kernels.h"
 
 #include <string.h>
 #include "../util/common.h"

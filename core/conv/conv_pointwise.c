@@ -27,6 +27,7 @@
  * same blocks in every span of images), so results do not depend on the
  * thread count. */
 #include "kernels_cpu.h"
+#include "pointwise_kernels.h"
 
 #include <string.h>
 

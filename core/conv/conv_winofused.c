@@ -53,6 +53,8 @@
  * them in registers; summing the direct taps from the phases instead (no
  * transforms) was 1.2-1.6x slower, 20 loads per 36 FMAs. */
 #include "kernels_cpu.h"
+#include "direct_kernels.h"
+#include "winofused_kernels.h"
 
 #include <string.h>
 #include "../util/common.h"

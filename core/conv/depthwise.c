@@ -28,6 +28,7 @@
  * added over the blocks in a fixed order at the end, so results do not
  * depend on the thread count. */
 #include "kernels_cpu.h"
+#include "depthwise_kernels.h"
 
 #include <string.h>
 #include "../util/common.h"

@@ -4,7 +4,7 @@
  * with their workspace in the model's scratch (sized from cuDNN's answer
  * when the model is laid out, never allocated per call).
  *
- * Only where the device's kernels have cuDNN (ConvKernels.cudnn): a GPU,
+ * Only where the device's cuDNN table (cudnn_kernels.h) runs: a GPU,
  * in a build that found cudnn.h and libcudnn. The CPU and the emulated
  * GPU cannot run it, and say why (cudnn_absent); --conv cudnn there is
  * refused before a model is built (conv_algo_check).
@@ -17,6 +17,15 @@
 #include "paths.h"
 
 #include "../util/common.h"
+#include "cudnn_kernels.h"
+
+CONV_PATH_CODE(cudnn);
+const char *cudnn_absent(const void *kernels);
+
+/* The CPU's table: why not (the CUDA twin's: conv_cudnn.cu). */
+const ConvCudnn cudnn_kernels_cpu = {
+    .absent = "cuDNN runs on a GPU (--device cuda, in a build with cuDNN), not on the CPU",
+};
 
 /* Every ddlab convolution is 2-d with square filters, symmetric padding
  * and groups that divide both channel counts: cuDNN runs all of them. */
@@ -25,11 +34,20 @@ bool cudnn_fits(const ConvShape *s)
     return s->groups >= 1 && s->cin % s->groups == 0 && s->cout % s->groups == 0;
 }
 
-const char *cudnn_absent(const ConvKernels *k) { return k->cudnn ? NULL : k->cudnn_absent; }
+const char *cudnn_absent(const void *kernels) { return ((const ConvCudnn *)kernels)->absent; }
+
+static const ConvCudnn *cudnn_on(const ConvKernels *k) { return conv_path_kernels(k, CONV_PATH_CUDNN); }
+
+const char *conv_cudnn_version(const ConvKernels *k)
+{
+    const ConvCudnn *c = cudnn_on(k);
+    return c && !c->absent ? c->version() : NULL;
+}
 
 static size_t workspace_bytes(const ConvKernels *k, const ConvShape *s, int max_batch)
 {
-    return k->cudnn ? k->cudnn->workspace(s, max_batch) : 0;
+    const ConvCudnn *c = cudnn_on(k);
+    return c && !c->absent ? c->workspace(s, max_batch) : 0;
 }
 
 /* The workspace in floats, rounded up. */
@@ -40,10 +58,10 @@ size_t cudnn_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
 
 static const ConvCudnn *cudnn_of(const ConvRun *r)
 {
-    if (!r->k->cudnn) ddl_die("conv: the cuDNN path ran where cuDNN is absent (%s)", r->k->cudnn_absent);
-    return r->k->cudnn;
+    const ConvCudnn *c = cudnn_on(r->k);
+    if (!c || c->absent) ddl_die("conv: the cuDNN path ran where cuDNN is absent (%s)", c ? c->absent : "no table");
+    return c;
 }
-
 void cudnn_forward(const ConvRun *r)
 {
     const ConvCudnn *c = cudnn_of(r);

@@ -15,6 +15,17 @@
  * gathered input gradient. */
 #include "paths.h"
 
+#include "kernels_cpu.h"
+#include "pointwise_kernels.h"
+
+CONV_PATH_CODE(pointwise);
+
+/* The CPU's table (conv_pointwise.c; the CUDA twin's: conv_pointwise.cu). */
+const PointwiseKernels pointwise_kernels_cpu = {
+    .filter = pointwise_filter_cpu, .conv = pointwise_conv_cpu, .filter_grad = pointwise_filter_grad_cpu,
+    .subsample = pointwise_subsample_cpu, .upsample = pointwise_upsample_cpu,
+};
+
 #include "../util/common.h"
 #include "conv_pointwise_layout.h"
 
@@ -45,34 +56,35 @@ size_t pointwise_scratch(const ConvKernels *k, const ConvShape *s, int max_batch
 
 /* The stride-1 kernels' input: x itself, or (stride 2) its even rows and
  * columns gathered into the scratch. */
-static const float *input_of(const ConvRun *r, const Dims *d)
+static const float *input_of(const ConvRun *r, const PointwiseKernels *k, const Dims *d)
 {
     if (d->s == 1) return r->x;
     float *xs = r->scratch + filter_floats(d);
-    r->k->pointwise_subsample(r->x, r->batch, d->C, d->H, d->W, xs);
+    k->subsample(r->x, r->batch, d->C, d->H, d->W, xs);
     return xs;
 }
 
 void pointwise_forward(const ConvRun *r)
 {
+    const PointwiseKernels *k = conv_path_kernels(r->k, r->path);
     Dims d = dims(&r->s);
-    const float *x = input_of(r, &d);
-    r->k->pointwise_filter(r->w, d.K, d.C, false, r->scratch);
-    r->k->pointwise_conv(x, r->scratch, r->batch, d.C, d.K, d.P, r->y, false);
+    const float *x = input_of(r, k, &d);
+    k->filter(r->w, d.K, d.C, false, r->scratch);
+    k->conv(x, r->scratch, r->batch, d.C, d.K, d.P, r->y, false);
 }
 
 void pointwise_backward(const ConvRun *r)
 {
-    const ConvKernels *k = r->k;
+    const PointwiseKernels *k = conv_path_kernels(r->k, r->path);
     Dims d = dims(&r->s);
-    k->pointwise_filter_grad(input_of(r, &d), r->dy, r->batch, d.C, d.K, d.P, r->dw);
+    k->filter_grad(input_of(r, k, &d), r->dy, r->batch, d.C, d.K, d.P, r->dw);
     if (!r->dx) return;
-    k->pointwise_filter(r->w, d.K, d.C, true, r->scratch);
+    k->filter(r->w, d.K, d.C, true, r->scratch);
     if (d.s == 1) {
-        k->pointwise_conv(r->dy, r->scratch, r->batch, d.K, d.C, d.P, r->dx, r->acc);
+        k->conv(r->dy, r->scratch, r->batch, d.K, d.C, d.P, r->dx, r->acc);
         return;
     }
     float *dxs = r->scratch + filter_floats(&d) + (size_t)r->max_batch * d.C * d.P;
-    k->pointwise_conv(r->dy, r->scratch, r->batch, d.K, d.C, d.P, dxs, false);
-    k->pointwise_upsample(dxs, r->batch, d.C, d.H, d.W, r->dx, r->acc);
+    k->conv(r->dy, r->scratch, r->batch, d.K, d.C, d.P, dxs, false);
+    k->upsample(dxs, r->batch, d.C, d.H, d.W, r->dx, r->acc);
 }

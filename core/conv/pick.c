@@ -140,7 +140,7 @@ static const RuleLine DEVICE_RULE[] = {
 
 static LayerKindOf kind_of(const ConvShape *s)
 {
-    if (depthwise_fits(s)) return KIND_DEPTHWISE;
+    if (CONV_PATHS[CONV_PATH_DEPTHWISE].fits(s)) return KIND_DEPTHWISE;
     bool ungrouped = s->groups == 1, s12 = s->stride == 1 || s->stride == 2;
     if (s->k == 1 && s->pad == 0 && ungrouped && s12) return s->stride == 1 ? KIND_1X1_S1 : KIND_1X1_S2;
     if (s->k == 3 && s->pad == 1 && ungrouped && s12) return s->stride == 1 ? KIND_3X3_S1 : KIND_3X3_S2;
@@ -196,7 +196,7 @@ static const char *algo_absent(ConvAlgo a, const ConvKernels *k)
 {
     for (int kind = 0; kind < KIND_COUNT; kind++) {
         ConvPath p = ALGOS[a].kind[kind];
-        const char *why = p == RULE || !CONV_PATHS[p].absent ? NULL : CONV_PATHS[p].absent(k);
+        const char *why = p == RULE ? NULL : conv_path_absent(&CONV_PATHS[p], k);
         if (why) return why;
     }
     return NULL;

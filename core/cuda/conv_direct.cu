@@ -13,6 +13,7 @@
 #include "../conv/conv_direct_layout.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
+#include "../conv/direct_kernels.h"
 #include "launch.h"
 
 namespace {
@@ -194,3 +195,8 @@ extern "C" void direct_unphase_cuda(const float *dp, int nb, int C, int H, int W
                                                                             acc, dx);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/direct_kernels.h).
+extern "C" const DirectKernels CONV_CUDA_TABLE(direct_kernels) = {
+    direct_pad_cuda, direct_filter_cuda, direct_conv_cuda, direct_filter_grad_cuda, direct_unphase_cuda,
+};

@@ -14,6 +14,7 @@
 #include "../conv/conv_pointwise_layout.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
+#include "../conv/pointwise_kernels.h"
 #include "launch.h"
 
 namespace {
@@ -147,3 +148,9 @@ extern "C" void pointwise_upsample_cuda(const float *dxs, int nb, int C, int H, 
                                                                              total, acc, dx);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/pointwise_kernels.h).
+extern "C" const PointwiseKernels CONV_CUDA_TABLE(pointwise_kernels) = {
+    pointwise_filter_cuda, pointwise_conv_cuda, pointwise_filter_grad_cuda, pointwise_subsample_cuda,
+    pointwise_upsample_cuda,
+};

@@ -14,6 +14,8 @@
 #include "../conv/winofused_layout.h"
 #include "cuda_check.h"
 #include "kernels_cuda.h"
+#include "../conv/direct_kernels.h"
+#include "../conv/winofused_kernels.h"
 #include "launch.h"
 
 namespace {
@@ -156,3 +158,9 @@ extern "C" void winofused_conv_cuda(const float *xq, const float *wt, int nb, in
     DDL_LAUNCH(conv_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(xq, wt, g, total, acc, y);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/winofused_kernels.h), with the direct
+// kernels' weight gradient (conv_direct.cu).
+extern "C" const WinofusedKernels CONV_CUDA_TABLE(winofused_kernels) = {
+    winofused_pad_cuda, winofused_filter_cuda, winofused_conv_cuda, direct_pad_cuda, direct_filter_grad_cuda,
+};

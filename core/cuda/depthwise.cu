@@ -11,6 +11,7 @@
 // atomics, deterministic, equal to the CPU up to summation order.
 #include "block_reduce.h"
 #include "kernels_cuda.h"
+#include "../conv/depthwise_kernels.h"
 #include "launch.h"
 
 namespace {
@@ -118,3 +119,9 @@ extern "C" void depthwise_backward_cuda(const float *x, const float *dy, const f
     DDL_LAUNCH(dw_input_grad_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(dy, w, dx, g, total, acc);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/depthwise_kernels.h).
+extern "C" const DepthwiseKernels CONV_CUDA_TABLE(depthwise_kernels) = {
+    depthwise_forward_cuda,
+    depthwise_backward_cuda,
+};

@@ -7,6 +7,7 @@
 // so results match the CPU's up to FMA contraction.
 #include "cuda_check.h"
 #include "kernels_cuda.h"
+#include "../conv/winograd_kernels.h"
 #include "launch.h"
 #include "winograd_filter.h"
 
@@ -133,3 +134,10 @@ extern "C" void winograd_output_cuda(const float *m, int nb, int K, int H, int W
     DDL_LAUNCH(output_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/winograd_kernels.h), with the weight
+// gradient's transforms of winograd_grad.cu.
+extern "C" const WinogradKernels CONV_CUDA_TABLE(winograd_kernels) = {
+    winograd_input_cuda, winograd_filter_cuda, winograd_output_cuda,
+    winograd_input_cuda, winograd_output_grad_cuda, winograd_filter_grad_cuda,
+};

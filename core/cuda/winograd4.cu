@@ -9,6 +9,7 @@
 // the results match the CPU's bit for bit.
 #include "cuda_check.h"
 #include "kernels_cuda.h"
+#include "../conv/winograd_kernels.h"
 #include "launch.h"
 #include "winograd_filter.h"
 
@@ -145,3 +146,10 @@ extern "C" void winograd4_output_cuda(const float *m, int nb, int K, int H, int 
     DDL_LAUNCH(output4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/winograd_kernels.h): F(2x2)'s weight
+// gradient (winograd.cu, winograd_grad.cu).
+extern "C" const WinogradKernels CONV_CUDA_TABLE(winograd4_kernels) = {
+    winograd4_input_cuda, winograd4_filter_cuda, winograd4_output_cuda,
+    winograd_input_cuda,  winograd_output_grad_cuda, winograd_filter_grad_cuda,
+};
