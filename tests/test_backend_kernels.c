@@ -28,9 +28,6 @@
 #include "backend/registry.h"
 #include "util/common.h"
 #include "conv/conv.h"
-#include "conv/conv_direct_layout.h"
-#include "conv/winofused_layout.h"
-#include "conv/conv_pointwise_layout.h"
 #include "conv/depthwise_kernels.h"
 #include "conv/direct_kernels.h"
 #include "conv/kernels_cpu.h"
@@ -350,7 +347,7 @@ static void backend_winograd(const Backend *be)
  * gradient, a sum over positions in another order, within TOL_RED.
  * K = 11 is not a multiple of the packing's 8, and the plane is odd; a
  * plane up to 16 wide interleaves the images' rows, a wider one does not
- * (conv_direct_layout.h), so both are run; planes 32, 16 and 8 wide take
+ * (direct_kernels.h), so both are run; planes 32, 16 and 8 wide take
  * the CPU's row-exact blocks, which must give the same bits. Stride 2
  * runs on the input's 4 phases with other tap tables: H x W is the input,
  * the kernels see the output's plane. */

@@ -1,6 +1,6 @@
-/* depthwise_kernels.h - the kernel table of the depthwise path
- * (path_depthwise.c; the CPU's in depthwise.c, the CUDA twin's in
- * depthwise.cu). Arguments: kernels_cpu.h. */
+/* depthwise_kernels.h - what the depthwise path shares between its CPU
+ * file (path_depthwise.c) and its CUDA twin (depthwise.cu):
+ * the kernels and their kernel table. */
 #ifndef DDL_CONV_DEPTHWISE_KERNELS_H
 #define DDL_CONV_DEPTHWISE_KERNELS_H
 

@@ -8,7 +8,7 @@
  * measured (pick.c).
  *
  * Forward: pack the filters, pad x (stride 2: split it into its 4 phases,
- * conv_direct_layout.h), convolve. Backward: pad x and dy, the weight
+ * direct_kernels.h), convolve. Backward: pad x and dy, the weight
  * gradient from both, and the input gradient as the forward kernel run on
  * the padded dy with the filters packed rotated and transposed
  * (DIRECT_DX); with stride 2, for each phase of the input with that
@@ -32,7 +32,6 @@ const DirectKernels direct_kernels_cpu = {
 };
 
 #include "../util/common.h"
-#include "conv_direct_layout.h"
 
 typedef struct Dims {
     int C, K, H, W, s, Ho, Wo; /* input C x H x W, stride s, output K x Ho x Wo */

@@ -35,7 +35,6 @@ const WinofusedKernels winofused_kernels_cpu = {
 };
 
 #include "../util/common.h"
-#include "winofused_layout.h"
 
 typedef struct Dims {
     int C, K, H, W;

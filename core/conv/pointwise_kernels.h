@@ -1,10 +1,29 @@
-/* pointwise_kernels.h - the kernel table of the pointwise 1x1 path
- * (path_pointwise.c; the CPU's in conv_pointwise.c, the CUDA twin's in
- * conv_pointwise.cu). Layouts: conv_pointwise_layout.h, kernels_cpu.h. */
+/* pointwise_kernels.h - what the pointwise 1x1 path shares between its
+ * CPU file (path_pointwise.c) and its CUDA twin
+ * (conv_pointwise.cu): the packed filters' layout (below), the kernels
+ * and their kernel table. */
 #ifndef DDL_CONV_POINTWISE_KERNELS_H
 #define DDL_CONV_POINTWISE_KERNELS_H
 
+#include <stddef.h>
 #include "kernels.h"
+
+/* The packed filters of the pointwise (1x1, stride 1) convolution kernels
+ * (path_pointwise.c, its CUDA twin conv_pointwise.cu, and the layer code
+ * that sizes its scratch), in one place so they agree.
+ *
+ * Packed filters ("wp"): the weights from I inputs to O outputs as
+ * [ceil(O/8)][I][8]: for each block of 8 outputs, per input, the 8 weights
+ * side by side (zeros past O), the order the kernel broadcasts them in.
+ * The forward pass packs w[K][C] with O = K, I = C; the input gradient
+ * packs its transpose, O = C, I = K. */
+enum { POINTWISE_OB = 8 };
+
+/* Floats of the packed filters with O outputs and I inputs. */
+static inline size_t pointwise_filter_floats(int O, int I)
+{
+    return (size_t)((O + POINTWISE_OB - 1) / POINTWISE_OB) * POINTWISE_OB * (size_t)I;
+}
 
 #ifdef __cplusplus
 extern "C" {
@@ -13,8 +32,8 @@ extern "C" {
 /* The CPU's kernels. Tensors are NCHW float32; kernels that produce an
  * input gradient take acc: false overwrites, true adds. */
 
-/* Pointwise (1x1, stride 1) convolution, direct on NCHW (conv_pointwise.c
- * says why and how; packed filters in conv_pointwise_layout.h):
+/* Pointwise (1x1, stride 1) convolution, direct on NCHW (path_pointwise.c
+ * says why and how; packed filters above):
  * filter:      wp = w[K][C] packed in blocks of 8 outputs (O = K from I = C
  *              inputs); with transpose, w^T instead (O = C from I = K: the
  *              input gradient is this convolution of dy);
@@ -39,7 +58,7 @@ void pointwise_upsample_cpu(const float *dxs, int nb, int C, int H, int W, float
 #define pointwise_upsample_cuda pointwise_upsample_cuda_emu
 #endif
 /* conv_pointwise.cu: pointwise (1x1, stride 1) convolution on NCHW
- * (layout in conv_pointwise_layout.h). */
+ * (layout above). */
 void pointwise_filter_cuda(const float *w, int K, int C, bool transpose, float *wp);
 void pointwise_conv_cuda(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
 void pointwise_filter_grad_cuda(const float *x, const float *dy, int n, int C, int K, int P, float *dw);

@@ -1,6 +1,6 @@
 /* winograd_kernels.h - the kernel table of the Winograd paths
  * (path_winograd.c), F(2x2,3x3) and F(4x4,3x3): one type, a table per
- * size and device. Buffer layouts: kernels_cpu.h. The weight gradient is
+ * size and device, with the kernels (layouts below). The weight gradient is
  * F(2x2)'s in both (grad_input: F(2x2)'s input transform; output_grad,
  * filter_grad: winograd_grad.c, winograd_grad.cu). */
 #ifndef DDL_CONV_WINOGRAD_KERNELS_H

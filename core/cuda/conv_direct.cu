@@ -1,6 +1,6 @@
 // conv_direct.cu - the direct 3x3 convolution (padding 1, stride 1 or 2),
 // twins of core/conv/conv_direct.c, on the same padded and packed buffers
-// and tap tables (core/conv/conv_direct_layout.h).
+// and tap tables (core/conv/direct_kernels.h).
 //
 // pad, filter and unphase: one thread per element of the buffer they
 // write, the same values as the CPU's. conv: one thread per output,
@@ -10,7 +10,6 @@
 // over the chunk's positions in double with the fixed block tree (no
 // atomics, deterministic), then added to dw; equal to the CPU up to
 // summation order.
-#include "../conv/conv_direct_layout.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
 #include "../conv/direct_kernels.h"
@@ -140,7 +139,7 @@ extern "C" void direct_pad_cuda(const float *x, int nb, int C, int H, int W, int
 
 extern "C" void direct_filter_cuda(const float *w, int K, int C, int mode, float *wp)
 {
-    if (mode == DIRECT_DX_S2_ALL) { // the 4 phases' filters, one after another (conv_direct_layout.h)
+    if (mode == DIRECT_DX_S2_ALL) { // the 4 phases' filters, one after another (direct_kernels.h)
         for (int p = 0; p < 4; p++)
             direct_filter_cuda(w, K, C, DIRECT_DX_S2 + p, wp + direct_phase_filters(p, C, K));
         return;

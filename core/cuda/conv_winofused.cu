@@ -1,6 +1,6 @@
 // conv_winofused.cu - Winograd F(2x2,3x3) on the direct kernels' grid,
 // twins of core/conv/conv_winofused.c on the same buffers
-// (core/conv/winofused_layout.h): the input's 4 phases from direct_pad_cuda
+// (core/conv/winofused_kernels.h): the input's 4 phases from direct_pad_cuda
 // with stride 2, the packed transformed filters.
 //
 // filter: one thread per packed value, the transform of
@@ -11,7 +11,6 @@
 // operations in the CPU's order), then A^T m A, the 4 pixels stored or
 // added straight into y: so the outputs are the CPU's bits. yq, the CPU's
 // room for output phases, is not used.
-#include "../conv/winofused_layout.h"
 #include "cuda_check.h"
 #include "kernels_cuda.h"
 #include "../conv/direct_kernels.h"

@@ -1,5 +1,5 @@
 // depthwise.cu - direct depthwise convolution (groups = in = out channels,
-// one k x k filter per channel), twins of core/conv/depthwise.c.
+// one k x k filter per channel), twins of core/conv/path_depthwise.c.
 //
 // Forward and the input gradient gather: one thread per output (forward)
 // or input (backward) element, walking the k x k taps in the CPU's
