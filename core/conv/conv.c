@@ -14,26 +14,21 @@
 #include "winofused_kernels.h"
 #include "winograd_kernels.h"
 
-static bool fits_any(const ConvShape *s)
-{
-    (void)s;
-    return true;
-}
-
 CONV_PATH_CODE(winograd);
-size_t winograd4_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void winograd4_forward(const ConvRun *r);
-void winograd4_backward(const ConvRun *r);
+size_t winograd4_scratch(const void *kt, const ConvShape *s, int max_batch);
+void winograd4_forward(const ConvRun *r, const void *kt);
+void winograd4_backward(const ConvRun *r, const void *kt);
 CONV_PATH_CODE(winofused);
 CONV_PATH_CODE(direct);
 CONV_PATH_CODE(pointwise);
 CONV_PATH_CODE(depthwise);
 CONV_PATH_CODE(cudnn);
 const char *cudnn_absent(const void *kernels);
+const char *cudnn_version(const void *kernels);
 
 const ConvPathRow CONV_PATHS[CONV_PATH_COUNT] = {
     /* the shared kernels only (kernels.h) */
-    [CONV_PATH_IM2COL] = { .name = "im2col + GEMM", .fits = fits_any, .scratch = reference_scratch,
+    [CONV_PATH_IM2COL] = { .name = "im2col + GEMM", .fits = reference_fits, .scratch = reference_scratch,
                            .forward = reference_forward, .backward = reference_backward },
     [CONV_PATH_WINOGRAD] = { .name = "Winograd F(2x2,3x3)", .fp32_only = true, .fits = winograd_fits,
                              .kernels = CONV_KERNELS_OF(winograd_kernels), .scratch = winograd_scratch,
@@ -95,38 +90,20 @@ ConvPath conv_path_now(ConvPath picked, bool fp16_gemm)
 
 size_t conv_scratch(const ConvKernels *k, const ConvShape *s, ConvPath path, int max_batch)
 {
-    size_t need = row(path)->scratch(k, s, max_batch);
-    if (row(path)->fp32_only) need = DDL_MAX(need, reference_scratch(k, s, max_batch));
+    size_t need = row(path)->scratch(conv_path_kernels(k, path), s, max_batch);
+    if (row(path)->fp32_only) need = DDL_MAX(need, reference_scratch(NULL, s, max_batch));
     return need;
 }
 
 bool conv_adds_bias(ConvPath p) { return row(p)->adds_bias; }
 const char *conv_path_name(ConvPath p) { return row(p)->name; }
 
-void conv_forward(const ConvRun *r) { row(r->path)->forward(r); }
-void conv_backward(const ConvRun *r) { row(r->path)->backward(r); }
+void conv_forward(const ConvRun *r) { row(r->path)->forward(r, conv_path_kernels(r->k, r->path)); }
+void conv_backward(const ConvRun *r) { row(r->path)->backward(r, conv_path_kernels(r->k, r->path)); }
 
-void conv_summary(const int count[CONV_PATH_COUNT], int fused_acts, ConvAlgo algo, char *buf, size_t cap)
+bool conv_path_usable(const ConvPathRow *p, const ConvShape *s, const ConvKernels *k)
 {
-    int total = 0;
-    for (int p = 0; p < CONV_PATH_COUNT; p++) total += count[p];
-    size_t n = (size_t)snprintf(buf, cap, "%d convolutions:", total);
-    const char *sep = " ";
-    /* the reference last: "the rest" in a reader's eye */
-    static const ConvPath ORDER[] = { CONV_PATH_CUDNN,     CONV_PATH_WINOFUSED, CONV_PATH_WINOGRAD4,
-                                      CONV_PATH_WINOGRAD,  CONV_PATH_DIRECT,    CONV_PATH_POINTWISE,
-                                      CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL };
-    for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0] && n < cap; i++) {
-        if (!count[ORDER[i]]) continue;
-        bool all = count[ORDER[i]] == total;
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s%d %s", sep, all ? "all " : "", count[ORDER[i]],
-                              row(ORDER[i])->name);
-        sep = ", ";
-    }
-    if (n >= cap) return;
-    if (fused_acts)
-        snprintf(buf + n, cap - n, "; %d activations fused into batch norm or add (--conv %s)", fused_acts,
-                 conv_algo_name(algo));
-    else
-        snprintf(buf + n, cap - n, "; no fused activation (--conv %s)", conv_algo_name(algo));
+    return p->fits(s) && !conv_path_absent(p, k);
 }
+
+const char *conv_cudnn_version(const ConvKernels *k) { return cudnn_version(conv_path_kernels(k, CONV_PATH_CUDNN)); }

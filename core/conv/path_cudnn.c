@@ -21,6 +21,7 @@
 
 CONV_PATH_CODE(cudnn);
 const char *cudnn_absent(const void *kernels);
+const char *cudnn_version(const void *kernels);
 
 /* The CPU's table: why not (the CUDA twin's: conv_cudnn.cu). */
 const ConvCudnn cudnn_kernels_cpu = {
@@ -36,45 +37,41 @@ bool cudnn_fits(const ConvShape *s)
 
 const char *cudnn_absent(const void *kernels) { return ((const ConvCudnn *)kernels)->absent; }
 
-static const ConvCudnn *cudnn_on(const ConvKernels *k) { return conv_path_kernels(k, CONV_PATH_CUDNN); }
-
-const char *conv_cudnn_version(const ConvKernels *k)
+const char *cudnn_version(const void *kernels)
 {
-    const ConvCudnn *c = cudnn_on(k);
+    const ConvCudnn *c = kernels;
     return c && !c->absent ? c->version() : NULL;
 }
 
-static size_t workspace_bytes(const ConvKernels *k, const ConvShape *s, int max_batch)
+static size_t workspace_bytes(const ConvCudnn *c, const ConvShape *s, int max_batch)
 {
-    const ConvCudnn *c = cudnn_on(k);
     return c && !c->absent ? c->workspace(s, max_batch) : 0;
 }
 
 /* The workspace in floats, rounded up. */
-size_t cudnn_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t cudnn_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
-    return (workspace_bytes(k, s, max_batch) + sizeof(float) - 1) / sizeof(float);
+    return (workspace_bytes(kt, s, max_batch) + sizeof(float) - 1) / sizeof(float);
 }
 
-static const ConvCudnn *cudnn_of(const ConvRun *r)
+static const ConvCudnn *cudnn_of(const void *kt)
 {
-    const ConvCudnn *c = cudnn_on(r->k);
+    const ConvCudnn *c = kt;
     if (!c || c->absent) ddl_die("conv: the cuDNN path ran where cuDNN is absent (%s)", c ? c->absent : "no table");
     return c;
 }
-void cudnn_forward(const ConvRun *r)
+void cudnn_forward(const ConvRun *r, const void *kt)
 {
-    const ConvCudnn *c = cudnn_of(r);
-    c->forward(&r->s, r->batch, r->max_batch, r->x, r->w, r->y, r->scratch,
-               workspace_bytes(r->k, &r->s, r->max_batch));
+    const ConvCudnn *c = cudnn_of(kt);
+    c->forward(&r->s, r->batch, r->max_batch, r->x, r->w, r->y, r->scratch, workspace_bytes(c, &r->s, r->max_batch));
 }
 
 /* The weight gradient first, then the input gradient: both read the
  * workspace, one call at a time on the one stream. */
-void cudnn_backward(const ConvRun *r)
+void cudnn_backward(const ConvRun *r, const void *kt)
 {
-    const ConvCudnn *c = cudnn_of(r);
-    size_t ws = workspace_bytes(r->k, &r->s, r->max_batch);
+    const ConvCudnn *c = cudnn_of(kt);
+    size_t ws = workspace_bytes(c, &r->s, r->max_batch);
     c->backward_filter(&r->s, r->batch, r->max_batch, r->x, r->dy, r->dw, r->scratch, ws);
     if (r->dx) c->backward_data(&r->s, r->batch, r->max_batch, r->dy, r->w, r->dx, r->acc, r->scratch, ws);
 }

@@ -253,26 +253,24 @@ void depthwise_backward_cpu(const float *x, const float *dy, const float *w, flo
 const DepthwiseKernels depthwise_kernels_cpu = { .forward = depthwise_forward_cpu,
                                                  .backward = depthwise_backward_cpu };
 
-static const DepthwiseKernels *kernels(const ConvRun *r) { return conv_path_kernels(r->k, r->path); }
-
 bool depthwise_fits(const ConvShape *s) { return s->groups == s->cin && s->cout == s->cin; }
 
-size_t depthwise_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t depthwise_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
-    (void)k, (void)s, (void)max_batch;
+    (void)kt, (void)s, (void)max_batch;
     return 0;
 }
 
-void depthwise_forward(const ConvRun *r)
+void depthwise_forward(const ConvRun *r, const void *kt)
 {
     const ConvShape *s = &r->s;
-    kernels(r)->forward(r->x, r->w, r->bias, r->y, r->batch, s->cin, s->h, s->w, s->k, s->stride, s->pad, s->oh,
+    ((const DepthwiseKernels *)kt)->forward(r->x, r->w, r->bias, r->y, r->batch, s->cin, s->h, s->w, s->k, s->stride, s->pad, s->oh,
                         s->ow);
 }
 
-void depthwise_backward(const ConvRun *r)
+void depthwise_backward(const ConvRun *r, const void *kt)
 {
     const ConvShape *s = &r->s;
-    kernels(r)->backward(r->x, r->dy, r->w, r->dw, r->dx, r->batch, s->cin, s->h, s->w, s->k, s->stride, s->pad,
+    ((const DepthwiseKernels *)kt)->backward(r->x, r->dy, r->w, r->dw, r->dx, r->batch, s->cin, s->h, s->w, s->k, s->stride, s->pad,
                          s->oh, s->ow, r->acc);
 }

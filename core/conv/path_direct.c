@@ -79,15 +79,15 @@ static Chunk chunk_buffers(float *scratch, const Dims *d, int nb)
     return c;
 }
 
-size_t direct_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t direct_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     Dims d = dims(s);
     return filter_floats(&d) + chunk_floats(&d, chunk_images(&d, max_batch));
 }
 
-void direct_forward(const ConvRun *r)
+void direct_forward(const ConvRun *r, const void *kt)
 {
-    const DirectKernels *k = conv_path_kernels(r->k, r->path);
+    const DirectKernels *k = kt;
     Dims d = dims(&r->s);
     int n = r->batch, chunk = chunk_images(&d, r->max_batch), mode = d.s == 2 ? DIRECT_FWD_S2 : DIRECT_FWD;
     float *wp = r->scratch, *xq = chunk_buffers(r->scratch, &d, chunk).xq;
@@ -113,9 +113,9 @@ static void input_grad(const DirectKernels *k, const Dims *d, const float *wp, c
     k->unphase(c->dp, nb, d->C, d->H, d->W, dx, acc);
 }
 
-void direct_backward(const ConvRun *r)
+void direct_backward(const ConvRun *r, const void *kt)
 {
-    const DirectKernels *k = conv_path_kernels(r->k, r->path);
+    const DirectKernels *k = kt;
     Dims d = dims(&r->s);
     int n = r->batch, chunk = chunk_images(&d, r->max_batch);
     float *wp = r->scratch;

@@ -242,7 +242,7 @@ static size_t filter_floats(const Dims *d)
 /* The forward's packed filters or the input gradient's, whichever is
  * larger; with stride 2 the gathered x and input gradient of max_batch
  * images after them. */
-size_t pointwise_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t pointwise_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     Dims d = dims(s);
     return filter_floats(&d) + (d.s == 2 ? (size_t)2 * max_batch * d.C * d.P : 0);
@@ -258,18 +258,18 @@ static const float *input_of(const ConvRun *r, const PointwiseKernels *k, const 
     return xs;
 }
 
-void pointwise_forward(const ConvRun *r)
+void pointwise_forward(const ConvRun *r, const void *kt)
 {
-    const PointwiseKernels *k = conv_path_kernels(r->k, r->path);
+    const PointwiseKernels *k = kt;
     Dims d = dims(&r->s);
     const float *x = input_of(r, k, &d);
     k->filter(r->w, d.K, d.C, false, r->scratch);
     k->conv(x, r->scratch, r->batch, d.C, d.K, d.P, r->y, false);
 }
 
-void pointwise_backward(const ConvRun *r)
+void pointwise_backward(const ConvRun *r, const void *kt)
 {
-    const PointwiseKernels *k = conv_path_kernels(r->k, r->path);
+    const PointwiseKernels *k = kt;
     Dims d = dims(&r->s);
     k->filter_grad(input_of(r, k, &d), r->dy, r->batch, d.C, d.K, d.P, r->dw);
     if (!r->dx) return;

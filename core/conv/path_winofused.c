@@ -85,15 +85,15 @@ static Chunk chunk_buffers(float *scratch, const Dims *d, int nb)
     return c;
 }
 
-size_t winofused_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t winofused_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     Dims d = dims(s);
     return filter_floats(&d) + chunk_floats(&d, chunk_images(&d, max_batch));
 }
 
-void winofused_forward(const ConvRun *r)
+void winofused_forward(const ConvRun *r, const void *kt)
 {
-    const WinofusedKernels *k = conv_path_kernels(r->k, r->path);
+    const WinofusedKernels *k = kt;
     Dims d = dims(&r->s);
     int n = r->batch, chunk = chunk_images(&d, r->max_batch);
     float *wt = r->scratch;
@@ -107,9 +107,9 @@ void winofused_forward(const ConvRun *r)
     }
 }
 
-void winofused_backward(const ConvRun *r)
+void winofused_backward(const ConvRun *r, const void *kt)
 {
-    const WinofusedKernels *k = conv_path_kernels(r->k, r->path);
+    const WinofusedKernels *k = kt;
     Dims d = dims(&r->s);
     int n = r->batch, chunk = chunk_images(&d, r->max_batch);
     float *wt = r->scratch;

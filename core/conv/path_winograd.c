@@ -44,9 +44,9 @@
 #include "winograd_kernels.h"
 
 CONV_PATH_CODE(winograd);
-size_t winograd4_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void winograd4_forward(const ConvRun *r);
-void winograd4_backward(const ConvRun *r);
+size_t winograd4_scratch(const void *kt, const ConvShape *s, int max_batch);
+void winograd4_forward(const ConvRun *r, const void *kt);
+void winograd4_backward(const ConvRun *r, const void *kt);
 
 /* The CPU's tables (their CUDA twins: winograd.cu, winograd4.cu); both
  * sizes take F(2x2)'s weight gradient. */
@@ -77,10 +77,7 @@ typedef struct WinoOps {
 typedef enum WinoSize { WINO_F2, WINO_F4 } WinoSize;
 static const int SIDE[2] = { 2, 4 }, POS[2] = { 16, 36 };
 
-static WinoOps wino_ops(const ConvRun *r, WinoSize size)
-{
-    return (WinoOps){ SIDE[size], POS[size], conv_path_kernels(r->k, r->path) };
-}
+static WinoOps wino_ops(const void *kt, WinoSize size) { return (WinoOps){ SIDE[size], POS[size], kt }; }
 
 /* 3x3, stride 1, padding 1, ungrouped. */
 bool winograd_fits(const ConvShape *s) { return s->k == 3 && s->stride == 1 && s->pad == 1 && s->groups == 1; }
@@ -110,14 +107,14 @@ static size_t size_of(const ConvShape *s, int max_batch, WinoSize size)
     return scratch_floats(pos, s->cin, s->cout, T, chunk_images(pos, s->cin, s->cout, T, max_batch));
 }
 
-size_t winograd_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t winograd_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     return size_of(s, max_batch, WINO_F2);
 }
 
 /* F(4x4) for the forward pass and input gradient, F(2x2) for the weight
  * gradient: the larger of the two. */
-size_t winograd4_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t winograd4_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     return DDL_MAX(size_of(s, max_batch, WINO_F4), size_of(s, max_batch, WINO_F2));
 }
@@ -144,21 +141,21 @@ static void winograd_conv(const ConvRun *r, const WinoOps *op, const float *x, b
     }
 }
 
-static void forward_with(const ConvRun *r, WinoSize size)
+static void forward_with(const ConvRun *r, const void *kt, WinoSize size)
 {
-    WinoOps op = wino_ops(r, size);
+    WinoOps op = wino_ops(kt, size);
     winograd_conv(r, &op, r->x, false, r->s.cin, r->s.cout, r->y, false);
 }
 
-void winograd_forward(const ConvRun *r) { forward_with(r, WINO_F2); }
-void winograd4_forward(const ConvRun *r) { forward_with(r, WINO_F4); }
+void winograd_forward(const ConvRun *r, const void *kt) { forward_with(r, kt, WINO_F2); }
+void winograd4_forward(const ConvRun *r, const void *kt) { forward_with(r, kt, WINO_F4); }
 
 /* dw += the weight gradient (winograd_grad.c): per chunk, the input's and
  * dy's transforms, then 16 GEMMs du[e] (+)= dm[e] v[e]^T summing over the
  * chunk's tiles (the first chunk overwrites du); G^T du G at the end. */
-static void winograd_dw(const ConvRun *r)
+static void winograd_dw(const ConvRun *r, const void *kt)
 {
-    const WinogradKernels *k = conv_path_kernels(r->k, r->path);
+    const WinogradKernels *k = kt;
     int C = r->s.cin, K = r->s.cout, H = r->s.h, W = r->s.w, n = r->batch, T = tiles(H, W, 2);
     int chunk = chunk_images(POS[WINO_F2], C, K, T, r->max_batch);
     float *du = r->scratch, *v = du + (size_t)16 * K * C;
@@ -176,13 +173,13 @@ static void winograd_dw(const ConvRun *r)
 }
 
 /* One after the other: they share the scratch. */
-static void backward_with(const ConvRun *r, WinoSize size)
+static void backward_with(const ConvRun *r, const void *kt, WinoSize size)
 {
-    winograd_dw(r);
+    winograd_dw(r, kt);
     if (!r->dx) return;
-    WinoOps op = wino_ops(r, size);
+    WinoOps op = wino_ops(kt, size);
     winograd_conv(r, &op, r->dy, true, r->s.cout, r->s.cin, r->dx, r->acc);
 }
 
-void winograd_backward(const ConvRun *r) { backward_with(r, WINO_F2); }
-void winograd4_backward(const ConvRun *r) { backward_with(r, WINO_F4); }
+void winograd_backward(const ConvRun *r, const void *kt) { backward_with(r, kt, WINO_F2); }
+void winograd4_backward(const ConvRun *r, const void *kt) { backward_with(r, kt, WINO_F4); }

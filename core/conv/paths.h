@@ -7,10 +7,12 @@
  * that device), which the path reaches through conv_path_kernels; where
  * a device's table cannot run it, why (absent: NULL where it can; no
  * absent: every device with a table); the scratch floats it needs for
- * max_batch images on k (scratch); forward, which writes r->y (without
- * the bias unless adds_bias); backward, which adds the weight gradient
- * (no bias) to r->dw and, when r->dx is not NULL, writes (r->acc: adds)
- * the input gradient. */
+ * max_batch images (scratch); forward, which writes r->y (without the
+ * bias unless adds_bias); backward, which adds the weight gradient (no
+ * bias) to r->dw and, when r->dx is not NULL, writes (r->acc: adds) the
+ * input gradient. conv.c hands each its kernel table on the run's device
+ * (kt; NULL for a row without one), so the layer code calls nothing of
+ * conv.c's. */
 #ifndef DDL_CONV_PATHS_H
 #define DDL_CONV_PATHS_H
 
@@ -23,9 +25,9 @@ typedef struct ConvPathRow {
     bool (*fits)(const ConvShape *s);
     const void *kernels[CONV_DEVICES];
     const char *(*absent)(const void *kernels);
-    size_t (*scratch)(const ConvKernels *k, const ConvShape *s, int max_batch);
-    void (*forward)(const ConvRun *r);
-    void (*backward)(const ConvRun *r);
+    size_t (*scratch)(const void *kt, const ConvShape *s, int max_batch);
+    void (*forward)(const ConvRun *r, const void *kt);
+    void (*backward)(const ConvRun *r, const void *kt);
 } ConvPathRow;
 
 /* The table, indexed by ConvPath. */
@@ -50,24 +52,19 @@ extern const ConvPathRow CONV_PATHS[CONV_PATH_COUNT];
 /* A path's layer code: p_fits, p_scratch, p_forward, p_backward. */
 #define CONV_PATH_CODE(p)                                                                                       \
     bool p##_fits(const ConvShape *s);                                                                          \
-    size_t p##_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);                                \
-    void p##_forward(const ConvRun *r);                                                                         \
-    void p##_backward(const ConvRun *r)
+    size_t p##_scratch(const void *kt, const ConvShape *s, int max_batch);                                      \
+    void p##_forward(const ConvRun *r, const void *kt);                                                         \
+    void p##_backward(const ConvRun *r, const void *kt)
 
 /* The reference, im2col + GEMM (reference.c): every path's fallback. */
-size_t reference_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void reference_forward(const ConvRun *r);
-void reference_backward(const ConvRun *r);
+CONV_PATH_CODE(reference);
 
 /* Why path p cannot run on the device whose kernels are k, or NULL. */
 const char *conv_path_absent(const ConvPathRow *p, const ConvKernels *k);
 
 /* Whether path p can run a layer of shape s on the device whose kernels
  * are k. */
-static inline bool conv_path_usable(const ConvPathRow *p, const ConvShape *s, const ConvKernels *k)
-{
-    return p->fits(s) && !conv_path_absent(p, k);
-}
+bool conv_path_usable(const ConvPathRow *p, const ConvShape *s, const ConvKernels *k);
 
 /* Images per chunk of a path that keeps per-image buffers of
  * per_image floats in the scratch (the direct and fused Winograd paths):

@@ -223,3 +223,29 @@ int conv_algo_check(ConvAlgo algo, const ConvKernels *k, char *why, size_t cap)
     }
     return -1;
 }
+
+/* For outputs (conv.h): how the convolutions ran, under which --conv. */
+void conv_summary(const int count[CONV_PATH_COUNT], int fused_acts, ConvAlgo algo, char *buf, size_t cap)
+{
+    int total = 0;
+    for (int p = 0; p < CONV_PATH_COUNT; p++) total += count[p];
+    size_t n = (size_t)snprintf(buf, cap, "%d convolutions:", total);
+    const char *sep = " ";
+    /* the reference last: "the rest" in a reader's eye */
+    static const ConvPath ORDER[] = { CONV_PATH_CUDNN,     CONV_PATH_WINOFUSED, CONV_PATH_WINOGRAD4,
+                                      CONV_PATH_WINOGRAD,  CONV_PATH_DIRECT,    CONV_PATH_POINTWISE,
+                                      CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL };
+    for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0] && n < cap; i++) {
+        if (!count[ORDER[i]]) continue;
+        bool all = count[ORDER[i]] == total;
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s%d %s", sep, all ? "all " : "", count[ORDER[i]],
+                              conv_path_name(ORDER[i]));
+        sep = ", ";
+    }
+    if (n >= cap) return;
+    if (fused_acts)
+        snprintf(buf + n, cap - n, "; %d activations fused into batch norm or add (--conv %s)", fused_acts,
+                 conv_algo_name(algo));
+    else
+        snprintf(buf + n, cap - n, "; no fused activation (--conv %s)", conv_algo_name(algo));
+}
