@@ -4,9 +4,9 @@
  *
  * A path's own kernels are not here: each path's row (conv.c) holds its
  * kernel table for every device (the CPU's, defined beside its CPU
- * kernels, and its CUDA twin's, defined in its .cu file), and a path
- * reaches its table through conv_path_kernels (conv.h), by the device
- * named here. So a new path adds no entry to this table.
+ * kernels, and its CUDA twin's, defined in its .cu file), and conv.c
+ * hands the path the one of the device named here. So a new path adds
+ * no entry to this table.
  *
  * The CPU's table is conv_kernels_cpu (kernels_cpu.c); the CUDA one is in
  * core/cuda/backend_cuda.cu, built once by nvcc and once by the host
