@@ -267,11 +267,12 @@ $(BUILD)/%.cu.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
-# The two objects that change with cuDNN (its calls, the table that points
-# at them) are rebuilt when the build's cuDNN changes (CUDNN=0, CUDNN_HOME).
+# The object that changes with cuDNN (its calls and the cuDNN path's CUDA
+# kernel table, or the table that says why there is none) is rebuilt when
+# the build's cuDNN changes (CUDNN=0, CUDNN_HOME).
 $(BUILD)/cudnn-stamp: FORCE
 	$(call stamp,$(CUDNN_LIB))
-$(BUILD)/core/cuda/conv_cudnn.cu.o $(BUILD)/core/cuda/backend_cuda.cu.o: $(BUILD)/cudnn-stamp
+$(BUILD)/core/cuda/conv_cudnn.cu.o: $(BUILD)/cudnn-stamp
 
 $(BUILD)/emu/%.cu.o: %.cu
 	@mkdir -p $(@D)

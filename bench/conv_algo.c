@@ -17,7 +17,7 @@
  * pointwise kernels (path_pointwise.c). --stride 2: 3x3 stride-2 layers
  * (resnet18's three, at widths 1, 0.5 and 0.25, without shapes given; HW
  * is the input's side), im2col against the direct kernels on the input's
- * phases (conv_direct_layout.h). The same numbers, one row per shape and
+ * phases (direct_kernels.h). The same numbers, one row per shape and
  * path, go with their provenance to --out (default results/bench) as
  * conv_algo-<kind>.csv and .json (kind: 3x3, 1x1 or 3x3s2). */
 #include <mpi.h>

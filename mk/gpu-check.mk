@@ -130,10 +130,10 @@ $(GC_BUILD)/%.cu.o: %.cu | gpu-check-tools
 	@mkdir -p $(@D)
 	$(NVCC) $(GC_NVFLAGS) -c $< -o $@
 
-# As in the main tree: the objects that change with cuDNN follow it.
+# As in the main tree: the object that changes with cuDNN follows it.
 $(GC_BUILD)/cudnn-stamp: FORCE
 	$(call stamp,$(CUDNN_LIB))
-$(GC_BUILD)/core/cuda/conv_cudnn.cu.o $(GC_BUILD)/core/cuda/backend_cuda.cu.o: $(GC_BUILD)/cudnn-stamp
+$(GC_BUILD)/core/cuda/conv_cudnn.cu.o: $(GC_BUILD)/cudnn-stamp
 
 $(GC_BUILD)/emu/%.cu.o: %.cu $(GC_STAMP) | gpu-check-tools
 	@mkdir -p $(@D)

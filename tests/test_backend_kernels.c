@@ -20,7 +20,6 @@
  * DeviceBatch: batches put, got and read back equal what was written; on
  * a host-memory backend get() hands over the very buffers (no copy). */
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +27,13 @@
 #include "backend/device_batch.h"
 #include "backend/registry.h"
 #include "util/common.h"
-#include "conv/conv_direct_layout.h"
-#include "conv/winofused_layout.h"
-#include "conv/conv_pointwise_layout.h"
+#include "conv/conv.h"
+#include "conv/depthwise_kernels.h"
+#include "conv/direct_kernels.h"
 #include "conv/kernels_cpu.h"
+#include "conv/pointwise_kernels.h"
+#include "conv/winofused_kernels.h"
+#include "conv/winograd_kernels.h"
 #include "cpu/kernels.h"
 #include "util/half.h"
 #include "harness.h"
@@ -133,14 +135,6 @@ static void check_same(const char *be, const char *what, const float *got, const
     if (!t_check(bad == 0, "%s %s: bit-exact vs cpu", be, what)) printf("# %zu of %zu differ\n", bad, n);
 }
 
-/* Device buffer d (n floats) downloaded and checked bit-exact against want. */
-static void check_device(const Backend *be, const char *what, const float *d, const float *want, size_t n)
-{
-    float *got = down(be, d, n);
-    check_same(be->name, what, got, want, n);
-    ddl_free(got);
-}
-
 /* Bit-exact, except that a NaN matches any NaN: arithmetic on a NaN gives
  * a NaN whose payload IEEE 754 leaves open (x86 keeps the operand's, an
  * NVIDIA GPU returns its canonical 0x7fffffff; seen on an H200). */
@@ -151,6 +145,20 @@ static void check_same_nan(const char *be, const char *what, const float *got, c
         bad += memcmp(&got[i], &want[i], sizeof(float)) != 0 && !(isnan(got[i]) && isnan(want[i]));
     if (!t_check(bad == 0, "%s %s: bit-exact vs cpu (NaN: any NaN)", be, what)) printf("# %zu of %zu differ\n", bad, n);
 }
+
+/* A path's kernel table on be's device (its row's, conv.c). */
+static const void *table(const Backend *be, ConvPath p)
+{
+    const void *t = conv_path_kernels(be->conv, p);
+    if (!t) ddl_die("%s has no kernels of path %s", be->name, conv_path_name(p));
+    return t;
+}
+static const DepthwiseKernels *DW(const Backend *be) { return table(be, CONV_PATH_DEPTHWISE); }
+static const WinogradKernels *W2(const Backend *be) { return table(be, CONV_PATH_WINOGRAD); }
+static const WinogradKernels *W4(const Backend *be) { return table(be, CONV_PATH_WINOGRAD4); }
+static const DirectKernels *DIR(const Backend *be) { return table(be, CONV_PATH_DIRECT); }
+static const PointwiseKernels *PW(const Backend *be) { return table(be, CONV_PATH_POINTWISE); }
+static const WinofusedKernels *WF(const Backend *be) { return table(be, CONV_PATH_WINOFUSED); }
 
 typedef struct DwCase { int n, C, H, W, k, stride, pad; bool bias; } DwCase;
 
@@ -167,7 +175,7 @@ static void depthwise_case(const Backend *be, const DwCase *c)
     /* forward */
     float *y = ddl_alloc(4 * ny), *yd = poisoned(be, ny);
     depthwise_forward_cpu(x, w, c->bias ? b : NULL, y, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW);
-    be->conv->depthwise_forward(xd, wd, c->bias ? bd : NULL, yd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW);
+    DW(be)->forward(xd, wd, c->bias ? bd : NULL, yd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW);
     float *yh = down(be, yd, ny);
     char name[200];
     snprintf(name, sizeof name, "%s forward", what);
@@ -179,7 +187,7 @@ static void depthwise_case(const Backend *be, const DwCase *c)
         memcpy(dx, dx0, 4 * nx);
         float *dwd = up(be, dw0, 4 * nw), *dxd = acc ? up(be, dx0, 4 * nx) : poisoned(be, nx);
         depthwise_backward_cpu(x, dy, w, dw, dx, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, acc);
-        be->conv->depthwise_backward(xd, dyd, wd, dwd, dxd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, acc);
+        DW(be)->backward(xd, dyd, wd, dwd, dxd, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, acc);
         float *dwh = down(be, dwd, nw), *dxh = down(be, dxd, nx);
         snprintf(name, sizeof name, "%s input gradient (acc %d)", what, acc);
         check_same(be->name, name, dxh, dx, nx);
@@ -196,7 +204,7 @@ static void depthwise_case(const Backend *be, const DwCase *c)
     float *dw = ddl_alloc(4 * nw), *dwd = up(be, dw0, 4 * nw);
     memcpy(dw, dw0, 4 * nw);
     depthwise_backward_cpu(x, dy, w, dw, NULL, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, false);
-    be->conv->depthwise_backward(xd, dyd, wd, dwd, NULL, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, false);
+    DW(be)->backward(xd, dyd, wd, dwd, NULL, c->n, c->C, c->H, c->W, c->k, c->stride, c->pad, OH, OW, false);
     float *dwh = down(be, dwd, nw);
     t_check(t_rel_err(dwh, dw, nw, REL_FLOOR) <= TOL_RED, "%s %s weight gradient alone (dx NULL)", be->name, what);
     ddl_free(dw);
@@ -243,91 +251,92 @@ static void backend_layout(const Backend *be)
     be->release(yd);
 }
 
-/* One Winograd tile size: its name, its tile (outputs per side) and its
- * three transforms, the CPU's and where the kernel table keeps its own. */
-typedef void (*WinoIn)(const float *x, int nb, int C, int H, int W, float *v);
-typedef void (*WinoFilter)(const float *w, int K, int C, bool flip, float *u);
-typedef void (*WinoOut)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
-typedef struct Wino {
-    const char *name;
-    int tile;
-    WinoIn input_cpu;
-    WinoFilter filter_cpu;
-    WinoOut output_cpu;
-    size_t input, filter, output; /* offsetof(ConvKernels, ...) */
-} Wino;
-
-static const Wino WINO[] = {
-    { "winograd", 2, winograd_input_cpu, winograd_filter_cpu, winograd_output_cpu,
-      offsetof(ConvKernels, winograd_input), offsetof(ConvKernels, winograd_filter),
-      offsetof(ConvKernels, winograd_output) },
-    /* bit-exact too (winograd4.c: every product exact or a sum's last step) */
-    { "winograd4", 4, winograd4_input_cpu, winograd4_filter_cpu, winograd4_output_cpu,
-      offsetof(ConvKernels, winograd4_input), offsetof(ConvKernels, winograd4_filter),
-      offsetof(ConvKernels, winograd4_output) },
-};
-
-#define WINO_FN(be, type, at) (*(const type *)((const char *)(be)->conv + (at)))
-
-/* One tile size's transforms through the table (wired to the right
- * kernels, flip and acc passed on), on x (device xd) and w (device wd). */
-static void backend_wino_transforms(const Backend *be, const Wino *f, int nb, int C, int K, int H, int W,
-                                    const float *x, const float *w, const float *xd, const float *wd)
+/* F(4x4)'s transforms through the table, on backend_winograd's x and w:
+ * bit-exact too (winograd4.c: every product exact or a sum's last step). */
+static void backend_winograd4(const Backend *be, int nb, int C, int K, int H, int W, const float *x, const float *w,
+                              const float *xd, const float *wd)
 {
-    int a = (f->tile + 2) * (f->tile + 2);
-    size_t T = (size_t)((H + f->tile - 1) / f->tile) * ((W + f->tile - 1) / f->tile);
-    size_t nv = (size_t)a * C * T * nb, nu = (size_t)a * K * C, nm = (size_t)a * K * T * nb;
-    size_t ny = (size_t)nb * K * H * W;
+    size_t T = (size_t)((H + 3) / 4) * ((W + 3) / 4), nv = 36 * (size_t)C * T * nb, nu = 36 * (size_t)K * C;
+    size_t nm = 36 * (size_t)K * T * nb, ny = (size_t)nb * K * H * W;
     float *m = rand_floats(nm, -1, 1), *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny));
-    float *md = up(be, m, 4 * nm), *vd = poisoned(be, nv);
-    char what[64];
-    f->input_cpu(x, nb, C, H, W, want);
-    WINO_FN(be, WinoIn, f->input)(xd, nb, C, H, W, vd);
-    snprintf(what, sizeof what, "%s_input", f->name);
-    check_device(be, what, vd, want, nv);
+    float *md = up(be, m, 4 * nm), *vd = poisoned(be, nv), *ud = poisoned(be, nu);
+    winograd4_input_cpu(x, nb, C, H, W, want);
+    W4(be)->input(xd, nb, C, H, W, vd);
+    float *got = down(be, vd, nv);
+    check_same(be->name, "winograd4_input", got, want, nv);
+    ddl_free(got);
     for (int flip = 0; flip < 2; flip++) {
-        f->filter_cpu(w, K, C, flip, want);
+        winograd4_filter_cpu(w, K, C, flip, want);
+        W4(be)->filter(wd, K, C, flip, ud);
+        got = down(be, ud, nu);
+        check_same(be->name, flip ? "winograd4_filter flip" : "winograd4_filter", got, want, nu);
+        ddl_free(got);
+    }
+    for (int acc = 0; acc < 2; acc++) {
+        memcpy(want, y0, sizeof(float) * ny);
+        winograd4_output_cpu(m, nb, K, H, W, want, acc);
+        float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
+        W4(be)->output(md, nb, K, H, W, yd, acc);
+        got = down(be, yd, ny);
+        check_same(be->name, acc ? "winograd4_output acc" : "winograd4_output", got, want, ny);
+        ddl_free(got);
+        be->release(yd);
+    }
+    ddl_free(m), ddl_free(y0), ddl_free(want);
+    be->release(md), be->release(vd), be->release(ud);
+}
+
+/* The Winograd transforms through the table (wired to the right kernels,
+ * flip and acc passed on): bit-exact, as they only add, subtract and
+ * halve, each in the CPU's order. */
+static void backend_winograd(const Backend *be)
+{
+    int nb = 2, C = 3, K = 4, H = 7, W = 5; /* odd both ways: the tiles that hang over the edge */
+    size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), nx = (size_t)nb * C * H * W, nv = 16 * C * T * nb;
+    size_t nu = 16 * (size_t)K * C, nm = 16 * K * T * nb, ny = (size_t)nb * K * H * W;
+    float *x = rand_floats(nx, -1, 1), *w = rand_floats((size_t)K * C * 9, -1, 1), *m = rand_floats(nm, -1, 1);
+    float *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny + nm));
+    float *xd = up(be, x, 4 * nx), *wd = up(be, w, 4 * (size_t)K * C * 9), *md = up(be, m, 4 * nm);
+    winograd_input_cpu(x, nb, C, H, W, want);
+    float *vd = poisoned(be, nv);
+    W2(be)->input(xd, nb, C, H, W, vd);
+    float *got = down(be, vd, nv);
+    check_same(be->name, "winograd_input", got, want, nv);
+    ddl_free(got);
+    for (int flip = 0; flip < 2; flip++) {
+        winograd_filter_cpu(w, K, C, flip, want);
         float *ud = poisoned(be, nu);
-        WINO_FN(be, WinoFilter, f->filter)(wd, K, C, flip, ud);
-        snprintf(what, sizeof what, "%s_filter%s", f->name, flip ? " flip" : "");
-        check_device(be, what, ud, want, nu);
+        W2(be)->filter(wd, K, C, flip, ud);
+        got = down(be, ud, nu);
+        check_same(be->name, flip ? "winograd_filter flip" : "winograd_filter", got, want, nu);
+        ddl_free(got);
         be->release(ud);
     }
     for (int acc = 0; acc < 2; acc++) {
         memcpy(want, y0, sizeof(float) * ny);
-        f->output_cpu(m, nb, K, H, W, want, acc);
+        winograd_output_cpu(m, nb, K, H, W, want, acc);
         float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
-        WINO_FN(be, WinoOut, f->output)(md, nb, K, H, W, yd, acc);
-        snprintf(what, sizeof what, "%s_output%s", f->name, acc ? " acc" : "");
-        check_device(be, what, yd, want, ny);
+        W2(be)->output(md, nb, K, H, W, yd, acc);
+        got = down(be, yd, ny);
+        check_same(be->name, acc ? "winograd_output acc" : "winograd_output", got, want, ny);
+        ddl_free(got);
         be->release(yd);
     }
-    ddl_free(m), ddl_free(y0), ddl_free(want);
-    be->release(md), be->release(vd);
-}
-
-/* The Winograd transforms through the table: bit-exact, as they only add,
- * subtract and halve, each in the CPU's order; then F(2x2)'s gradients. */
-static void backend_winograd(const Backend *be)
-{
-    int nb = 2, C = 3, K = 4, H = 7, W = 5; /* odd both ways: the tiles that hang over the edge */
-    size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), nx = (size_t)nb * C * H * W;
-    size_t nm = 16 * K * T * nb, ny = (size_t)nb * K * H * W;
-    float *x = rand_floats(nx, -1, 1), *w = rand_floats((size_t)K * C * 9, -1, 1), *m = rand_floats(nm, -1, 1);
-    float *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (ny + nm + (size_t)K * C * 9));
-    float *xd = up(be, x, 4 * nx), *wd = up(be, w, 4 * (size_t)K * C * 9), *md = up(be, m, 4 * nm);
-    for (size_t i = 0; i < sizeof WINO / sizeof WINO[0]; i++) /* before wd takes the weight gradient */
-        backend_wino_transforms(be, &WINO[i], nb, C, K, H, W, x, w, xd, wd);
+    backend_winograd4(be, nb, C, K, H, W, x, w, xd, wd); /* before wd takes the weight gradient */
     float *yd = up(be, y0, 4 * ny), *dmd = poisoned(be, nm); /* y0 as dy, m as du */
     winograd_output_grad_cpu(y0, nb, K, H, W, want);
-    be->conv->winograd_output_grad(yd, nb, K, H, W, dmd);
-    check_device(be, "winograd_output_grad", dmd, want, nm);
+    W2(be)->output_grad(yd, nb, K, H, W, dmd);
+    got = down(be, dmd, nm);
+    check_same(be->name, "winograd_output_grad", got, want, nm);
+    ddl_free(got);
     memcpy(want, w, sizeof(float) * K * C * 9);
     winograd_filter_grad_cpu(m, K, C, want);
-    be->conv->winograd_filter_grad(md, K, C, wd);
-    check_device(be, "winograd_filter_grad", wd, want, (size_t)K * C * 9);
+    W2(be)->filter_grad(md, K, C, wd);
+    got = down(be, wd, (size_t)K * C * 9);
+    check_same(be->name, "winograd_filter_grad", got, want, (size_t)K * C * 9);
+    ddl_free(got);
     ddl_free(x), ddl_free(w), ddl_free(m), ddl_free(y0), ddl_free(want);
-    be->release(xd), be->release(wd), be->release(md), be->release(yd), be->release(dmd);
+    be->release(xd), be->release(wd), be->release(md), be->release(vd), be->release(yd), be->release(dmd);
 }
 
 /* The direct 3x3 convolution through the table: padding and packing
@@ -338,7 +347,7 @@ static void backend_winograd(const Backend *be)
  * gradient, a sum over positions in another order, within TOL_RED.
  * K = 11 is not a multiple of the packing's 8, and the plane is odd; a
  * plane up to 16 wide interleaves the images' rows, a wider one does not
- * (conv_direct_layout.h), so both are run; planes 32, 16 and 8 wide take
+ * (direct_kernels.h), so both are run; planes 32, 16 and 8 wide take
  * the CPU's row-exact blocks, which must give the same bits. Stride 2
  * runs on the input's 4 phases with other tap tables: H x W is the input,
  * the kernels see the output's plane. */
@@ -361,7 +370,7 @@ static void direct_conv_case(const DirectCase *d, const float *w, const float *w
     float *wp = ddl_alloc(4 * nf), *wpd = poisoned(be, nf), *want = ddl_alloc(4 * nout);
     float *start = rand_floats(nout, -1, 1);
     direct_filter_cpu(w, d->K, d->C, mode, wp);
-    be->conv->direct_filter(wd, d->K, d->C, mode, wpd);
+    DIR(be)->filter(wd, d->K, d->C, mode, wpd);
     float *got = down(be, wpd, nf);
     snprintf(what, sizeof what, "direct_filter %s (stride %d)", what_mode, d->s);
     check_same(be->name, what, got, wp, nf / 9 * (size_t)direct_taps(mode).n);
@@ -370,7 +379,7 @@ static void direct_conv_case(const DirectCase *d, const float *w, const float *w
         memcpy(want, start, sizeof(float) * nout);
         direct_conv_cpu(in, wp, d->nb, ins, outs, d->Ho, d->Wo, mode, want, acc);
         float *outd = acc ? up(be, start, 4 * nout) : poisoned(be, nout);
-        be->conv->direct_conv(ind, wpd, d->nb, ins, outs, d->Ho, d->Wo, mode, outd, acc);
+        DIR(be)->conv(ind, wpd, d->nb, ins, outs, d->Ho, d->Wo, mode, outd, acc);
         got = down(be, outd, nout);
         snprintf(what, sizeof what, "direct_conv %dx%d stride %d %s%s", d->H, d->W, d->s, what_mode, acc ? " acc" : "");
         check_same(be->name, what, got, want, nout);
@@ -392,7 +401,7 @@ static void direct_all_phases_case(const DirectCase *d, const float *w, const fl
     float *wp = ddl_alloc(4 * 4 * per), *wpd = poisoned(be, 4 * per);
     float *one = ddl_alloc(4 * 4 * phase), *all = ddl_alloc(4 * 4 * phase), *wp1 = ddl_alloc(4 * per);
     direct_filter_cpu(w, d->K, d->C, DIRECT_DX_S2_ALL, wp);
-    be->conv->direct_filter(wd, d->K, d->C, DIRECT_DX_S2_ALL, wpd);
+    DIR(be)->filter(wd, d->K, d->C, DIRECT_DX_S2_ALL, wpd);
     for (int p = 0; p < 4; p++) {
         direct_filter_cpu(w, d->K, d->C, DIRECT_DX_S2 + p, wp1);
         direct_conv_cpu(dyq, wp1, d->nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2 + p, one + p * phase, false);
@@ -402,7 +411,7 @@ static void direct_all_phases_case(const DirectCase *d, const float *w, const fl
     snprintf(what, sizeof what, "direct_conv %dx%d all 4 phases in one pass = one by one (cpu)", d->H, d->W);
     check_same("cpu", what, all, one, 4 * phase);
     float *alld = poisoned(be, 4 * phase);
-    be->conv->direct_conv(dyqd, wpd, d->nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, alld, false);
+    DIR(be)->conv(dyqd, wpd, d->nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, alld, false);
     float *got = down(be, alld, 4 * phase);
     snprintf(what, sizeof what, "direct_conv %dx%d all 4 phases in one pass", d->H, d->W);
     check_same(be->name, what, got, all, 4 * phase);
@@ -422,7 +431,7 @@ static void direct_unphase_case(const DirectCase *d)
         memcpy(want, start, sizeof(float) * nx);
         direct_unphase_cpu(dp, d->nb, d->C, d->H, d->W, want, acc);
         float *dxd = acc ? up(be, start, 4 * nx) : poisoned(be, nx);
-        be->conv->direct_unphase(dpd, d->nb, d->C, d->H, d->W, dxd, acc);
+        DIR(be)->unphase(dpd, d->nb, d->C, d->H, d->W, dxd, acc);
         float *got = down(be, dxd, nx);
         char what[80];
         snprintf(what, sizeof what, "direct_unphase %dx%d%s", d->H, d->W, acc ? " acc" : "");
@@ -446,8 +455,8 @@ static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W
     float *xqd = poisoned(be, nxq), *dyqd = poisoned(be, nyq);
     direct_pad_cpu(x, nb, C, H, W, s, xq);
     direct_pad_cpu(dy, nb, K, d.Ho, d.Wo, 1, dyq);
-    be->conv->direct_pad(xd, nb, C, H, W, s, xqd);
-    be->conv->direct_pad(dyd, nb, K, d.Ho, d.Wo, 1, dyqd);
+    DIR(be)->pad(xd, nb, C, H, W, s, xqd);
+    DIR(be)->pad(dyd, nb, K, d.Ho, d.Wo, 1, dyqd);
     float *got = down(be, xqd, nxq);
     snprintf(what, sizeof what, "direct_pad %dx%d stride %d (with the slack)", H, W, s);
     check_same(be->name, what, got, xq, nxq);
@@ -465,7 +474,7 @@ static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W
     memcpy(want, dw0, sizeof(float) * nw);
     direct_filter_grad_cpu(xq, dyq, nb, C, K, d.Ho, d.Wo, s, want);
     float *dwd = up(be, dw0, 4 * nw);
-    be->conv->direct_filter_grad(xqd, dyqd, nb, C, K, d.Ho, d.Wo, s, dwd);
+    DIR(be)->filter_grad(xqd, dyqd, nb, C, K, d.Ho, d.Wo, s, dwd);
     got = down(be, dwd, nw);
     double e = t_rel_err(got, want, nw, REL_FLOOR);
     if (!t_check(e <= TOL_RED, "%s direct_filter_grad %dx%d stride %d (accumulates) within %.0e of cpu", be->name, H,
@@ -509,7 +518,7 @@ static void backend_pointwise_s2(const Backend *be)
             t_check(ok, "cpu pointwise_subsample and pointwise_upsample (and acc) %dx%d: even rows and columns", H, W);
         } else {
             float *xd = up(be, x, 4 * nx), *xsd = poisoned(be, ns);
-            be->conv->pointwise_subsample(xd, nb, C, H, W, xsd);
+            PW(be)->subsample(xd, nb, C, H, W, xsd);
             float *got = down(be, xsd, ns);
             char what[80];
             snprintf(what, sizeof what, "pointwise_subsample %dx%d", H, W);
@@ -519,7 +528,7 @@ static void backend_pointwise_s2(const Backend *be)
                 memcpy(dx, start, sizeof(float) * nx);
                 pointwise_upsample_cpu(xs, nb, C, H, W, dx, acc);
                 float *dxd = acc ? up(be, start, 4 * nx) : poisoned(be, nx);
-                be->conv->pointwise_upsample(xsd, nb, C, H, W, dxd, acc);
+                PW(be)->upsample(xsd, nb, C, H, W, dxd, acc);
                 got = down(be, dxd, nx);
                 snprintf(what, sizeof what, "pointwise_upsample %dx%d%s", H, W, acc ? " acc" : "");
                 check_same(be->name, what, got, dx, nx);
@@ -552,14 +561,16 @@ static void backend_pointwise(const Backend *be)
         int outs = tr ? C : K, ins = tr ? K : C;
         size_t nout = tr ? nx : ny, nf = pointwise_filter_floats(outs, ins);
         pointwise_filter_cpu(w, K, C, tr, wp);
-        be->conv->pointwise_filter(wd, K, C, tr, wpd);
-        check_device(be, tr ? "pointwise_filter transposed" : "pointwise_filter", wpd, wp, nf);
+        PW(be)->filter(wd, K, C, tr, wpd);
+        got = down(be, wpd, nf);
+        check_same(be->name, tr ? "pointwise_filter transposed" : "pointwise_filter", got, wp, nf);
+        ddl_free(got);
         const float *in = tr ? dy : x, *ind = tr ? dyd : xd, *start = tr ? dx0 : y0;
         for (int acc = 0; acc < 2; acc++) {
             memcpy(want, start, sizeof(float) * nout);
             pointwise_conv_cpu(in, wp, n, ins, outs, P, want, acc);
             float *outd = acc ? up(be, start, 4 * nout) : poisoned(be, nout);
-            be->conv->pointwise_conv(ind, wpd, n, ins, outs, P, outd, acc);
+            PW(be)->conv(ind, wpd, n, ins, outs, P, outd, acc);
             got = down(be, outd, nout);
             char what[80];
             snprintf(what, sizeof what, "pointwise_conv %s%s", tr ? "input gradient" : "forward", acc ? " acc" : "");
@@ -571,7 +582,7 @@ static void backend_pointwise(const Backend *be)
     memcpy(want, dw0, sizeof(float) * nw);
     pointwise_filter_grad_cpu(x, dy, n, C, K, P, want);
     float *dwd = up(be, dw0, 4 * nw);
-    be->conv->pointwise_filter_grad(xd, dyd, n, C, K, P, dwd);
+    PW(be)->filter_grad(xd, dyd, n, C, K, P, dwd);
     got = down(be, dwd, nw);
     double e = t_rel_err(got, want, nw, REL_FLOOR);
     if (!t_check(e <= TOL_RED, "%s pointwise_filter_grad (accumulates) within %.0e of cpu", be->name, TOL_RED))
@@ -739,12 +750,12 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
         if (!t_check(worst / big <= TOL_FUSED, "cpu %s", what)) printf("# relative error %.3g\n", worst / big);
     } else {
         float *xd = up(be, x, 4 * nx), *xqd = poisoned(be, nxq), *wd = up(be, w, 4 * nw), *wtd = poisoned(be, nf);
-        be->conv->winofused_pad(xd, nb, ins, H, W, xqd);
+        WF(be)->pad(xd, nb, ins, H, W, xqd);
         float *got = down(be, xqd, nxq);
         snprintf(what, sizeof what, "winofused_pad %s n%d %dx%d", pass, nb, H, W);
         check_same(be->name, what, got, xq, nxq);
         ddl_free(got);
-        be->conv->winofused_filter(wd, K, C, flip, wtd);
+        WF(be)->filter(wd, K, C, flip, wtd);
         got = down(be, wtd, nf);
         snprintf(what, sizeof what, "winofused_filter %s C%d K%d", pass, C, K);
         check_same(be->name, what, got, wt, nf);
@@ -753,7 +764,7 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
             memcpy(y, start, sizeof(float) * ny);
             winofused_conv_cpu(xq, wt, nb, ins, outs, H, W, yq, y, acc);
             float *yd = acc ? up(be, start, 4 * ny) : poisoned(be, ny);
-            be->conv->winofused_conv(xqd, wtd, nb, ins, outs, H, W, NULL, yd, acc);
+            WF(be)->conv(xqd, wtd, nb, ins, outs, H, W, NULL, yd, acc);
             got = down(be, yd, ny);
             snprintf(what, sizeof what, "winofused_conv %s n%d %dx%d%s", pass, nb, H, W, acc ? " acc" : "");
             check_same(be->name, what, got, y, ny);

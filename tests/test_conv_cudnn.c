@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "backend/registry.h"
+#include "conv/cudnn_kernels.h"
 #include "util/common.h"
 #include "harness.h"
 #include "layers/layers.h"
@@ -173,16 +174,16 @@ static void standin_filter(const ConvShape *s, int n, int max_batch, const float
 static const char *standin_version(void) { return "a stand-in for cuDNN (tests/test_conv_cudnn.c)"; }
 static long standin_plans(void) { return 0; }
 
-static const ConvCudnn STANDIN = { standin_workspace, standin_forward, standin_data,
-                                   standin_filter,    standin_version, standin_plans };
+static const ConvCudnn STANDIN = { NULL,           standin_workspace, standin_forward, standin_data,
+                                   standin_filter, standin_version,   standin_plans };
+static const void *standin_paths[CONV_PATH_COUNT] = { [CONV_PATH_CUDNN] = &STANDIN };
 static ConvKernels standin_conv;
 static Backend standin_host, standin_device;
 
 static void make_standin_backends(void)
 {
     standin_conv = conv_kernels_cpu;
-    standin_conv.cudnn = &STANDIN;
-    standin_conv.cudnn_absent = NULL;
+    standin_conv.instead = standin_paths;
     standin_host = ddl_backend_cpu;
     standin_host.conv = &standin_conv;
     standin_device = standin_host;
@@ -297,18 +298,18 @@ static void check_refusals(void)
         t_skip("conv cudnn: refused on the emulated GPU", "this build has no emulated GPU");
     } else {
         rc = conv_algo_check(CONV_ALGO_CUDNN, emu->conv, why, sizeof why);
-        t_checkf(rc != 0 && emu->conv->cudnn == NULL && strstr(why, "the emulated GPU") && strstr(why, "auto, "),
+        t_checkf(rc != 0 && !conv_cudnn_version(emu->conv) && strstr(why, "the emulated GPU") && strstr(why, "auto, "),
                  "conv cudnn: refused on the emulated GPU, saying why", "rc %d: '%s'", rc, why);
     }
     const Backend *cuda = backend_named("cuda");
     if (!cuda) {
         t_skip("conv cudnn: the CUDA backend's answer", "this build has no CUDA");
-    } else if (!cuda->conv->cudnn) {
+    } else if (!conv_cudnn_version(cuda->conv)) {
         rc = conv_algo_check(CONV_ALGO_CUDNN, cuda->conv, why, sizeof why);
         t_checkf(rc != 0 && strstr(why, "this build has no cuDNN"),
                  "conv cudnn: a CUDA build without cuDNN refuses it, saying so", "rc %d: '%s'", rc, why);
     } else {
-        const char *v = cuda->conv->cudnn->version();
+        const char *v = conv_cudnn_version(cuda->conv);
         t_checkf(conv_algo_check(CONV_ALGO_CUDNN, cuda->conv, why, sizeof why) == 0 && !strncmp(v, "cuDNN ", 6),
                  "conv cudnn: the CUDA backend of a build with cuDNN offers it", "'%s', version '%s'", why, v);
     }
@@ -426,23 +427,26 @@ static bool same_bits(const Result *a, const Result *b)
            !memcmp(a->dxacc, b->dxacc, sizeof(float) * a->nx) && !memcmp(a->grads, b->grads, sizeof(float) * a->np);
 }
 
+/* The CUDA backend's cuDNN table (there: cuDNN runs). */
+static const ConvCudnn *cudnn_of(const Backend *cuda) { return conv_path_kernels(cuda->conv, CONV_PATH_CUDNN); }
+
 static void check_gpu(const Backend *cuda)
 {
-    printf("# %s\n", cuda->conv->cudnn->version());
+    printf("# %s\n", conv_cudnn_version(cuda->conv));
     for (int i = 0; i < NSHAPES; i++) {
         char name[160];
         case_name(&SHAPES[i], name, sizeof name);
         Result got = run(&SHAPES[i], cuda, CONV_ALGO_CUDNN, 70 + (uint64_t)i);
-        long plans = cuda->conv->cudnn->plans_made();
+        long plans = cudnn_of(cuda)->plans_made();
         Result again = run(&SHAPES[i], cuda, CONV_ALGO_CUDNN, 70 + (uint64_t)i);
         Result want = run(&SHAPES[i], &ddl_backend_cpu, CONV_ALGO_REFERENCE, 70 + (uint64_t)i);
         compare("cuda cudnn", &SHAPES[i], &got, &want, TOL_CUDNN);
         t_checkf(same_bits(&got, &again), "cuda cudnn: a second run gives the same bits (deterministic algorithms)",
                  "%s: they differ", name);
-        t_checkf(cuda->conv->cudnn->plans_made() == plans && plans > 0,
+        t_checkf(cudnn_of(cuda)->plans_made() == plans && plans > 0,
                  "cuda cudnn: the second run made no new descriptors (kept per shape and batch)",
                  "%s: %ld plans after the first run, %ld after the second", name, plans,
-                 cuda->conv->cudnn->plans_made());
+                 cudnn_of(cuda)->plans_made());
         result_free(&got), result_free(&again), result_free(&want);
     }
 }

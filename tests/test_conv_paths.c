@@ -48,7 +48,7 @@
 #include "backend/registry.h"
 #include "util/common.h"
 #include "cpu/parallel.h"
-#include "conv/winofused_layout.h"
+#include "conv/winofused_kernels.h"
 #include "harness.h"
 #include "layers/layers.h"
 #include "model/model.h"
@@ -181,7 +181,7 @@ static const PathCase PATH_CASES[] = {
     { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH, 1 },
     /* even planes, at most 128 channels in and out; other shapes take the rule's path */
     { "winofused", CONV_ALGO_WINOFUSED, CONV_PATH_WINOFUSED, 3, TOL_PATH, 1 },
-    /* the input's 4 phases (conv_direct_layout.h); odd planes leave odd phases short */
+    /* the input's 4 phases (direct_kernels.h); odd planes leave odd phases short */
     { "direct stride 2", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH, 2 },
     { "pointwise", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1, TOL_PATH, 1 },
     /* the stride-1 kernels on the even rows and columns (odd planes: ceil) */

@@ -18,7 +18,13 @@
 #include <string.h>
 
 #include "util/bn_act.h"
+#include "conv/cudnn_kernels.h"
+#include "conv/depthwise_kernels.h"
+#include "conv/direct_kernels.h"
 #include "conv/kernels_cpu.h"
+#include "conv/pointwise_kernels.h"
+#include "conv/winofused_kernels.h"
+#include "conv/winograd_kernels.h"
 #include "cpu/kernels.h"
 #include "harness.h"
 #include "layers/layers.h"
@@ -118,27 +124,50 @@ static void c_cudnn_filter(const ConvShape *s, int n, int max_batch, const float
 }
 static const char *c_cudnn_version(void) { return "a counting stand-in for cuDNN"; }
 static long c_cudnn_plans(void) { return 0; }
-static const ConvCudnn counting_cudnn = { c_cudnn_workspace, c_cudnn_forward, c_cudnn_data,
-                                          c_cudnn_filter,    c_cudnn_version, c_cudnn_plans };
+static const ConvCudnn counting_cudnn = { NULL,           c_cudnn_workspace, c_cudnn_forward, c_cudnn_data,
+                                          c_cudnn_filter, c_cudnn_version,   c_cudnn_plans };
 
+/* The CPU's kernel tables with one kernel of each fast path counted, put
+ * in place of the paths' own (ConvKernels.instead). */
+static WinogradKernels counting_wino, counting_wino4;
+static DirectKernels counting_direct;
+static WinofusedKernels counting_fused;
+static PointwiseKernels counting_pw;
+static DepthwiseKernels counting_dw;
+static const void *counting_paths[CONV_PATH_COUNT];
 static ConvKernels counting_conv;
 static Backend counting;
 
 static void make_counting_backend(void)
 {
+    counting_wino = winograd_kernels_cpu;
+    counting_wino.input = c_wino_input;
+    counting_wino.grad_input = c_wino_input;
+    counting_wino.filter = c_wino_filter;
+    counting_wino4 = winograd4_kernels_cpu;
+    counting_wino4.filter = c_wino4_filter;
+    counting_wino4.grad_input = c_wino_input;
+    counting_direct = direct_kernels_cpu;
+    counting_direct.pad = c_direct_pad;
+    counting_fused = winofused_kernels_cpu;
+    counting_fused.filter = c_fused_filter;
+    counting_fused.grad_pad = c_direct_pad;
+    counting_pw = pointwise_kernels_cpu;
+    counting_pw.filter = c_pw_filter;
+    counting_pw.filter_grad = c_pw_filter_grad;
+    counting_dw = depthwise_kernels_cpu;
+    counting_dw.forward = c_dw_forward;
+    counting_dw.backward = c_dw_backward;
+    counting_paths[CONV_PATH_WINOGRAD] = &counting_wino;
+    counting_paths[CONV_PATH_WINOGRAD4] = &counting_wino4;
+    counting_paths[CONV_PATH_DIRECT] = &counting_direct;
+    counting_paths[CONV_PATH_WINOFUSED] = &counting_fused;
+    counting_paths[CONV_PATH_POINTWISE] = &counting_pw;
+    counting_paths[CONV_PATH_DEPTHWISE] = &counting_dw;
+    counting_paths[CONV_PATH_CUDNN] = &counting_cudnn;
     counting_conv = conv_kernels_cpu;
     counting_conv.im2col = c_im2col;
-    counting_conv.winograd_input = c_wino_input;
-    counting_conv.winograd_filter = c_wino_filter;
-    counting_conv.winograd4_filter = c_wino4_filter;
-    counting_conv.direct_pad = c_direct_pad;
-    counting_conv.winofused_filter = c_fused_filter;
-    counting_conv.pointwise_filter = c_pw_filter;
-    counting_conv.pointwise_filter_grad = c_pw_filter_grad;
-    counting_conv.depthwise_forward = c_dw_forward;
-    counting_conv.depthwise_backward = c_dw_backward;
-    counting_conv.cudnn = &counting_cudnn;
-    counting_conv.cudnn_absent = NULL;
+    counting_conv.instead = counting_paths;
     counting = ddl_backend_cpu;
     counting.conv = &counting_conv;
     counting.batchnorm_forward_train = c_bn_train;

@@ -59,10 +59,12 @@ static void no_gpu(const char *why)
 #if defined(DDL_HAVE_CUDA) || defined(DDL_CUDA_EMU)
 #include "util/common.h"
 #include "util/bn_act.h"
-#include "conv/conv_direct_layout.h"
-#include "conv/winofused_layout.h"
-#include "conv/conv_pointwise_layout.h"
+#include "conv/depthwise_kernels.h"
+#include "conv/direct_kernels.h"
 #include "conv/kernels_cpu.h"
+#include "conv/pointwise_kernels.h"
+#include "conv/winofused_kernels.h"
+#include "conv/winograd_kernels.h"
 #include "cpu/kernels.h"
 #include "cuda/cuda_runtime_probe.h"
 #include "cuda/device_mem.h"
@@ -408,7 +410,7 @@ static void test_direct(void)
     static const int CASES[][6] = { /* nb, C, K, H, W, stride */
         { 1, 1, 1, 1, 1, 1 }, { 2, 3, 5, 7, 9, 1 }, { 3, 8, 16, 4, 4, 1 }, { 2, 16, 24, 13, 6, 1 },
         { 1, 5, 3, 1, 3, 1 },
-        { 3, 4, 9, 5, 19, 1 }, /* wider than 16: one image per group of rows (conv_direct_layout.h) */
+        { 3, 4, 9, 5, 19, 1 }, /* wider than 16: one image per group of rows (direct_kernels.h) */
         { 1, 1, 1, 1, 1, 2 }, { 2, 3, 5, 7, 9, 2 }, { 3, 8, 16, 8, 8, 2 }, { 2, 4, 9, 10, 38, 2 },
     };
     for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {

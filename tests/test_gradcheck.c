@@ -58,7 +58,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "conv/kernels_cpu.h"
+#include "conv/depthwise_kernels.h"
 #include "cpu/kernels.h"
 #include "harness.h"
 #include "layers/layers.h"
@@ -507,7 +507,7 @@ static const Spec SPECS[] = {
     { "conv k3 s2 p1 g2 nobias", LAYER_CONV2D, { 4, 7, 7 }, 2, 6, 3, 2, 1, 2, false, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s1 p2 depthwise +bias", LAYER_CONV2D, { 4, 5, 5 }, 2, 4, 3, 1, 2, 4, true, 0, false, false, X_UNIFORM, 0, 0 },
     { "conv k3 s2 p2 depthwise nobias", LAYER_CONV2D, { 3, 6, 6 }, 2, 3, 3, 2, 2, 3, false, 0, false, false, X_UNIFORM, 0, 0 },
-    /* depthwise convs run the direct kernels (core/conv/depthwise.c): MobileNetV2's
+    /* depthwise convs run the direct kernels (core/conv/path_depthwise.c): MobileNetV2's
      * k3 s1/s2 p1; blocks of several images with a partial last block (15x15: 3
      * images per block, batch 4; 36x36 s2: 2 per block, batch 3); stride 3 (9
      * phase planes), k5 (taps two phase rows deep), k1 */

@@ -70,6 +70,13 @@ void conv_forward(const ConvRun *r);
 void conv_backward(const ConvRun *r);
 
 const char *conv_path_name(ConvPath p);
+/* Path p's kernel table on the device whose kernels are k (its row's, or
+ * k->instead's): the type its kernels header names (winograd_kernels.h,
+ * ...), NULL where the build has no kernels for that device. */
+const void *conv_path_kernels(const ConvKernels *k, ConvPath p);
+/* cuDNN's version ("cuDNN 9.19.0 (built against 9.19.0)") where the device
+ * whose kernels are k runs it, else NULL (path_cudnn.c). */
+const char *conv_cudnn_version(const ConvKernels *k);
 /* --conv's value: 0 and *out, or -1 for a name it does not know. */
 int conv_algo_parse(const char *name, ConvAlgo *out);
 const char *conv_algo_name(ConvAlgo a);

@@ -1,5 +1,5 @@
 /* conv_direct.c - 3x3 convolutions with padding 1 and stride 1 (or 2, on
- * the input's 4 phases: conv_direct_layout.h), computed directly in
+ * the input's 4 phases: direct_kernels.h), computed directly in
  * registers: the forward pass, the input gradient (the same convolution
  * of dy with the filters rotated and transposed; with stride 2, one per
  * phase of the input, with that phase's taps) and the weight gradient.
@@ -11,7 +11,7 @@
  * at a quarter of the GEMM's peak. Here the input is read in place (after
  * one padding pass) and the arithmetic runs from registers.
  *
- * How (layouts: conv_direct_layout.h). On the padded planes, in groups
+ * How (layouts: direct_kernels.h). On the padded planes, in groups
  * of g images with interleaved rows (a group's padded row is g*(W+2)
  * floats), output pixel (oh, ow) of image i = G*g + u sits at "grid"
  * position j = G*gs + (oh*g + u)*(W+2) + ow (gs: floats per group), and
@@ -44,11 +44,11 @@
  * weight gradient: (channel block, input channel) pairs), so results do
  * not depend on the thread count. */
 #include "kernels_cpu.h"
+#include "direct_kernels.h"
 
 #include <string.h>
 #include "../util/common.h"
 #include "conv_direct_grid.h"
-#include "conv_direct_layout.h"
 #include "../cpu/parallel.h"
 #include "../cpu/simd.h"
 

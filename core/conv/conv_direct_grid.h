@@ -1,6 +1,6 @@
 /* conv_direct_grid.h - the grid of positions the direct 3x3 kernels
  * (conv_direct.c) and the fused Winograd kernels (conv_winofused.c) walk
- * on padded planes (layouts: conv_direct_layout.h), and how an output
+ * on padded planes (layouts: direct_kernels.h), and how an output
  * position on it lands in an NCHW tensor.
  *
  * On the padded planes, in groups of g images with interleaved rows (a
@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "conv_direct_layout.h"
+#include "direct_kernels.h"
 #include "../cpu/simd.h"
 
 enum { BLK = VF_ROWS * VF_LANES }; /* positions per register block */

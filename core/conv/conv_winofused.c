@@ -1,6 +1,6 @@
 /* conv_winofused.c - 3x3 convolutions (stride 1, padding 1) by
  * Winograd's F(2x2,3x3) with the transforms in registers, on the direct
- * kernels' padded phases (layouts: winofused_layout.h): the forward pass,
+ * kernels' padded phases (layouts: winofused_kernels.h): the forward pass,
  * and the input gradient (the same convolution of dy with the filters
  * rotated and transposed).
  *
@@ -53,13 +53,14 @@
  * them in registers; summing the direct taps from the phases instead (no
  * transforms) was 1.2-1.6x slower, 20 loads per 36 FMAs. */
 #include "kernels_cpu.h"
+#include "direct_kernels.h"
+#include "winofused_kernels.h"
 
 #include <string.h>
 #include "../util/common.h"
 #include "conv_direct_grid.h"
 #include "../cpu/parallel.h"
 #include "../cpu/simd.h"
-#include "winofused_layout.h"
 
 _Static_assert((int)BLK <= (int)WINOFUSED_BLK_MAX, "a block past the last tile must fit the output phases' slack");
 
@@ -250,7 +251,7 @@ static void output_batch(const float m[WINOFUSED_POS][DIRECT_KB][BLK], int kn, i
         }
 }
 
-/* How a call walks the tiles (winofused_layout.h): runs of positions on
+/* How a call walks the tiles (winofused_kernels.h): runs of positions on
  * the phases' grid (outputs through yq), whole tile rows (rv per vector;
  * outputs straight into y), or batch lanes (a vector is one tile of
  * VF_LANES images; outputs through yq). */

@@ -8,7 +8,7 @@
  * measured (pick.c).
  *
  * Forward: pack the filters, pad x (stride 2: split it into its 4 phases,
- * conv_direct_layout.h), convolve. Backward: pad x and dy, the weight
+ * direct_kernels.h), convolve. Backward: pad x and dy, the weight
  * gradient from both, and the input gradient as the forward kernel run on
  * the padded dy with the filters packed rotated and transposed
  * (DIRECT_DX); with stride 2, for each phase of the input with that
@@ -20,8 +20,18 @@
  * added to dw chunk after chunk, in order. */
 #include "paths.h"
 
+#include "direct_kernels.h"
+#include "kernels_cpu.h"
+
+CONV_PATH_CODE(direct);
+
+/* The CPU's table (conv_direct.c; the CUDA twin's: conv_direct.cu). */
+const DirectKernels direct_kernels_cpu = {
+    .pad = direct_pad_cpu, .filter = direct_filter_cpu, .conv = direct_conv_cpu,
+    .filter_grad = direct_filter_grad_cpu, .unphase = direct_unphase_cpu,
+};
+
 #include "../util/common.h"
-#include "conv_direct_layout.h"
 
 typedef struct Dims {
     int C, K, H, W, s, Ho, Wo; /* input C x H x W, stride s, output K x Ho x Wo */
@@ -69,54 +79,54 @@ static Chunk chunk_buffers(float *scratch, const Dims *d, int nb)
     return c;
 }
 
-size_t direct_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t direct_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     Dims d = dims(s);
     return filter_floats(&d) + chunk_floats(&d, chunk_images(&d, max_batch));
 }
 
-void direct_forward(const ConvRun *r)
+void direct_forward(const ConvRun *r, const void *kt)
 {
-    const ConvKernels *k = r->k;
+    const DirectKernels *k = kt;
     Dims d = dims(&r->s);
     int n = r->batch, chunk = chunk_images(&d, r->max_batch), mode = d.s == 2 ? DIRECT_FWD_S2 : DIRECT_FWD;
     float *wp = r->scratch, *xq = chunk_buffers(r->scratch, &d, chunk).xq;
     size_t in_img = (size_t)d.C * d.H * d.W, out_img = (size_t)d.K * d.Ho * d.Wo;
-    k->direct_filter(r->w, d.K, d.C, mode, wp);
+    k->filter(r->w, d.K, d.C, mode, wp);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
-        k->direct_pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, d.s, xq);
-        k->direct_conv(xq, wp, nb, d.C, d.K, d.Ho, d.Wo, mode, r->y + i0 * out_img, false);
+        k->pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, d.s, xq);
+        k->conv(xq, wp, nb, d.C, d.K, d.Ho, d.Wo, mode, r->y + i0 * out_img, false);
     }
 }
 
 /* The input gradient of a chunk from its padded dy: one convolution, or
  * (stride 2) one per phase of the input and the phases interleaved. */
-static void input_grad(const ConvKernels *k, const Dims *d, const float *wp, const Chunk *c, int nb, float *dx,
+static void input_grad(const DirectKernels *k, const Dims *d, const float *wp, const Chunk *c, int nb, float *dx,
                        bool acc)
 {
     if (d->s == 1) {
-        k->direct_conv(c->dyq, wp, nb, d->K, d->C, d->H, d->W, DIRECT_DX, dx, acc);
+        k->conv(c->dyq, wp, nb, d->K, d->C, d->H, d->W, DIRECT_DX, dx, acc);
         return;
     }
-    k->direct_conv(c->dyq, wp, nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, c->dp, false);
-    k->direct_unphase(c->dp, nb, d->C, d->H, d->W, dx, acc);
+    k->conv(c->dyq, wp, nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, c->dp, false);
+    k->unphase(c->dp, nb, d->C, d->H, d->W, dx, acc);
 }
 
-void direct_backward(const ConvRun *r)
+void direct_backward(const ConvRun *r, const void *kt)
 {
-    const ConvKernels *k = r->k;
+    const DirectKernels *k = kt;
     Dims d = dims(&r->s);
     int n = r->batch, chunk = chunk_images(&d, r->max_batch);
     float *wp = r->scratch;
     Chunk c = chunk_buffers(r->scratch, &d, chunk);
     size_t in_img = (size_t)d.C * d.H * d.W, out_img = (size_t)d.K * d.Ho * d.Wo;
-    if (r->dx) k->direct_filter(r->w, d.K, d.C, d.s == 2 ? DIRECT_DX_S2_ALL : DIRECT_DX, wp);
+    if (r->dx) k->filter(r->w, d.K, d.C, d.s == 2 ? DIRECT_DX_S2_ALL : DIRECT_DX, wp);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
-        k->direct_pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, d.s, c.xq);
-        k->direct_pad(r->dy + i0 * out_img, nb, d.K, d.Ho, d.Wo, 1, c.dyq);
-        k->direct_filter_grad(c.xq, c.dyq, nb, d.C, d.K, d.Ho, d.Wo, d.s, r->dw);
+        k->pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, d.s, c.xq);
+        k->pad(r->dy + i0 * out_img, nb, d.K, d.Ho, d.Wo, 1, c.dyq);
+        k->filter_grad(c.xq, c.dyq, nb, d.C, d.K, d.Ho, d.Wo, d.s, r->dw);
         if (r->dx) input_grad(k, &d, wp, &c, nb, r->dx + i0 * in_img, r->acc);
     }
 }

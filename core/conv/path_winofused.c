@@ -21,8 +21,20 @@
  * gradient added to dw chunk after chunk, in order. */
 #include "paths.h"
 
+#include "kernels_cpu.h"
+#include "direct_kernels.h"
+#include "winofused_kernels.h"
+
+CONV_PATH_CODE(winofused);
+
+/* The CPU's table (conv_winofused.c, and the direct kernels' weight
+ * gradient, conv_direct.c; the CUDA twin's: conv_winofused.cu). */
+const WinofusedKernels winofused_kernels_cpu = {
+    .pad = winofused_pad_cpu, .filter = winofused_filter_cpu, .conv = winofused_conv_cpu,
+    .grad_pad = direct_pad_cpu, .filter_grad = direct_filter_grad_cpu,
+};
+
 #include "../util/common.h"
-#include "winofused_layout.h"
 
 typedef struct Dims {
     int C, K, H, W;
@@ -73,44 +85,44 @@ static Chunk chunk_buffers(float *scratch, const Dims *d, int nb)
     return c;
 }
 
-size_t winofused_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t winofused_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     Dims d = dims(s);
     return filter_floats(&d) + chunk_floats(&d, chunk_images(&d, max_batch));
 }
 
-void winofused_forward(const ConvRun *r)
+void winofused_forward(const ConvRun *r, const void *kt)
 {
-    const ConvKernels *k = r->k;
+    const WinofusedKernels *k = kt;
     Dims d = dims(&r->s);
     int n = r->batch, chunk = chunk_images(&d, r->max_batch);
     float *wt = r->scratch;
     Chunk c = chunk_buffers(r->scratch, &d, chunk);
     size_t in_img = (size_t)d.C * d.H * d.W, out_img = (size_t)d.K * d.H * d.W;
-    k->winofused_filter(r->w, d.K, d.C, false, wt);
+    k->filter(r->w, d.K, d.C, false, wt);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
-        k->winofused_pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, c.ph);
-        k->winofused_conv(c.ph, wt, nb, d.C, d.K, d.H, d.W, c.yq, r->y + i0 * out_img, false);
+        k->pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, c.ph);
+        k->conv(c.ph, wt, nb, d.C, d.K, d.H, d.W, c.yq, r->y + i0 * out_img, false);
     }
 }
 
-void winofused_backward(const ConvRun *r)
+void winofused_backward(const ConvRun *r, const void *kt)
 {
-    const ConvKernels *k = r->k;
+    const WinofusedKernels *k = kt;
     Dims d = dims(&r->s);
     int n = r->batch, chunk = chunk_images(&d, r->max_batch);
     float *wt = r->scratch;
     Chunk c = chunk_buffers(r->scratch, &d, chunk);
     size_t in_img = (size_t)d.C * d.H * d.W, out_img = (size_t)d.K * d.H * d.W;
-    if (r->dx) k->winofused_filter(r->w, d.K, d.C, true, wt);
+    if (r->dx) k->filter(r->w, d.K, d.C, true, wt);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0);
-        k->direct_pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, 1, c.xq);
-        k->direct_pad(r->dy + i0 * out_img, nb, d.K, d.H, d.W, 1, c.dyq);
-        k->direct_filter_grad(c.xq, c.dyq, nb, d.C, d.K, d.H, d.W, 1, r->dw);
+        k->grad_pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, 1, c.xq);
+        k->grad_pad(r->dy + i0 * out_img, nb, d.K, d.H, d.W, 1, c.dyq);
+        k->filter_grad(c.xq, c.dyq, nb, d.C, d.K, d.H, d.W, 1, r->dw);
         if (!r->dx) continue;
-        k->winofused_pad(r->dy + i0 * out_img, nb, d.K, d.H, d.W, c.ph);
-        k->winofused_conv(c.ph, wt, nb, d.K, d.C, d.H, d.W, c.yq, r->dx + i0 * in_img, r->acc);
+        k->pad(r->dy + i0 * out_img, nb, d.K, d.H, d.W, c.ph);
+        k->conv(c.ph, wt, nb, d.K, d.C, d.H, d.W, c.yq, r->dx + i0 * in_img, r->acc);
     }
 }

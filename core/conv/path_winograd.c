@@ -40,6 +40,26 @@
 #include "paths.h"
 
 #include "../util/common.h"
+#include "kernels_cpu.h"
+#include "winograd_kernels.h"
+
+CONV_PATH_CODE(winograd);
+size_t winograd4_scratch(const void *kt, const ConvShape *s, int max_batch);
+void winograd4_forward(const ConvRun *r, const void *kt);
+void winograd4_backward(const ConvRun *r, const void *kt);
+
+/* The CPU's tables (their CUDA twins: winograd.cu, winograd4.cu); both
+ * sizes take F(2x2)'s weight gradient. */
+const WinogradKernels winograd_kernels_cpu = {
+    .input = winograd_input_cpu, .filter = winograd_filter_cpu, .output = winograd_output_cpu,
+    .grad_input = winograd_input_cpu, .output_grad = winograd_output_grad_cpu,
+    .filter_grad = winograd_filter_grad_cpu,
+};
+const WinogradKernels winograd4_kernels_cpu = {
+    .input = winograd4_input_cpu, .filter = winograd4_filter_cpu, .output = winograd4_output_cpu,
+    .grad_input = winograd_input_cpu, .output_grad = winograd_output_grad_cpu,
+    .filter_grad = winograd_filter_grad_cpu,
+};
 
 /* Tiles per chunk (the GEMMs' columns): 256 to 1024 measured alike, 4096
  * slower (the transformed chunk no longer stays in cache). */
@@ -47,23 +67,17 @@ enum { WINO_TARGET_TILES = 1024 };
 #define WINO_SCRATCH_CAP ((size_t)32 << 20) /* floats: 128 MiB */
 
 /* The two tile sizes: F(2x2,3x3) (16 positions, winograd.c) and
- * F(4x4,3x3) (36, winograd4.c). */
+ * F(4x4,3x3) (36, winograd4.c): output tile side and positions
+ * (side + 2)^2, and the kernel table of the size's row. */
 typedef struct WinoOps {
-    int side, pos; /* output tile side; positions (side + 2)^2 */
-    void (*filter)(const float *w, int K, int C, bool flip, float *u);
-    void (*input)(const float *x, int nb, int C, int H, int W, float *v);
-    void (*output)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
+    int side, pos;
+    const WinogradKernels *k;
 } WinoOps;
 
 typedef enum WinoSize { WINO_F2, WINO_F4 } WinoSize;
 static const int SIDE[2] = { 2, 4 }, POS[2] = { 16, 36 };
 
-static WinoOps wino_ops(const ConvKernels *k, WinoSize size)
-{
-    const WinoOps ops[2] = { { SIDE[WINO_F2], POS[WINO_F2], k->winograd_filter, k->winograd_input, k->winograd_output },
-                             { SIDE[WINO_F4], POS[WINO_F4], k->winograd4_filter, k->winograd4_input, k->winograd4_output } };
-    return ops[size];
-}
+static WinoOps wino_ops(const void *kt, WinoSize size) { return (WinoOps){ SIDE[size], POS[size], kt }; }
 
 /* 3x3, stride 1, padding 1, ungrouped. */
 bool winograd_fits(const ConvShape *s) { return s->k == 3 && s->stride == 1 && s->pad == 1 && s->groups == 1; }
@@ -93,14 +107,14 @@ static size_t size_of(const ConvShape *s, int max_batch, WinoSize size)
     return scratch_floats(pos, s->cin, s->cout, T, chunk_images(pos, s->cin, s->cout, T, max_batch));
 }
 
-size_t winograd_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t winograd_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     return size_of(s, max_batch, WINO_F2);
 }
 
 /* F(4x4) for the forward pass and input gradient, F(2x2) for the weight
  * gradient: the larger of the two. */
-size_t winograd4_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t winograd4_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     return DDL_MAX(size_of(s, max_batch, WINO_F4), size_of(s, max_batch, WINO_F2));
 }
@@ -115,33 +129,33 @@ static void winograd_conv(const ConvRun *r, const WinoOps *op, const float *x, b
     int chunk = chunk_images(op->pos, C, K, T, r->max_batch);
     float *u = r->scratch, *v = u + (size_t)op->pos * K * C;
     size_t in_img = (size_t)C * H * W, out_img = (size_t)K * H * W;
-    op->filter(r->w, flip ? C : K, flip ? K : C, flip, u);
+    op->k->filter(r->w, flip ? C : K, flip ? K : C, flip, u);
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0), cols = nb * T;
         float *mm = v + (size_t)op->pos * C * cols;
-        op->input(x + i0 * in_img, nb, C, H, W, v);
+        op->k->input(x + i0 * in_img, nb, C, H, W, v);
         for (int e = 0; e < op->pos; e++)
             conv_gemm(r, false, false, K, cols, C, 1.0f, u + (size_t)e * K * C, C, v + (size_t)e * C * cols, cols,
                       0.0f, mm + (size_t)e * K * cols, cols);
-        op->output(mm, nb, K, H, W, y + i0 * out_img, acc);
+        op->k->output(mm, nb, K, H, W, y + i0 * out_img, acc);
     }
 }
 
-static void forward_with(const ConvRun *r, WinoSize size)
+static void forward_with(const ConvRun *r, const void *kt, WinoSize size)
 {
-    WinoOps op = wino_ops(r->k, size);
+    WinoOps op = wino_ops(kt, size);
     winograd_conv(r, &op, r->x, false, r->s.cin, r->s.cout, r->y, false);
 }
 
-void winograd_forward(const ConvRun *r) { forward_with(r, WINO_F2); }
-void winograd4_forward(const ConvRun *r) { forward_with(r, WINO_F4); }
+void winograd_forward(const ConvRun *r, const void *kt) { forward_with(r, kt, WINO_F2); }
+void winograd4_forward(const ConvRun *r, const void *kt) { forward_with(r, kt, WINO_F4); }
 
 /* dw += the weight gradient (winograd_grad.c): per chunk, the input's and
  * dy's transforms, then 16 GEMMs du[e] (+)= dm[e] v[e]^T summing over the
  * chunk's tiles (the first chunk overwrites du); G^T du G at the end. */
-static void winograd_dw(const ConvRun *r)
+static void winograd_dw(const ConvRun *r, const void *kt)
 {
-    const ConvKernels *k = r->k;
+    const WinogradKernels *k = kt;
     int C = r->s.cin, K = r->s.cout, H = r->s.h, W = r->s.w, n = r->batch, T = tiles(H, W, 2);
     int chunk = chunk_images(POS[WINO_F2], C, K, T, r->max_batch);
     float *du = r->scratch, *v = du + (size_t)16 * K * C;
@@ -149,23 +163,23 @@ static void winograd_dw(const ConvRun *r)
     for (int i0 = 0; i0 < n; i0 += chunk) {
         int nb = DDL_MIN(chunk, n - i0), cols = nb * T;
         float *dm = v + (size_t)16 * C * cols;
-        k->winograd_input(r->x + i0 * in_img, nb, C, H, W, v);
-        k->winograd_output_grad(r->dy + i0 * out_img, nb, K, H, W, dm);
+        k->grad_input(r->x + i0 * in_img, nb, C, H, W, v);
+        k->output_grad(r->dy + i0 * out_img, nb, K, H, W, dm);
         for (int e = 0; e < 16; e++)
             conv_gemm(r, false, true, K, C, cols, 1.0f, dm + (size_t)e * K * cols, cols, v + (size_t)e * C * cols,
                       cols, i0 ? 1.0f : 0.0f, du + (size_t)e * K * C, C);
     }
-    k->winograd_filter_grad(du, K, C, r->dw);
+    k->filter_grad(du, K, C, r->dw);
 }
 
 /* One after the other: they share the scratch. */
-static void backward_with(const ConvRun *r, WinoSize size)
+static void backward_with(const ConvRun *r, const void *kt, WinoSize size)
 {
-    winograd_dw(r);
+    winograd_dw(r, kt);
     if (!r->dx) return;
-    WinoOps op = wino_ops(r->k, size);
+    WinoOps op = wino_ops(kt, size);
     winograd_conv(r, &op, r->dy, true, r->s.cout, r->s.cin, r->dx, r->acc);
 }
 
-void winograd_backward(const ConvRun *r) { backward_with(r, WINO_F2); }
-void winograd4_backward(const ConvRun *r) { backward_with(r, WINO_F4); }
+void winograd_backward(const ConvRun *r, const void *kt) { backward_with(r, kt, WINO_F2); }
+void winograd4_backward(const ConvRun *r, const void *kt) { backward_with(r, kt, WINO_F4); }

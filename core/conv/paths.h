@@ -1,14 +1,18 @@
 /* paths.h - the rows of the convolution table (conv.c), private to
  * core/conv.
  *
- * A row: its name for outputs; which layers it can run (fits); on which
- * devices (absent: why k cannot run it, NULL where it can; no absent:
- * every device); the scratch floats it needs for max_batch images on k
- * (scratch); forward, which
- * writes r->y (without the bias unless adds_bias); backward, which adds
- * the weight gradient (no bias) to r->dw and, when r->dx is not NULL,
- * writes (r->acc: adds) the input gradient; and where its kernels are:
- * the CPU's (this folder) and their CUDA twins (core/cuda). */
+ * A row: its name for outputs; which layers it can run (fits); its
+ * kernel table for each device (kernels: the CPU's, beside its CPU
+ * kernels, and its CUDA twin's, in its .cu file; NULL for a build without
+ * that device), which the path reaches through conv_path_kernels; where
+ * a device's table cannot run it, why (absent: NULL where it can; no
+ * absent: every device with a table); the scratch floats it needs for
+ * max_batch images (scratch); forward, which writes r->y (without the
+ * bias unless adds_bias); backward, which adds the weight gradient (no
+ * bias) to r->dw and, when r->dx is not NULL, writes (r->acc: adds) the
+ * input gradient. conv.c hands each its kernel table on the run's device
+ * (kt; NULL for a row without one), so the layer code calls nothing of
+ * conv.c's. */
 #ifndef DDL_CONV_PATHS_H
 #define DDL_CONV_PATHS_H
 
@@ -19,70 +23,48 @@ typedef struct ConvPathRow {
     bool adds_bias; /* forward adds the bias itself */
     bool fp32_only; /* FP32 kernels: with FP16 GEMM operands the layer runs the reference instead */
     bool (*fits)(const ConvShape *s);
-    const char *(*absent)(const ConvKernels *k);
-    size_t (*scratch)(const ConvKernels *k, const ConvShape *s, int max_batch);
-    void (*forward)(const ConvRun *r);
-    void (*backward)(const ConvRun *r);
-    const char *cpu_kernels, *cuda_twin; /* files, for readers (README.md's table) */
+    const void *kernels[CONV_DEVICES];
+    const char *(*absent)(const void *kernels);
+    size_t (*scratch)(const void *kt, const ConvShape *s, int max_batch);
+    void (*forward)(const ConvRun *r, const void *kt);
+    void (*backward)(const ConvRun *r, const void *kt);
 } ConvPathRow;
 
 /* The table, indexed by ConvPath. */
 extern const ConvPathRow CONV_PATHS[CONV_PATH_COUNT];
 
-/* reference.c: im2col + GEMM, every shape. */
-size_t reference_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void reference_forward(const ConvRun *r);
-void reference_backward(const ConvRun *r);
+/* A row's kernels: p_cpu, and p_cuda and p_cuda_emu where the build has
+ * that device (CONV_KERNEL_TABLES, kernels.h). */
+#ifdef DDL_HAVE_CUDA
+#define CONV_IF_CUDA(t) (t)
+#else
+#define CONV_IF_CUDA(t) NULL
+#endif
+#ifdef DDL_HAVE_CUDA_EMU
+#define CONV_IF_CUDA_EMU(t) (t)
+#else
+#define CONV_IF_CUDA_EMU(t) NULL
+#endif
+#define CONV_KERNELS_OF(p)                                                                                      \
+    { [CONV_ON_CPU] = &p##_cpu, [CONV_ON_CUDA] = CONV_IF_CUDA(&p##_cuda),                                       \
+      [CONV_ON_CUDA_EMU] = CONV_IF_CUDA_EMU(&p##_cuda_emu) }
 
-/* path_winograd.c: Winograd F(2x2,3x3), and F(4x4,3x3) for the forward
- * pass and the input gradient (F(2x2)'s weight gradient). */
-bool winograd_fits(const ConvShape *s);
-size_t winograd_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void winograd_forward(const ConvRun *r);
-void winograd_backward(const ConvRun *r);
-size_t winograd4_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void winograd4_forward(const ConvRun *r);
-void winograd4_backward(const ConvRun *r);
+/* A path's layer code: p_fits, p_scratch, p_forward, p_backward. */
+#define CONV_PATH_CODE(p)                                                                                       \
+    bool p##_fits(const ConvShape *s);                                                                          \
+    size_t p##_scratch(const void *kt, const ConvShape *s, int max_batch);                                      \
+    void p##_forward(const ConvRun *r, const void *kt);                                                         \
+    void p##_backward(const ConvRun *r, const void *kt)
 
-/* path_direct.c: direct 3x3 kernels, stride 1 or 2. */
-bool direct_fits(const ConvShape *s);
-size_t direct_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void direct_forward(const ConvRun *r);
-void direct_backward(const ConvRun *r);
+/* The reference, im2col + GEMM (reference.c): every path's fallback. */
+CONV_PATH_CODE(reference);
 
-/* path_winofused.c: Winograd F(2x2,3x3) with the transforms in registers
- * (forward, input gradient; the direct weight gradient). */
-bool winofused_fits(const ConvShape *s);
-size_t winofused_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void winofused_forward(const ConvRun *r);
-void winofused_backward(const ConvRun *r);
-
-/* path_pointwise.c: 1x1 kernels on NCHW, stride 1 or 2. */
-bool pointwise_fits(const ConvShape *s);
-size_t pointwise_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void pointwise_forward(const ConvRun *r);
-void pointwise_backward(const ConvRun *r);
-
-/* path_depthwise.c: one filter per channel, no scratch. */
-bool depthwise_fits(const ConvShape *s);
-size_t depthwise_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void depthwise_forward(const ConvRun *r);
-void depthwise_backward(const ConvRun *r);
-
-/* path_cudnn.c: cuDNN's own algorithms (core/cuda/conv_cudnn.cu), where
- * the device has cuDNN. */
-bool cudnn_fits(const ConvShape *s);
-const char *cudnn_absent(const ConvKernels *k);
-size_t cudnn_scratch(const ConvKernels *k, const ConvShape *s, int max_batch);
-void cudnn_forward(const ConvRun *r);
-void cudnn_backward(const ConvRun *r);
+/* Why path p cannot run on the device whose kernels are k, or NULL. */
+const char *conv_path_absent(const ConvPathRow *p, const ConvKernels *k);
 
 /* Whether path p can run a layer of shape s on the device whose kernels
  * are k. */
-static inline bool conv_path_usable(const ConvPathRow *p, const ConvShape *s, const ConvKernels *k)
-{
-    return p->fits(s) && (!p->absent || !p->absent(k));
-}
+bool conv_path_usable(const ConvPathRow *p, const ConvShape *s, const ConvKernels *k);
 
 /* Images per chunk of a path that keeps per-image buffers of
  * per_image floats in the scratch (the direct and fused Winograd paths):

@@ -140,7 +140,7 @@ static const RuleLine DEVICE_RULE[] = {
 
 static LayerKindOf kind_of(const ConvShape *s)
 {
-    if (depthwise_fits(s)) return KIND_DEPTHWISE;
+    if (CONV_PATHS[CONV_PATH_DEPTHWISE].fits(s)) return KIND_DEPTHWISE;
     bool ungrouped = s->groups == 1, s12 = s->stride == 1 || s->stride == 2;
     if (s->k == 1 && s->pad == 0 && ungrouped && s12) return s->stride == 1 ? KIND_1X1_S1 : KIND_1X1_S2;
     if (s->k == 3 && s->pad == 1 && ungrouped && s12) return s->stride == 1 ? KIND_3X3_S1 : KIND_3X3_S2;
@@ -196,7 +196,7 @@ static const char *algo_absent(ConvAlgo a, const ConvKernels *k)
 {
     for (int kind = 0; kind < KIND_COUNT; kind++) {
         ConvPath p = ALGOS[a].kind[kind];
-        const char *why = p == RULE || !CONV_PATHS[p].absent ? NULL : CONV_PATHS[p].absent(k);
+        const char *why = p == RULE ? NULL : conv_path_absent(&CONV_PATHS[p], k);
         if (why) return why;
     }
     return NULL;
@@ -222,4 +222,30 @@ int conv_algo_check(ConvAlgo algo, const ConvKernels *k, char *why, size_t cap)
         c += len + (c[len] == '|');
     }
     return -1;
+}
+
+/* For outputs (conv.h): how the convolutions ran, under which --conv. */
+void conv_summary(const int count[CONV_PATH_COUNT], int fused_acts, ConvAlgo algo, char *buf, size_t cap)
+{
+    int total = 0;
+    for (int p = 0; p < CONV_PATH_COUNT; p++) total += count[p];
+    size_t n = (size_t)snprintf(buf, cap, "%d convolutions:", total);
+    const char *sep = " ";
+    /* the reference last: "the rest" in a reader's eye */
+    static const ConvPath ORDER[] = { CONV_PATH_CUDNN,     CONV_PATH_WINOFUSED, CONV_PATH_WINOGRAD4,
+                                      CONV_PATH_WINOGRAD,  CONV_PATH_DIRECT,    CONV_PATH_POINTWISE,
+                                      CONV_PATH_DEPTHWISE, CONV_PATH_IM2COL };
+    for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0] && n < cap; i++) {
+        if (!count[ORDER[i]]) continue;
+        bool all = count[ORDER[i]] == total;
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s%d %s", sep, all ? "all " : "", count[ORDER[i]],
+                              conv_path_name(ORDER[i]));
+        sep = ", ";
+    }
+    if (n >= cap) return;
+    if (fused_acts)
+        snprintf(buf + n, cap - n, "; %d activations fused into batch norm or add (--conv %s)", fused_acts,
+                 conv_algo_name(algo));
+    else
+        snprintf(buf + n, cap - n, "; no fused activation (--conv %s)", conv_algo_name(algo));
 }

@@ -54,12 +54,18 @@ static int chunk_images(const ConvShape *s, int batch)
 
 /* One chunk's columns, and its [cout][nb*p] GEMM result when the chunk
  * has several images. */
-size_t reference_scratch(const ConvKernels *k, const ConvShape *s, int max_batch)
+size_t reference_scratch(const void *kt, const ConvShape *s, int max_batch)
 {
     Dims d = dims(s);
     int nb = chunk_images(s, max_batch);
     size_t cols = (size_t)nb * d.p;
     return (size_t)d.ckk * cols + (nb > 1 ? (size_t)s->cout * cols : 0);
+}
+
+bool reference_fits(const ConvShape *s)
+{
+    (void)s;
+    return true;
 }
 
 size_t conv_columns(const ConvShape *s, int batch)
@@ -74,7 +80,7 @@ static void lower(const ConvRun *r, const float *x, int nb, float *col)
     r->k->im2col(x, nb, s->cin, s->h, s->w, s->k, s->stride, s->pad, s->oh, s->ow, col);
 }
 
-void reference_forward(const ConvRun *r)
+void reference_forward(const ConvRun *r, const void *kt)
 {
     const ConvShape *s = &r->s;
     Dims d = dims(s);
@@ -93,7 +99,7 @@ void reference_forward(const ConvRun *r)
     }
 }
 
-void reference_backward(const ConvRun *r)
+void reference_backward(const ConvRun *r, const void *kt)
 {
     const ConvShape *s = &r->s;
     Dims d = dims(s);

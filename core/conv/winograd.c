@@ -25,6 +25,7 @@
  * thread whole channels, and no value is a sum split across threads, so
  * results do not depend on the thread count. */
 #include "kernels_cpu.h"
+#include "winograd_kernels.h"
 
 #include <string.h>
 #include "winograd_tiles.h"

@@ -41,6 +41,7 @@
  * side as in winograd.c. Each loop gives a thread whole channels and no
  * sum is split, so results do not depend on the thread count. */
 #include "kernels_cpu.h"
+#include "winograd_kernels.h"
 
 #include <string.h>
 #include "winograd_tiles.h"

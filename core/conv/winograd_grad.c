@@ -19,6 +19,7 @@
  * grad) and no sum is split, so results do not depend on the thread
  * count. */
 #include "kernels_cpu.h"
+#include "winograd_kernels.h"
 
 #include <string.h>
 #include "../cpu/parallel.h"

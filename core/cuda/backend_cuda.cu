@@ -22,22 +22,10 @@
 #define DDL_CUDA_BACKEND_WHAT "GPU"
 #endif
 
-// cuDNN (core/cuda/conv_cudnn.cu) where it can run, or why not: the
-// emulated GPU runs only the kernels of this folder, and a CUDA build
-// without cuDNN has none to run.
-#if defined(DDL_CUDA_EMU)
-#define DDL_CUDNN_TABLE nullptr
-#define DDL_CUDNN_ABSENT                                                                                       \
-    "the emulated GPU (--device cuda-emu) runs ddlab's own CUDA kernels, not cuDNN's, which need a real GPU "  \
-    "(--device cuda, in a build with cuDNN)"
-#elif defined(DDL_HAVE_CUDNN)
-#define DDL_CUDNN_TABLE (&ddl_conv_cudnn)
-#define DDL_CUDNN_ABSENT nullptr
+#ifdef DDL_CUDA_EMU
+#define DDL_CONV_DEVICE CONV_ON_CUDA_EMU
 #else
-#define DDL_CUDNN_TABLE nullptr
-#define DDL_CUDNN_ABSENT                                                                                       \
-    "this build has no cuDNN (no cudnn.h and libcudnn under the CUDA root or CUDNN_HOME when it was built, or " \
-    "CUDNN=0: make help)"
+#define DDL_CONV_DEVICE CONV_ON_CUDA
 #endif
 
 namespace {
@@ -54,37 +42,15 @@ void *cuda_alloc(size_t bytes)
 void cuda_zero(void *dst, size_t bytes) { ddl_cuda_memset(dst, 0, bytes); }
 
 // The convolution sub-table (core/conv/kernels.h): the CUDA twins of the
-// wing's CPU kernels, in the struct's order.
+// kernels several paths share, in the struct's order; each path's own
+// kernels are in its row's CUDA table (defined in its .cu file).
 const ConvKernels conv_cuda = {
+    /* .device = */ DDL_CONV_DEVICE,
     /* .im2col = */ im2col_cuda,
     /* .col2im = */ col2im_cuda,
     /* .images_to_channels = */ images_to_channels_cuda,
     /* .channels_to_images = */ channels_to_images_cuda,
-    /* .winograd_input = */ winograd_input_cuda,
-    /* .winograd_filter = */ winograd_filter_cuda,
-    /* .winograd_output = */ winograd_output_cuda,
-    /* .winograd_output_grad = */ winograd_output_grad_cuda,
-    /* .winograd_filter_grad = */ winograd_filter_grad_cuda,
-    /* .winograd4_input = */ winograd4_input_cuda,
-    /* .winograd4_filter = */ winograd4_filter_cuda,
-    /* .winograd4_output = */ winograd4_output_cuda,
-    /* .direct_pad = */ direct_pad_cuda,
-    /* .direct_filter = */ direct_filter_cuda,
-    /* .direct_conv = */ direct_conv_cuda,
-    /* .direct_filter_grad = */ direct_filter_grad_cuda,
-    /* .direct_unphase = */ direct_unphase_cuda,
-    /* .winofused_pad = */ winofused_pad_cuda,
-    /* .winofused_filter = */ winofused_filter_cuda,
-    /* .winofused_conv = */ winofused_conv_cuda,
-    /* .pointwise_filter = */ pointwise_filter_cuda,
-    /* .pointwise_conv = */ pointwise_conv_cuda,
-    /* .pointwise_filter_grad = */ pointwise_filter_grad_cuda,
-    /* .pointwise_subsample = */ pointwise_subsample_cuda,
-    /* .pointwise_upsample = */ pointwise_upsample_cuda,
-    /* .depthwise_forward = */ depthwise_forward_cuda,
-    /* .depthwise_backward = */ depthwise_backward_cuda,
-    /* .cudnn = */ DDL_CUDNN_TABLE,
-    /* .cudnn_absent = */ DDL_CUDNN_ABSENT,
+    /* .instead = */ nullptr,
 };
 
 } // namespace

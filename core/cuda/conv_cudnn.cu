@@ -3,8 +3,8 @@
 //
 // Built only when the Makefile found cudnn.h and libcudnn (DDL_HAVE_CUDNN),
 // and never for the emulated GPU, which cannot run a vendor library's
-// kernels: there this file is empty and the CUDA table says why cuDNN is
-// absent (backend_cuda.cu).
+// kernels: there, and in a build without cuDNN, this file's table only
+// says why cuDNN is absent (at its end).
 //
 // What it does, per convolution shape, batch n and max_batch (a "plan"):
 // - the descriptors (x, y: NCHW FP32; w: [cout][cin/groups][k][k], as the
@@ -35,6 +35,8 @@
 // Written and compiled without a GPU; what only a GPU run can show (that
 // cuDNN accepts every shape under FMA math, the results, the speed) is
 // checked by tests/test_conv_cudnn.c and make gpu-check there.
+#include "../conv/cudnn_kernels.h"
+
 #if defined(DDL_HAVE_CUDNN) && !defined(DDL_CUDA_EMU)
 
 #include <cudnn.h>
@@ -239,13 +241,30 @@ long cudnn_plans_made() { return (long)tl_plans.size(); }
 
 } // namespace
 
-extern "C" const ConvCudnn ddl_conv_cudnn = {
+extern "C" const ConvCudnn CONV_CUDA_TABLE(cudnn_kernels) = {
+    /* .absent = */ nullptr,
     /* .workspace = */ cudnn_workspace,
     /* .forward = */ cudnn_forward_call,
     /* .backward_data = */ cudnn_backward_data_call,
     /* .backward_filter = */ cudnn_backward_filter_call,
     /* .version = */ cudnn_version_text,
     /* .plans_made = */ cudnn_plans_made,
+};
+
+#elif defined(DDL_CUDA_EMU)
+
+extern "C" const ConvCudnn CONV_CUDA_TABLE(cudnn_kernels) = {
+    /* .absent = */ "the emulated GPU (--device cuda-emu) runs ddlab's own CUDA kernels, not cuDNN's, which need a "
+                    "real GPU (--device cuda, in a build with cuDNN)",
+    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+};
+
+#else
+
+extern "C" const ConvCudnn CONV_CUDA_TABLE(cudnn_kernels) = {
+    /* .absent = */ "this build has no cuDNN (no cudnn.h and libcudnn under the CUDA root or CUDNN_HOME when it was "
+                    "built, or CUDNN=0: make help)",
+    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
 };
 
 #endif

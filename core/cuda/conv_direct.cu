@@ -1,6 +1,6 @@
 // conv_direct.cu - the direct 3x3 convolution (padding 1, stride 1 or 2),
 // twins of core/conv/conv_direct.c, on the same padded and packed buffers
-// and tap tables (core/conv/conv_direct_layout.h).
+// and tap tables (core/conv/direct_kernels.h).
 //
 // pad, filter and unphase: one thread per element of the buffer they
 // write, the same values as the CPU's. conv: one thread per output,
@@ -10,9 +10,9 @@
 // over the chunk's positions in double with the fixed block tree (no
 // atomics, deterministic), then added to dw; equal to the CPU up to
 // summation order.
-#include "../conv/conv_direct_layout.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
+#include "../conv/direct_kernels.h"
 #include "launch.h"
 
 namespace {
@@ -139,7 +139,7 @@ extern "C" void direct_pad_cuda(const float *x, int nb, int C, int H, int W, int
 
 extern "C" void direct_filter_cuda(const float *w, int K, int C, int mode, float *wp)
 {
-    if (mode == DIRECT_DX_S2_ALL) { // the 4 phases' filters, one after another (conv_direct_layout.h)
+    if (mode == DIRECT_DX_S2_ALL) { // the 4 phases' filters, one after another (direct_kernels.h)
         for (int p = 0; p < 4; p++)
             direct_filter_cuda(w, K, C, DIRECT_DX_S2 + p, wp + direct_phase_filters(p, C, K));
         return;
@@ -194,3 +194,8 @@ extern "C" void direct_unphase_cuda(const float *dp, int nb, int C, int H, int W
                                                                             acc, dx);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/direct_kernels.h).
+extern "C" const DirectKernels CONV_CUDA_TABLE(direct_kernels) = {
+    direct_pad_cuda, direct_filter_cuda, direct_conv_cuda, direct_filter_grad_cuda, direct_unphase_cuda,
+};

@@ -1,6 +1,6 @@
 // conv_pointwise.cu - the pointwise (1x1, stride 1) convolution on NCHW,
-// twins of core/conv/conv_pointwise.c, on the same packed filters
-// (core/conv/conv_pointwise_layout.h).
+// twins of core/conv/path_pointwise.c, on the same packed filters
+// (core/conv/pointwise_kernels.h).
 //
 // filter: one thread per element of the packed buffer, the CPU's values.
 // conv: one thread per output, running the CPU lane's chain exactly:
@@ -11,9 +11,9 @@
 // the CPU up to summation order. The device rule of pick.c does not
 // pick this path (cuBLAS runs 1x1 convolutions well); --conv pointwise
 // does, and the tests compare it with the CPU.
-#include "../conv/conv_pointwise_layout.h"
 #include "block_reduce.h"
 #include "kernels_cuda.h"
+#include "../conv/pointwise_kernels.h"
 #include "launch.h"
 
 namespace {
@@ -147,3 +147,9 @@ extern "C" void pointwise_upsample_cuda(const float *dxs, int nb, int C, int H, 
                                                                              total, acc, dx);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/pointwise_kernels.h).
+extern "C" const PointwiseKernels CONV_CUDA_TABLE(pointwise_kernels) = {
+    pointwise_filter_cuda, pointwise_conv_cuda, pointwise_filter_grad_cuda, pointwise_subsample_cuda,
+    pointwise_upsample_cuda,
+};

@@ -1,6 +1,6 @@
 // conv_winofused.cu - Winograd F(2x2,3x3) on the direct kernels' grid,
 // twins of core/conv/conv_winofused.c on the same buffers
-// (core/conv/winofused_layout.h): the input's 4 phases from direct_pad_cuda
+// (core/conv/winofused_kernels.h): the input's 4 phases from direct_pad_cuda
 // with stride 2, the packed transformed filters.
 //
 // filter: one thread per packed value, the transform of
@@ -11,9 +11,10 @@
 // operations in the CPU's order), then A^T m A, the 4 pixels stored or
 // added straight into y: so the outputs are the CPU's bits. yq, the CPU's
 // room for output phases, is not used.
-#include "../conv/winofused_layout.h"
 #include "cuda_check.h"
 #include "kernels_cuda.h"
+#include "../conv/direct_kernels.h"
+#include "../conv/winofused_kernels.h"
 #include "launch.h"
 
 namespace {
@@ -156,3 +157,9 @@ extern "C" void winofused_conv_cuda(const float *xq, const float *wt, int nb, in
     DDL_LAUNCH(conv_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(xq, wt, g, total, acc, y);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/winofused_kernels.h), with the direct
+// kernels' weight gradient (conv_direct.cu).
+extern "C" const WinofusedKernels CONV_CUDA_TABLE(winofused_kernels) = {
+    winofused_pad_cuda, winofused_filter_cuda, winofused_conv_cuda, direct_pad_cuda, direct_filter_grad_cuda,
+};

@@ -1,5 +1,5 @@
 // depthwise.cu - direct depthwise convolution (groups = in = out channels,
-// one k x k filter per channel), twins of core/conv/depthwise.c.
+// one k x k filter per channel), twins of core/conv/path_depthwise.c.
 //
 // Forward and the input gradient gather: one thread per output (forward)
 // or input (backward) element, walking the k x k taps in the CPU's
@@ -11,6 +11,7 @@
 // atomics, deterministic, equal to the CPU up to summation order.
 #include "block_reduce.h"
 #include "kernels_cuda.h"
+#include "../conv/depthwise_kernels.h"
 #include "launch.h"
 
 namespace {
@@ -118,3 +119,9 @@ extern "C" void depthwise_backward_cuda(const float *x, const float *dy, const f
     DDL_LAUNCH(dw_input_grad_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(dy, w, dx, g, total, acc);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/depthwise_kernels.h).
+extern "C" const DepthwiseKernels CONV_CUDA_TABLE(depthwise_kernels) = {
+    depthwise_forward_cuda,
+    depthwise_backward_cuda,
+};

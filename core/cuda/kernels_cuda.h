@@ -33,51 +33,9 @@ void im2col_cuda(const float *x, int nb, int C, int H, int W, int k, int stride,
 void col2im_cuda(const float *col, int nb, int C, int H, int W, int k, int stride, int pad, int OH, int OW, float *dx,
                  bool acc);
 
-/* winograd.cu: Winograd F(2x2,3x3) transforms (layouts in kernels.h). */
-void winograd_input_cuda(const float *x, int nb, int C, int H, int W, float *v);
-void winograd_filter_cuda(const float *w, int K, int C, bool flip, float *u);
-void winograd_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc);
-/* winograd_grad.cu: the weight gradient's transforms. */
-void winograd_output_grad_cuda(const float *dy, int nb, int K, int H, int W, float *dm);
-void winograd_filter_grad_cuda(const float *du, int K, int C, float *dw);
-/* winograd4.cu: Winograd F(4x4,3x3) transforms (layouts in kernels.h). */
-void winograd4_input_cuda(const float *x, int nb, int C, int H, int W, float *v);
-void winograd4_filter_cuda(const float *w, int K, int C, bool flip, float *u);
-void winograd4_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc);
-
-/* conv_direct.cu: direct 3x3 convolution (layouts in conv_direct_layout.h). */
-void direct_pad_cuda(const float *x, int nb, int C, int H, int W, int stride, float *xq);
-void direct_filter_cuda(const float *w, int K, int C, int mode, float *wp);
-void direct_conv_cuda(const float *xq, const float *wp, int nb, int C, int K, int H, int W, int mode, float *y,
-                      bool acc);
-void direct_filter_grad_cuda(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride,
-                             float *dw);
-void direct_unphase_cuda(const float *dp, int nb, int C, int H, int W, float *dx, bool acc);
-
-/* conv_winofused.cu: Winograd F(2x2,3x3) on the direct grid (layouts in
- * winofused_layout.h). */
-void winofused_pad_cuda(const float *x, int nb, int C, int H, int W, float *xq);
-void winofused_filter_cuda(const float *w, int K, int C, bool flip, float *wt);
-void winofused_conv_cuda(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
-                         bool acc);
-
 /* layout.cu: x[nb][c][p] <-> t[c][nb*p] around multi-image conv GEMMs. */
 void images_to_channels_cuda(const float *x, int nb, int c, int p, float *t);
 void channels_to_images_cuda(const float *t, int nb, int c, int p, float *y);
-
-/* conv_pointwise.cu: pointwise (1x1, stride 1) convolution on NCHW
- * (layout in conv_pointwise_layout.h). */
-void pointwise_filter_cuda(const float *w, int K, int C, bool transpose, float *wp);
-void pointwise_conv_cuda(const float *x, const float *wp, int n, int I, int O, int P, float *y, bool acc);
-void pointwise_filter_grad_cuda(const float *x, const float *dy, int n, int C, int K, int P, float *dw);
-void pointwise_subsample_cuda(const float *x, int nb, int C, int H, int W, float *xs);
-void pointwise_upsample_cuda(const float *dxs, int nb, int C, int H, int W, float *dx, bool acc);
-
-/* depthwise.cu: direct depthwise convolution (MobileNetV2). */
-void depthwise_forward_cuda(const float *x, const float *w, const float *bias, float *y, int n, int C, int H, int W,
-                            int k, int stride, int pad, int OH, int OW);
-void depthwise_backward_cuda(const float *x, const float *dy, const float *w, float *dw, float *dx, int n, int C,
-                             int H, int W, int k, int stride, int pad, int OH, int OW, bool acc);
 
 /* elementwise.cu */
 void bias_add_cuda(float *y, const float *bias, int n, int c, int p);
@@ -152,13 +110,6 @@ void gemm_f16_cuda(bool trans_a, bool trans_b, int M, int N, int K, float alpha,
 /* Destroy this thread's cuBLAS handles (created lazily, one per thread and
  * device). Optional: call before a thread ends or before cudaDeviceReset. */
 void ddl_cuda_blas_release(void);
-
-/* conv_cudnn.cu: cuDNN's convolutions (the table is described in
- * core/conv/kernels.h), in nvcc builds that found cuDNN only. */
-#if defined(DDL_HAVE_CUDNN) && !defined(DDL_CUDA_EMU)
-#include "../conv/kernels.h"
-extern const ConvCudnn ddl_conv_cudnn;
-#endif
 
 /* fp16.cu: y[i] = (half)x[i], round to nearest even (__float2half_rn):
  * overflow gives +-inf, NaN stays NaN; and the exact widening back. */

@@ -7,8 +7,9 @@
 // so results match the CPU's up to FMA contraction.
 #include "cuda_check.h"
 #include "kernels_cuda.h"
+#include "../conv/winograd_kernels.h"
 #include "launch.h"
-#include "winograd_filter.h"
+#include "winograd_shared.h"
 
 namespace {
 
@@ -34,12 +35,8 @@ __device__ inline void at4(const float m[4], float o[2])
     o[1] = m[1] - m[2] - m[3];
 }
 
-struct TileGeom {
-    unsigned nb, C, H, W, tw, T, ld; // T tiles per image, ld = nb * T
-};
-
 // Thread e = (channel c, column q = image * T + tile) of v's rows.
-__global__ void input_kernel(const float *__restrict__ x, TileGeom g, size_t total, float *__restrict__ v)
+__global__ void input_kernel(const float *__restrict__ x, WinoTiles g, size_t total, float *__restrict__ v)
 {
     DDL_GRID_STRIDE(e, total)
     {
@@ -71,42 +68,16 @@ __global__ void filter_kernel(const float *__restrict__ w, unsigned K, unsigned 
 }
 
 // Thread e = (output channel k, column q = image * T + tile) of m's rows.
-__global__ void output_kernel(const float *__restrict__ m, TileGeom g, size_t total, bool acc, float *__restrict__ y)
+__global__ void output_kernel(const float *__restrict__ m, WinoTiles g, size_t total, bool acc, float *__restrict__ y)
 {
-    DDL_GRID_STRIDE(e, total)
-    {
-        unsigned k = (unsigned)e / g.ld, q = (unsigned)e % g.ld, i = q / g.T, j = q % g.T;
-        unsigned y0 = 2 * (j / g.tw), x0 = 2 * (j % g.tw);
-        float *plane = y + ((size_t)i * g.C + k) * g.H * g.W;
-        float t[4][2], row[4], o[2];
-        for (int r = 0; r < 4; r++) {
-            for (int s = 0; s < 4; s++) row[s] = m[(size_t)(r * 4 + s) * total + e];
-            at4(row, t[r]);
-        }
-        for (int s = 0; s < 2; s++) {
-            float col[4] = { t[0][s], t[1][s], t[2][s], t[3][s] };
-            at4(col, o);
-            for (int r = 0; r < 2; r++) {
-                unsigned py = y0 + r, px = x0 + s;
-                if (py >= g.H || px >= g.W) continue;
-                float *p = plane + (size_t)py * g.W + px;
-                *p = acc ? *p + o[r] : o[r];
-            }
-        }
-    }
-}
-
-TileGeom tile_geom(int nb, int C, int H, int W)
-{
-    unsigned tw = (unsigned)(W + 1) / 2, T = (unsigned)((H + 1) / 2) * tw;
-    return TileGeom{ (unsigned)nb, (unsigned)C, (unsigned)H, (unsigned)W, tw, T, (unsigned)nb * T };
+    DDL_GRID_STRIDE(e, total) { winograd_output_one<2, at4>(m, g, total, e, acc, y); }
 }
 
 } // namespace
 
 extern "C" void winograd_input_cuda(const float *x, int nb, int C, int H, int W, float *v)
 {
-    TileGeom g = tile_geom(nb, C, H, W);
+    WinoTiles g = wino_tiles<2>(nb, C, H, W);
     size_t total = (size_t)C * g.ld;
     if (total == 0) return;
     ddl_check_u32(16 * total, "winograd_input_cuda");
@@ -126,10 +97,17 @@ extern "C" void winograd_filter_cuda(const float *w, int K, int C, bool flip, fl
 
 extern "C" void winograd_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc)
 {
-    TileGeom g = tile_geom(nb, K, H, W);
+    WinoTiles g = wino_tiles<2>(nb, K, H, W);
     size_t total = (size_t)K * g.ld;
     if (total == 0) return;
     ddl_check_u32(16 * total, "winograd_output_cuda");
     DDL_LAUNCH(output_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/winograd_kernels.h), with the weight
+// gradient's transforms of winograd_grad.cu.
+extern "C" const WinogradKernels CONV_CUDA_TABLE(winograd_kernels) = {
+    winograd_input_cuda, winograd_filter_cuda, winograd_output_cuda,
+    winograd_input_cuda, winograd_output_grad_cuda, winograd_filter_grad_cuda,
+};

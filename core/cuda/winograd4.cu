@@ -9,8 +9,9 @@
 // the results match the CPU's bit for bit.
 #include "cuda_check.h"
 #include "kernels_cuda.h"
+#include "../conv/winograd_kernels.h"
 #include "launch.h"
-#include "winograd_filter.h"
+#include "winograd_shared.h"
 
 namespace {
 
@@ -42,18 +43,8 @@ __device__ inline void at6(const float m[6], float o[4])
     o[3] = (m[1] - m[2]) + 8.0f * (m[3] - m[4]) + m[5];
 }
 
-struct TileGeom4 {
-    unsigned nb, C, H, W, tw, T, ld; // T tiles per image, ld = nb * T
-};
-
-TileGeom4 tile_geom4(int nb, int C, int H, int W)
-{
-    unsigned tw = (unsigned)(W + 3) / 4, T = (unsigned)((H + 3) / 4) * tw;
-    return TileGeom4{ (unsigned)nb, (unsigned)C, (unsigned)H, (unsigned)W, tw, T, (unsigned)nb * T };
-}
-
 // Thread e = (channel c, column q = image * T + tile) of v's rows.
-__global__ void input4_kernel(const float *__restrict__ x, TileGeom4 g, size_t total, float *__restrict__ v)
+__global__ void input4_kernel(const float *__restrict__ x, WinoTiles g, size_t total, float *__restrict__ v)
 {
     DDL_GRID_STRIDE(e, total)
     {
@@ -88,37 +79,16 @@ __global__ void filter4_kernel(const float *__restrict__ w, unsigned K, unsigned
 }
 
 // Thread e = (output channel k, column q = image * T + tile) of m's rows.
-__global__ void output4_kernel(const float *__restrict__ m, TileGeom4 g, size_t total, bool acc, float *__restrict__ y)
+__global__ void output4_kernel(const float *__restrict__ m, WinoTiles g, size_t total, bool acc, float *__restrict__ y)
 {
-    DDL_GRID_STRIDE(e, total)
-    {
-        unsigned k = (unsigned)e / g.ld, q = (unsigned)e % g.ld, i = q / g.T, j = q % g.T;
-        unsigned y0 = 4 * (j / g.tw), x0 = 4 * (j % g.tw);
-        float *plane = y + ((size_t)i * g.C + k) * g.H * g.W;
-        float a[6][4];
-        for (int r = 0; r < 6; r++) {
-            float row[6];
-            for (int s = 0; s < 6; s++) row[s] = m[(size_t)(r * 6 + s) * total + e];
-            at6(row, a[r]);
-        }
-        for (int s = 0; s < 4; s++) {
-            float col[6] = { a[0][s], a[1][s], a[2][s], a[3][s], a[4][s], a[5][s] }, o[4];
-            at6(col, o);
-            for (int r = 0; r < 4; r++) {
-                unsigned py = y0 + r, px = x0 + s;
-                if (py >= g.H || px >= g.W) continue;
-                float *p = plane + (size_t)py * g.W + px;
-                *p = acc ? *p + o[r] : o[r];
-            }
-        }
-    }
+    DDL_GRID_STRIDE(e, total) { winograd_output_one<4, at6>(m, g, total, e, acc, y); }
 }
 
 } // namespace
 
 extern "C" void winograd4_input_cuda(const float *x, int nb, int C, int H, int W, float *v)
 {
-    TileGeom4 g = tile_geom4(nb, C, H, W);
+    WinoTiles g = wino_tiles<4>(nb, C, H, W);
     size_t total = (size_t)C * g.ld;
     if (total == 0) return;
     ddl_check_u32(36 * total, "winograd4_input_cuda");
@@ -138,10 +108,17 @@ extern "C" void winograd4_filter_cuda(const float *w, int K, int C, bool flip, f
 
 extern "C" void winograd4_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc)
 {
-    TileGeom4 g = tile_geom4(nb, K, H, W);
+    WinoTiles g = wino_tiles<4>(nb, K, H, W);
     size_t total = (size_t)K * g.ld;
     if (total == 0) return;
     ddl_check_u32(36 * total, "winograd4_output_cuda");
     DDL_LAUNCH(output4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);
     DDL_CUDA_LAUNCHED();
 }
+
+// The path's CUDA table (core/conv/winograd_kernels.h): F(2x2)'s weight
+// gradient (winograd.cu, winograd_grad.cu).
+extern "C" const WinogradKernels CONV_CUDA_TABLE(winograd4_kernels) = {
+    winograd4_input_cuda, winograd4_filter_cuda, winograd4_output_cuda,
+    winograd_input_cuda,  winograd_output_grad_cuda, winograd_filter_grad_cuda,
+};

@@ -6,6 +6,7 @@
 // CPU's bit for bit (a fused multiply-add by 0.5 rounds as the unfused one).
 #include "cuda_check.h"
 #include "kernels_cuda.h"
+#include "../conv/winograd_kernels.h"
 #include "launch.h"
 
 namespace {

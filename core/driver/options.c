@@ -144,8 +144,9 @@ static void conv_help(char *out, size_t cap)
 {
     const Backend *cuda = backend_named("cuda");
     char has[160];
-    if (cuda && cuda->conv->cudnn)
-        snprintf(has, sizeof has, "this build has %s", cuda->conv->cudnn->version());
+    const char *cudnn = cuda ? conv_cudnn_version(cuda->conv) : NULL;
+    if (cudnn)
+        snprintf(has, sizeof has, "this build has %s", cudnn);
     else
         snprintf(has, sizeof has, "this build has none%s", cuda ? "" : ", nor CUDA");
     snprintf(out, cap,

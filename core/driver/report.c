@@ -69,7 +69,8 @@ void driver_meta(Driver *d, Meta *m)
         conv2d_algo_summary(&d->m, conv, sizeof conv);
         meta_set(m, "conv", "%s", conv);
         /* which cuDNN the device has, where it has one (the conv line says whether it ran) */
-        if (d->m.be->conv->cudnn) meta_set(m, "cudnn", "%s", d->m.be->conv->cudnn->version());
+        const char *cudnn = conv_cudnn_version(d->m.be->conv);
+        if (cudnn) meta_set(m, "cudnn", "%s", cudnn);
     }
     if (d->has_train) {
         meta_set(m, "dataset", "%s", d->train.name);

@@ -58,19 +58,7 @@
 #define ddl_cuda_stream_synchronize ddl_cuda_stream_synchronize_emu
 #define ddl_cuda_stream_wait_event ddl_cuda_stream_wait_event_emu
 #define ddl_cuda_synchronize ddl_cuda_synchronize_emu
-#define depthwise_backward_cuda depthwise_backward_cuda_emu
-#define depthwise_forward_cuda depthwise_forward_cuda_emu
-#define direct_conv_cuda direct_conv_cuda_emu
-#define direct_filter_cuda direct_filter_cuda_emu
-#define direct_filter_grad_cuda direct_filter_grad_cuda_emu
-#define direct_pad_cuda direct_pad_cuda_emu
-#define direct_unphase_cuda direct_unphase_cuda_emu
 #define dropout_mask_cuda dropout_mask_cuda_emu
-#define pointwise_conv_cuda pointwise_conv_cuda_emu
-#define pointwise_filter_cuda pointwise_filter_cuda_emu
-#define pointwise_filter_grad_cuda pointwise_filter_grad_cuda_emu
-#define pointwise_subsample_cuda pointwise_subsample_cuda_emu
-#define pointwise_upsample_cuda pointwise_upsample_cuda_emu
 #define f16_to_f32_cuda f16_to_f32_cuda_emu
 #define f32_to_f16_cuda f32_to_f16_cuda_emu
 #define gemm_f16_cuda gemm_f16_cuda_emu
@@ -95,16 +83,5 @@
 #define sgd_update_cuda sgd_update_cuda_emu
 #define softmax_ce_backward_cuda softmax_ce_backward_cuda_emu
 #define softmax_ce_forward_cuda softmax_ce_forward_cuda_emu
-#define winograd_filter_cuda winograd_filter_cuda_emu
-#define winofused_conv_cuda winofused_conv_cuda_emu
-#define winofused_pad_cuda winofused_pad_cuda_emu
-#define winofused_filter_cuda winofused_filter_cuda_emu
-#define winograd_filter_grad_cuda winograd_filter_grad_cuda_emu
-#define winograd_input_cuda winograd_input_cuda_emu
-#define winograd_output_cuda winograd_output_cuda_emu
-#define winograd_output_grad_cuda winograd_output_grad_cuda_emu
-#define winograd4_filter_cuda winograd4_filter_cuda_emu
-#define winograd4_input_cuda winograd4_input_cuda_emu
-#define winograd4_output_cuda winograd4_output_cuda_emu
 #endif
 #endif

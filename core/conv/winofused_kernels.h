@@ -1,4 +1,16 @@
-/* winofused_layout.h - Winograd F(2x2,3x3) on the direct kernels' grid
+/* winofused_kernels.h - the kernel table of the fused Winograd path
+ * (path_winofused.c; the CPU's in conv_winofused.c, the CUDA twin's in
+ * conv_winofused.cu). Its weight gradient is the direct kernels'
+ * (grad_pad, filter_grad: the same functions as DirectKernels' pad and
+ * filter_grad). Below: the layouts, the kernels and their table. */
+#ifndef DDL_CONV_WINOFUSED_KERNELS_H
+#define DDL_CONV_WINOFUSED_KERNELS_H
+
+#include <stddef.h>
+#include "direct_kernels.h"
+#include "kernels.h"
+
+/* The layouts of Winograd F(2x2,3x3) on the direct kernels' grid
  * (conv_winofused.c, its CUDA twin conv_winofused.cu, and the layer
  * core/conv/path_winofused.c): the tile's taps on the input's
  * phases, the packed transformed filters, and the filter transform, in
@@ -7,7 +19,7 @@
  *
  * Tiles. Output tile (ty, tx) is the 2x2 block of pixels (2ty + a,
  * 2tx + b); its 4x4 input window starts at x[2ty - 1][2tx - 1]. On the
- * input's 4 phases (conv_direct_layout.h: phase p = 2*(row odd) +
+ * input's 4 phases (direct_kernels.h: phase p = 2*(row odd) +
  * (column odd), a plane of (H/2) x (W/2) with a zero border), window row
  * r (0..3) is x row 2ty + r - 1: the odd phase's padded row ty for r = 0,
  * the even phase's row ty + 1 for r = 1, the odd's ty + 1 for r = 2, the
@@ -25,11 +37,6 @@
  * outs), the order the kernel broadcasts them in. With flip, the input
  * gradient's: outs = C from ins = K, g = w[in][out] rotated by 180
  * degrees. */
-#ifndef DDL_CPU_WINOFUSED_LAYOUT_H
-#define DDL_CPU_WINOFUSED_LAYOUT_H
-
-#include <stddef.h>
-#include "conv_direct_layout.h"
 
 #ifdef __CUDACC__
 #define WINOFUSED_FN __host__ __device__ static inline
@@ -125,5 +132,57 @@ WINOFUSED_FN void winofused_filter_of(const float *w, int C, int out, int in, in
     const float *src = flip ? w + ((size_t)in * C + out) * 9 : w + ((size_t)out * C + in) * 9;
     for (int t = 0; t < 9; t++) g[t] = src[flip ? 8 - t : t];
 }
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The CPU's kernels. Tensors are NCHW float32; kernels that produce an
+ * input gradient take acc: false overwrites, true adds. */
+
+/* Winograd F(2x2,3x3) on the direct kernels' grid, stride 1, padding 1
+ * (conv_winofused.c says why and how; layouts above):
+ * filter: wt = V = G g G^T of w[K][C][3][3], packed per tile position in
+ *         blocks of 8 outputs; with flip, the input gradient's (C outputs
+ *         from K inputs, rotated);
+ * conv:    y[nb][K][H][W] (+)= the convolution of x[nb][C][H][W] (H, W
+ *          even; C <= WINOFUSED_MAX_C) from its phases xq
+ *          (direct_pad_cpu with stride 2) and wt; yq: room for the 4
+ *          output phases on the tiles' grid, [4][K][ocs], which some
+ *          planes go through (above);
+ * unphase: y (+)= the phases yq interleaved. */
+void winofused_pad_cpu(const float *x, int nb, int C, int H, int W, float *xq);
+void winofused_filter_cpu(const float *w, int K, int C, bool flip, float *wt);
+void winofused_conv_cpu(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
+                         bool acc);
+void winofused_unphase_cpu(const float *yq, int nb, int K, int H, int W, float *y, bool acc);
+
+/* Their CUDA twins: the same arguments, device pointers (the emulated
+ * GPU's build names them _emu, as core/cuda/emu/names.h does the rest). */
+#ifdef DDL_CUDA_EMU
+#define winofused_conv_cuda winofused_conv_cuda_emu
+#define winofused_filter_cuda winofused_filter_cuda_emu
+#define winofused_pad_cuda winofused_pad_cuda_emu
+#endif
+/* conv_winofused.cu: Winograd F(2x2,3x3) on the direct grid (layouts
+ * above). */
+void winofused_pad_cuda(const float *x, int nb, int C, int H, int W, float *xq);
+void winofused_filter_cuda(const float *w, int K, int C, bool flip, float *wt);
+void winofused_conv_cuda(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y,
+                         bool acc);
+
+typedef struct WinofusedKernels {
+    void (*pad)(const float *x, int nb, int C, int H, int W, float *xq);
+    void (*filter)(const float *w, int K, int C, bool flip, float *wt);
+    void (*conv)(const float *xq, const float *wt, int nb, int C, int K, int H, int W, float *yq, float *y, bool acc);
+    void (*grad_pad)(const float *x, int nb, int C, int H, int W, int stride, float *xq);
+    void (*filter_grad)(const float *xq, const float *dyq, int nb, int C, int K, int H, int W, int stride, float *dw);
+} WinofusedKernels;
+
+CONV_KERNEL_TABLES(WinofusedKernels, winofused_kernels);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
