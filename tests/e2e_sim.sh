@@ -58,6 +58,21 @@ out=$( (PLATFORM=nope; source labs/common.sh) 2>&1 >/dev/null); rc=$?
 [ "$rc" != 0 ] && grep -q "available: .*cluster4.*wits80" <<<"$out"
 check $? "an unknown PLATFORM is refused with the list of platforms" "$out"
 
+# Every platform file makes an MPI_Test cost 1 us, not growing: SMPI's
+# default (100 us, more at each failed test) charged ddlab's polled
+# allreduces tens of ms a step (labs/platforms/README.md). SimGrid itself
+# says what it read from the file (sim_ring without arguments: its usage).
+for xml in labs/platforms/*.xml; do
+  name=$(basename "$xml" .xml)
+  prefix=$(sed -n 's/.*<cluster[^>]* prefix="\([^"]*\)".*/\1/p' "$xml" | head -1)
+  echo "${prefix}0" > "$tmp/hosts-cfg"
+  cfg=$(smpirun -np 1 -platform "$xml" -hostfile "$tmp/hosts-cfg" --log=xbt_cfg.thres:info --log=root.thres:critical \
+    bin/sim/tests/sim_ring 2>&1)
+  grep -q "Set 'smpi/test' to '1e-6'" <<<"$cfg" && grep -q "Set 'smpi/grow-injected-times' to 'no'" <<<"$cfg"
+  check $? "$name: SimGrid reads smpi/test 1e-6 and smpi/grow-injected-times no from the platform file" \
+    "$(grep -i "smpi/test\|grow-injected\|error" <<<"$cfg" | head -3)"
+done
+
 # alpha-beta within 1% under CM02, the computation switched off (gamma 0).
 ring_on() { # platform np
   local platform=$1 np=$2
