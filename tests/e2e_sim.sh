@@ -58,6 +58,19 @@ out=$( (PLATFORM=nope; source labs/common.sh) 2>&1 >/dev/null); rc=$?
 [ "$rc" != 0 ] && grep -q "available: .*cluster4.*wits80" <<<"$out"
 check $? "an unknown PLATFORM is refused with the list of platforms" "$out"
 
+# smpi/host-speed is timed by the thread's CPU time, the clock SMPI charges
+# computations by (labs/platforms/sim.sh): gemm_peak --clock cpu says so
+# in its CSV, and refuses a second BLAS thread, whose work it would miss.
+if [ -x bin/bench/gemm_peak ]; then
+  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 bin/bench/gemm_peak --clock cpu --out "$tmp/gp" > "$tmp/gp.txt" 2>&1 &&
+    grep -q "^# timing: .*by this thread's CPU time" "$tmp/gp/gemm_peak-cpu.csv" && grep -q '^bench sgemm 2048^3: ' "$tmp/gp.txt" &&
+    grep -q 'bin/bench/gemm_peak --clock cpu --out' labs/platforms/sim.sh
+  check $? "gemm_peak --clock cpu times by the thread's CPU time, and sim.sh calibrates with it" "$(tail -2 "$tmp/gp.txt")"
+  OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 bin/bench/gemm_peak --clock cpu --out "$tmp/gp2" > "$tmp/gp2.txt" 2>&1
+  [ $? = 2 ] && grep -q 'one BLAS thread' "$tmp/gp2.txt"
+  check $? "gemm_peak --clock cpu refuses 2 BLAS threads" "$(tail -2 "$tmp/gp2.txt")"
+fi
+
 # Every platform file makes an MPI_Test cost 1 us, not growing: SMPI's
 # default (100 us, more at each failed test) charged ddlab's polled
 # allreduces tens of ms a step (labs/platforms/README.md). SimGrid itself
