@@ -42,8 +42,8 @@ PLATFORM_LABS="2 3 6"
 # 17.6 -> 20.2 s; a busy machine's timings are not the finding's.)
 # Simulated (cluster4, 1 Gbit/s between its nodes) the timings do not
 # depend on the load: SMPI charges each computation its CPU time. There,
-# 2026-11-29 at load average 10-15, the DNN 4.6x slower and ResNet-50
-# 0.53x (labs/lab6/RESULTS.md, "Simulated cluster").
+# 2026-11-29 at load average 10-15, the DNN 5.3x slower and ResNet-50
+# 0.52x (labs/lab6/RESULTS.md, "Simulated cluster").
 declare -A PLATFORM_NET=([2]="NET=1gbit NP=4 HOSTS=4" [3]="NET=1gbit NP=2" [6]="NET=1gbit HOSTS=2")
 declare -A PLATFORM_SIM=([2]="PLATFORM=cluster4 NP=4" [3]="PLATFORM=cluster4 NP=4" [6]="PLATFORM=cluster4")
 declare -A PLATFORM_ENV=([2]="LAB2_ONLY=bench LAB2_MAX_BYTES=4194304 LAB2_REPS=5"
