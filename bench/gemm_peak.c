@@ -10,10 +10,16 @@
  * with their provenance to --out (default results/bench) as
  * gemm_peak-<device>.csv and .json, then one line per size that
  * labs/platforms/sim.sh and tests/gpu_check.sh read:
- * "bench sgemm N^3: X GFLOP/s (...)" ("bench hgemm" for FP16). */
+ * "bench sgemm N^3: X GFLOP/s (...)" ("bench hgemm" for FP16).
+ * --clock cpu (CPU only) times each call by this thread's CPU time, the
+ * clock SimGrid SMPI charges computations by: on a loaded machine the wall
+ * clock gives the share of a core this process got, and sim.sh's
+ * smpi/host-speed from it made every simulated computation too short
+ * (43.9 instead of 105.8 GFLOP/s at load average 10, 2026-11-29). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend/registry.h"
 #include "util/cli.h"
@@ -23,16 +29,26 @@
 #include "results/results.h"
 #include "util/half.h"
 
-static double best_gflops(const Backend *be, int n, bool half, void *a, void *b, float *c)
+/* Seconds on the chosen clock: wall, or this thread's CPU time (single-
+ * threaded BLAS runs the GEMM on the calling thread). */
+static double clock_s(bool cpu)
+{
+    if (!cpu) return ddl_now();
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double best_gflops(const Backend *be, int n, bool half, bool cpu, void *a, void *b, float *c)
 {
     double best = 1e30;
     for (int r = 0; r < 6; r++) {
         be->synchronize();
-        double t0 = ddl_now();
+        double t0 = clock_s(cpu);
         if (half) be->gemm_f16(false, false, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
         else be->gemm_f32(false, false, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
         be->synchronize();
-        double t = ddl_now() - t0;
+        double t = clock_s(cpu) - t0;
         if (r > 0 && t < best) best = t; /* the first call sets up (cuBLAS handles, pages) */
     }
     return 2.0 * n * n * (double)n / best * 1e-9;
@@ -44,7 +60,7 @@ static const char *library(const Backend *be, bool half)
 }
 
 /* One size: its row of t, and its GFLOP/s. */
-static double measure(const Backend *be, Table *t, int n, bool half)
+static double measure(const Backend *be, Table *t, int n, bool half, bool cpu)
 {
     size_t count = (size_t)n * n, es = half ? sizeof(uint16_t) : sizeof(float);
     void *ha = ddl_calloc(count * es), *hb = ddl_calloc(count * es);
@@ -57,7 +73,7 @@ static double measure(const Backend *be, Table *t, int n, bool half)
     float *c = be->alloc(count * sizeof(float));
     be->to_device(a, ha, count * es);
     be->to_device(b, hb, count * es);
-    double g = best_gflops(be, n, half, a, b, c);
+    double g = best_gflops(be, n, half, cpu, a, b, c);
     table_set_str(t, "op", half ? "hgemm" : "sgemm");
     table_set_int(t, "n", n);
     table_set_num(t, "gflops", g, "%.1f");
@@ -72,7 +88,7 @@ static double measure(const Backend *be, Table *t, int n, bool half)
 }
 
 /* Every size, printed and written; 0, or 1 when the files were not written. */
-static int run(const Backend *be, const char *desc, const char *out)
+static int run(const Backend *be, const char *desc, const char *out, bool cpu)
 {
     char name[96];
     snprintf(name, sizeof name, "gemm_peak-%s", be->name);
@@ -80,13 +96,14 @@ static int run(const Backend *be, const char *desc, const char *out)
     meta_collect(&t->meta, "gemm_peak");
     meta_set(&t->meta, "device", "%s", desc);
     meta_set(&t->meta, "seed", "n/a (fixed operands)");
-    meta_set(&t->meta, "timing", "best of 5 calls after one untimed call; on a device each call is waited for");
+    meta_set(&t->meta, "timing", "best of 5 calls after one untimed call, %s; on a device each call is waited for",
+             cpu ? "by this thread's CPU time" : "by the wall clock");
     int lo = be->host_memory ? 1024 : 4096, hi = 2 * lo, nrows = 0;
     if (!strcmp(be->name, "cuda-emu")) lo = hi = 512; /* the emulator's GEMM is OpenBLAS: a dry run */
     struct { int n; bool half; double gflops; } row[8];
     for (int half = 0; half <= (be->gemm_f16 != NULL); half++)
         for (int n = lo; n <= hi && nrows < 8; n *= 2, nrows++)
-            row[nrows].n = n, row[nrows].half = half, row[nrows].gflops = measure(be, t, n, half);
+            row[nrows].n = n, row[nrows].half = half, row[nrows].gflops = measure(be, t, n, half, cpu);
     static const TextColumn show[] = {
         { "op", "op", "" }, { "n", "size", "n^3" }, { "gflops", "rate", "GFLOP/s" }, { "library", "library", "" },
     };
@@ -103,12 +120,13 @@ static int run(const Backend *be, const char *desc, const char *out)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    const char *name = "cpu", *out = "results/bench";
+    const char *name = "cpu", *out = "results/bench", *clock = "wall";
     const CliOption opts[] = {
         { "device", OPT_STR, &name, "cpu | cuda | cuda-emu (default cpu)", 0, 0 },
         { "out", OPT_STR, &out, "where the CSV and JSON go (default results/bench)", 0, 0 },
+        { "clock", OPT_STR, &clock, "wall | cpu: this thread's CPU time, CPU device only (default wall)", 0, 0 },
     };
-    int rc = cli_parse(argc, argv, "gemm_peak [--device cpu|cuda|cuda-emu] [--out DIR]",
+    int rc = cli_parse(argc, argv, "gemm_peak [--device cpu|cuda|cuda-emu] [--out DIR] [--clock wall|cpu]",
                        "the SGEMM (and, on a GPU, FP16 GEMM) rate of this machine or device, best of 5",
                        opts, (int)(sizeof opts / sizeof opts[0]));
     Device dev;
@@ -117,12 +135,20 @@ int main(int argc, char **argv)
     if (rc == 0 && (device_parse(name, &dev, err) != 0 ||
                     device_check_backend(dev, 0, 1, desc, sizeof desc, err) != 0 || !(be = backend_named(name))))
         fprintf(stderr, "error: %s\n", err[0] ? err : "this build has no such backend");
+    bool cpu = !strcmp(clock, "cpu");
+    /* A thread's CPU time counts its own work only: one BLAS thread, and
+     * the GEMM on the host. */
+    if (be && ((strcmp(clock, "wall") && !cpu) || (cpu && (!be->host_memory || blas_threads() != 1)))) {
+        fprintf(stderr, "error: --clock %s: wall, or cpu on the CPU device with one BLAS thread "
+                        "(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1)\n", clock);
+        be = NULL, rc = 2;
+    }
     if (!be) {
         MPI_Finalize();
         return rc == 1 ? 0 : 2;
     }
     if (be->host_memory) snprintf(desc, sizeof desc, "%s kernels, %d threads", blas_core_name(), blas_threads());
-    int status = run(be, desc, out);
+    int status = run(be, desc, out, cpu);
     MPI_Finalize();
     return status;
 }

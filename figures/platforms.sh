@@ -40,6 +40,10 @@ PLATFORM_LABS="2 3 6"
 # that is nearer its edge. (On 2 cores at load average 20, 2026-11-29,
 # neither held both: 1 Gbit/s SDSS 0.243 -> 0.220 s, 100 Mbit/s ResNet-50
 # 17.6 -> 20.2 s; a busy machine's timings are not the finding's.)
+# Simulated (cluster4, 1 Gbit/s between its nodes) the timings do not
+# depend on the load: SMPI charges each computation its CPU time. There,
+# 2026-11-29 at load average 10-15, the DNN 5.3x slower and ResNet-50
+# 0.52x (labs/lab6/RESULTS.md, "Simulated cluster").
 declare -A PLATFORM_NET=([2]="NET=1gbit NP=4 HOSTS=4" [3]="NET=1gbit NP=2" [6]="NET=1gbit HOSTS=2")
 declare -A PLATFORM_SIM=([2]="PLATFORM=cluster4 NP=4" [3]="PLATFORM=cluster4 NP=4" [6]="PLATFORM=cluster4")
 declare -A PLATFORM_ENV=([2]="LAB2_ONLY=bench LAB2_MAX_BYTES=4194304 LAB2_REPS=5"

@@ -51,6 +51,34 @@ out=$( (PLATFORM=nope; source labs/common.sh) 2>&1 >/dev/null); rc=$?
 [ "$rc" != 0 ] && grep -q "available: .*cluster4.*wits80" <<<"$out"
 check $? "an unknown PLATFORM is refused with the list of platforms" "$out"
 
+# smpi/host-speed is timed by the thread's CPU time, the clock SMPI charges
+# computations by (labs/platforms/sim.sh): gemm_peak --clock cpu says so
+# in its CSV, and refuses a second BLAS thread, whose work it would miss.
+if [ -x bin/bench/gemm_peak ]; then
+  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 bin/bench/gemm_peak --clock cpu --out "$tmp/gp" > "$tmp/gp.txt" 2>&1 &&
+    grep -q "^# timing: .*by this thread's CPU time" "$tmp/gp/gemm_peak-cpu.csv" && grep -q '^bench sgemm 2048^3: ' "$tmp/gp.txt" &&
+    grep -q 'bin/bench/gemm_peak --clock cpu --out' labs/platforms/sim.sh
+  check $? "gemm_peak --clock cpu times by the thread's CPU time, and sim.sh calibrates with it" "$(tail -2 "$tmp/gp.txt")"
+  OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 bin/bench/gemm_peak --clock cpu --out "$tmp/gp2" > "$tmp/gp2.txt" 2>&1
+  [ $? = 2 ] && grep -q 'one BLAS thread' "$tmp/gp2.txt"
+  check $? "gemm_peak --clock cpu refuses 2 BLAS threads" "$(tail -2 "$tmp/gp2.txt")"
+fi
+
+# Every platform file makes an MPI_Test cost 1 us, not growing: SMPI's
+# default (100 us, more at each failed test) charged ddlab's polled
+# allreduces tens of ms a step (labs/platforms/README.md). SimGrid itself
+# says what it read from the file (sim_ring without arguments: its usage).
+for xml in labs/platforms/*.xml; do
+  name=$(basename "$xml" .xml)
+  prefix=$(sed -n 's/.*<cluster[^>]* prefix="\([^"]*\)".*/\1/p' "$xml" | head -1)
+  echo "${prefix}0" > "$tmp/hosts-cfg"
+  cfg=$(smpirun -np 1 -platform "$xml" -hostfile "$tmp/hosts-cfg" --log=xbt_cfg.thres:info --log=root.thres:critical \
+    bin/sim/tests/sim_ring 2>&1)
+  grep -q "Set 'smpi/test' to '1e-6'" <<<"$cfg" && grep -q "Set 'smpi/grow-injected-times' to 'no'" <<<"$cfg"
+  check $? "$name: SimGrid reads smpi/test 1e-6 and smpi/grow-injected-times no from the platform file" \
+    "$(grep -i "smpi/test\|grow-injected\|error" <<<"$cfg" | head -3)"
+done
+
 # alpha-beta within 1% under CM02, the computation switched off (gamma 0).
 ring_on() { # platform np
   local platform=$1 np=$2

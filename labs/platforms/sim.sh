@@ -88,8 +88,12 @@ sim_hostfile() { # np file
 
 # This machine's FLOP rate, the reference SMPI needs to turn measured
 # compute time into flops (smpi/host-speed): single-thread SGEMM, the rate
-# the platform speeds are quoted in. Measured once per CPU and BLAS kernel
-# (bin/bench/gemm_peak, best of 5, a few seconds) and kept in
+# the platform speeds are quoted in. Timed by this thread's CPU time
+# (gemm_peak --clock cpu), the clock SMPI charges each computation by: the
+# wall clock on a loaded machine measured this process's share of a core
+# (43.9 instead of 105.8 GFLOP/s at load average 10, 2026-11-29), and every
+# simulated computation came out that much too short. Measured once per
+# CPU and BLAS kernel (bin/bench/gemm_peak, best of 5, a few seconds) and kept in
 # results/sim/host-speed.txt; SIM_RECALIBRATE=1 measures again,
 # SIM_HOST_SPEED=<flop/s> imposes a rate.
 sim_calibrate() {
@@ -100,7 +104,7 @@ sim_calibrate() {
     return 0
   fi
   cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ //')
-  key="cpu=${cpu:-unknown} coretype=${OPENBLAS_CORETYPE:-auto}"
+  key="cpu=${cpu:-unknown} coretype=${OPENBLAS_CORETYPE:-auto} clock=thread-cpu"
   if [ "${SIM_RECALIBRATE:-0}" != 1 ] && [ -f "$file" ] && grep -qxF "# $key" "$file"; then
     SIM_HOST_SPEED=$(sed -n 's/^host_speed_flops=//p' "$file")
     SIM_CALIBRATED="this machine's single-thread SGEMM, measured $(sed -n 's/^date=//p' "$file")"
@@ -108,7 +112,7 @@ sim_calibrate() {
   fi
   [ -x bin/bench/gemm_peak ] || { echo "error: bin/bench/gemm_peak missing (run make): it measures this machine's FLOP rate" >&2; exit 2; }
   local out gf
-  out=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 bin/bench/gemm_peak 2>/dev/null) || {
+  out=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 bin/bench/gemm_peak --clock cpu --out results/sim 2>/dev/null) || {
     echo "error: bin/bench/gemm_peak failed: cannot calibrate smpi/host-speed" >&2; exit 2; }
   gf=$(sed -n 's/.*: \([0-9.]*\) GFLOP\/s.*/\1/p' <<<"$out" | sort -g | tail -1)
   [ -n "$gf" ] || { echo "error: could not read a GFLOP/s figure from gemm_peak: $out" >&2; exit 2; }
@@ -117,7 +121,7 @@ sim_calibrate() {
   SIM_CALIBRATED="this machine's single-thread SGEMM, measured $date"
   mkdir -p results/sim
   { echo "# $key"
-    echo "# single-thread SGEMM (bin/bench/gemm_peak, best of 5 at 1024^3 and 2048^3): smpi/host-speed"
+    echo "# single-thread SGEMM (bin/bench/gemm_peak --clock cpu, best of 5 at 1024^3 and 2048^3, thread CPU time): smpi/host-speed"
     echo "host_speed_flops=$SIM_HOST_SPEED"
     echo "date=$date"; } > "$file.tmp.$$" && mv -f "$file.tmp.$$" "$file"
   echo "[sim] this machine: $gf GFLOP/s single-thread SGEMM -> --cfg=smpi/host-speed:${SIM_HOST_SPEED}f ($file)" >&2
