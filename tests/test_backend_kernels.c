@@ -147,18 +147,19 @@ static void check_same_nan(const char *be, const char *what, const float *got, c
 }
 
 /* A path's kernel table on be's device (its row's, conv.c). */
-static const void *table(const Backend *be, ConvPath p)
+static const void *table(const Backend *be, const char *key)
 {
+    ConvPath p = conv_path_named(key);
     const void *t = conv_path_kernels(be->conv, p);
     if (!t) ddl_die("%s has no kernels of path %s", be->name, conv_path_name(p));
     return t;
 }
-static const DepthwiseKernels *DW(const Backend *be) { return table(be, CONV_PATH_DEPTHWISE); }
-static const WinogradKernels *W2(const Backend *be) { return table(be, CONV_PATH_WINOGRAD); }
-static const WinogradKernels *W4(const Backend *be) { return table(be, CONV_PATH_WINOGRAD4); }
-static const DirectKernels *DIR(const Backend *be) { return table(be, CONV_PATH_DIRECT); }
-static const PointwiseKernels *PW(const Backend *be) { return table(be, CONV_PATH_POINTWISE); }
-static const WinofusedKernels *WF(const Backend *be) { return table(be, CONV_PATH_WINOFUSED); }
+static const DepthwiseKernels *DW(const Backend *be) { return table(be, "depthwise"); }
+static const WinogradKernels *W2(const Backend *be) { return table(be, "winograd"); }
+static const WinogradKernels *W4(const Backend *be) { return table(be, "winograd4"); }
+static const DirectKernels *DIR(const Backend *be) { return table(be, "direct"); }
+static const PointwiseKernels *PW(const Backend *be) { return table(be, "pointwise"); }
+static const WinofusedKernels *WF(const Backend *be) { return table(be, "winofused"); }
 
 typedef struct DwCase { int n, C, H, W, k, stride, pad; bool bias; } DwCase;
 
