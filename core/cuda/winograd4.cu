@@ -86,35 +86,7 @@ __global__ void output4_kernel(const float *__restrict__ m, WinoTiles g, size_t 
 
 } // namespace
 
-extern "C" void winograd4_input_cuda(const float *x, int nb, int C, int H, int W, float *v)
-{
-    WinoTiles g = wino_tiles<4>(nb, C, H, W);
-    size_t total = (size_t)C * g.ld;
-    if (total == 0) return;
-    ddl_check_u32(36 * total, "winograd4_input_cuda");
-    DDL_LAUNCH(input4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, g, total, v);
-    DDL_CUDA_LAUNCHED();
-}
-
-extern "C" void winograd4_filter_cuda(const float *w, int K, int C, bool flip, float *u)
-{
-    size_t total = (size_t)K * C;
-    if (total == 0) return;
-    ddl_check_u32(36 * total, "winograd4_filter_cuda");
-    DDL_LAUNCH(filter4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(w, (unsigned)K, (unsigned)C, flip, total,
-                                                                            u);
-    DDL_CUDA_LAUNCHED();
-}
-
-extern "C" void winograd4_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc)
-{
-    WinoTiles g = wino_tiles<4>(nb, K, H, W);
-    size_t total = (size_t)K * g.ld;
-    if (total == 0) return;
-    ddl_check_u32(36 * total, "winograd4_output_cuda");
-    DDL_LAUNCH(output4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);
-    DDL_CUDA_LAUNCHED();
-}
+WINOGRAD_LAUNCHES(winograd4, 4, input4_kernel, filter4_kernel, output4_kernel)
 
 // The path's CUDA table (core/conv/winograd_kernels.h): F(2x2)'s weight
 // gradient (winograd.cu, winograd_grad.cu).

@@ -69,4 +69,39 @@ __device__ inline void winograd_filter_one(const float *__restrict__ w, unsigned
     }
 }
 
+// A variant's three extern "C" launches, <prefix>_input_cuda,
+// _filter_cuda and _output_cuda (winograd_kernels.h), one thread per tile
+// or per filter, on its kernels: the same for both variants but for the
+// tile (M) and the kernels. A macro, not a template, so that each launch
+// names its own kernel (DDL_LAUNCH spells the name for the emulated GPU's
+// messages).
+#define WINOGRAD_LAUNCHES(prefix, M, input, filter, output)                                                    \
+    extern "C" void prefix##_input_cuda(const float *x, int nb, int C, int H, int W, float *v)                  \
+    {                                                                                                           \
+        WinoTiles g = wino_tiles<M>(nb, C, H, W);                                                               \
+        size_t total = (size_t)C * g.ld;                                                                        \
+        if (total == 0) return;                                                                                 \
+        ddl_check_u32((M + 2) * (M + 2) * total, #prefix "_input_cuda");                                        \
+        DDL_LAUNCH(input, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, g, total, v);                         \
+        DDL_CUDA_LAUNCHED();                                                                                    \
+    }                                                                                                           \
+    extern "C" void prefix##_filter_cuda(const float *w, int K, int C, bool flip, float *u)                     \
+    {                                                                                                           \
+        size_t total = (size_t)K * C;                                                                           \
+        if (total == 0) return;                                                                                 \
+        ddl_check_u32((M + 2) * (M + 2) * total, #prefix "_filter_cuda");                                       \
+        DDL_LAUNCH(filter, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(w, (unsigned)K, (unsigned)C, flip,      \
+                                                                        total, u);                              \
+        DDL_CUDA_LAUNCHED();                                                                                    \
+    }                                                                                                           \
+    extern "C" void prefix##_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc)       \
+    {                                                                                                           \
+        WinoTiles g = wino_tiles<M>(nb, K, H, W);                                                               \
+        size_t total = (size_t)K * g.ld;                                                                        \
+        if (total == 0) return;                                                                                 \
+        ddl_check_u32((M + 2) * (M + 2) * total, #prefix "_output_cuda");                                       \
+        DDL_LAUNCH(output, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);                   \
+        DDL_CUDA_LAUNCHED();                                                                                    \
+    }
+
 #endif
