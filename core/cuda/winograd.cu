@@ -60,22 +60,9 @@ __global__ void input_kernel(const float *__restrict__ x, WinoTiles g, size_t to
     }
 }
 
-// Thread e = (output channel k, input channel c) of w.
-__global__ void filter_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool flip, size_t total,
-                              float *__restrict__ u)
-{
-    DDL_GRID_STRIDE(e, total) { winograd_filter_one<4, g3>(w, K, C, flip, total, e, u); }
-}
-
-// Thread e = (output channel k, column q = image * T + tile) of m's rows.
-__global__ void output_kernel(const float *__restrict__ m, WinoTiles g, size_t total, bool acc, float *__restrict__ y)
-{
-    DDL_GRID_STRIDE(e, total) { winograd_output_one<2, at4>(m, g, total, e, acc, y); }
-}
-
 } // namespace
 
-WINOGRAD_LAUNCHES(winograd, 2, input_kernel, filter_kernel, output_kernel)
+WINOGRAD_TRANSFORMS(winograd, 2, input_kernel, g3, at4)
 
 // The path's CUDA table (core/conv/winograd_kernels.h), with the weight
 // gradient's transforms of winograd_grad.cu.

@@ -71,22 +71,9 @@ __global__ void input4_kernel(const float *__restrict__ x, WinoTiles g, size_t t
     }
 }
 
-// Thread e = (output channel k, input channel c) of w.
-__global__ void filter4_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool flip, size_t total,
-                               float *__restrict__ u)
-{
-    DDL_GRID_STRIDE(e, total) { winograd_filter_one<6, g6>(w, K, C, flip, total, e, u); }
-}
-
-// Thread e = (output channel k, column q = image * T + tile) of m's rows.
-__global__ void output4_kernel(const float *__restrict__ m, WinoTiles g, size_t total, bool acc, float *__restrict__ y)
-{
-    DDL_GRID_STRIDE(e, total) { winograd_output_one<4, at6>(m, g, total, e, acc, y); }
-}
-
 } // namespace
 
-WINOGRAD_LAUNCHES(winograd4, 4, input4_kernel, filter4_kernel, output4_kernel)
+WINOGRAD_TRANSFORMS(winograd4, 4, input4_kernel, g6, at6)
 
 // The path's CUDA table (core/conv/winograd_kernels.h): F(2x2)'s weight
 // gradient (winograd.cu, winograd_grad.cu).
