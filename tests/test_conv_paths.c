@@ -287,10 +287,39 @@ static void check_auto(void)
     model_free(&m);
 }
 
-/* 3x3 stride-2 convolutions under auto on host memory: the direct kernels
- * (on the input's phases) for up to 16 channels in on 16x16 or more, and
- * 32 into at most 64 on 16x16; im2col otherwise, and under --conv
- * other than direct and auto. */
+/* A 3x3 layer, C into K channels on a plane hw x hw, and the path it
+ * should take; pick_3x3: the path it takes on the CPU under algo. */
+typedef struct PickCase {
+    int C, K, hw;
+    ConvPath want;
+} PickCase;
+
+static ConvPath pick_3x3(const PickCase *c, int stride, ConvAlgo algo)
+{
+    Model m;
+    model_begin(&m, "conv_paths pick", (Shape){ c->C, c->hw, c->hw });
+    m.conv_algo = algo;
+    mb_conv2d(&m, "conv", m.input, c->K, 3, stride, 1, 1, false);
+    model_finalize(&m, 2, 1);
+    ConvPath p = m.layers[0].conv_path;
+    model_free(&m);
+    return p;
+}
+
+/* The first case whose pick is not its want (im2col where forced), or -1;
+ * what failed, in why. */
+static int first_bad_pick(const PickCase *cases, size_t n, int stride, ConvAlgo algo, bool forced, char *why,
+                          size_t cap)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pick_3x3(&cases[i], stride, algo) != (forced ? CONV_PATH_IM2COL : cases[i].want)) {
+            snprintf(why, cap, "case %zu (C %d K %d %dx%d, --conv %s) took another path", i, cases[i].C, cases[i].K,
+                     cases[i].hw, cases[i].hw, conv_algo_name(algo));
+            return (int)i;
+        }
+    return -1;
+}
+
 /* Where auto takes the fused Winograd kernels on host memory (the rule in
  * core/conv/pick.c): 32-128 channels in (at most 128 out) on planes of 4x4
  * or more, 16-64 on planes of 4x4 to 16x16; not 16 on 32x32, 2x2 planes,
@@ -299,53 +328,33 @@ static void check_auto_fused(void)
 {
     const ConvPath IM = CONV_PATH_IM2COL, DI = conv_path_named("direct"), WF = conv_path_named("winofused"),
                    W4 = conv_path_named("winograd4");
-    const struct {
-        int C, K, hw;
-        ConvPath want;
-    } CASES[] = { { 64, 64, 32, WF },  { 32, 32, 4, WF },   { 32, 64, 8, WF },   { 16, 16, 16, WF },
-                  { 16, 32, 8, WF },   { 16, 16, 32, DI },  { 8, 8, 16, DI },    { 64, 128, 16, WF },
-                  { 128, 128, 8, WF }, { 128, 128, 4, WF }, { 128, 128, 2, IM }, { 128, 256, 16, W4 },
-                  { 256, 256, 8, W4 }, { 32, 32, 2, IM },   { 32, 32, 9, DI } };
-    int bad = -1;
-    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0] && bad < 0; i++) {
-        Model m;
-        model_begin(&m, "conv_paths auto fused", (Shape){ CASES[i].C, CASES[i].hw, CASES[i].hw });
-        m.conv_algo = CONV_ALGO_AUTO;
-        mb_conv2d(&m, "conv", m.input, CASES[i].K, 3, 1, 1, 1, false);
-        model_finalize(&m, 2, 1);
-        if (m.layers[0].conv_path != CASES[i].want) bad = (int)i;
-        model_free(&m);
-    }
+    const PickCase CASES[] = { { 64, 64, 32, WF },  { 32, 32, 4, WF },   { 32, 64, 8, WF },   { 16, 16, 16, WF },
+                               { 16, 32, 8, WF },   { 16, 16, 32, DI },  { 8, 8, 16, DI },    { 64, 128, 16, WF },
+                               { 128, 128, 8, WF }, { 128, 128, 4, WF }, { 128, 128, 2, IM }, { 128, 256, 16, W4 },
+                               { 256, 256, 8, W4 }, { 32, 32, 2, IM },   { 32, 32, 9, DI } };
+    char why[160] = "";
+    int bad = first_bad_pick(CASES, sizeof CASES / sizeof CASES[0], 1, CONV_ALGO_AUTO, false, why, sizeof why);
     t_checkf(bad < 0, "conv paths: auto takes fused Winograd for 32-128 channels in (4x4+), 16-64 on 4x4 to 16x16, "
                       "and not for fewer channels, more than 128, 2x2 or odd planes",
-             "case %d (C %d K %d %dx%d) took another path", bad, bad < 0 ? 0 : CASES[bad].C,
-             bad < 0 ? 0 : CASES[bad].K, bad < 0 ? 0 : CASES[bad].hw, bad < 0 ? 0 : CASES[bad].hw);
+             "%s", why);
 }
 
+/* 3x3 stride-2 convolutions under auto on host memory: the direct kernels
+ * (on the input's phases) for up to 16 channels in on 16x16 or more, and
+ * 32 into at most 64 on 16x16; im2col otherwise, and under --conv
+ * other than direct and auto. */
 static void check_auto_stride2(void)
 {
     const ConvPath IM = CONV_PATH_IM2COL, DI = conv_path_named("direct");
-    const struct {
-        int C, K, hw;
-        ConvPath want;
-    } CASES[] = { { 16, 32, 32, DI }, { 16, 32, 16, DI },  { 16, 32, 8, IM },  { 32, 64, 16, DI },
-                  { 32, 64, 32, IM }, { 32, 128, 16, IM }, { 64, 128, 16, IM } };
-    int bad = -1;
-    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0] && bad < 0; i++) {
-        for (int forced = 0; forced < 2 && bad < 0; forced++) {
-            Model m;
-            model_begin(&m, "conv_paths auto stride 2", (Shape){ CASES[i].C, CASES[i].hw, CASES[i].hw });
-            m.conv_algo = forced ? conv_algo_named("winograd") : CONV_ALGO_AUTO;
-            mb_conv2d(&m, "strided", m.input, CASES[i].K, 3, 2, 1, 1, false);
-            model_finalize(&m, 2, 1);
-            if (m.layers[0].conv_path != (forced ? IM : CASES[i].want)) bad = (int)i;
-            model_free(&m);
-        }
-    }
+    const PickCase CASES[] = { { 16, 32, 32, DI }, { 16, 32, 16, DI },  { 16, 32, 8, IM },  { 32, 64, 16, DI },
+                               { 32, 64, 32, IM }, { 32, 128, 16, IM }, { 64, 128, 16, IM } };
+    char why[160] = "";
+    size_t n = sizeof CASES / sizeof CASES[0];
+    int bad = first_bad_pick(CASES, n, 2, CONV_ALGO_AUTO, false, why, sizeof why);
+    if (bad < 0) bad = first_bad_pick(CASES, n, 2, conv_algo_named("winograd"), true, why, sizeof why);
     t_checkf(bad < 0, "conv paths: auto takes stride-2 3x3 layers direct for 16 channels in (16x16+) and 32 into 64 on "
                       "16x16, im2col otherwise and under --conv winograd",
-             "case %d (C %d K %d %dx%d) took the other path", bad, bad < 0 ? 0 : CASES[bad].C,
-             bad < 0 ? 0 : CASES[bad].K, bad < 0 ? 0 : CASES[bad].hw, bad < 0 ? 0 : CASES[bad].hw);
+             "%s", why);
 }
 
 /* The device-memory rule (a GPU, and the emulated GPU), measured on an

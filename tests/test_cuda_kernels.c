@@ -323,6 +323,35 @@ static void check_wino_transforms(const WinoPair *p, int nb, int C, int K, int H
     buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
 }
 
+/* A variant's transforms on every case (nb, C, K, H, W), then extra on
+ * it where not NULL. */
+static void wino_cases(const WinoPair *p, const int (*cases)[5], size_t n, void (*extra)(const int *c, const char *tag))
+{
+    for (size_t t = 0; t < n; t++) {
+        const int *c = cases[t];
+        char tag[96];
+        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", c[0], c[1], c[2], c[3], c[4]);
+        check_wino_transforms(p, c[0], c[1], c[2], c[3], c[4], tag);
+        if (extra) extra(c, tag);
+    }
+}
+
+/* F(2x2)'s weight gradient's two: dy's tiles, then dw += G^T du G. */
+static void winograd_grads(const int *c, const char *tag)
+{
+    int nb = c[0], C = c[1], K = c[2], H = c[3], W = c[4];
+    size_t cols = (size_t)nb * ((H + 1) / 2) * ((W + 1) / 2);
+    Buf dy = buf_rand((size_t)nb * K * H * W, -1.0f, 1.0f), dm = buf_poison(16 * K * cols);
+    winograd_output_grad_cpu(dy.h, nb, K, H, W, dm.h);
+    winograd_output_grad_cuda(dy.d, nb, K, H, W, dm.d);
+    check_buf(&dm, TOL_ELEM, DEV " winograd_output_grad %s", tag);
+    Buf du = buf_rand(16 * (size_t)K * C, -1.0f, 1.0f), dw = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
+    winograd_filter_grad_cpu(du.h, K, C, dw.h);
+    winograd_filter_grad_cuda(du.d, K, C, dw.d);
+    check_buf(&dw, TOL_ELEM, DEV " winograd_filter_grad %s (accumulates)", tag);
+    buf_free(&dy), buf_free(&dm), buf_free(&du), buf_free(&dw);
+}
+
 /* Each transform on its own (the 16 GEMMs between them are gemm_f32's):
  * odd and even planes (partial last tiles), one-tile planes, several
  * images, a plane wider than the CPU's row segments, the flipped filter of
@@ -335,23 +364,7 @@ static void test_winograd(void)
         { 1, 1, 1, 2, 2 }, { 2, 3, 5, 7, 9 }, { 3, 8, 4, 4, 4 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
         { 1, 2, 3, 5, 301 }, /* 151 tiles a row: the CPU cuts rows into segments of 128 */
     };
-    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
-        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
-        size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), cols = (size_t)nb * T;
-        char tag[96];
-        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", nb, C, K, H, W);
-        check_wino_transforms(&F2, nb, C, K, H, W, tag);
-        /* the weight gradient's: dy's tiles, then dw += G^T du G */
-        Buf dy = buf_rand((size_t)nb * K * H * W, -1.0f, 1.0f), dm = buf_poison(16 * K * cols);
-        winograd_output_grad_cpu(dy.h, nb, K, H, W, dm.h);
-        winograd_output_grad_cuda(dy.d, nb, K, H, W, dm.d);
-        check_buf(&dm, TOL_ELEM, DEV " winograd_output_grad %s", tag);
-        Buf du = buf_rand(16 * (size_t)K * C, -1.0f, 1.0f), dw = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-        winograd_filter_grad_cpu(du.h, K, C, dw.h);
-        winograd_filter_grad_cuda(du.d, K, C, dw.d);
-        check_buf(&dw, TOL_ELEM, DEV " winograd_filter_grad %s (accumulates)", tag);
-        buf_free(&dy), buf_free(&dm), buf_free(&du), buf_free(&dw);
-    }
+    wino_cases(&F2, CASES, sizeof CASES / sizeof CASES[0], winograd_grads);
 }
 
 /* ---- Winograd F(4x4,3x3) transforms --------------------------------------- */
@@ -367,12 +380,7 @@ static void test_winograd4(void)
         { 1, 1, 1, 4, 4 }, { 2, 3, 5, 7, 9 }, { 9, 8, 4, 8, 8 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
         { 3, 2, 2, 2, 2 }, { 1, 3, 2, 10, 300 },
     };
-    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
-        char tag[96];
-        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", CASES[t][0], CASES[t][1], CASES[t][2], CASES[t][3],
-                 CASES[t][4]);
-        check_wino_transforms(&F4, CASES[t][0], CASES[t][1], CASES[t][2], CASES[t][3], CASES[t][4], tag);
-    }
+    wino_cases(&F4, CASES, sizeof CASES / sizeof CASES[0], NULL);
 }
 
 /* ---- direct 3x3 convolution ---------------------------------------------- */
