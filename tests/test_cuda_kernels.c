@@ -567,6 +567,31 @@ static void test_bias(void)
 static const size_t COUNTS[] = { 1, 1000, 4099, (1u << 20) + 3 };
 #define NCOUNTS (sizeof COUNTS / sizeof COUNTS[0])
 
+/* y = f(x) on both sides (map), and dx (+)= f(a, b), written and added
+ * (map_acc), against each other. */
+typedef void (*MapFn)(const float *x, float *y, size_t count);
+typedef void (*MapAccFn)(const float *a, const float *b, float *dx, size_t count, bool acc);
+
+static void check_map(const char *name, MapFn cpu, MapFn cuda, const Buf *x, size_t n)
+{
+    Buf y = buf_poison(n);
+    cpu(x->h, y.h, n);
+    cuda(x->d, y.d, n);
+    check_buf(&y, TOL_ELEM, DEV " %s count=%zu", name, n);
+    buf_free(&y);
+}
+
+static void check_map_acc(const char *name, MapAccFn cpu, MapAccFn cuda, const Buf *a, const Buf *b, size_t n)
+{
+    for (int acc = 0; acc < 2; acc++) {
+        Buf dx = buf_out(n, acc);
+        cpu(a->h, b->h, dx.h, n, acc);
+        cuda(a->d, b->d, dx.d, n, acc);
+        check_buf(&dx, TOL_ELEM, DEV " %s count=%zu acc=%d", name, n, acc);
+        buf_free(&dx);
+    }
+}
+
 static void test_relu(void)
 {
     for (size_t t = 0; t < NCOUNTS; t++) {
@@ -581,28 +606,10 @@ static void test_relu(void)
         }
         Buf x = buf_from(xv, n), dy = buf_rand(n, -1.0f, 1.0f);
         ddl_free(xv);
-        Buf y = buf_poison(n);
-        relu_forward_cpu(x.h, y.h, n);
-        relu_forward_cuda(x.d, y.d, n);
-        check_buf(&y, TOL_ELEM, DEV " relu_forward count=%zu", n);
-        buf_free(&y);
-        y = buf_poison(n);
-        relu6_forward_cpu(x.h, y.h, n);
-        relu6_forward_cuda(x.d, y.d, n);
-        check_buf(&y, TOL_ELEM, DEV " relu6_forward count=%zu", n);
-        buf_free(&y);
-        for (int acc = 0; acc < 2; acc++) {
-            Buf dx = buf_out(n, acc);
-            relu_backward_cpu(x.h, dy.h, dx.h, n, acc);
-            relu_backward_cuda(x.d, dy.d, dx.d, n, acc);
-            check_buf(&dx, TOL_ELEM, DEV " relu_backward count=%zu acc=%d", n, acc);
-            buf_free(&dx);
-            dx = buf_out(n, acc);
-            relu6_backward_cpu(x.h, dy.h, dx.h, n, acc);
-            relu6_backward_cuda(x.d, dy.d, dx.d, n, acc);
-            check_buf(&dx, TOL_ELEM, DEV " relu6_backward count=%zu acc=%d", n, acc);
-            buf_free(&dx);
-        }
+        check_map("relu_forward", relu_forward_cpu, relu_forward_cuda, &x, n);
+        check_map("relu6_forward", relu6_forward_cpu, relu6_forward_cuda, &x, n);
+        check_map_acc("relu_backward", relu_backward_cpu, relu_backward_cuda, &x, &dy, n);
+        check_map_acc("relu6_backward", relu6_backward_cpu, relu6_backward_cuda, &x, &dy, n);
         buf_free(&x), buf_free(&dy);
     }
 }
@@ -647,13 +654,9 @@ static void test_mul_add(void)
         add_cuda(a.d, b.d, y.d, n);
         check_buf(&y, TOL_ELEM, DEV " add count=%zu", n);
         buf_free(&y);
+        check_map_acc("mul_backward", mul_backward_cpu, mul_backward_cuda, &a, &b, n);
         for (int acc = 0; acc < 2; acc++) {
             Buf dx = buf_out(n, acc);
-            mul_backward_cpu(a.h, b.h, dx.h, n, acc);
-            mul_backward_cuda(a.d, b.d, dx.d, n, acc);
-            check_buf(&dx, TOL_ELEM, DEV " mul_backward count=%zu acc=%d", n, acc);
-            buf_free(&dx);
-            dx = buf_out(n, acc);
             copy_grad_cpu(a.h, dx.h, n, acc);
             copy_grad_cuda(a.d, dx.d, n, acc);
             check_buf(&dx, TOL_ELEM, DEV " copy_grad count=%zu acc=%d", n, acc);
@@ -1153,21 +1156,17 @@ static void gemm_case(bool f16, bool ta, bool tb, int M, int N, int K, float alp
             c0[(size_t)i * ldc + j] = j >= N ? C_SENTINEL : beta == 0.0f ? NAN : rng_uniform_range(&R, -1.0f, 1.0f);
     Buf C = buf_from(c0, cs);
     gemm_f32(ta, tb, M, N, K, alpha, a, lda, b, ldb, beta, C.h, ldc);
-    if (f16) {
-        uint16_t *da = ddl_cuda_malloc(sizeof(uint16_t) * as), *db = ddl_cuda_malloc(sizeof(uint16_t) * bs);
-        ddl_cuda_memcpy_h2d(da, ah, sizeof(uint16_t) * as);
-        ddl_cuda_memcpy_h2d(db, bh, sizeof(uint16_t) * bs);
+    /* the operands on the device: binary16 or FP32 */
+    size_t el = f16 ? sizeof(uint16_t) : sizeof(float);
+    void *da = ddl_cuda_malloc(el * as), *db = ddl_cuda_malloc(el * bs);
+    ddl_cuda_memcpy_h2d(da, f16 ? (const void *)ah : (const void *)a, el * as);
+    ddl_cuda_memcpy_h2d(db, f16 ? (const void *)bh : (const void *)b, el * bs);
+    if (f16)
         gemm_f16_cuda(ta, tb, M, N, K, alpha, da, lda, db, ldb, beta, C.d, ldc);
-        ddl_cuda_stream_synchronize();
-        ddl_cuda_free(da), ddl_cuda_free(db);
-    } else {
-        float *da = ddl_cuda_malloc(sizeof(float) * as), *db = ddl_cuda_malloc(sizeof(float) * bs);
-        ddl_cuda_memcpy_h2d(da, a, sizeof(float) * as);
-        ddl_cuda_memcpy_h2d(db, b, sizeof(float) * bs);
+    else
         gemm_f32_cuda(ta, tb, M, N, K, alpha, da, lda, db, ldb, beta, C.d, ldc);
-        ddl_cuda_stream_synchronize();
-        ddl_cuda_free(da), ddl_cuda_free(db);
-    }
+    ddl_cuda_stream_synchronize();
+    ddl_cuda_free(da), ddl_cuda_free(db);
     /* Compare the M x N result; the padding must be untouched. */
     float *g = ddl_alloc(sizeof(float) * cs), *gl = ddl_alloc(sizeof(float) * M * N), *cl = ddl_alloc(sizeof(float) * M * N);
     ddl_cuda_memcpy_d2h(g, C.d, sizeof(float) * cs);
