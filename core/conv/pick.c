@@ -31,9 +31,9 @@
 /* The path a kind of layer takes by name (NULL: the rule) where the
  * --conv value does not force one: under auto, and beside a forced path.
  * Depthwise layers run their own kernels; the kinds no fast path serves,
- * im2col. Beside a forced path, 3x3 stride-2 layers run im2col too, as
- * before the rule had stride-2 lines: --conv winograd compares Winograd
- * with im2col alone (test_conv_paths.c checks it). */
+ * im2col. Beside a forced path, 3x3 stride-2 layers run im2col too
+ * (unless the path forces them, as direct does), so that --conv winograd
+ * compares Winograd with im2col alone (test_conv_paths.c checks it). */
 static const char *const UNFORCED[CONV_KIND_COUNT] = { [CONV_KIND_DEPTHWISE] = "depthwise",
                                                         [CONV_KIND_OTHER] = "im2col" };
 static const char *const BESIDE_FORCED[CONV_KIND_COUNT] = { [CONV_KIND_DEPTHWISE] = "depthwise",
