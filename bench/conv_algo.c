@@ -115,16 +115,11 @@ static double median(double *v, int n)
 /* The paths timed, im2col first (the others' ratios are against it):
  * for 3x3 layers (ALGOS3), for 1x1 ones (ALGOS1). */
 typedef struct Algo {
-    const char *name;
-    ConvAlgo algo;
+    const char *name; /* the --conv value */
 } Algo;
-static const Algo ALGOS3[] = { { "im2col", CONV_ALGO_IM2COL },
-                               { "winograd", CONV_ALGO_WINOGRAD },
-                               { "direct", CONV_ALGO_DIRECT },
-                               { "winograd4", CONV_ALGO_WINOGRAD4 },
-                               { "winofused", CONV_ALGO_WINOFUSED } };
-static const Algo ALGOS1[] = { { "im2col", CONV_ALGO_IM2COL }, { "pointwise", CONV_ALGO_POINTWISE } };
-static const Algo ALGOS_S2[] = { { "im2col", CONV_ALGO_IM2COL }, { "direct", CONV_ALGO_DIRECT } };
+static const Algo ALGOS3[] = { { "im2col" }, { "winograd" }, { "direct" }, { "winograd4" }, { "winofused" } };
+static const Algo ALGOS1[] = { { "im2col" }, { "pointwise" } };
+static const Algo ALGOS_S2[] = { { "im2col" }, { "direct" } };
 enum { MAXALGO = 5 };
 
 static void shape(int C, int K, int hw, int batch, int reps)
@@ -132,7 +127,7 @@ static void shape(int C, int K, int hw, int batch, int reps)
     const Algo *ALGOS = ksize == 1 ? ALGOS1 : stride == 2 ? ALGOS_S2 : ALGOS3;
     int NALGO = ksize == 1 || stride == 2 ? 2 : 5;
     Side side[MAXALGO];
-    for (int a = 0; a < NALGO; a++) side_init(&side[a], ALGOS[a].algo, C, K, hw, batch, reps);
+    for (int a = 0; a < NALGO; a++) side_init(&side[a], conv_algo_named(ALGOS[a].name), C, K, hw, batch, reps);
     for (int a = 0; a < NALGO; a++) side_step(&side[a], -1); /* warm-up */
     for (int r = 0; r < reps; r++)
         for (int a = 0; a < NALGO; a++) side_step(&side[a], r);
@@ -144,7 +139,7 @@ static void shape(int C, int K, int hw, int batch, int reps)
      * 128 channels) runs another: not its time, so "-" */
     bool took[MAXALGO];
     for (int a = 0; a < NALGO; a++)
-        took[a] = ALGOS[a].algo != CONV_ALGO_WINOFUSED || side[a].m.layers[0].conv_path == CONV_PATH_WINOFUSED;
+        took[a] = strcmp(ALGOS[a].name, "winofused") || side[a].m.layers[0].conv_path == conv_path_named("winofused");
     for (int a = 0; a < NALGO; a++)
         if (took[a])
             printf(" | %s fwd %7.2f bwd %7.2f ms", ALGOS[a].name, f[a], b[a]);

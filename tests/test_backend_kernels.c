@@ -147,18 +147,19 @@ static void check_same_nan(const char *be, const char *what, const float *got, c
 }
 
 /* A path's kernel table on be's device (its row's, conv.c). */
-static const void *table(const Backend *be, ConvPath p)
+static const void *table(const Backend *be, const char *key)
 {
+    ConvPath p = conv_path_named(key);
     const void *t = conv_path_kernels(be->conv, p);
     if (!t) ddl_die("%s has no kernels of path %s", be->name, conv_path_name(p));
     return t;
 }
-static const DepthwiseKernels *DW(const Backend *be) { return table(be, CONV_PATH_DEPTHWISE); }
-static const WinogradKernels *W2(const Backend *be) { return table(be, CONV_PATH_WINOGRAD); }
-static const WinogradKernels *W4(const Backend *be) { return table(be, CONV_PATH_WINOGRAD4); }
-static const DirectKernels *DIR(const Backend *be) { return table(be, CONV_PATH_DIRECT); }
-static const PointwiseKernels *PW(const Backend *be) { return table(be, CONV_PATH_POINTWISE); }
-static const WinofusedKernels *WF(const Backend *be) { return table(be, CONV_PATH_WINOFUSED); }
+static const DepthwiseKernels *DW(const Backend *be) { return table(be, "depthwise"); }
+static const WinogradKernels *W2(const Backend *be) { return table(be, "winograd"); }
+static const WinogradKernels *W4(const Backend *be) { return table(be, "winograd4"); }
+static const DirectKernels *DIR(const Backend *be) { return table(be, "direct"); }
+static const PointwiseKernels *PW(const Backend *be) { return table(be, "pointwise"); }
+static const WinofusedKernels *WF(const Backend *be) { return table(be, "winofused"); }
 
 typedef struct DwCase { int n, C, H, W, k, stride, pad; bool bias; } DwCase;
 
@@ -251,34 +252,51 @@ static void backend_layout(const Backend *be)
     be->release(yd);
 }
 
-/* F(4x4)'s transforms through the table, on backend_winograd's x and w:
- * bit-exact too (winograd4.c: every product exact or a sum's last step). */
-static void backend_winograd4(const Backend *be, int nb, int C, int K, int H, int W, const float *x, const float *w,
-                              const float *xd, const float *wd)
+/* A Winograd variant: its name, output tile side, table and CPU
+ * transforms. */
+typedef struct WinoVariant {
+    const char *name;
+    int M;
+    const WinogradKernels *(*table)(const Backend *be);
+    void (*input_cpu)(const float *x, int nb, int C, int H, int W, float *v);
+    void (*filter_cpu)(const float *w, int K, int C, bool flip, float *u);
+    void (*output_cpu)(const float *m, int nb, int K, int H, int W, float *y, bool acc);
+} WinoVariant;
+
+/* A variant's input, filter (flip and not) and output (acc and not)
+ * transforms through the table, on backend_winograd's x and w: bit-exact
+ * (F(2x2) only adds, subtracts and halves; F(4x4)'s products are exact or
+ * a sum's last step, winograd4.c), each in the CPU's order. */
+static void backend_wino_transforms(const Backend *be, const WinoVariant *v, int nb, int C, int K, int H, int W,
+                                    const float *x, const float *w, const float *xd, const float *wd)
 {
-    size_t T = (size_t)((H + 3) / 4) * ((W + 3) / 4), nv = 36 * (size_t)C * T * nb, nu = 36 * (size_t)K * C;
-    size_t nm = 36 * (size_t)K * T * nb, ny = (size_t)nb * K * H * W;
+    size_t A2 = (size_t)(v->M + 2) * (v->M + 2), T = (size_t)((H + v->M - 1) / v->M) * ((W + v->M - 1) / v->M);
+    size_t nv = A2 * C * T * nb, nu = A2 * K * C, nm = A2 * K * T * nb, ny = (size_t)nb * K * H * W;
     float *m = rand_floats(nm, -1, 1), *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny));
     float *md = up(be, m, 4 * nm), *vd = poisoned(be, nv), *ud = poisoned(be, nu);
-    winograd4_input_cpu(x, nb, C, H, W, want);
-    W4(be)->input(xd, nb, C, H, W, vd);
+    char what[64];
+    v->input_cpu(x, nb, C, H, W, want);
+    v->table(be)->input(xd, nb, C, H, W, vd);
     float *got = down(be, vd, nv);
-    check_same(be->name, "winograd4_input", got, want, nv);
+    snprintf(what, sizeof what, "%s_input", v->name);
+    check_same(be->name, what, got, want, nv);
     ddl_free(got);
     for (int flip = 0; flip < 2; flip++) {
-        winograd4_filter_cpu(w, K, C, flip, want);
-        W4(be)->filter(wd, K, C, flip, ud);
+        v->filter_cpu(w, K, C, flip, want);
+        v->table(be)->filter(wd, K, C, flip, ud);
         got = down(be, ud, nu);
-        check_same(be->name, flip ? "winograd4_filter flip" : "winograd4_filter", got, want, nu);
+        snprintf(what, sizeof what, "%s_filter%s", v->name, flip ? " flip" : "");
+        check_same(be->name, what, got, want, nu);
         ddl_free(got);
     }
     for (int acc = 0; acc < 2; acc++) {
         memcpy(want, y0, sizeof(float) * ny);
-        winograd4_output_cpu(m, nb, K, H, W, want, acc);
+        v->output_cpu(m, nb, K, H, W, want, acc);
         float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
-        W4(be)->output(md, nb, K, H, W, yd, acc);
+        v->table(be)->output(md, nb, K, H, W, yd, acc);
         got = down(be, yd, ny);
-        check_same(be->name, acc ? "winograd4_output acc" : "winograd4_output", got, want, ny);
+        snprintf(what, sizeof what, "%s_output%s", v->name, acc ? " acc" : "");
+        check_same(be->name, what, got, want, ny);
         ddl_free(got);
         be->release(yd);
     }
@@ -286,43 +304,23 @@ static void backend_winograd4(const Backend *be, int nb, int C, int K, int H, in
     be->release(md), be->release(vd), be->release(ud);
 }
 
-/* The Winograd transforms through the table (wired to the right kernels,
- * flip and acc passed on): bit-exact, as they only add, subtract and
- * halve, each in the CPU's order. */
+/* Both variants' transforms through the table (wired to the right
+ * kernels, flip and acc passed on), and F(2x2)'s weight gradient's two,
+ * which both use. */
 static void backend_winograd(const Backend *be)
 {
+    static const WinoVariant F2 = { "winograd", 2, W2, winograd_input_cpu, winograd_filter_cpu, winograd_output_cpu };
+    static const WinoVariant F4 = { "winograd4", 4, W4, winograd4_input_cpu, winograd4_filter_cpu,
+                                    winograd4_output_cpu };
     int nb = 2, C = 3, K = 4, H = 7, W = 5; /* odd both ways: the tiles that hang over the edge */
-    size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), nx = (size_t)nb * C * H * W, nv = 16 * C * T * nb;
-    size_t nu = 16 * (size_t)K * C, nm = 16 * K * T * nb, ny = (size_t)nb * K * H * W;
+    size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), nx = (size_t)nb * C * H * W, nm = 16 * K * T * nb;
+    size_t ny = (size_t)nb * K * H * W;
     float *x = rand_floats(nx, -1, 1), *w = rand_floats((size_t)K * C * 9, -1, 1), *m = rand_floats(nm, -1, 1);
-    float *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nv + nu + ny + nm));
+    float *y0 = rand_floats(ny, -1, 1), *want = ddl_alloc(sizeof(float) * (nm + (size_t)K * C * 9));
     float *xd = up(be, x, 4 * nx), *wd = up(be, w, 4 * (size_t)K * C * 9), *md = up(be, m, 4 * nm);
-    winograd_input_cpu(x, nb, C, H, W, want);
-    float *vd = poisoned(be, nv);
-    W2(be)->input(xd, nb, C, H, W, vd);
-    float *got = down(be, vd, nv);
-    check_same(be->name, "winograd_input", got, want, nv);
-    ddl_free(got);
-    for (int flip = 0; flip < 2; flip++) {
-        winograd_filter_cpu(w, K, C, flip, want);
-        float *ud = poisoned(be, nu);
-        W2(be)->filter(wd, K, C, flip, ud);
-        got = down(be, ud, nu);
-        check_same(be->name, flip ? "winograd_filter flip" : "winograd_filter", got, want, nu);
-        ddl_free(got);
-        be->release(ud);
-    }
-    for (int acc = 0; acc < 2; acc++) {
-        memcpy(want, y0, sizeof(float) * ny);
-        winograd_output_cpu(m, nb, K, H, W, want, acc);
-        float *yd = acc ? up(be, y0, 4 * ny) : poisoned(be, ny);
-        W2(be)->output(md, nb, K, H, W, yd, acc);
-        got = down(be, yd, ny);
-        check_same(be->name, acc ? "winograd_output acc" : "winograd_output", got, want, ny);
-        ddl_free(got);
-        be->release(yd);
-    }
-    backend_winograd4(be, nb, C, K, H, W, x, w, xd, wd); /* before wd takes the weight gradient */
+    float *got;
+    backend_wino_transforms(be, &F2, nb, C, K, H, W, x, w, xd, wd);
+    backend_wino_transforms(be, &F4, nb, C, K, H, W, x, w, xd, wd); /* before wd takes the weight gradient */
     float *yd = up(be, y0, 4 * ny), *dmd = poisoned(be, nm); /* y0 as dy, m as du */
     winograd_output_grad_cpu(y0, nb, K, H, W, want);
     W2(be)->output_grad(yd, nb, K, H, W, dmd);
@@ -336,7 +334,7 @@ static void backend_winograd(const Backend *be)
     check_same(be->name, "winograd_filter_grad", got, want, (size_t)K * C * 9);
     ddl_free(got);
     ddl_free(x), ddl_free(w), ddl_free(m), ddl_free(y0), ddl_free(want);
-    be->release(xd), be->release(wd), be->release(md), be->release(vd), be->release(yd), be->release(dmd);
+    be->release(xd), be->release(wd), be->release(md), be->release(yd), be->release(dmd);
 }
 
 /* The direct 3x3 convolution through the table: padding and packing

@@ -294,7 +294,8 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     snprintf(label, sizeof label, "%s %s: eval-mode logits vs cpu", who, sp->name);
     compare_output(&ref, &dev, tol(be, TOL_FWD), label);
     /* cuDNN's algorithms are chosen deterministic (core/cuda/conv_cudnn.cu): checked too */
-    if (again && be != &ddl_backend_cpu && (!algo || t_conv == CONV_ALGO_CUDNN)) same_again(sp, be, x, y, &dev);
+    if (again && be != &ddl_backend_cpu && (!algo || t_conv == conv_algo_named("cudnn")))
+        same_again(sp, be, x, y, &dev);
     t_side_free(&ref);
     t_side_free(&dev);
 }

@@ -176,12 +176,13 @@ static long standin_plans(void) { return 0; }
 
 static const ConvCudnn STANDIN = { NULL,           standin_workspace, standin_forward, standin_data,
                                    standin_filter, standin_version,   standin_plans };
-static const void *standin_paths[CONV_PATH_COUNT] = { [CONV_PATH_CUDNN] = &STANDIN };
+static const void *standin_paths[CONV_PATHS_MAX];
 static ConvKernels standin_conv;
 static Backend standin_host, standin_device;
 
 static void make_standin_backends(void)
 {
+    standin_paths[conv_path_named("cudnn")] = &STANDIN;
     standin_conv = conv_kernels_cpu;
     standin_conv.instead = standin_paths;
     standin_host = ddl_backend_cpu;
@@ -266,8 +267,8 @@ static void compare(const char *who, const CaseShape *c, const Result *got, cons
     printf("# %s %s: y %.2e, dx %.2e, dx acc %.2e, dw %.2e, db %.2e (relative to the largest value)\n", who, name, ey,
            edx, eacc, edw, edb);
     snprintf(what, sizeof what, "%s %s: the layer took the cuDNN path", who, name);
-    t_checkf(got->path == CONV_PATH_CUDNN && want->path == CONV_PATH_IM2COL, what, "paths %d and %d", (int)got->path,
-             (int)want->path);
+    t_checkf(got->path == conv_path_named("cudnn") && want->path == CONV_PATH_IM2COL, what, "paths %d and %d",
+             (int)got->path, (int)want->path);
     snprintf(what, sizeof what, "%s %s: output, input gradient (and acc), weight and bias gradients within %.0e of "
                                 "the CPU's im2col", who, name, tol);
     t_checkf(got->np == want->np && ey < tol && edx < tol && eacc < tol && edw < tol && edb < tol, what,
@@ -279,25 +280,26 @@ static void compare(const char *who, const CaseShape *c, const Result *got, cons
 static void check_refusals(void)
 {
     ConvAlgo a;
-    t_check(conv_algo_parse("cudnn", &a) == 0 && a == CONV_ALGO_CUDNN && !strcmp(conv_algo_name(a), "cudnn") &&
+    t_check(conv_algo_parse("cudnn", &a) == 0 && a == conv_algo_named("cudnn") && !strcmp(conv_algo_name(a), "cudnn") &&
                 strstr(conv_algo_choices(), "|cudnn"),
             "conv cudnn: --conv cudnn is a value, listed among the choices");
     char why[512] = "";
-    int rc = conv_algo_check(CONV_ALGO_CUDNN, &conv_kernels_cpu, why, sizeof why);
+    int rc = conv_algo_check(conv_algo_named("cudnn"), &conv_kernels_cpu, why, sizeof why);
     const char *list = strstr(why, "the values that run here: ");
     t_checkf(rc != 0 && strstr(why, "--conv cudnn: cuDNN runs on a GPU") && strstr(why, "not on the CPU") && list &&
                  !strcmp(list, "the values that run here: auto, reference, im2col, winograd, winograd4, winofused, "
                                "direct, pointwise"),
              "conv cudnn: refused on the CPU, naming the values that run there", "rc %d: '%s'", rc, why);
     int others = 0;
-    for (int i = 0; i < CONV_ALGO_COUNT; i++)
-        if (i != CONV_ALGO_CUDNN) others += conv_algo_check((ConvAlgo)i, &conv_kernels_cpu, why, sizeof why) != 0;
+    for (int i = 0; i < conv_algo_count(); i++)
+        if (i != conv_algo_named("cudnn"))
+            others += conv_algo_check((ConvAlgo)i, &conv_kernels_cpu, why, sizeof why) != 0;
     t_checkf(others == 0, "conv cudnn: every other --conv value runs on the CPU", "%d refused", others);
     const Backend *emu = backend_named("cuda-emu");
     if (!emu) {
         t_skip("conv cudnn: refused on the emulated GPU", "this build has no emulated GPU");
     } else {
-        rc = conv_algo_check(CONV_ALGO_CUDNN, emu->conv, why, sizeof why);
+        rc = conv_algo_check(conv_algo_named("cudnn"), emu->conv, why, sizeof why);
         t_checkf(rc != 0 && !conv_cudnn_version(emu->conv) && strstr(why, "the emulated GPU") && strstr(why, "auto, "),
                  "conv cudnn: refused on the emulated GPU, saying why", "rc %d: '%s'", rc, why);
     }
@@ -305,12 +307,13 @@ static void check_refusals(void)
     if (!cuda) {
         t_skip("conv cudnn: the CUDA backend's answer", "this build has no CUDA");
     } else if (!conv_cudnn_version(cuda->conv)) {
-        rc = conv_algo_check(CONV_ALGO_CUDNN, cuda->conv, why, sizeof why);
+        rc = conv_algo_check(conv_algo_named("cudnn"), cuda->conv, why, sizeof why);
         t_checkf(rc != 0 && strstr(why, "this build has no cuDNN"),
                  "conv cudnn: a CUDA build without cuDNN refuses it, saying so", "rc %d: '%s'", rc, why);
     } else {
         const char *v = conv_cudnn_version(cuda->conv);
-        t_checkf(conv_algo_check(CONV_ALGO_CUDNN, cuda->conv, why, sizeof why) == 0 && !strncmp(v, "cuDNN ", 6),
+        t_checkf(conv_algo_check(conv_algo_named("cudnn"), cuda->conv, why, sizeof why) == 0 &&
+                     !strncmp(v, "cuDNN ", 6),
                  "conv cudnn: the CUDA backend of a build with cuDNN offers it", "'%s', version '%s'", why, v);
     }
 }
@@ -322,8 +325,8 @@ static void check_fallback(void)
     const Backend *bes[2] = { &ddl_backend_cpu, backend_named("cuda-emu") };
     for (int b = 0; b < 2; b++) {
         if (!bes[b]) continue;
-        Result r = run(&SHAPES[1], bes[b], CONV_ALGO_CUDNN, 1);
-        t_checkf(r.path != CONV_PATH_CUDNN, "conv cudnn: without cuDNN a forced layer takes the rule's path",
+        Result r = run(&SHAPES[1], bes[b], conv_algo_named("cudnn"), 1);
+        t_checkf(r.path != conv_path_named("cudnn"), "conv cudnn: without cuDNN a forced layer takes the rule's path",
                  "%s: took cuDNN", bes[b]->name);
         result_free(&r);
     }
@@ -336,7 +339,7 @@ static void check_standin(void)
     double worst = 0.0;
     for (int i = 0; i < NSHAPES; i++) {
         memset(&standin, 0, sizeof standin);
-        Result got = run(&SHAPES[i], &standin_host, CONV_ALGO_CUDNN, 40 + (uint64_t)i);
+        Result got = run(&SHAPES[i], &standin_host, conv_algo_named("cudnn"), 40 + (uint64_t)i);
         Result want = run(&SHAPES[i], &ddl_backend_cpu, CONV_ALGO_REFERENCE, 40 + (uint64_t)i);
         compare("stand-in", &SHAPES[i], &got, &want, TOL_STANDIN);
         char name[160];
@@ -356,21 +359,21 @@ static void check_picks(void)
 {
     static const struct {
         const Backend *be;
-        ConvAlgo algo;
+        const char *algo;
         bool want_cudnn;
         const char *what;
     } CASES[] = {
-        { &standin_device, CONV_ALGO_CUDNN, true, "--conv cudnn on a device with cuDNN: every layer by cuDNN" },
-        { &standin_device, CONV_ALGO_AUTO, false,
+        { &standin_device, "cudnn", true, "--conv cudnn on a device with cuDNN: every layer by cuDNN" },
+        { &standin_device, "auto", false,
           "auto on a device with cuDNN picks no cuDNN layer (no rule line for it is measured)" },
-        { &standin_device, CONV_ALGO_REFERENCE, false, "--conv reference on a device with cuDNN: no cuDNN layer" },
-        { &standin_host, CONV_ALGO_AUTO, false, "auto on host memory with cuDNN: no cuDNN layer" },
+        { &standin_device, "reference", false, "--conv reference on a device with cuDNN: no cuDNN layer" },
+        { &standin_host, "auto", false, "auto on host memory with cuDNN: no cuDNN layer" },
     };
     for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
         Model m;
         model_begin(&m, "conv_cudnn picks", (Shape){ 3, 32, 32 });
         m.be = CASES[c].be;
-        m.conv_algo = CASES[c].algo;
+        m.conv_algo = conv_algo_named(CASES[c].algo);
         /* every kind of layer: 3x3 stride 1 and 2, 7x7, 5x5, grouped, depthwise, 1x1 stride 1 and 2 */
         int t = mb_conv2d(&m, "3x3", m.input, 16, 3, 1, 1, 1, false);
         t = mb_conv2d(&m, "3x3 stride 2", t, 16, 3, 2, 1, 1, false);
@@ -382,7 +385,7 @@ static void check_picks(void)
         mb_conv2d(&m, "1x1 stride 2", t, 32, 1, 2, 0, 1, false);
         model_finalize(&m, 2, 1);
         int n = 0;
-        for (int i = 0; i < m.nlayers; i++) n += m.layers[i].conv_path == CONV_PATH_CUDNN;
+        for (int i = 0; i < m.nlayers; i++) n += m.layers[i].conv_path == conv_path_named("cudnn");
         char line[384], want[96];
         conv2d_algo_summary(&m, line, sizeof line);
         snprintf(want, sizeof want, "%d convolutions: all %d cuDNN;", m.nlayers, m.nlayers);
@@ -414,7 +417,7 @@ static const Backend *gpu_with_cudnn(void)
         t_skip(name, text);
         return NULL;
     }
-    if (conv_algo_check(CONV_ALGO_CUDNN, cuda->conv, why, sizeof why) != 0) {
+    if (conv_algo_check(conv_algo_named("cudnn"), cuda->conv, why, sizeof why) != 0) {
         t_skip(name, why);
         return NULL;
     }
@@ -428,7 +431,10 @@ static bool same_bits(const Result *a, const Result *b)
 }
 
 /* The CUDA backend's cuDNN table (there: cuDNN runs). */
-static const ConvCudnn *cudnn_of(const Backend *cuda) { return conv_path_kernels(cuda->conv, CONV_PATH_CUDNN); }
+static const ConvCudnn *cudnn_of(const Backend *cuda)
+{
+    return conv_path_kernels(cuda->conv, conv_path_named("cudnn"));
+}
 
 static void check_gpu(const Backend *cuda)
 {
@@ -436,9 +442,9 @@ static void check_gpu(const Backend *cuda)
     for (int i = 0; i < NSHAPES; i++) {
         char name[160];
         case_name(&SHAPES[i], name, sizeof name);
-        Result got = run(&SHAPES[i], cuda, CONV_ALGO_CUDNN, 70 + (uint64_t)i);
+        Result got = run(&SHAPES[i], cuda, conv_algo_named("cudnn"), 70 + (uint64_t)i);
         long plans = cudnn_of(cuda)->plans_made();
-        Result again = run(&SHAPES[i], cuda, CONV_ALGO_CUDNN, 70 + (uint64_t)i);
+        Result again = run(&SHAPES[i], cuda, conv_algo_named("cudnn"), 70 + (uint64_t)i);
         Result want = run(&SHAPES[i], &ddl_backend_cpu, CONV_ALGO_REFERENCE, 70 + (uint64_t)i);
         compare("cuda cudnn", &SHAPES[i], &got, &want, TOL_CUDNN);
         t_checkf(same_bits(&got, &again), "cuda cudnn: a second run gives the same bits (deterministic algorithms)",

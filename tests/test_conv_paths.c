@@ -168,24 +168,23 @@ static double exact_err(const PathShape *s, int kk, int stride, uint64_t seed, c
 
 typedef struct PathCase {
     const char *name;
-    ConvAlgo algo;
-    ConvPath path;
+    const char *algo; /* the --conv value, and its path's name */
     int k;      /* the filters' side: 3, or 1 (pointwise) */
     double tol; /* relative to the largest value (top of the file) */
     int stride;
 } PathCase;
 
 static const PathCase PATH_CASES[] = {
-    { "winograd", CONV_ALGO_WINOGRAD, CONV_PATH_WINOGRAD, 3, TOL_PATH, 1 },
-    { "winograd4", CONV_ALGO_WINOGRAD4, CONV_PATH_WINOGRAD4, 3, TOL_WINO4, 1 },
-    { "direct", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH, 1 },
+    { "winograd", "winograd", 3, TOL_PATH, 1 },
+    { "winograd4", "winograd4", 3, TOL_WINO4, 1 },
+    { "direct", "direct", 3, TOL_PATH, 1 },
     /* even planes, at most 128 channels in and out; other shapes take the rule's path */
-    { "winofused", CONV_ALGO_WINOFUSED, CONV_PATH_WINOFUSED, 3, TOL_PATH, 1 },
+    { "winofused", "winofused", 3, TOL_PATH, 1 },
     /* the input's 4 phases (direct_kernels.h); odd planes leave odd phases short */
-    { "direct stride 2", CONV_ALGO_DIRECT, CONV_PATH_DIRECT, 3, TOL_PATH, 2 },
-    { "pointwise", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1, TOL_PATH, 1 },
+    { "direct stride 2", "direct", 3, TOL_PATH, 2 },
+    { "pointwise", "pointwise", 1, TOL_PATH, 1 },
     /* the stride-1 kernels on the even rows and columns (odd planes: ceil) */
-    { "pointwise stride 2", CONV_ALGO_POINTWISE, CONV_PATH_POINTWISE, 1, TOL_PATH, 2 },
+    { "pointwise stride 2", "pointwise", 1, TOL_PATH, 2 },
 };
 
 /* Whether the fused Winograd kernels take a shape (path_winofused.c's winofused_fits). */
@@ -200,17 +199,19 @@ static void check_shape(const PathCase *pc, const PathShape *s, double *worst)
     snprintf(name, sizeof name, "%s n%d C%d K%d %dx%d", pc->name, s->n, s->C, s->K, s->H, s->W);
     uint64_t seed = 100 + (uint64_t)(s - SHAPES);
     char what[512];
-    if (pc->path == CONV_PATH_WINOFUSED && !fused_fits(s)) {
-        Result w = run(s, pc->k, pc->stride, pc->algo, seed);
+    if (!strcmp(pc->algo, "winofused") && !fused_fits(s)) {
+        Result w = run(s, pc->k, pc->stride, conv_algo_named(pc->algo), seed);
         snprintf(what, sizeof what, "%s: a shape the fused kernels cannot take goes to the rule's path", name);
-        t_checkf(w.path != CONV_PATH_WINOFUSED, what, "took path %d", (int)w.path);
+        t_checkf(w.path != conv_path_named("winofused"), what, "took path %d", (int)w.path);
         result_free(&w);
         return;
     }
-    Result w = run(s, pc->k, pc->stride, pc->algo, seed), c = run(s, pc->k, pc->stride, CONV_ALGO_IM2COL, seed);
+    Result w = run(s, pc->k, pc->stride, conv_algo_named(pc->algo), seed),
+           c = run(s, pc->k, pc->stride, conv_algo_named("im2col"), seed);
     snprintf(what, sizeof what, "%s: %s and im2col models take their paths", name, pc->name);
-    t_checkf(w.path == pc->path && c.path == CONV_PATH_IM2COL, what, "paths taken: %d and %d (want %d, then %d)",
-             (int)w.path, (int)c.path, (int)pc->path, (int)CONV_PATH_IM2COL);
+    t_checkf(w.path == conv_path_named(pc->algo) && c.path == CONV_PATH_IM2COL, what,
+             "paths taken: %d and %d (want %d, then %d)", (int)w.path, (int)c.path, (int)conv_path_named(pc->algo),
+             (int)CONV_PATH_IM2COL);
     double ey = t_rel_err(w.y, c.y, w.ny, 1e-30), edx = t_rel_err(w.dx, c.dx, w.nx, 1e-30);
     double eacc = t_rel_err(w.dxacc, c.dxacc, w.nx, 1e-30);
     double exw = exact_err(s, pc->k, pc->stride, seed, w.y), exc = exact_err(s, pc->k, pc->stride, seed, c.y);
@@ -238,9 +239,9 @@ static void check_shape(const PathCase *pc, const PathShape *s, double *worst)
 static void check_threads(const PathCase *pc, const PathShape *s)
 {
     ddl_set_kernel_threads(1);
-    Result one = run(s, pc->k, pc->stride, pc->algo, 77);
+    Result one = run(s, pc->k, pc->stride, conv_algo_named(pc->algo), 77);
     ddl_set_kernel_threads(2);
-    Result two = run(s, pc->k, pc->stride, pc->algo, 77);
+    Result two = run(s, pc->k, pc->stride, conv_algo_named(pc->algo), 77);
     ddl_set_kernel_threads(0);
     bool same = !memcmp(one.y, two.y, sizeof(float) * one.ny) && !memcmp(one.dx, two.dx, sizeof(float) * one.nx) &&
                 !memcmp(one.dxacc, two.dxacc, sizeof(float) * one.nx) &&
@@ -255,6 +256,8 @@ static void check_threads(const PathCase *pc, const PathShape *s)
  * core/conv/pick.c). */
 static void check_auto(void)
 {
+    const ConvPath IM = CONV_PATH_IM2COL, DI = conv_path_named("direct"), WF = conv_path_named("winofused"),
+                   W4 = conv_path_named("winograd4"), DW = conv_path_named("depthwise");
     Model m;
     model_begin(&m, "conv_paths auto", (Shape){ 3, 32, 32 });
     m.conv_algo = CONV_ALGO_AUTO;
@@ -271,82 +274,87 @@ static void check_auto(void)
     t = mb_conv2d(&m, "widening small", t, 128, 3, 1, 1, 1, false);  /* 64 -> 128 on 8x8: fused Winograd */
     mb_conv2d(&m, "wide tiny", t, 128, 3, 2, 1, 1, false);           /* stride 2 to 4x4: im2col */
     model_finalize(&m, 2, 1);
-    ConvPath want[12] = { CONV_PATH_DIRECT,    CONV_PATH_WINOFUSED, CONV_PATH_WINOFUSED, CONV_PATH_IM2COL,
-                          CONV_PATH_WINOFUSED, CONV_PATH_IM2COL,    CONV_PATH_DEPTHWISE, CONV_PATH_WINOGRAD4,
-                          CONV_PATH_IM2COL,    CONV_PATH_WINOFUSED, CONV_PATH_WINOFUSED, CONV_PATH_IM2COL };
+    ConvPath want[12] = { DI, WF, WF, IM, WF, IM, DW, W4, IM, WF, WF, IM };
     bool ok = true;
     for (int i = 0; i < 12; i++) ok = ok && m.layers[i].conv_path == want[i];
     t_check(ok, "conv paths: auto picks fused Winograd for 32-128 channels, F(4x4) for more, direct for few channels, "
                 "im2col for the rest");
     char line[256];
     conv2d_algo_summary(&m, line, sizeof line);
-    t_checkf(strcmp(line, "12 convolutions: 5 fused Winograd F(2x2,3x3), 1 Winograd F(4x4,3x3), 1 direct 3x3, "
+    t_checkf(strcmp(line, "12 convolutions: 1 Winograd F(4x4,3x3), 5 fused Winograd F(2x2,3x3), 1 direct 3x3, "
                           "1 depthwise, 4 im2col + GEMM; no fused activation (--conv auto)") == 0,
              "conv paths: the summary line counts each path", "got '%s'", line);
     model_free(&m);
 }
 
-/* 3x3 stride-2 convolutions under auto on host memory: the direct kernels
- * (on the input's phases) for up to 16 channels in on 16x16 or more, and
- * 32 into at most 64 on 16x16; im2col otherwise, and under --conv
- * other than direct and auto. */
+/* A 3x3 layer, C into K channels on a plane hw x hw, and the path it
+ * should take; pick_3x3: the path it takes on the CPU under algo. */
+typedef struct PickCase {
+    int C, K, hw;
+    ConvPath want;
+} PickCase;
+
+static ConvPath pick_3x3(const PickCase *c, int stride, ConvAlgo algo)
+{
+    Model m;
+    model_begin(&m, "conv_paths pick", (Shape){ c->C, c->hw, c->hw });
+    m.conv_algo = algo;
+    mb_conv2d(&m, "conv", m.input, c->K, 3, stride, 1, 1, false);
+    model_finalize(&m, 2, 1);
+    ConvPath p = m.layers[0].conv_path;
+    model_free(&m);
+    return p;
+}
+
+/* The first case whose pick is not its want (im2col where forced), or -1;
+ * what failed, in why. */
+static int first_bad_pick(const PickCase *cases, size_t n, int stride, ConvAlgo algo, bool forced, char *why,
+                          size_t cap)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pick_3x3(&cases[i], stride, algo) != (forced ? CONV_PATH_IM2COL : cases[i].want)) {
+            snprintf(why, cap, "case %zu (C %d K %d %dx%d, --conv %s) took another path", i, cases[i].C, cases[i].K,
+                     cases[i].hw, cases[i].hw, conv_algo_name(algo));
+            return (int)i;
+        }
+    return -1;
+}
+
 /* Where auto takes the fused Winograd kernels on host memory (the rule in
  * core/conv/pick.c): 32-128 channels in (at most 128 out) on planes of 4x4
  * or more, 16-64 on planes of 4x4 to 16x16; not 16 on 32x32, 2x2 planes,
  * 8 or fewer channels, more than 128 in or out, or odd planes. */
 static void check_auto_fused(void)
 {
-    static const struct {
-        int C, K, hw;
-        ConvPath want;
-    } CASES[] = { { 64, 64, 32, CONV_PATH_WINOFUSED }, { 32, 32, 4, CONV_PATH_WINOFUSED },
-                  { 32, 64, 8, CONV_PATH_WINOFUSED },  { 16, 16, 16, CONV_PATH_WINOFUSED },
-                  { 16, 32, 8, CONV_PATH_WINOFUSED },  { 16, 16, 32, CONV_PATH_DIRECT },
-                  { 8, 8, 16, CONV_PATH_DIRECT },      { 64, 128, 16, CONV_PATH_WINOFUSED },
-                  { 128, 128, 8, CONV_PATH_WINOFUSED }, { 128, 128, 4, CONV_PATH_WINOFUSED },
-                  { 128, 128, 2, CONV_PATH_IM2COL },
-                  { 128, 256, 16, CONV_PATH_WINOGRAD4 }, { 256, 256, 8, CONV_PATH_WINOGRAD4 },
-                  { 32, 32, 2, CONV_PATH_IM2COL },     { 32, 32, 9, CONV_PATH_DIRECT } };
-    int bad = -1;
-    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0] && bad < 0; i++) {
-        Model m;
-        model_begin(&m, "conv_paths auto fused", (Shape){ CASES[i].C, CASES[i].hw, CASES[i].hw });
-        m.conv_algo = CONV_ALGO_AUTO;
-        mb_conv2d(&m, "conv", m.input, CASES[i].K, 3, 1, 1, 1, false);
-        model_finalize(&m, 2, 1);
-        if (m.layers[0].conv_path != CASES[i].want) bad = (int)i;
-        model_free(&m);
-    }
+    const ConvPath IM = CONV_PATH_IM2COL, DI = conv_path_named("direct"), WF = conv_path_named("winofused"),
+                   W4 = conv_path_named("winograd4");
+    const PickCase CASES[] = { { 64, 64, 32, WF },  { 32, 32, 4, WF },   { 32, 64, 8, WF },   { 16, 16, 16, WF },
+                               { 16, 32, 8, WF },   { 16, 16, 32, DI },  { 8, 8, 16, DI },    { 64, 128, 16, WF },
+                               { 128, 128, 8, WF }, { 128, 128, 4, WF }, { 128, 128, 2, IM }, { 128, 256, 16, W4 },
+                               { 256, 256, 8, W4 }, { 32, 32, 2, IM },   { 32, 32, 9, DI } };
+    char why[160] = "";
+    int bad = first_bad_pick(CASES, sizeof CASES / sizeof CASES[0], 1, CONV_ALGO_AUTO, false, why, sizeof why);
     t_checkf(bad < 0, "conv paths: auto takes fused Winograd for 32-128 channels in (4x4+), 16-64 on 4x4 to 16x16, "
                       "and not for fewer channels, more than 128, 2x2 or odd planes",
-             "case %d (C %d K %d %dx%d) took another path", bad, bad < 0 ? 0 : CASES[bad].C,
-             bad < 0 ? 0 : CASES[bad].K, bad < 0 ? 0 : CASES[bad].hw, bad < 0 ? 0 : CASES[bad].hw);
+             "%s", why);
 }
 
+/* 3x3 stride-2 convolutions under auto on host memory: the direct kernels
+ * (on the input's phases) for up to 16 channels in on 16x16 or more, and
+ * 32 into at most 64 on 16x16; im2col otherwise, and under --conv
+ * other than direct and auto. */
 static void check_auto_stride2(void)
 {
-    static const struct {
-        int C, K, hw;
-        ConvPath want;
-    } CASES[] = { { 16, 32, 32, CONV_PATH_DIRECT }, { 16, 32, 16, CONV_PATH_DIRECT }, { 16, 32, 8, CONV_PATH_IM2COL },
-                  { 32, 64, 16, CONV_PATH_DIRECT }, { 32, 64, 32, CONV_PATH_IM2COL }, { 32, 128, 16, CONV_PATH_IM2COL },
-                  { 64, 128, 16, CONV_PATH_IM2COL } };
-    int bad = -1;
-    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0] && bad < 0; i++) {
-        for (int forced = 0; forced < 2 && bad < 0; forced++) {
-            Model m;
-            model_begin(&m, "conv_paths auto stride 2", (Shape){ CASES[i].C, CASES[i].hw, CASES[i].hw });
-            m.conv_algo = forced ? CONV_ALGO_WINOGRAD : CONV_ALGO_AUTO;
-            mb_conv2d(&m, "strided", m.input, CASES[i].K, 3, 2, 1, 1, false);
-            model_finalize(&m, 2, 1);
-            if (m.layers[0].conv_path != (forced ? CONV_PATH_IM2COL : CASES[i].want)) bad = (int)i;
-            model_free(&m);
-        }
-    }
+    const ConvPath IM = CONV_PATH_IM2COL, DI = conv_path_named("direct");
+    const PickCase CASES[] = { { 16, 32, 32, DI }, { 16, 32, 16, DI },  { 16, 32, 8, IM },  { 32, 64, 16, DI },
+                               { 32, 64, 32, IM }, { 32, 128, 16, IM }, { 64, 128, 16, IM } };
+    char why[160] = "";
+    size_t n = sizeof CASES / sizeof CASES[0];
+    int bad = first_bad_pick(CASES, n, 2, CONV_ALGO_AUTO, false, why, sizeof why);
+    if (bad < 0) bad = first_bad_pick(CASES, n, 2, conv_algo_named("winograd"), true, why, sizeof why);
     t_checkf(bad < 0, "conv paths: auto takes stride-2 3x3 layers direct for 16 channels in (16x16+) and 32 into 64 on "
                       "16x16, im2col otherwise and under --conv winograd",
-             "case %d (C %d K %d %dx%d) took the other path", bad, bad < 0 ? 0 : CASES[bad].C,
-             bad < 0 ? 0 : CASES[bad].K, bad < 0 ? 0 : CASES[bad].hw, bad < 0 ? 0 : CASES[bad].hw);
+             "%s", why);
 }
 
 /* The device-memory rule (a GPU, and the emulated GPU), measured on an
@@ -354,6 +362,7 @@ static void check_auto_stride2(void)
  * never Winograd. Where the CPU would pick Winograd, the GPU takes im2col. */
 static void check_auto_device(void)
 {
+    const ConvPath IM = CONV_PATH_IM2COL, DI = conv_path_named("direct");
     const Backend *be = backend_named("cuda-emu");
     if (!be) {
         t_skip("conv paths: the device rule", "this build has no emulated GPU");
@@ -372,8 +381,7 @@ static void check_auto_device(void)
     t = mb_conv2d(&m, "c32 16x16", t, 128, 3, 1, 1, 1, false);      /* 32 on 16x16: im2col */
     mb_conv2d(&m, "wide", t, 128, 3, 1, 1, 1, false);               /* 128 on 16x16: im2col, not Winograd */
     model_finalize(&m, 2, 1);
-    ConvPath want[8] = { CONV_PATH_DIRECT, CONV_PATH_DIRECT, CONV_PATH_DIRECT, CONV_PATH_IM2COL,
-                         CONV_PATH_IM2COL, CONV_PATH_DIRECT, CONV_PATH_IM2COL, CONV_PATH_IM2COL };
+    ConvPath want[8] = { DI, DI, DI, IM, IM, DI, IM, IM };
     int bad = -1;
     for (int i = 0; i < 8 && bad < 0; i++)
         if (m.layers[i].conv_path != want[i]) bad = i;
@@ -389,11 +397,16 @@ static void check_auto_device(void)
 static void check_auto_pointwise(void)
 {
     const Backend *dev = backend_named("cuda-emu");
-    const ConvPath PW = CONV_PATH_POINTWISE, IM = CONV_PATH_IM2COL;
-    static const struct { const char *where; int algo; bool device; ConvPath want[6]; } CASES[] = {
+    const ConvPath PW = conv_path_named("pointwise"), IM = CONV_PATH_IM2COL;
+    const struct {
+        const char *where;
+        int algo;
+        bool device;
+        ConvPath want[6];
+    } CASES[] = {
         { "host auto", CONV_ALGO_AUTO, false, { PW, IM, PW, IM, IM, PW } },
-        { "host im2col", CONV_ALGO_IM2COL, false, { IM, IM, IM, IM, IM, IM } },
-        { "host pointwise", CONV_ALGO_POINTWISE, false, { PW, PW, PW, PW, PW, PW } },
+        { "host im2col", conv_algo_named("im2col"), false, { IM, IM, IM, IM, IM, IM } },
+        { "host pointwise", conv_algo_named("pointwise"), false, { PW, PW, PW, PW, PW, PW } },
         { "device auto", CONV_ALGO_AUTO, true, { IM, IM, IM, IM, IM, IM } },
     };
     for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
@@ -422,6 +435,26 @@ static void check_auto_pointwise(void)
     }
 }
 
+/* --conv's values come from the table's rows: auto and reference, then
+ * each row that forces its path somewhere, by its name; each names its
+ * path and parses back to itself. */
+static void check_values(void)
+{
+    t_checkf(!strcmp(conv_algo_choices(), "auto|reference|im2col|winograd|winograd4|winofused|direct|pointwise|cudnn"),
+             "conv paths: --conv's values are auto, reference and the rows' names, in the table's order", "got '%s'",
+             conv_algo_choices());
+    int bad = -1;
+    for (ConvAlgo a = 0; a < conv_algo_count() && bad < 0; a++) {
+        ConvAlgo back;
+        const char *name = conv_algo_name(a);
+        if (conv_algo_parse(name, &back) != 0 || back != a) bad = a;
+        if (a > CONV_ALGO_REFERENCE) (void)conv_path_named(name); /* stops the test where no row has the name */
+    }
+    t_checkf(bad < 0 && conv_algo_parse("depthwise", &(ConvAlgo){ 0 }) != 0,
+             "conv paths: every --conv value parses back to itself and names a path; depthwise is no value",
+             "value %d (%s)", bad, bad < 0 ? "" : conv_algo_name(bad));
+}
+
 int main(int argc, char **argv)
 {
     /* One BLAS thread, so only ddlab's kernels change their thread count below. */
@@ -440,6 +473,7 @@ int main(int argc, char **argv)
         check_threads(pc, &(PathShape){ 4, 32, 48, 16, 16 });
         check_threads(pc, &(PathShape){ 2, 64, 64, 9, 7 });
     }
+    check_values();
     check_auto();
     check_auto_fused();
     check_auto_stride2();

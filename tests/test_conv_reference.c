@@ -134,7 +134,7 @@ static DirectKernels counting_direct;
 static WinofusedKernels counting_fused;
 static PointwiseKernels counting_pw;
 static DepthwiseKernels counting_dw;
-static const void *counting_paths[CONV_PATH_COUNT];
+static const void *counting_paths[CONV_PATHS_MAX];
 static ConvKernels counting_conv;
 static Backend counting;
 
@@ -158,13 +158,13 @@ static void make_counting_backend(void)
     counting_dw = depthwise_kernels_cpu;
     counting_dw.forward = c_dw_forward;
     counting_dw.backward = c_dw_backward;
-    counting_paths[CONV_PATH_WINOGRAD] = &counting_wino;
-    counting_paths[CONV_PATH_WINOGRAD4] = &counting_wino4;
-    counting_paths[CONV_PATH_DIRECT] = &counting_direct;
-    counting_paths[CONV_PATH_WINOFUSED] = &counting_fused;
-    counting_paths[CONV_PATH_POINTWISE] = &counting_pw;
-    counting_paths[CONV_PATH_DEPTHWISE] = &counting_dw;
-    counting_paths[CONV_PATH_CUDNN] = &counting_cudnn;
+    counting_paths[conv_path_named("winograd")] = &counting_wino;
+    counting_paths[conv_path_named("winograd4")] = &counting_wino4;
+    counting_paths[conv_path_named("direct")] = &counting_direct;
+    counting_paths[conv_path_named("winofused")] = &counting_fused;
+    counting_paths[conv_path_named("pointwise")] = &counting_pw;
+    counting_paths[conv_path_named("depthwise")] = &counting_dw;
+    counting_paths[conv_path_named("cudnn")] = &counting_cudnn;
     counting_conv = conv_kernels_cpu;
     counting_conv.im2col = c_im2col;
     counting_conv.instead = counting_paths;
@@ -232,7 +232,7 @@ static void check_model(const char *model, float width, int convs)
                   strstr(line, "depthwise")),
              name[2], "got '%s'", line);
 
-    step(model, width, CONV_ALGO_CUDNN, line, sizeof line, &all_im2col);
+    step(model, width, conv_algo_named("cudnn"), line, sizeof line, &all_im2col);
     snprintf(want, sizeof want, "%d convolutions: all %d cuDNN;", convs, convs);
     /* forward and weight gradient everywhere, the input gradient but in
      * the first layer (the model's input needs none) */

@@ -323,6 +323,35 @@ static void check_wino_transforms(const WinoPair *p, int nb, int C, int K, int H
     buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
 }
 
+/* A variant's transforms on every case (nb, C, K, H, W), then extra on
+ * it where not NULL. */
+static void wino_cases(const WinoPair *p, const int (*cases)[5], size_t n, void (*extra)(const int *c, const char *tag))
+{
+    for (size_t t = 0; t < n; t++) {
+        const int *c = cases[t];
+        char tag[96];
+        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", c[0], c[1], c[2], c[3], c[4]);
+        check_wino_transforms(p, c[0], c[1], c[2], c[3], c[4], tag);
+        if (extra) extra(c, tag);
+    }
+}
+
+/* F(2x2)'s weight gradient's two: dy's tiles, then dw += G^T du G. */
+static void winograd_grads(const int *c, const char *tag)
+{
+    int nb = c[0], C = c[1], K = c[2], H = c[3], W = c[4];
+    size_t cols = (size_t)nb * ((H + 1) / 2) * ((W + 1) / 2);
+    Buf dy = buf_rand((size_t)nb * K * H * W, -1.0f, 1.0f), dm = buf_poison(16 * K * cols);
+    winograd_output_grad_cpu(dy.h, nb, K, H, W, dm.h);
+    winograd_output_grad_cuda(dy.d, nb, K, H, W, dm.d);
+    check_buf(&dm, TOL_ELEM, DEV " winograd_output_grad %s", tag);
+    Buf du = buf_rand(16 * (size_t)K * C, -1.0f, 1.0f), dw = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
+    winograd_filter_grad_cpu(du.h, K, C, dw.h);
+    winograd_filter_grad_cuda(du.d, K, C, dw.d);
+    check_buf(&dw, TOL_ELEM, DEV " winograd_filter_grad %s (accumulates)", tag);
+    buf_free(&dy), buf_free(&dm), buf_free(&du), buf_free(&dw);
+}
+
 /* Each transform on its own (the 16 GEMMs between them are gemm_f32's):
  * odd and even planes (partial last tiles), one-tile planes, several
  * images, a plane wider than the CPU's row segments, the flipped filter of
@@ -335,23 +364,7 @@ static void test_winograd(void)
         { 1, 1, 1, 2, 2 }, { 2, 3, 5, 7, 9 }, { 3, 8, 4, 4, 4 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
         { 1, 2, 3, 5, 301 }, /* 151 tiles a row: the CPU cuts rows into segments of 128 */
     };
-    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
-        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
-        size_t T = (size_t)((H + 1) / 2) * ((W + 1) / 2), cols = (size_t)nb * T;
-        char tag[96];
-        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", nb, C, K, H, W);
-        check_wino_transforms(&F2, nb, C, K, H, W, tag);
-        /* the weight gradient's: dy's tiles, then dw += G^T du G */
-        Buf dy = buf_rand((size_t)nb * K * H * W, -1.0f, 1.0f), dm = buf_poison(16 * K * cols);
-        winograd_output_grad_cpu(dy.h, nb, K, H, W, dm.h);
-        winograd_output_grad_cuda(dy.d, nb, K, H, W, dm.d);
-        check_buf(&dm, TOL_ELEM, DEV " winograd_output_grad %s", tag);
-        Buf du = buf_rand(16 * (size_t)K * C, -1.0f, 1.0f), dw = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-        winograd_filter_grad_cpu(du.h, K, C, dw.h);
-        winograd_filter_grad_cuda(du.d, K, C, dw.d);
-        check_buf(&dw, TOL_ELEM, DEV " winograd_filter_grad %s (accumulates)", tag);
-        buf_free(&dy), buf_free(&dm), buf_free(&du), buf_free(&dw);
-    }
+    wino_cases(&F2, CASES, sizeof CASES / sizeof CASES[0], winograd_grads);
 }
 
 /* ---- Winograd F(4x4,3x3) transforms --------------------------------------- */
@@ -367,12 +380,7 @@ static void test_winograd4(void)
         { 1, 1, 1, 4, 4 }, { 2, 3, 5, 7, 9 }, { 9, 8, 4, 8, 8 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
         { 3, 2, 2, 2, 2 }, { 1, 3, 2, 10, 300 },
     };
-    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
-        char tag[96];
-        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", CASES[t][0], CASES[t][1], CASES[t][2], CASES[t][3],
-                 CASES[t][4]);
-        check_wino_transforms(&F4, CASES[t][0], CASES[t][1], CASES[t][2], CASES[t][3], CASES[t][4], tag);
-    }
+    wino_cases(&F4, CASES, sizeof CASES / sizeof CASES[0], NULL);
 }
 
 /* ---- direct 3x3 convolution ---------------------------------------------- */
@@ -559,6 +567,31 @@ static void test_bias(void)
 static const size_t COUNTS[] = { 1, 1000, 4099, (1u << 20) + 3 };
 #define NCOUNTS (sizeof COUNTS / sizeof COUNTS[0])
 
+/* y = f(x) on both sides (map), and dx (+)= f(a, b), written and added
+ * (map_acc), against each other. */
+typedef void (*MapFn)(const float *x, float *y, size_t count);
+typedef void (*MapAccFn)(const float *a, const float *b, float *dx, size_t count, bool acc);
+
+static void check_map(const char *name, MapFn cpu, MapFn cuda, const Buf *x, size_t n)
+{
+    Buf y = buf_poison(n);
+    cpu(x->h, y.h, n);
+    cuda(x->d, y.d, n);
+    check_buf(&y, TOL_ELEM, DEV " %s count=%zu", name, n);
+    buf_free(&y);
+}
+
+static void check_map_acc(const char *name, MapAccFn cpu, MapAccFn cuda, const Buf *a, const Buf *b, size_t n)
+{
+    for (int acc = 0; acc < 2; acc++) {
+        Buf dx = buf_out(n, acc);
+        cpu(a->h, b->h, dx.h, n, acc);
+        cuda(a->d, b->d, dx.d, n, acc);
+        check_buf(&dx, TOL_ELEM, DEV " %s count=%zu acc=%d", name, n, acc);
+        buf_free(&dx);
+    }
+}
+
 static void test_relu(void)
 {
     for (size_t t = 0; t < NCOUNTS; t++) {
@@ -573,28 +606,10 @@ static void test_relu(void)
         }
         Buf x = buf_from(xv, n), dy = buf_rand(n, -1.0f, 1.0f);
         ddl_free(xv);
-        Buf y = buf_poison(n);
-        relu_forward_cpu(x.h, y.h, n);
-        relu_forward_cuda(x.d, y.d, n);
-        check_buf(&y, TOL_ELEM, DEV " relu_forward count=%zu", n);
-        buf_free(&y);
-        y = buf_poison(n);
-        relu6_forward_cpu(x.h, y.h, n);
-        relu6_forward_cuda(x.d, y.d, n);
-        check_buf(&y, TOL_ELEM, DEV " relu6_forward count=%zu", n);
-        buf_free(&y);
-        for (int acc = 0; acc < 2; acc++) {
-            Buf dx = buf_out(n, acc);
-            relu_backward_cpu(x.h, dy.h, dx.h, n, acc);
-            relu_backward_cuda(x.d, dy.d, dx.d, n, acc);
-            check_buf(&dx, TOL_ELEM, DEV " relu_backward count=%zu acc=%d", n, acc);
-            buf_free(&dx);
-            dx = buf_out(n, acc);
-            relu6_backward_cpu(x.h, dy.h, dx.h, n, acc);
-            relu6_backward_cuda(x.d, dy.d, dx.d, n, acc);
-            check_buf(&dx, TOL_ELEM, DEV " relu6_backward count=%zu acc=%d", n, acc);
-            buf_free(&dx);
-        }
+        check_map("relu_forward", relu_forward_cpu, relu_forward_cuda, &x, n);
+        check_map("relu6_forward", relu6_forward_cpu, relu6_forward_cuda, &x, n);
+        check_map_acc("relu_backward", relu_backward_cpu, relu_backward_cuda, &x, &dy, n);
+        check_map_acc("relu6_backward", relu6_backward_cpu, relu6_backward_cuda, &x, &dy, n);
         buf_free(&x), buf_free(&dy);
     }
 }
@@ -639,13 +654,9 @@ static void test_mul_add(void)
         add_cuda(a.d, b.d, y.d, n);
         check_buf(&y, TOL_ELEM, DEV " add count=%zu", n);
         buf_free(&y);
+        check_map_acc("mul_backward", mul_backward_cpu, mul_backward_cuda, &a, &b, n);
         for (int acc = 0; acc < 2; acc++) {
             Buf dx = buf_out(n, acc);
-            mul_backward_cpu(a.h, b.h, dx.h, n, acc);
-            mul_backward_cuda(a.d, b.d, dx.d, n, acc);
-            check_buf(&dx, TOL_ELEM, DEV " mul_backward count=%zu acc=%d", n, acc);
-            buf_free(&dx);
-            dx = buf_out(n, acc);
             copy_grad_cpu(a.h, dx.h, n, acc);
             copy_grad_cuda(a.d, dx.d, n, acc);
             check_buf(&dx, TOL_ELEM, DEV " copy_grad count=%zu acc=%d", n, acc);
@@ -1145,21 +1156,17 @@ static void gemm_case(bool f16, bool ta, bool tb, int M, int N, int K, float alp
             c0[(size_t)i * ldc + j] = j >= N ? C_SENTINEL : beta == 0.0f ? NAN : rng_uniform_range(&R, -1.0f, 1.0f);
     Buf C = buf_from(c0, cs);
     gemm_f32(ta, tb, M, N, K, alpha, a, lda, b, ldb, beta, C.h, ldc);
-    if (f16) {
-        uint16_t *da = ddl_cuda_malloc(sizeof(uint16_t) * as), *db = ddl_cuda_malloc(sizeof(uint16_t) * bs);
-        ddl_cuda_memcpy_h2d(da, ah, sizeof(uint16_t) * as);
-        ddl_cuda_memcpy_h2d(db, bh, sizeof(uint16_t) * bs);
+    /* the operands on the device: binary16 or FP32 */
+    size_t el = f16 ? sizeof(uint16_t) : sizeof(float);
+    void *da = ddl_cuda_malloc(el * as), *db = ddl_cuda_malloc(el * bs);
+    ddl_cuda_memcpy_h2d(da, f16 ? (const void *)ah : (const void *)a, el * as);
+    ddl_cuda_memcpy_h2d(db, f16 ? (const void *)bh : (const void *)b, el * bs);
+    if (f16)
         gemm_f16_cuda(ta, tb, M, N, K, alpha, da, lda, db, ldb, beta, C.d, ldc);
-        ddl_cuda_stream_synchronize();
-        ddl_cuda_free(da), ddl_cuda_free(db);
-    } else {
-        float *da = ddl_cuda_malloc(sizeof(float) * as), *db = ddl_cuda_malloc(sizeof(float) * bs);
-        ddl_cuda_memcpy_h2d(da, a, sizeof(float) * as);
-        ddl_cuda_memcpy_h2d(db, b, sizeof(float) * bs);
+    else
         gemm_f32_cuda(ta, tb, M, N, K, alpha, da, lda, db, ldb, beta, C.d, ldc);
-        ddl_cuda_stream_synchronize();
-        ddl_cuda_free(da), ddl_cuda_free(db);
-    }
+    ddl_cuda_stream_synchronize();
+    ddl_cuda_free(da), ddl_cuda_free(db);
     /* Compare the M x N result; the padding must be untouched. */
     float *g = ddl_alloc(sizeof(float) * cs), *gl = ddl_alloc(sizeof(float) * M * N), *cl = ddl_alloc(sizeof(float) * M * N);
     ddl_cuda_memcpy_d2h(g, C.d, sizeof(float) * cs);

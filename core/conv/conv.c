@@ -6,6 +6,7 @@
 #include "paths.h"
 
 #include <stdio.h>
+#include <string.h>
 #include "../util/common.h"
 #include "cudnn_kernels.h"
 #include "depthwise_kernels.h"
@@ -26,40 +27,60 @@ CONV_PATH_CODE(cudnn);
 const char *cudnn_absent(const void *kernels);
 const char *cudnn_version(const void *kernels);
 
-const ConvPathRow CONV_PATHS[CONV_PATH_COUNT] = {
-    /* the shared kernels only (kernels.h) */
-    [CONV_PATH_IM2COL] = { .name = "im2col + GEMM", .fits = reference_fits, .scratch = reference_scratch,
-                           .forward = reference_forward, .backward = reference_backward },
-    [CONV_PATH_WINOGRAD] = { .name = "Winograd F(2x2,3x3)", .fp32_only = true, .fits = winograd_fits,
-                             .kernels = CONV_KERNELS_OF(winograd_kernels), .scratch = winograd_scratch,
-                             .forward = winograd_forward, .backward = winograd_backward },
+/* In the order of --conv's values after auto and reference (README.md,
+ * "How a path is picked"), and of the summary line's paths, the
+ * reference last there. */
+const ConvPathRow CONV_PATHS[] = {
+    /* the shared kernels only (kernels.h); --conv im2col: on every layer
+     * a fast path could take */
+    [CONV_PATH_IM2COL] = { .name = "im2col + GEMM", .key = "im2col",
+                           .forces = CONV_KINDS_ALL & ~CONV_KIND(DEPTHWISE), .fits = reference_fits,
+                           .scratch = reference_scratch, .forward = reference_forward,
+                           .backward = reference_backward },
+    { .name = "Winograd F(2x2,3x3)", .key = "winograd", .forces = CONV_KIND(3X3_S1), .fp32_only = true,
+      .fits = winograd_fits, .kernels = CONV_KERNELS_OF(winograd_kernels), .scratch = winograd_scratch,
+      .forward = winograd_forward, .backward = winograd_backward },
     /* F(2x2)'s fits and weight gradient */
-    [CONV_PATH_WINOGRAD4] = { .name = "Winograd F(4x4,3x3)", .fp32_only = true, .fits = winograd_fits,
-                              .kernels = CONV_KERNELS_OF(winograd4_kernels), .scratch = winograd4_scratch,
-                              .forward = winograd4_forward, .backward = winograd4_backward },
-    [CONV_PATH_WINOFUSED] = { .name = "fused Winograd F(2x2,3x3)", .fp32_only = true, .fits = winofused_fits,
-                              .kernels = CONV_KERNELS_OF(winofused_kernels), .scratch = winofused_scratch,
-                              .forward = winofused_forward, .backward = winofused_backward },
-    [CONV_PATH_DIRECT] = { .name = "direct 3x3", .fp32_only = true, .fits = direct_fits,
-                           .kernels = CONV_KERNELS_OF(direct_kernels), .scratch = direct_scratch,
-                           .forward = direct_forward, .backward = direct_backward },
-    [CONV_PATH_POINTWISE] = { .name = "pointwise 1x1", .fp32_only = true, .fits = pointwise_fits,
-                              .kernels = CONV_KERNELS_OF(pointwise_kernels), .scratch = pointwise_scratch,
-                              .forward = pointwise_forward, .backward = pointwise_backward },
-    /* cuDNN's algorithms, where the device has cuDNN; FP32 only: ddlab's
-     * mixed precision hands FP16 GEMM operands to cuBLAS, not cuDNN */
-    [CONV_PATH_CUDNN] = { .name = "cuDNN", .fp32_only = true, .fits = cudnn_fits,
-                          .kernels = CONV_KERNELS_OF(cudnn_kernels), .absent = cudnn_absent,
-                          .scratch = cudnn_scratch, .forward = cudnn_forward, .backward = cudnn_backward },
-    /* the kernel starts each sum from the bias */
-    [CONV_PATH_DEPTHWISE] = { .name = "depthwise", .adds_bias = true, .fits = depthwise_fits,
-                              .kernels = CONV_KERNELS_OF(depthwise_kernels), .scratch = depthwise_scratch,
-                              .forward = depthwise_forward, .backward = depthwise_backward },
+    { .name = "Winograd F(4x4,3x3)", .key = "winograd4", .forces = CONV_KIND(3X3_S1), .fp32_only = true,
+      .fits = winograd_fits, .kernels = CONV_KERNELS_OF(winograd4_kernels), .scratch = winograd4_scratch,
+      .forward = winograd4_forward, .backward = winograd4_backward },
+    { .name = "fused Winograd F(2x2,3x3)", .key = "winofused", .forces = CONV_KIND(3X3_S1), .fp32_only = true,
+      .fits = winofused_fits, .kernels = CONV_KERNELS_OF(winofused_kernels), .scratch = winofused_scratch,
+      .forward = winofused_forward, .backward = winofused_backward },
+    { .name = "direct 3x3", .key = "direct", .forces = CONV_KIND(3X3_S1) | CONV_KIND(3X3_S2), .fp32_only = true,
+      .fits = direct_fits, .kernels = CONV_KERNELS_OF(direct_kernels), .scratch = direct_scratch,
+      .forward = direct_forward, .backward = direct_backward },
+    { .name = "pointwise 1x1", .key = "pointwise", .forces = CONV_KIND(1X1_S1) | CONV_KIND(1X1_S2),
+      .fp32_only = true, .fits = pointwise_fits, .kernels = CONV_KERNELS_OF(pointwise_kernels),
+      .scratch = pointwise_scratch, .forward = pointwise_forward, .backward = pointwise_backward },
+    /* cuDNN's algorithms on every convolution, depthwise too, where the
+     * device has cuDNN; FP32 only: ddlab's mixed precision hands FP16 GEMM
+     * operands to cuBLAS, not cuDNN */
+    { .name = "cuDNN", .key = "cudnn", .forces = CONV_KINDS_ALL, .fp32_only = true, .fits = cudnn_fits,
+      .kernels = CONV_KERNELS_OF(cudnn_kernels), .absent = cudnn_absent, .scratch = cudnn_scratch,
+      .forward = cudnn_forward, .backward = cudnn_backward },
+    /* no --conv value: every value but reference and cudnn runs depthwise
+     * layers here; the kernel starts each sum from the bias */
+    { .name = "depthwise", .key = "depthwise", .adds_bias = true, .fits = depthwise_fits,
+      .kernels = CONV_KERNELS_OF(depthwise_kernels), .scratch = depthwise_scratch,
+      .forward = depthwise_forward, .backward = depthwise_backward },
 };
+
+#define ROWS ((int)(sizeof CONV_PATHS / sizeof CONV_PATHS[0]))
+_Static_assert(sizeof CONV_PATHS / sizeof CONV_PATHS[0] <= CONV_PATHS_MAX, "raise CONV_PATHS_MAX (conv.h)");
+
+int conv_path_count(void) { return ROWS; }
+
+ConvPath conv_path_named(const char *key)
+{
+    for (int p = 0; key && p < ROWS; p++)
+        if (!strcmp(CONV_PATHS[p].key, key)) return p;
+    ddl_die("no convolution path is named %s", key ? key : "(null)");
+}
 
 static const ConvPathRow *row(ConvPath p)
 {
-    if ((int)p < 0 || p >= CONV_PATH_COUNT) ddl_die("convolution path %d does not exist", (int)p);
+    if (p < 0 || p >= ROWS) ddl_die("convolution path %d does not exist", (int)p);
     return &CONV_PATHS[p];
 }
 
@@ -106,4 +127,7 @@ bool conv_path_usable(const ConvPathRow *p, const ConvShape *s, const ConvKernel
     return p->fits(s) && !conv_path_absent(p, k);
 }
 
-const char *conv_cudnn_version(const ConvKernels *k) { return cudnn_version(conv_path_kernels(k, CONV_PATH_CUDNN)); }
+const char *conv_cudnn_version(const ConvKernels *k)
+{
+    return cudnn_version(conv_path_kernels(k, conv_path_named("cudnn")));
+}

@@ -16,17 +16,18 @@
 #include <stddef.h>
 #include "kernels.h"
 
-/* --conv's values (conv_algo_parse; what each one does: pick.c's table). */
-typedef enum ConvAlgo {
-    CONV_ALGO_AUTO, CONV_ALGO_IM2COL, CONV_ALGO_WINOGRAD, CONV_ALGO_DIRECT, CONV_ALGO_POINTWISE, CONV_ALGO_WINOGRAD4,
-    CONV_ALGO_WINOFUSED, CONV_ALGO_REFERENCE, CONV_ALGO_CUDNN, CONV_ALGO_COUNT
-} ConvAlgo;
+/* --conv's values: auto, reference, then one per row of conv.c's table
+ * that forces its path on some kinds of layer (its --conv name), in the
+ * table's order (conv_algo_parse, conv_algo_count; what each does:
+ * pick.c). */
+typedef int ConvAlgo;
+enum { CONV_ALGO_AUTO, CONV_ALGO_REFERENCE };
 
-/* The paths: one row each in conv.c's table. */
-typedef enum ConvPath {
-    CONV_PATH_IM2COL, CONV_PATH_WINOGRAD, CONV_PATH_DIRECT, CONV_PATH_DEPTHWISE, CONV_PATH_POINTWISE,
-    CONV_PATH_WINOGRAD4, CONV_PATH_WINOFUSED, CONV_PATH_CUDNN, CONV_PATH_COUNT
-} ConvPath;
+/* A path: its row's index in conv.c's table, at most CONV_PATHS_MAX rows;
+ * the reference, im2col + GEMM, is row 0. Others by their name
+ * (conv_path_named). */
+typedef int ConvPath;
+enum { CONV_PATH_IM2COL = 0, CONV_PATHS_MAX = 16 };
 
 /* The GEMM a path multiplies with: core/cpu/gemm.h's gemm_f32 arguments,
  * after the caller's context (the layer's: FP32, or FP16 operands). */
@@ -70,6 +71,11 @@ void conv_forward(const ConvRun *r);
 void conv_backward(const ConvRun *r);
 
 const char *conv_path_name(ConvPath p);
+/* The path whose row's short name (its --conv name, or "depthwise") is
+ * key; the program stops on a name no row has. */
+ConvPath conv_path_named(const char *key);
+/* How many rows the table has: the paths are 0 to this, less one. */
+int conv_path_count(void);
 /* Path p's kernel table on the device whose kernels are k (its row's, or
  * k->instead's): the type its kernels header names (winograd_kernels.h,
  * ...), NULL where the build has no kernels for that device. */
@@ -80,7 +86,12 @@ const char *conv_cudnn_version(const ConvKernels *k);
 /* --conv's value: 0 and *out, or -1 for a name it does not know. */
 int conv_algo_parse(const char *name, ConvAlgo *out);
 const char *conv_algo_name(ConvAlgo a);
-/* "auto|reference|im2col|...": the values, for choices and messages. */
+/* The value named name; the program stops on a name that is none. */
+ConvAlgo conv_algo_named(const char *name);
+/* How many --conv values there are: they are 0 to this, less one. */
+int conv_algo_count(void);
+/* "auto|reference|im2col|...": the values in order, for choices and
+ * messages. */
 const char *conv_algo_choices(void);
 /* Whether algo can run on the device whose kernels are k (--conv cudnn
  * needs cuDNN there): 0, or -1 with why, naming the values that can. */
@@ -91,6 +102,6 @@ int conv_algo_check(ConvAlgo algo, const ConvKernels *k, char *why, size_t cap);
  * 3 im2col + GEMM; 17 activations fused into batch norm or add (--conv
  * auto)", or "20 convolutions: all 20 im2col + GEMM; no fused activation
  * (--conv reference)". */
-void conv_summary(const int count[CONV_PATH_COUNT], int fused_acts, ConvAlgo algo, char *buf, size_t cap);
+void conv_summary(const int count[CONV_PATHS_MAX], int fused_acts, ConvAlgo algo, char *buf, size_t cap);
 
 #endif

@@ -57,7 +57,7 @@ typedef struct ConvKernels {
                    float *dx, bool acc);
     void (*images_to_channels)(const float *x, int nb, int c, int p, float *t);
     void (*channels_to_images)(const float *t, int nb, int c, int p, float *y);
-    /* NULL, or per path (ConvPath order, CONV_PATH_COUNT entries) a kernel
+    /* NULL, or per path (ConvPath order, CONV_PATHS_MAX entries) a kernel
      * table that runs instead of its row's where not NULL: the tests'
      * counting kernels and their stand-in for cuDNN on the CPU */
     const void *const *instead;

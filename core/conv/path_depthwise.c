@@ -83,12 +83,25 @@ static void phase_cols(const Geo *g, int b, int *lo, int *hi)
     if (*lo > *hi) *lo = *hi;
 }
 
-/* nb images' planes of one channel (x + i*img_stride) into zero-padded
- * phase planes q[s*s][nb][Hq][Wq]. */
-static void to_phases(const Geo *g, const float *x, size_t img_stride, int nb, float *q)
+/* Between nb images' planes of one channel (x + i*img_stride) and their
+ * zero-padded phase planes q[s*s][nb][Hq][Wq]: into the phases
+ * (TO_PHASES, zeroing q first), or back for gradients, x (+)= the image
+ * part of the phases (every image pixel is in exactly one phase, so
+ * FROM_PHASES overwrites all of them). */
+typedef enum PhaseMove { TO_PHASES, FROM_PHASES, ADD_FROM_PHASES } PhaseMove;
+
+static void move_row(float *xr, float *qr, int lo, int hi, int s, int off, PhaseMove how)
+{
+    if (how == TO_PHASES && s == 1) memcpy(qr + lo, xr + lo + off, sizeof(float) * (size_t)(hi - lo));
+    else if (how == TO_PHASES) for (int c = lo; c < hi; c++) qr[c] = xr[c * s + off];
+    else if (how == ADD_FROM_PHASES) for (int c = lo; c < hi; c++) xr[c * s + off] += qr[c];
+    else for (int c = lo; c < hi; c++) xr[c * s + off] = qr[c];
+}
+
+static void move_phases(const Geo *g, float *x, size_t img_stride, int nb, float *q, PhaseMove how)
 {
     int s = g->s;
-    memset(q, 0, sizeof(float) * (size_t)s * s * nb * g->plane);
+    if (how == TO_PHASES) memset(q, 0, sizeof(float) * (size_t)s * s * nb * g->plane);
     for (int a = 0; a < s; a++)
         for (int b = 0; b < s; b++) {
             int lo, hi, off = b - g->pad;
@@ -97,34 +110,16 @@ static void to_phases(const Geo *g, const float *x, size_t img_stride, int nb, f
                 for (int r = 0; r < g->Hq; r++) {
                     int h = r * s + a - g->pad;
                     if (h < 0 || h >= g->H) continue;
-                    const float *xr = x + (size_t)i * img_stride + (size_t)h * g->W;
-                    float *qr = q + (((size_t)a * s + b) * nb + i) * g->plane + (size_t)r * g->Wq;
-                    if (s == 1) memcpy(qr + lo, xr + lo + off, sizeof(float) * (size_t)(hi - lo));
-                    else for (int c = lo; c < hi; c++) qr[c] = xr[c * s + off];
+                    move_row(x + (size_t)i * img_stride + (size_t)h * g->W,
+                             q + (((size_t)a * s + b) * nb + i) * g->plane + (size_t)r * g->Wq, lo, hi, s, off, how);
                 }
         }
 }
 
-/* The reverse for gradients: dx (+)= the image part of the phase planes
- * (every image pixel is in exactly one phase, so acc = false overwrites
- * all of them). */
-static void from_phases(const Geo *g, const float *q, int nb, float *dx, size_t img_stride, bool acc)
+/* x is only read */
+static void to_phases(const Geo *g, const float *x, size_t img_stride, int nb, float *q)
 {
-    int s = g->s;
-    for (int a = 0; a < s; a++)
-        for (int b = 0; b < s; b++) {
-            int lo, hi, off = b - g->pad;
-            phase_cols(g, b, &lo, &hi);
-            for (int i = 0; i < nb; i++)
-                for (int r = 0; r < g->Hq; r++) {
-                    int h = r * s + a - g->pad;
-                    if (h < 0 || h >= g->H) continue;
-                    float *xr = dx + (size_t)i * img_stride + (size_t)h * g->W;
-                    const float *qr = q + (((size_t)a * s + b) * nb + i) * g->plane + (size_t)r * g->Wq;
-                    if (acc) for (int c = lo; c < hi; c++) xr[c * s + off] += qr[c];
-                    else for (int c = lo; c < hi; c++) xr[c * s + off] = qr[c];
-                }
-        }
+    move_phases(g, (float *)x, img_stride, nb, q, TO_PHASES);
 }
 
 /* Work units: (block of nb images, channel), channel fastest, so that for
@@ -236,7 +231,7 @@ void depthwise_backward_cpu(const float *x, const float *dy, const float *w, flo
                     float wv = wc[ki * k + kj];
                     for (int j = 0; j < len; j++) dst[j] += wv * e[j];
                 }
-            from_phases(&g, dxq, nb, dx + i0 * in_img + (size_t)c * H * W, in_img, acc);
+            move_phases(&g, dx + i0 * in_img + (size_t)c * H * W, in_img, nb, dxq, acc ? ADD_FROM_PHASES : FROM_PHASES);
         }
         ddl_free(xq);
     }

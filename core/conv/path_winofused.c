@@ -91,38 +91,54 @@ size_t winofused_scratch(const void *kt, const ConvShape *s, int max_batch)
     return filter_floats(&d) + chunk_floats(&d, chunk_images(&d, max_batch));
 }
 
+/* What forward and backward share: the shape, the images per chunk, the
+ * transformed filters (at the scratch's start), the chunk's buffers and
+ * an image's floats in and out. */
+typedef struct Setup {
+    Dims d;
+    int chunk;
+    float *wt;
+    Chunk c;
+    size_t in_img, out_img;
+} Setup;
+
+static Setup setup(const ConvRun *r)
+{
+    Setup u = { .d = dims(&r->s), .wt = r->scratch };
+    u.chunk = chunk_images(&u.d, r->max_batch);
+    u.c = chunk_buffers(r->scratch, &u.d, u.chunk);
+    u.in_img = (size_t)u.d.C * u.d.H * u.d.W;
+    u.out_img = (size_t)u.d.K * u.d.H * u.d.W;
+    return u;
+}
+
 void winofused_forward(const ConvRun *r, const void *kt)
 {
     const WinofusedKernels *k = kt;
-    Dims d = dims(&r->s);
-    int n = r->batch, chunk = chunk_images(&d, r->max_batch);
-    float *wt = r->scratch;
-    Chunk c = chunk_buffers(r->scratch, &d, chunk);
-    size_t in_img = (size_t)d.C * d.H * d.W, out_img = (size_t)d.K * d.H * d.W;
-    k->filter(r->w, d.K, d.C, false, wt);
-    for (int i0 = 0; i0 < n; i0 += chunk) {
-        int nb = DDL_MIN(chunk, n - i0);
-        k->pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, c.ph);
-        k->conv(c.ph, wt, nb, d.C, d.K, d.H, d.W, c.yq, r->y + i0 * out_img, false);
+    Setup u = setup(r);
+    const Dims *d = &u.d;
+    k->filter(r->w, d->K, d->C, false, u.wt);
+    for (int i0 = 0; i0 < r->batch; i0 += u.chunk) {
+        int nb = DDL_MIN(u.chunk, r->batch - i0);
+        k->pad(r->x + i0 * u.in_img, nb, d->C, d->H, d->W, u.c.ph);
+        k->conv(u.c.ph, u.wt, nb, d->C, d->K, d->H, d->W, u.c.yq, r->y + i0 * u.out_img, false);
     }
 }
 
 void winofused_backward(const ConvRun *r, const void *kt)
 {
     const WinofusedKernels *k = kt;
-    Dims d = dims(&r->s);
-    int n = r->batch, chunk = chunk_images(&d, r->max_batch);
-    float *wt = r->scratch;
-    Chunk c = chunk_buffers(r->scratch, &d, chunk);
-    size_t in_img = (size_t)d.C * d.H * d.W, out_img = (size_t)d.K * d.H * d.W;
-    if (r->dx) k->filter(r->w, d.K, d.C, true, wt);
-    for (int i0 = 0; i0 < n; i0 += chunk) {
-        int nb = DDL_MIN(chunk, n - i0);
-        k->grad_pad(r->x + i0 * in_img, nb, d.C, d.H, d.W, 1, c.xq);
-        k->grad_pad(r->dy + i0 * out_img, nb, d.K, d.H, d.W, 1, c.dyq);
-        k->filter_grad(c.xq, c.dyq, nb, d.C, d.K, d.H, d.W, 1, r->dw);
+    Setup u = setup(r);
+    const Dims *d = &u.d;
+    if (r->dx) k->filter(r->w, d->K, d->C, true, u.wt);
+    for (int i0 = 0; i0 < r->batch; i0 += u.chunk) {
+        int nb = DDL_MIN(u.chunk, r->batch - i0);
+        const float *dy = r->dy + i0 * u.out_img;
+        k->grad_pad(r->x + i0 * u.in_img, nb, d->C, d->H, d->W, 1, u.c.xq);
+        k->grad_pad(dy, nb, d->K, d->H, d->W, 1, u.c.dyq);
+        k->filter_grad(u.c.xq, u.c.dyq, nb, d->C, d->K, d->H, d->W, 1, r->dw);
         if (!r->dx) continue;
-        k->pad(r->dy + i0 * out_img, nb, d.K, d.H, d.W, c.ph);
-        k->conv(c.ph, wt, nb, d.K, d.C, d.H, d.W, c.yq, r->dx + i0 * in_img, r->acc);
+        k->pad(dy, nb, d->K, d->H, d->W, u.c.ph);
+        k->conv(u.c.ph, u.wt, nb, d->K, d->C, d->H, d->W, u.c.yq, r->dx + i0 * u.in_img, r->acc);
     }
 }

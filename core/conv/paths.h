@@ -1,7 +1,10 @@
 /* paths.h - the rows of the convolution table (conv.c), private to
  * core/conv.
  *
- * A row: its name for outputs; which layers it can run (fits); its
+ * A row: its name for outputs; its short name (key: its --conv value
+ * where it forces any kind of layer, and how tests and rules name it);
+ * the kinds of layer its --conv value forces it on (forces; 0: no --conv
+ * value); which layers it can run (fits); its
  * kernel table for each device (kernels: the CPU's, beside its CPU
  * kernels, and its CUDA twin's, in its .cu file; NULL for a build without
  * that device), which the path reaches through conv_path_kernels; where
@@ -18,8 +21,21 @@
 
 #include "conv.h"
 
+/* The kinds of layer (pick.c's kind_of): depthwise; 1x1 with stride 1 or
+ * 2 (no padding, ungrouped); 3x3 with stride 1 or 2 (padding 1,
+ * ungrouped); any other. CONV_KIND(3X3_S1): the bit of one in a row's
+ * forces. */
+typedef enum ConvLayerKind {
+    CONV_KIND_DEPTHWISE, CONV_KIND_1X1_S1, CONV_KIND_1X1_S2, CONV_KIND_3X3_S1, CONV_KIND_3X3_S2, CONV_KIND_OTHER,
+    CONV_KIND_COUNT
+} ConvLayerKind;
+#define CONV_KIND(k) (1u << CONV_KIND_##k)
+#define CONV_KINDS_ALL ((1u << CONV_KIND_COUNT) - 1)
+
 typedef struct ConvPathRow {
     const char *name;
+    const char *key;
+    unsigned forces;
     bool adds_bias; /* forward adds the bias itself */
     bool fp32_only; /* FP32 kernels: with FP16 GEMM operands the layer runs the reference instead */
     bool (*fits)(const ConvShape *s);
@@ -30,8 +46,9 @@ typedef struct ConvPathRow {
     void (*backward)(const ConvRun *r, const void *kt);
 } ConvPathRow;
 
-/* The table, indexed by ConvPath. */
-extern const ConvPathRow CONV_PATHS[CONV_PATH_COUNT];
+/* The table, indexed by ConvPath: conv_path_count() rows, the reference
+ * first. */
+extern const ConvPathRow CONV_PATHS[];
 
 /* A row's kernels: p_cpu, and p_cuda and p_cuda_emu where the build has
  * that device (CONV_KERNEL_TABLES, kernels.h). */

@@ -80,57 +80,75 @@ static void lower(const ConvRun *r, const float *x, int nb, float *col)
     r->k->im2col(x, nb, s->cin, s->h, s->w, s->k, s->stride, s->pad, s->oh, s->ow, col);
 }
 
-void reference_forward(const ConvRun *r, const void *kt)
+/* One chunk of a run's images: how many, its columns' width, where its
+ * columns are (kept from forward, or at the scratch's start), and its
+ * first image's offset in the input (and its gradient) and in the output
+ * (and its gradient). */
+typedef struct Chunk {
+    int nb;
+    size_t ld;
+    float *col;
+    size_t in_at, out_at;
+} Chunk;
+
+/* Forward and backward walk the batch in the same chunks. */
+static void each_chunk(const ConvRun *r, void (*one)(const ConvRun *r, const Dims *d, const Chunk *c))
 {
     const ConvShape *s = &r->s;
     Dims d = dims(s);
-    int n = r->batch, chunk = chunk_images(s, r->max_batch);
-    size_t in_img = (size_t)s->cin * s->h * s->w, out_img = (size_t)s->cout * d.p;
-    for (int i0 = 0; i0 < n; i0 += chunk) {
-        int nb = DDL_MIN(chunk, n - i0);
-        size_t ld = (size_t)nb * d.p;
-        float *col = r->cols ? r->cols + (size_t)d.ckk * d.p * i0 : r->scratch;
-        float *out = nb > 1 ? r->scratch + (size_t)d.ckk * ld : r->y + i0 * out_img;
-        lower(r, r->x + i0 * in_img, nb, col);
-        for (int gr = 0; gr < s->groups; gr++)
-            conv_gemm(r, false, false, d.coutg, (int)ld, d.ckkg, 1.0f, r->w + (size_t)gr * d.coutg * d.ckkg, d.ckkg,
-                      col + (size_t)gr * d.ckkg * ld, (int)ld, 0.0f, out + (size_t)gr * d.coutg * ld, (int)ld);
-        if (nb > 1) r->k->channels_to_images(out, nb, s->cout, d.p, r->y + i0 * out_img);
+    int chunk = chunk_images(s, r->max_batch);
+    for (int i0 = 0; i0 < r->batch; i0 += chunk) {
+        Chunk c = { .nb = DDL_MIN(chunk, r->batch - i0) };
+        c.ld = (size_t)c.nb * d.p;
+        c.col = r->cols ? r->cols + (size_t)d.ckk * d.p * i0 : r->scratch;
+        c.in_at = (size_t)i0 * s->cin * s->h * s->w;
+        c.out_at = (size_t)i0 * s->cout * d.p;
+        one(r, &d, &c);
     }
 }
 
-void reference_backward(const ConvRun *r, const void *kt)
+static void forward_chunk(const ConvRun *r, const Dims *d, const Chunk *c)
 {
     const ConvShape *s = &r->s;
-    Dims d = dims(s);
-    int n = r->batch, chunk = chunk_images(s, r->max_batch);
-    size_t in_img = (size_t)s->cin * s->h * s->w, out_img = (size_t)s->cout * d.p;
-    for (int i0 = 0; i0 < n; i0 += chunk) {
-        int nb = DDL_MIN(chunk, n - i0);
-        size_t ld = (size_t)nb * d.p;
-        /* col: the lowered input (kept from forward, or lowered again);
-         * dcol: its gradient, written over col when col is scratch. */
-        float *col = r->cols ? r->cols + (size_t)d.ckk * d.p * i0 : r->scratch;
-        float *dcol = r->scratch;
-        const float *dyc = r->dy + i0 * out_img;
-        if (nb > 1) {
-            float *t = r->scratch + (size_t)d.ckk * ld;
-            r->k->images_to_channels(dyc, nb, s->cout, d.p, t);
-            dyc = t;
-        }
-        if (!r->cols) lower(r, r->x + i0 * in_img, nb, col);
-        for (int gr = 0; gr < s->groups; gr++) {
-            const float *dyg = dyc + (size_t)gr * d.coutg * ld;
-            float *colg = col + (size_t)gr * d.ckkg * ld;
-            const float *wg = r->w + (size_t)gr * d.coutg * d.ckkg;
-            conv_gemm(r, false, true, d.coutg, d.ckkg, (int)ld, 1.0f, dyg, (int)ld, colg, (int)ld, 1.0f,
-                      r->dw + (size_t)gr * d.coutg * d.ckkg, d.ckkg);
-            if (r->dx) /* after the weight gradient, so dcol may overwrite col */
-                conv_gemm(r, true, false, d.ckkg, (int)ld, d.coutg, 1.0f, wg, d.ckkg, dyg, (int)ld, 0.0f,
-                          dcol + (size_t)gr * d.ckkg * ld, (int)ld);
-        }
-        if (r->dx)
-            r->k->col2im(dcol, nb, s->cin, s->h, s->w, s->k, s->stride, s->pad, s->oh, s->ow, r->dx + i0 * in_img,
-                         r->acc);
-    }
+    int nb = c->nb;
+    size_t ld = c->ld;
+    float *out = nb > 1 ? r->scratch + (size_t)d->ckk * ld : r->y + c->out_at;
+    lower(r, r->x + c->in_at, nb, c->col);
+    for (int gr = 0; gr < s->groups; gr++)
+        conv_gemm(r, false, false, d->coutg, (int)ld, d->ckkg, 1.0f, r->w + (size_t)gr * d->coutg * d->ckkg, d->ckkg,
+                  c->col + (size_t)gr * d->ckkg * ld, (int)ld, 0.0f, out + (size_t)gr * d->coutg * ld, (int)ld);
+    if (nb > 1) r->k->channels_to_images(out, nb, s->cout, d->p, r->y + c->out_at);
 }
+
+void reference_forward(const ConvRun *r, const void *kt) { each_chunk(r, forward_chunk); }
+
+static void backward_chunk(const ConvRun *r, const Dims *d, const Chunk *c)
+{
+    const ConvShape *s = &r->s;
+    int nb = c->nb;
+    size_t ld = c->ld;
+    /* col: the lowered input (kept from forward, or lowered again);
+     * dcol: its gradient, written over col when col is scratch. */
+    float *col = c->col, *dcol = r->scratch;
+    const float *dyc = r->dy + c->out_at;
+    if (nb > 1) {
+        float *t = r->scratch + (size_t)d->ckk * ld;
+        r->k->images_to_channels(dyc, nb, s->cout, d->p, t);
+        dyc = t;
+    }
+    if (!r->cols) lower(r, r->x + c->in_at, nb, col);
+    for (int gr = 0; gr < s->groups; gr++) {
+        const float *dyg = dyc + (size_t)gr * d->coutg * ld;
+        float *colg = col + (size_t)gr * d->ckkg * ld;
+        const float *wg = r->w + (size_t)gr * d->coutg * d->ckkg;
+        conv_gemm(r, false, true, d->coutg, d->ckkg, (int)ld, 1.0f, dyg, (int)ld, colg, (int)ld, 1.0f,
+                  r->dw + (size_t)gr * d->coutg * d->ckkg, d->ckkg);
+        if (r->dx) /* after the weight gradient, so dcol may overwrite col */
+            conv_gemm(r, true, false, d->ckkg, (int)ld, d->coutg, 1.0f, wg, d->ckkg, dyg, (int)ld, 0.0f,
+                      dcol + (size_t)gr * d->ckkg * ld, (int)ld);
+    }
+    if (r->dx)
+        r->k->col2im(dcol, nb, s->cin, s->h, s->w, s->k, s->stride, s->pad, s->oh, s->ow, r->dx + c->in_at, r->acc);
+}
+
+void reference_backward(const ConvRun *r, const void *kt) { each_chunk(r, backward_chunk); }

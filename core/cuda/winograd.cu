@@ -60,50 +60,9 @@ __global__ void input_kernel(const float *__restrict__ x, WinoTiles g, size_t to
     }
 }
 
-// Thread e = (output channel k, input channel c) of w.
-__global__ void filter_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool flip, size_t total,
-                              float *__restrict__ u)
-{
-    DDL_GRID_STRIDE(e, total) { winograd_filter_one<4, g3>(w, K, C, flip, total, e, u); }
-}
-
-// Thread e = (output channel k, column q = image * T + tile) of m's rows.
-__global__ void output_kernel(const float *__restrict__ m, WinoTiles g, size_t total, bool acc, float *__restrict__ y)
-{
-    DDL_GRID_STRIDE(e, total) { winograd_output_one<2, at4>(m, g, total, e, acc, y); }
-}
-
 } // namespace
 
-extern "C" void winograd_input_cuda(const float *x, int nb, int C, int H, int W, float *v)
-{
-    WinoTiles g = wino_tiles<2>(nb, C, H, W);
-    size_t total = (size_t)C * g.ld;
-    if (total == 0) return;
-    ddl_check_u32(16 * total, "winograd_input_cuda");
-    DDL_LAUNCH(input_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, g, total, v);
-    DDL_CUDA_LAUNCHED();
-}
-
-extern "C" void winograd_filter_cuda(const float *w, int K, int C, bool flip, float *u)
-{
-    size_t total = (size_t)K * C;
-    if (total == 0) return;
-    ddl_check_u32(16 * total, "winograd_filter_cuda");
-    DDL_LAUNCH(filter_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(w, (unsigned)K, (unsigned)C, flip, total,
-                                                                           u);
-    DDL_CUDA_LAUNCHED();
-}
-
-extern "C" void winograd_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc)
-{
-    WinoTiles g = wino_tiles<2>(nb, K, H, W);
-    size_t total = (size_t)K * g.ld;
-    if (total == 0) return;
-    ddl_check_u32(16 * total, "winograd_output_cuda");
-    DDL_LAUNCH(output_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);
-    DDL_CUDA_LAUNCHED();
-}
+WINOGRAD_TRANSFORMS(winograd, 2, input_kernel, g3, at4)
 
 // The path's CUDA table (core/conv/winograd_kernels.h), with the weight
 // gradient's transforms of winograd_grad.cu.

@@ -71,50 +71,9 @@ __global__ void input4_kernel(const float *__restrict__ x, WinoTiles g, size_t t
     }
 }
 
-// Thread e = (output channel k, input channel c) of w.
-__global__ void filter4_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool flip, size_t total,
-                               float *__restrict__ u)
-{
-    DDL_GRID_STRIDE(e, total) { winograd_filter_one<6, g6>(w, K, C, flip, total, e, u); }
-}
-
-// Thread e = (output channel k, column q = image * T + tile) of m's rows.
-__global__ void output4_kernel(const float *__restrict__ m, WinoTiles g, size_t total, bool acc, float *__restrict__ y)
-{
-    DDL_GRID_STRIDE(e, total) { winograd_output_one<4, at6>(m, g, total, e, acc, y); }
-}
-
 } // namespace
 
-extern "C" void winograd4_input_cuda(const float *x, int nb, int C, int H, int W, float *v)
-{
-    WinoTiles g = wino_tiles<4>(nb, C, H, W);
-    size_t total = (size_t)C * g.ld;
-    if (total == 0) return;
-    ddl_check_u32(36 * total, "winograd4_input_cuda");
-    DDL_LAUNCH(input4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, g, total, v);
-    DDL_CUDA_LAUNCHED();
-}
-
-extern "C" void winograd4_filter_cuda(const float *w, int K, int C, bool flip, float *u)
-{
-    size_t total = (size_t)K * C;
-    if (total == 0) return;
-    ddl_check_u32(36 * total, "winograd4_filter_cuda");
-    DDL_LAUNCH(filter4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(w, (unsigned)K, (unsigned)C, flip, total,
-                                                                            u);
-    DDL_CUDA_LAUNCHED();
-}
-
-extern "C" void winograd4_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc)
-{
-    WinoTiles g = wino_tiles<4>(nb, K, H, W);
-    size_t total = (size_t)K * g.ld;
-    if (total == 0) return;
-    ddl_check_u32(36 * total, "winograd4_output_cuda");
-    DDL_LAUNCH(output4_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);
-    DDL_CUDA_LAUNCHED();
-}
+WINOGRAD_TRANSFORMS(winograd4, 4, input4_kernel, g6, at6)
 
 // The path's CUDA table (core/conv/winograd_kernels.h): F(2x2)'s weight
 // gradient (winograd.cu, winograd_grad.cu).

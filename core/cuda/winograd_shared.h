@@ -69,4 +69,52 @@ __device__ inline void winograd_filter_one(const float *__restrict__ w, unsigned
     }
 }
 
+// A variant's filter and output kernels, and its three extern "C"
+// launches, <prefix>_input_cuda, _filter_cuda and _output_cuda
+// (winograd_kernels.h), one thread per tile or per filter: the same for
+// both variants but for the tile (M), the input kernel and the one-row
+// transforms (GT: 3 into M + 2; AT: M + 2 into M). A macro, not a
+// template, so that each launch names its own kernel (DDL_LAUNCH spells
+// the name for the emulated GPU's messages).
+#define WINOGRAD_TRANSFORMS(prefix, M, input, GT, AT)                                                          \
+    /* Thread e = (output channel k, input channel c) of w. */                                                 \
+    static __global__ void prefix##_filter_kernel(const float *__restrict__ w, unsigned K, unsigned C, bool flip, \
+                                                  size_t total, float *__restrict__ u)                         \
+    {                                                                                                           \
+        DDL_GRID_STRIDE(e, total) { winograd_filter_one<M + 2, GT>(w, K, C, flip, total, e, u); }               \
+    }                                                                                                           \
+    /* Thread e = (output channel k, column q = image * T + tile) of m's rows. */                               \
+    static __global__ void prefix##_output_kernel(const float *__restrict__ m, WinoTiles g, size_t total, bool acc, \
+                                                  float *__restrict__ y)                                        \
+    {                                                                                                           \
+        DDL_GRID_STRIDE(e, total) { winograd_output_one<M, AT>(m, g, total, e, acc, y); }                       \
+    }                                                                                                           \
+    extern "C" void prefix##_input_cuda(const float *x, int nb, int C, int H, int W, float *v)                  \
+    {                                                                                                           \
+        WinoTiles g = wino_tiles<M>(nb, C, H, W);                                                               \
+        size_t total = (size_t)C * g.ld;                                                                        \
+        if (total == 0) return;                                                                                 \
+        ddl_check_u32((M + 2) * (M + 2) * total, #prefix "_input_cuda");                                        \
+        DDL_LAUNCH(input, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(x, g, total, v);                         \
+        DDL_CUDA_LAUNCHED();                                                                                    \
+    }                                                                                                           \
+    extern "C" void prefix##_filter_cuda(const float *w, int K, int C, bool flip, float *u)                     \
+    {                                                                                                           \
+        size_t total = (size_t)K * C;                                                                           \
+        if (total == 0) return;                                                                                 \
+        ddl_check_u32((M + 2) * (M + 2) * total, #prefix "_filter_cuda");                                       \
+        DDL_LAUNCH(prefix##_filter_kernel, ddl_grid(total), DDL_BLOCK, 0,                                       \
+                   ddl_stream())(w, (unsigned)K, (unsigned)C, flip, total, u);                                  \
+        DDL_CUDA_LAUNCHED();                                                                                    \
+    }                                                                                                           \
+    extern "C" void prefix##_output_cuda(const float *m, int nb, int K, int H, int W, float *y, bool acc)       \
+    {                                                                                                           \
+        WinoTiles g = wino_tiles<M>(nb, K, H, W);                                                               \
+        size_t total = (size_t)K * g.ld;                                                                        \
+        if (total == 0) return;                                                                                 \
+        ddl_check_u32((M + 2) * (M + 2) * total, #prefix "_output_cuda");                                       \
+        DDL_LAUNCH(prefix##_output_kernel, ddl_grid(total), DDL_BLOCK, 0, ddl_stream())(m, g, total, acc, y);   \
+        DDL_CUDA_LAUNCHED();                                                                                    \
+    }
+
 #endif

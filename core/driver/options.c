@@ -138,23 +138,28 @@ int driver_check_values(Driver *d)
     return 0;
 }
 
-/* --conv's help: the values, and whether this build can run cuDNN (only
- * its CUDA backend can, when the build found cuDNN). */
+/* --conv's help: the values (conv.c's table names the forced ones), and
+ * whether this build can run cuDNN (only its CUDA backend can, when the
+ * build found cuDNN). */
 static void conv_help(char *out, size_t cap)
 {
     const Backend *cuda = backend_named("cuda");
-    char has[160];
+    char has[160], forced[160] = "";
     const char *cudnn = cuda ? conv_cudnn_version(cuda->conv) : NULL;
     if (cudnn)
         snprintf(has, sizeof has, "this build has %s", cudnn);
     else
         snprintf(has, sizeof has, "this build has none%s", cuda ? "" : ", nor CUDA");
+    size_t n = 0;
+    for (ConvAlgo a = CONV_ALGO_REFERENCE + 1; a < conv_algo_count() && n < sizeof forced; a++)
+        if (strcmp(conv_algo_name(a), "cudnn"))
+            n += (size_t)snprintf(forced + n, sizeof forced - n, "%s%s", n ? " | " : "", conv_algo_name(a));
     snprintf(out, cap,
              "how convolutions run: auto (the fast path measured for each layer's shape) | reference (every one by "
-             "im2col + GEMM, no fused activation: the code the handouts describe) | im2col | winograd | winograd4 | "
-             "winofused | direct | pointwise (that path wherever it can run) | cudnn (cuDNN's own algorithms, only "
-             "on --device cuda in a build with cuDNN: %s) (core/conv/README.md)",
-             has);
+             "im2col + GEMM, no fused activation: the code the handouts describe) | %s (that path wherever it can "
+             "run) | cudnn (cuDNN's own algorithms, only on --device cuda in a build with cuDNN: %s) "
+             "(core/conv/README.md)",
+             forced, has);
 }
 
 /* The shared entries of the command line, in the order --help lists them. */

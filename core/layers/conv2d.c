@@ -88,7 +88,7 @@ void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx)
  * activations run inside the layer before them (core/model/fuse.c). */
 void conv2d_algo_summary(const Model *m, char *buf, size_t cap)
 {
-    int count[CONV_PATH_COUNT] = { 0 }, fused = 0;
+    int count[CONV_PATHS_MAX] = { 0 }, fused = 0;
     for (int i = 0; i < m->nlayers; i++) {
         const Layer *l = &m->layers[i];
         if (l->kind == LAYER_CONV2D) count[path_now(m, l)]++;
