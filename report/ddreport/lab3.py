@@ -82,8 +82,8 @@ def evaluate(platform, seed):
     ]
     verdict = rules.combine(claims)
     table = Table(
-        caption=f"The seed's {seed.ref('table1')} beside ddlab's: time per iteration (mean of iterations 2-40, "
-                f"over ranks), speedup over one process, test accuracy{acc_from.replace(' (', ' (from ')}.",
+        caption=f"The seed's {seed.ref('table1')} beside ddlab's: time per iteration (mean of the timed "
+                f"iterations after the first, over ranks), speedup over one process, test accuracy{acc_from.replace(' (', ' (from ')}.",
         header=["Task", "Method", "Seed s/iter", "Seed speedup", "Seed acc. %", "ddlab ranks", "ddlab s/iter",
                 "ddlab speedup", "ddlab acc. %"],
         rows=[[k, theirs[k]["method"], theirs[k]["s_per_iter"], theirs[k]["speedup"], theirs[k]["test_accuracy_pct"],
