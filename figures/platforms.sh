@@ -28,7 +28,9 @@ PLATFORM_LABS="2 3 6"
 # Tasks 2a/2b give ~1 Gb/s, labs/platforms/cluster4.xml), 2 hosts, 20 steps
 # a task (allreduce and DDP differ by 2-3% of a step there, idle: at 10
 # steps, on 2 cores at load average 20, gather/scatter > allreduce held in
-# 1 of 2 runs). lab2:
+# 1 of 2 runs); Task 1 runs on one host with that host's share of the
+# cores, as each rank of Tasks 2a-3 does (labs/lab3/run.sh), and the
+# accuracies are the native run's, judged against its seed repeats. lab2:
 # 4 hosts, one rank each, up to 4 MiB (a ring step of 4 ranks moves 1.5x
 # the message per link, the butterfly 2x, the binomial tree 4x: the order
 # shows well below the seed's largest size). lab6: seed 003 ran its 2 GPUs
