@@ -22,16 +22,6 @@ static bool is_2x2(int H, int W, int k, int stride, int pad, int OH, int OW)
 
 static inline float max_step(float m, float v) { return v > m ? v : m; }
 
-/* The part of output (oh, ow)'s window that lies inside the input: rows
- * [w.i0, w.i1), columns [w.j0, w.j1), visited row by row as (ki, kj). */
-typedef struct Window { int i0, i1, j0, j1; } Window;
-
-static inline Window window(int oh, int ow, int k, int stride, int pad, int H, int W)
-{
-    int i = oh * stride - pad, j = ow * stride - pad;
-    return (Window){ i < 0 ? 0 : i, i + k > H ? H : i + k, j < 0 ? 0 : j, j + k > W ? W : j + k };
-}
-
 static void maxpool2_forward(const float *x, float *y, int planes, int H, int W, int OH, int OW)
 {
     PARALLEL_FOR((size_t)planes * H * W)
@@ -61,9 +51,16 @@ void maxpool_forward_cpu(const float *x, float *y, int planes, int H, int W, int
         for (int oh = 0; oh < OH; oh++)
             for (int ow = 0; ow < OW; ow++) {
                 float m = -FLT_MAX;
-                Window w = window(oh, ow, k, stride, pad, H, W);
-                for (int ih = w.i0; ih < w.i1; ih++)
-                    for (int iw = w.j0; iw < w.j1; iw++) m = max_step(m, xp[ih * W + iw]);
+                for (int ki = 0; ki < k; ki++) {
+                    int ih = oh * stride - pad + ki;
+                    if (ih < 0 || ih >= H) continue;
+                    for (int kj = 0; kj < k; kj++) {
+                        int iw = ow * stride - pad + kj;
+                        if (iw < 0 || iw >= W) continue;
+                        float v = xp[ih * W + iw];
+                        if (v > m) m = v;
+                    }
+                }
                 yp[oh * OW + ow] = m;
             }
     }
@@ -82,12 +79,16 @@ void maxpool_backward_cpu(const float *x, const float *dy, float *dx, int planes
             for (int ow = 0; ow < OW; ow++) {
                 float m = -FLT_MAX;
                 int best = -1;
-                Window w = window(oh, ow, k, stride, pad, H, W);
-                for (int ih = w.i0; ih < w.i1; ih++)
-                    for (int iw = w.j0; iw < w.j1; iw++) {
+                for (int ki = 0; ki < k; ki++) {
+                    int ih = oh * stride - pad + ki;
+                    if (ih < 0 || ih >= H) continue;
+                    for (int kj = 0; kj < k; kj++) {
+                        int iw = ow * stride - pad + kj;
+                        if (iw < 0 || iw >= W) continue;
                         float v = xp[ih * W + iw];
                         if (best < 0 || v > m) { m = v; best = ih * W + iw; }
                     }
+                }
                 if (best >= 0) dxp[best] += dyp[oh * OW + ow];
             }
     }
@@ -103,9 +104,14 @@ void avgpool_forward_cpu(const float *x, float *y, int planes, int H, int W, int
         for (int oh = 0; oh < OH; oh++)
             for (int ow = 0; ow < OW; ow++) {
                 float s = 0.0f;
-                Window w = window(oh, ow, k, stride, pad, H, W);
-                for (int ih = w.i0; ih < w.i1; ih++)
-                    for (int iw = w.j0; iw < w.j1; iw++) s += xp[ih * W + iw];
+                for (int ki = 0; ki < k; ki++) {
+                    int ih = oh * stride - pad + ki;
+                    if (ih < 0 || ih >= H) continue;
+                    for (int kj = 0; kj < k; kj++) {
+                        int iw = ow * stride - pad + kj;
+                        if (iw >= 0 && iw < W) s += xp[ih * W + iw];
+                    }
+                }
                 yp[oh * OW + ow] = s * inv;
             }
     }
@@ -123,9 +129,14 @@ void avgpool_backward_cpu(const float *dy, float *dx, int planes, int H, int W, 
         for (int oh = 0; oh < OH; oh++)
             for (int ow = 0; ow < OW; ow++) {
                 float g = dyp[oh * OW + ow] * inv;
-                Window w = window(oh, ow, k, stride, pad, H, W);
-                for (int ih = w.i0; ih < w.i1; ih++)
-                    for (int iw = w.j0; iw < w.j1; iw++) dxp[ih * W + iw] += g;
+                for (int ki = 0; ki < k; ki++) {
+                    int ih = oh * stride - pad + ki;
+                    if (ih < 0 || ih >= H) continue;
+                    for (int kj = 0; kj < k; kj++) {
+                        int iw = ow * stride - pad + kj;
+                        if (iw >= 0 && iw < W) dxp[ih * W + iw] += g;
+                    }
+                }
             }
     }
 }
