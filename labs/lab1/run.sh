@@ -2,8 +2,9 @@
 # make lab1 - single-node training runs, then figures and the table.
 #
 # quick profile (default; a few minutes on 2 cores):
-#   cnn3 on MNIST, 2 epochs, batch 64          (seed 000's network)
-#   mlp  on MNIST, 2 epochs, batch 64          (seed 002's network)
+#   cnn3 on MNIST, 1 epoch, batch 64           (seed 000's network; 98.6%
+#                                              on real MNIST after it)
+#   mlp  on MNIST, 1 epoch, batch 64           (seed 002's network)
 #   vgg11 at width 0.25 on a 10000-image CIFAR-10 subset, 2 epochs, batch 256
 #   resnet18 at width 0.25 on the same subset, 1 epoch, batch 128
 # paper profile: seed 001's Task 1 (full VGG-11, CIFAR-10, batch 256,
@@ -23,8 +24,8 @@ if [ "$PROFILE" = paper ]; then
   run --model vgg11 --dataset cifar10 --epochs 1 --batch 256 --lr 0.1 --wd 1e-4
   run --model resnet18 --dataset cifar10 --epochs 1 --batch 128 --lr 0.1 --wd 5e-4
 else
-  run --model cnn3 --dataset mnist --epochs 2 --batch 64 --lr 0.05
-  run --model mlp --dataset mnist --epochs 2 --batch 64 --lr 0.05
+  run --model cnn3 --dataset mnist --epochs 1 --batch 64 --lr 0.05
+  run --model mlp --dataset mnist --epochs 1 --batch 64 --lr 0.05
   run --model vgg11 --dataset cifar10 --width 0.25 --limit 10000 --epochs 2 --batch 256 --lr 0.1 --wd 1e-4
   run --model resnet18 --dataset cifar10 --width 0.25 --limit 10000 --epochs 1 --batch 128 --lr 0.1
 fi
