@@ -125,16 +125,24 @@ def accuracy_claim(folder, acc, n, acc_from=""):
     spread (spread.judge's floor): Task 1's min-max over the seeds
     labs/lab3/run.sh repeats it with (folders seed-N beside table1.csv),
     taken as what a task's accuracy moves by after the same steps, and at
-    least two standard errors of n test examples."""
+    least two standard errors of n test examples. The tasks' gap is the
+    min-max of 4 values and the seeds' of fewer: the seeds' is scaled to
+    what 4 draws of that noise span (spread.span_of; 1.83x from 2 seeds),
+    so that both sides measure the noise on one scale."""
     m = {k: spread.Measured([acc[k]]) for k in TASKS}
     base = spread.Measured([acc["1"]] + [
         100 * rules.num(csvdata.read(path, need=("test_accuracy",)).rows[0], "test_accuracy")
         for path in spread.repeats(spread.seed_dirs(folder), "task1", "-summary.csv")])
+    floor = spread.span_of(base, len(TASKS))
     hi = max(TASKS, key=lambda k: m[k].mean)
     lo = min(TASKS, key=lambda k: m[k].mean)
-    alike, g, tol = spread.judge(m[hi], m[lo], n, floor=base.spread)
-    if len(base.values) > 1 and base.spread >= tol:
-        noise = f"{tol:.1f} points (Task 1's min-max over {len(base.values)} seeds, {base.text()})"
+    alike, g, tol = spread.judge(m[hi], m[lo], n, floor=floor)
+    seeds = len(base.values)
+    if seeds > 1 and floor >= tol:
+        scaled = ""
+        if seeds != len(TASKS):
+            scaled = f"; x{floor / base.spread:.2f} for the span of {len(TASKS)} tasks"
+        noise = f"{tol:.1f} points (Task 1's min-max over {seeds} seeds, {base.text()}{scaled})"
     elif n:
         noise = f"{tol:.1f} points (two standard errors on {n:.0f} test examples)"
     else:

@@ -94,6 +94,26 @@ def against(a, b, n=None):
     return f"{tol:.1f} points (two standard errors on {n:.0f} test examples)"
 
 
+# The mean range (max - min) of k draws of one normal noise, in standard
+# deviations (the control-chart constant d2(k)). A min-max over 2 seeds
+# and a min-max over 4 tasks measure the same noise on different scales:
+# 4 draws span 1.83x what 2 draws span, on average.
+MEAN_RANGE = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704, 8: 2.847, 9: 2.970, 10: 3.078}
+
+
+def span_of(measured, k):
+    """What k values of the noise that moved `measured` over its seeds
+    span on average: its min-max scaled by d2(k) / d2(seeds). The
+    min-max itself when there is one seed (no spread to scale) or k is
+    the number of seeds."""
+    n = len(measured.values)
+    if n < 2 or k == n:
+        return measured.spread
+    if n not in MEAN_RANGE or k not in MEAN_RANGE:
+        raise ValueError(f"span_of: {n} seeds, {k} values: 2 to {max(MEAN_RANGE)} each")
+    return measured.spread * MEAN_RANGE[k] / MEAN_RANGE[n]
+
+
 def gap(a, b):
     """How many points b's mean lies below a's (negative: above)."""
     return a.mean - b.mean
