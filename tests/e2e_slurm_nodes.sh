@@ -24,12 +24,13 @@
 # here (not root, packages missing).
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "slurm nodes"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP DEVICE DDL_EMU_DEVICES DDL_SLURM_GPUS
-tmp=$(mktemp -d)
 CLUSTER=$tmp/cluster NET_TAG=ddl-$$ NET_UP=0
+# e2e_begin's trap removes $tmp alone; the clusters and the network go first
 cleanup() {
   labs/slurm/cluster.sh down "$CLUSTER" --quiet 2>/dev/null
   if [ "$NET_UP" = 1 ]; then
@@ -40,14 +41,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - slurm nodes: $2"; else echo "not ok - slurm nodes: $2${3:+: $3}"; fail=1; fi
-}
-all() { if eval "$1"; then echo 0; else echo 1; fi; }
-col() { # csv column: values of that column (data rows only)
-  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
-}
 meta() { sed -n "s/^# $2: //p" "$1" | head -1; } # csv key
 losses() { col "$1/task3-iters.csv" loss 2>/dev/null | tr '\n' ' '; } # dir
 # lab3's job 4 (Task 3, DDP at 2 ranks, smoke settings) as an array task.
