@@ -176,9 +176,10 @@ typedef struct PathCase {
 } PathCase;
 
 /* The kinds of layer a case can build here (ungrouped k x k, padding
- * (k - 1) / 2), with their filter side and stride; depthwise and other
- * layers are no kind a path is compared on here (the depthwise kernels
- * have their own tests, test_depthwise.c). */
+ * (k - 1) / 2), with their filter side and stride. Depthwise and other
+ * layers are none: only im2col and cuDNN force them, and the depthwise
+ * kernels are checked against their definition and across backends in
+ * test_gradcheck.c, test_backend_kernels.c and test_cuda_kernels.c. */
 static const struct {
     ConvLayerKind kind;
     int k, stride;
