@@ -55,7 +55,8 @@
  * convolutions: seen 2026-11-29, cnn3 for im2col, Winograd F(2x2) and
  * F(4x4) and the direct kernels, vgg11 for fused Winograd, which leaves
  * some of cnn3's layers to the rule, mobilenetv2 for the pointwise
- * kernels; the program took 28 s as with the former hand-picked models.
+ * kernels, and cnn3 for cuDNN where it runs (every layer of every
+ * model); the program took 28 s as with the former hand-picked models.
  * Cheapest first: the direct and fused Winograd kernels cost 10-20x more
  * on resnet18 than on cnn3 on the emulated GPU, measured 2026-11-27 at
  * c53debc, wall at load 8: 24 and 16 s against 2 and 0.9 s).
