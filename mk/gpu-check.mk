@@ -92,7 +92,7 @@ GC_OBJ      := $(CORE_SRC:%.c=$(GC_BUILD)/%.o) $(GC_STUB_SRC:%.c=$(GC_BUILD)/%.o
                $(EMU_SRC:%.cc=$(GC_BUILD)/emu/%.o)
 GC_LIB      := $(GC_BUILD)/libddl.a
 GC_TESTS    := test_cuda_kernels test_cuda_kernels_emu test_backend_kernels test_backend_models mpi_comm_device \
-               test_conv_cudnn
+               test_conv_cudnn $(patsubst tests/%.c,%,$(wildcard tests/test_path_*.c))
 GC_PROGS    := $(GC_BIN)/lab1 $(GC_BIN)/bench/train_step $(GC_BIN)/bench/gemm_peak $(GC_TESTS:%=$(GC_BIN)/tests/%)
 
 .PHONY: gpu-kit gpu-check gpu-check-build gpu-check-tools gpu-check-syntax

@@ -65,6 +65,8 @@ planted() {
 # The CUDA tests: every program that runs kernels on the emulated GPU.
 SUITE=(tests/test_cuda_kernels_emu tests/test_cuda_emu tests/test_backend_kernels tests/test_backend_models
     tests/test_conv_paths)
+# and each convolution path's kernel table (tests/test_path_<name>.c)
+for f in tests/test_path_*.c; do SUITE+=("${f%.c}"); done
 
 suite_one() { # seed program -> its log; status: 0 clean
     local seed=$1 prog=$2 log=$3

@@ -35,7 +35,8 @@
 #       same programs in its strict mode instead (core/cuda/README.md), and
 #       3b-3d are skipped.
 #   Then correctness:
-#   4a  test_backend_kernels, 4b test_backend_models (every usable backend;
+#   4a  test_backend_kernels and each path's test_path_<name>,
+#       4b test_backend_models (every usable backend;
 #       each must have run checks on the GPU backend)
 #   4c  mpi_comm_device, one rank: NCCL's allreduce on device buffers (FP32,
 #       FP16, sum, average, in flight, split) and the host algorithms on
@@ -589,7 +590,8 @@ step_build() {
     fi
     local p missing=""
     for p in lab1 bench/train_step tests/test_cuda_kernels tests/test_cuda_kernels_emu tests/test_backend_kernels \
-        tests/test_backend_models tests/mpi_comm_device tests/test_conv_cudnn bench/gemm_peak; do
+        tests/test_backend_models tests/mpi_comm_device tests/test_conv_cudnn bench/gemm_peak \
+        $(for f in tests/test_path_*.c; do echo "${f%.c}"; done); do
         [ -x "$BIN/$p" ] || missing="$missing $p"
     done
     [ -z "$missing" ] || { res=FAIL; detail="$detail; not built:$missing"; }
@@ -646,9 +648,23 @@ step_gpu_test() {
 
 # ---- 4a, 4b, 4c: the backend tests ----
 step_backend() {
-    local id=$1 name=$2 t0 rc bin=$BIN/tests/$2 log=$RES/$2.log
+    local id=$1 name=$2 t0 rc log=$RES/$2.log prog progs
     t0=$(now)
-    run_test "$id" "$name" "$bin" "$log" 240 || return
+    # test_backend_kernels: the shared kernels; each convolution path's
+    # kernel table is its own program (tests/test_path_<name>.c), run
+    # here too, into the same log, each with its own time limit
+    progs=("$BIN/tests/$name")
+    [ "$name" = test_backend_kernels ] && progs+=("$BIN"/tests/test_path_*)
+    local first=0 # the first program's exit status that is not 0
+    : >"$log"
+    for prog in "${progs[@]}"; do
+        run_test "$id" "$name" "$prog" "$log.one" 240 || return
+        cat "$log.one" >>"$log"
+        rm -f "$log.one"
+        [ "$first" -ne 0 ] || first=$rc
+        [ "$rc" -ne 124 ] || break # the deadline: the rest would not start
+    done
+    rc=$first
     local p f k dp df res=FAIL
     p=$(count '^ok - ' "$log") f=$(count '^not ok - ' "$log") k=$(count '^skip - ' "$log")
     dp=$(count "^ok - $DEV[ :]" "$log") df=$(count "^not ok - $DEV[ :]" "$log")

@@ -1,13 +1,15 @@
 /* test_backend_models.c - whole models on every usable backend against the
  * CPU backend: cnn3 (with dropout), vgg11, resnet18 and mobilenetv2 at
  * narrow widths, one training step in FP32 and in FP16 mixed precision,
- * and an eval-mode forward; then the FP32 step again with Winograd, again
- * with the direct 3x3 kernels, and again with the pointwise 1x1 kernels,
- * forced on every eligible convolution (--conv winograd, direct,
- * pointwise, on both sides); and with cuDNN on every convolution (--conv
- * cudnn) on the backends that have it (a GPU, in a build with cuDNN: the
- * CPU side then runs its own rule), twice (the same bits); the others
- * print one skip line each, saying why.
+ * and an eval-mode forward; then the FP32 step again once per --conv
+ * value past auto and reference, from the rows of core/conv/conv.c's
+ * table (im2col, Winograd F(2x2) and F(4x4), fused Winograd, the direct
+ * 3x3 and the pointwise 1x1 kernels, cuDNN), the path forced on both
+ * sides on every layer its row forces and it can take, on each model
+ * where it takes a layer; cuDNN runs on the backends that have it (a GPU,
+ * in a build with cuDNN: the CPU side then runs its own rule), twice (the
+ * same bits); a backend that cannot run a value prints one skip line,
+ * saying why.
  *
  * For each backend of backend_usable() (the CPU always; a GPU or an
  * emulated GPU where the build and the machine have one), the model is
@@ -48,21 +50,24 @@
  * on all four models and every backend, as above, but the FP16 step and
  * the determinism rerun on resnet18 only (batch norm and residual adds
  * under mixed precision; the most kernels with reductions for a rerun)
- * and each forced pass on one model (quick_model in FORCED: resnet18,
- * whose batch norms and shortcuts put the path's layers between the
- * others, for Winograd F(2x2), F(4x4) and cuDNN; cnn3 for the direct
- * and fused Winograd ones, whose emulated kernels cost 10-20x more on
- * resnet18 (measured 2026-11-27 at c53debc, wall at load 8: 24 and 16 s
- * against 2 and 0.9 s); mobilenetv2, the
- * only model with 1x1 stride-1 layers, for the pointwise one). That runs
- * every path, every check and every model once; what it leaves out is
+ * and each forced pass on one model (forced_models: the first, in SPECS'
+ * order, cheapest first, where the path takes the largest share of the
+ * convolutions: seen 2026-11-29, cnn3 for im2col, Winograd F(2x2) and
+ * F(4x4) and the direct kernels, vgg11 for fused Winograd, which leaves
+ * some of cnn3's layers to the rule, mobilenetv2 for the pointwise
+ * kernels, and cnn3 for cuDNN where it runs (every layer of every
+ * model); the program took 28 s as with the former hand-picked models.
+ * Cheapest first: the direct and fused Winograd kernels cost 10-20x more
+ * on resnet18 than on cnn3 on the emulated GPU, measured 2026-11-27 at
+ * c53debc, wall at load 8: 24 and 16 s against 2 and 0.9 s).
+ * That runs every path, every check and every model once; what it leaves out is
  * the same kernels again on other models' shapes, which the kernels'
  * own tests (test_conv_paths, test_cuda_kernels) sweep. The sanitizer
- * build, 2-3x slower, runs the pointwise pass on the CPU only: whole
- * mobilenetv2 on the emulated GPU there was 40% of this program's time
- * (2026-11-27, c53debc),
- * and test_cuda_kernels_emu runs the emulated pointwise kernels under
- * the sanitizers. */
+ * build, 2-3x slower, runs the forced passes on mobilenetv2 (the
+ * pointwise one) on the CPU only (san_quick_cpu): whole mobilenetv2 on
+ * the emulated GPU there was 40% of this program's time (2026-11-27,
+ * c53debc), and test_cuda_kernels_emu runs the emulated pointwise kernels
+ * under the sanitizers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,9 +107,11 @@ typedef struct Spec {
     int batch;
     float dropout; /* <0: the model's default */
     bool fp16;     /* also one mixed-precision step */
-    bool has_1x1;  /* 1x1 stride-1 convolutions: the pointwise pass changes something */
+    bool san_quick_cpu; /* the sanitizer build's quick tier runs its forced passes on the CPU only */
 } Spec;
 
+/* Cheapest first: the quick tier's forced passes take the first of the
+ * models where their path's share of the convolutions is largest. */
 static const Spec SPECS[] = {
     { "cnn3", 0.25f, 4, 0.25f, true, false },
     { "vgg11", 0.0625f, 3, -1.0f, false, false },
@@ -345,62 +352,95 @@ static void fp16_step(const Spec *sp, const Backend *be, const float *x, const i
     t_side_free(&dev);
 }
 
+/* The convolutions of a model, and how many of them take path p under
+ * t_conv on be (where the model is sized: core/conv/pick.c). */
+static int layers_taking(const Spec *sp, const Backend *be, ConvPath p, int *convs)
+{
+    ModelConfig cfg = model_config_default(sp->name, (Shape){ 0, 0, 0 }, 0);
+    char err[256];
+    cfg.width = sp->width;
+    cfg.dropout = sp->dropout;
+    cfg.backend = be;
+    cfg.conv = t_conv;
+    Model m;
+    if (model_build(&m, sp->name, &cfg, sp->batch, 11, err) != 0) ddl_die("%s", err);
+    int n = 0;
+    *convs = 0;
+    for (int i = 0; i < m.nlayers; i++)
+        if (m.layers[i].kind == LAYER_CONV2D) {
+            ++*convs;
+            n += m.layers[i].conv_path == p;
+        }
+    model_free(&m);
+    return n;
+}
+
+/* Which models a forced pass runs on (takes[s]: the path takes a layer
+ * of it; else the pass would repeat the default one), on be, a backend
+ * that runs it; the quick tier's one model (the return): the first,
+ * cheapest, of those where the path takes the largest share of the
+ * convolutions, so that the path's kernels run between the fewest others
+ * (cnn3 for the 3x3 paths, mobilenetv2 for the pointwise one). */
+static int forced_models(ConvPath p, const Backend *be, bool takes[])
+{
+    int quick = -1;
+    double best = 0.0;
+    for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
+        int convs, n = layers_taking(&SPECS[s], be, p, &convs);
+        takes[s] = n > 0;
+        if (n > 0 && (double)n / convs > best) best = (double)n / convs, quick = (int)s;
+    }
+    return quick;
+}
+
 int main(void)
 {
     const Backend *bes[8];
     int nb = backend_usable(bes, 8);
     bool quick = t_quick("the forced passes on the other models, FP16 and the determinism rerun on cnn3, vgg11 and "
                          "mobilenetv2 (here: one model per forced pass, FP16 and the rerun on " QUICK_MODEL "%s)",
-                         t_sanitized() ? "; the pointwise pass on the cpu only" : "");
-    /* Then the FP32 step once more with Winograd F(2x2), once with F(4x4),
-     * once with the direct kernels and once with fused Winograd (on the
-     * layers it can take), forced on every 3x3 stride-1
-     * convolution (the default picks
-     * by shape): the CUDA twins of their kernels inside whole models. */
-    /* only_1x1: the path takes only 1x1 layers; for a model without any,
-     * the pass would repeat pass 0. quick_model: the one model of the
-     * quick tier (NULL: every model; see the header); san_quick_cpu:
-     * the sanitizer build's quick tier runs the pass on the CPU only. */
-    static const struct {
-        const char *algo;
-        bool only_1x1;
-        const char *quick_model;
-        bool san_quick_cpu;
-    } FORCED[7] = { { NULL, false, NULL, false },
-                    { "winograd", false, "resnet18", false },
-                    { "winograd4", false, "resnet18", false },
-                    { "direct", false, "cnn3", false },
-                    { "winofused", false, "cnn3", false },
-                    { "pointwise", true, "mobilenetv2", true },
-                    { "cudnn", false, "resnet18", false } };
-    for (int pass = 0; pass < 7; pass++) {
-        t_conv = CONV_ALGO_AUTO;
-        if (FORCED[pass].algo && conv_algo_parse(FORCED[pass].algo, &t_conv) != 0) ddl_die("bad pass %d", pass);
+                         t_sanitized() ? "; the forced passes on mobilenetv2 on the cpu only" : "");
+    /* Then the FP32 step once more with each --conv value past auto and
+     * reference forced, from the table's rows (core/conv/conv.c: im2col,
+     * Winograd F(2x2) and F(4x4), fused Winograd, the direct kernels, the
+     * pointwise kernels and cuDNN, each on the layers its row forces and
+     * it can take): the CUDA twins of their kernels inside whole models.
+     * A model none of whose layers the path takes is left out (the pass
+     * would repeat the default one). */
+    for (ConvAlgo pass = CONV_ALGO_REFERENCE; pass < conv_algo_count(); pass++) {
+        bool forced = pass != CONV_ALGO_REFERENCE; /* the first pass: auto */
+        t_conv = forced ? pass : CONV_ALGO_AUTO;
         /* a backend that cannot run the pass (cuDNN without a GPU): one skip line, no models */
         bool runs[8];
+        const Backend *first = NULL; /* the first backend that runs it */
         for (int b = 0; b < nb; b++) {
             char why[512], name[96];
             runs[b] = conv_algo_check(t_conv, bes[b]->conv, why, sizeof why) == 0;
             snprintf(name, sizeof name, "%s conv=%s: whole models", bes[b]->name, conv_algo_name(t_conv));
             if (!runs[b]) t_skip(name, why);
+            else if (!first) first = bes[b];
         }
+        if (!first) continue;
+        bool takes[sizeof SPECS / sizeof SPECS[0]];
+        int quick_model = forced ? forced_models(conv_path_named(conv_algo_name(t_conv)), first, takes) : -1;
         for (size_t s = 0; s < sizeof SPECS / sizeof SPECS[0]; s++) {
             const Spec *sp = &SPECS[s];
-            if (FORCED[pass].only_1x1 && !sp->has_1x1) continue;
-            if (quick && FORCED[pass].quick_model && strcmp(sp->name, FORCED[pass].quick_model) != 0) continue;
+            if (forced && !takes[s]) continue;
+            if (quick && forced && (int)s != quick_model) continue;
             bool sampled = !quick || !strcmp(sp->name, QUICK_MODEL); /* FP16 and the rerun */
             float *x;
             int32_t *y;
             t_zoo_batch(sp->name, sp->batch, 5, "backend_models", (int)s, &x, &y);
             for (int b = 0; b < nb; b++) {
                 if (!runs[b]) continue;
-                if (quick && t_sanitized() && FORCED[pass].san_quick_cpu && bes[b] != &ddl_backend_cpu) continue;
+                if (quick && t_sanitized() && forced && sp->san_quick_cpu && bes[b] != &ddl_backend_cpu) continue;
                 fp32_step(sp, bes[b], x, y, sampled);
-                if (sp->fp16 && !pass && sampled) fp16_step(sp, bes[b], x, y);
+                if (sp->fp16 && !forced && sampled) fp16_step(sp, bes[b], x, y);
             }
             ddl_free(x);
             ddl_free(y);
         }
     }
+    t_conv = CONV_ALGO_AUTO;
     return t_done();
 }

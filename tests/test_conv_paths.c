@@ -1,37 +1,40 @@
-/* test_conv_paths.c - the fast paths of 3x3 convolutions, Winograd
- * F(2x2,3x3) and F(4x4,3x3) (core/conv/path_winograd.c), fused Winograd
- * (path_winofused.c) and the direct kernels (path_direct.c), and of 1x1
- * ones, the pointwise kernels (path_pointwise.c, on the same shapes with
- * 1x1 filters), against the reference im2col + GEMM (reference.c).
+/* test_conv_paths.c - every path a --conv value forces, against the
+ * reference im2col + GEMM (reference.c), on each kind of layer its row in
+ * core/conv/conv.c forces it on: 3x3 convolutions of stride 1 and 2
+ * (Winograd F(2x2,3x3) and F(4x4,3x3), path_winograd.c; fused Winograd,
+ * path_winofused.c; the direct kernels, path_direct.c) and 1x1 ones of
+ * stride 1 and 2 (the pointwise kernels, path_pointwise.c, on the same
+ * shapes with 1x1 filters). The cases come from the rows (path_cases), so
+ * a new row is compared here without a line of this file.
  *
  * For each path and shape (batch 1..8, channels 1..128, planes 2x2..48x48,
  * odd sizes, and batches that take several chunks) two one-layer models
  * from one seed (the same weights), one forced to the path and one to
  * im2col, get the same random input and output gradient. Checked: the
- * layer really took the path asked for; the outputs, the input gradients
+ * layer really took the path asked for (or, on a shape the path's fits
+ * refuses, did not); the outputs, the input gradients
  * (overwritten, and added to a random one: acc) and the weight gradients
  * agree, the bias gradients (the same code on both sides) bit for bit.
- * Error is measured as max|path - im2col| / max|im2col| over the tensor
- * (TOL_PATH); the worst values seen are printed. A double precision direct
- * convolution tells how far each path's output is from the exact result
- * (printed, bounded by TOL_PATH too). And the results do not depend on the
- * thread count: 1 and 2 threads for ddlab's kernels (BLAS on one, as
- * tests/test_threads.c does) give identical bits.
+ * Error is measured as max|path - im2col| / max|im2col| over the tensor,
+ * bounded by the row's rel_error (core/conv/paths.h: CONV_REL_ERROR 1e-5,
+ * Winograd F(4x4)'s 1e-4); the worst values seen are printed. A double
+ * precision direct convolution tells how far each path's output is from
+ * the exact result (printed, bounded the same). And the results do not
+ * depend on the thread count: 1 and 2 threads for ddlab's kernels (BLAS
+ * on one, as tests/test_threads.c does) give identical bits.
  *
- * TOL_WINO4 1e-4 for Winograd F(4x4,3x3) (core/conv/winograd4.c): its
- * transforms scale by up to 5 and 8 and divide by 6 and 24; measured on
- * these shapes, output and input gradient 1.0e-5 and 1.1e-5 against
- * im2col (128 channels on 32x32; 2e-6 to 5e-6 on 1-64 channels), its
- * weight gradient (F(2x2)'s) 7e-7.
- * TOL_PATH 1e-5. Winograd F(2x2) adds and subtracts up to 9 values in its input
- * and output transforms before and after the products, so its error grows
- * like a few ulps of the largest term. Measured on these shapes, relative
- * to the largest value: output 7e-7, input gradient 5.7e-7, weight
- * gradient 9.5e-7 against im2col; output 4.4e-7 against the exact result
- * (im2col's own error against it: up to 6.4e-7, as its sums over C*9
- * terms are longer). The direct kernels sum the same C*9 products as
- * im2col's GEMM, in another order and with FMAs; the worst values are
- * printed by this test.
+ * Measured on these shapes, relative to the largest value: Winograd
+ * F(4x4,3x3) (its transforms scale by up to 5 and 8 and divide by 6 and
+ * 24) output and input gradient 1.0e-5 and 1.1e-5 against im2col (128
+ * channels on 32x32; 2e-6 to 5e-6 on 1-64 channels), its weight gradient
+ * (F(2x2)'s) 7e-7. Winograd F(2x2) adds and subtracts up to 9 values in
+ * its input and output transforms before and after the products, so its
+ * error grows like a few ulps of the largest term: output 7e-7, input
+ * gradient 5.7e-7, weight gradient 9.5e-7 against im2col; output 4.4e-7
+ * against the exact result (im2col's own error against it: up to 6.4e-7,
+ * as its sums over C*9 terms are longer). The direct kernels sum the same
+ * C*9 products as im2col's GEMM, in another order and with FMAs; the
+ * worst values are printed by this test.
  *
  * Quick tier of the sanitizer build (make test; make test-full and the
  * optimised build run every shape): each path leaves out the shapes of
@@ -48,14 +51,11 @@
 #include "backend/registry.h"
 #include "util/common.h"
 #include "cpu/parallel.h"
-#include "conv/winofused_kernels.h"
+#include "conv/paths.h"
 #include "harness.h"
 #include "layers/layers.h"
 #include "model/model.h"
 #include "util/rng.h"
-
-#define TOL_PATH 1e-5
-#define TOL_WINO4 1e-4
 
 typedef struct PathShape {
     int n, C, K, H, W;
@@ -167,50 +167,90 @@ static double exact_err(const PathShape *s, int kk, int stride, uint64_t seed, c
 }
 
 typedef struct PathCase {
-    const char *name;
+    char name[64];
     const char *algo; /* the --conv value, and its path's name */
+    ConvPath path;
     int k;      /* the filters' side: 3, or 1 (pointwise) */
-    double tol; /* relative to the largest value (top of the file) */
+    double tol; /* relative to the largest value: the row's rel_error (core/conv/paths.h) */
     int stride;
 } PathCase;
 
-static const PathCase PATH_CASES[] = {
-    { "winograd", "winograd", 3, TOL_PATH, 1 },
-    { "winograd4", "winograd4", 3, TOL_WINO4, 1 },
-    { "direct", "direct", 3, TOL_PATH, 1 },
-    /* even planes, at most 128 channels in and out; other shapes take the rule's path */
-    { "winofused", "winofused", 3, TOL_PATH, 1 },
-    /* the input's 4 phases (direct_kernels.h); odd planes leave odd phases short */
-    { "direct stride 2", "direct", 3, TOL_PATH, 2 },
-    { "pointwise", "pointwise", 1, TOL_PATH, 1 },
-    /* the stride-1 kernels on the even rows and columns (odd planes: ceil) */
-    { "pointwise stride 2", "pointwise", 1, TOL_PATH, 2 },
-};
+/* The kinds of layer a case can build here (ungrouped k x k, padding
+ * (k - 1) / 2), with their filter side and stride. Depthwise and other
+ * layers are none: only im2col and cuDNN force them, and the depthwise
+ * kernels are checked against their definition and across backends in
+ * test_gradcheck.c, test_backend_kernels.c and test_cuda_kernels.c. */
+static const struct {
+    ConvLayerKind kind;
+    int k, stride;
+    const char *tag;
+} KIND_SHAPES[] = { { CONV_KIND_3X3_S1, 3, 1, "" },
+                    /* the input's 4 phases (direct_kernels.h); odd planes leave odd phases short */
+                    { CONV_KIND_3X3_S2, 3, 2, " stride 2" },
+                    { CONV_KIND_1X1_S1, 1, 1, "" },
+                    /* the stride-1 kernels on the even rows and columns (odd planes: ceil) */
+                    { CONV_KIND_1X1_S2, 1, 2, " stride 2" } };
 
-/* Whether the fused Winograd kernels take a shape (path_winofused.c's winofused_fits). */
-static bool fused_fits(const PathShape *s)
+/* The cases, from the table's rows: each --conv value that forces a path
+ * on the CPU, on each kind of layer above that its row forces, within its
+ * row's error bound. im2col is the reference every case compares with;
+ * a value the CPU cannot run (cudnn: test_conv_cudnn.c) prints one skip
+ * line saying why. */
+static int path_cases(PathCase *cases, int cap)
 {
-    return s->H % 2 == 0 && s->W % 2 == 0 && s->C <= WINOFUSED_MAX_C && s->K <= WINOFUSED_MAX_C;
+    int n = 0;
+    for (ConvAlgo a = CONV_ALGO_REFERENCE + 1; a < conv_algo_count(); a++) {
+        ConvPath p = conv_path_named(conv_algo_name(a));
+        char why[512];
+        if (p == CONV_PATH_IM2COL) continue;
+        if (conv_algo_check(a, ddl_backend_cpu.conv, why, sizeof why) != 0) {
+            char name[96];
+            snprintf(name, sizeof name, "conv paths: %s against im2col", conv_algo_name(a));
+            t_skip(name, why);
+            continue;
+        }
+        for (size_t i = 0; i < sizeof KIND_SHAPES / sizeof KIND_SHAPES[0]; i++) {
+            if (!(CONV_PATHS[p].forces & (1u << KIND_SHAPES[i].kind))) continue;
+            if (n == cap) ddl_die("more than %d path cases", cap);
+            PathCase *c = &cases[n++];
+            *c = (PathCase){ .algo = conv_algo_name(a), .path = p, .k = KIND_SHAPES[i].k,
+                             .stride = KIND_SHAPES[i].stride, .tol = conv_row_rel_error(&CONV_PATHS[p]) };
+            snprintf(c->name, sizeof c->name, "%s%s", conv_algo_name(a), KIND_SHAPES[i].tag);
+        }
+    }
+    return n;
+}
+
+/* Whether the case's path takes a shape (its row's fits): the fused
+ * Winograd kernels take even planes of at most 128 channels in and out;
+ * other shapes take the rule's path. */
+static bool case_fits(const PathCase *pc, const PathShape *s)
+{
+    int pad = (pc->k - 1) / 2;
+    ConvShape cs = { .cin = s->C, .h = s->H, .w = s->W, .cout = s->K, .oh = out_side(s->H, pc->k, pc->stride),
+                     .ow = out_side(s->W, pc->k, pc->stride), .k = pc->k, .stride = pc->stride, .pad = pad,
+                     .groups = 1 };
+    return CONV_PATHS[pc->path].fits(&cs);
 }
 
 static void check_shape(const PathCase *pc, const PathShape *s, double *worst)
 {
     char name[200];
-    snprintf(name, sizeof name, "%s n%d C%d K%d %dx%d", pc->name, s->n, s->C, s->K, s->H, s->W);
+    snprintf(name, sizeof name, "%.63s n%d C%d K%d %dx%d", pc->name, s->n, s->C, s->K, s->H, s->W);
     uint64_t seed = 100 + (uint64_t)(s - SHAPES);
     char what[512];
-    if (!strcmp(pc->algo, "winofused") && !fused_fits(s)) {
+    if (!case_fits(pc, s)) {
         Result w = run(s, pc->k, pc->stride, conv_algo_named(pc->algo), seed);
-        snprintf(what, sizeof what, "%s: a shape the fused kernels cannot take goes to the rule's path", name);
-        t_checkf(w.path != conv_path_named("winofused"), what, "took path %d", (int)w.path);
+        snprintf(what, sizeof what, "%s: a shape the %s kernels cannot take goes to the rule's path", name, pc->algo);
+        t_checkf(w.path != pc->path, what, "took path %d", (int)w.path);
         result_free(&w);
         return;
     }
     Result w = run(s, pc->k, pc->stride, conv_algo_named(pc->algo), seed),
            c = run(s, pc->k, pc->stride, conv_algo_named("im2col"), seed);
-    snprintf(what, sizeof what, "%s: %s and im2col models take their paths", name, pc->name);
-    t_checkf(w.path == conv_path_named(pc->algo) && c.path == CONV_PATH_IM2COL, what,
-             "paths taken: %d and %d (want %d, then %d)", (int)w.path, (int)c.path, (int)conv_path_named(pc->algo),
+    snprintf(what, sizeof what, "%s: %.63s and im2col models take their paths", name, pc->name);
+    t_checkf(w.path == pc->path && c.path == CONV_PATH_IM2COL, what,
+             "paths taken: %d and %d (want %d, then %d)", (int)w.path, (int)c.path, (int)pc->path,
              (int)CONV_PATH_IM2COL);
     double ey = t_rel_err(w.y, c.y, w.ny, 1e-30), edx = t_rel_err(w.dx, c.dx, w.nx, 1e-30);
     double eacc = t_rel_err(w.dxacc, c.dxacc, w.nx, 1e-30);
@@ -463,8 +503,10 @@ int main(int argc, char **argv)
     if (!omp || strcmp(omp, "1")) return 1; /* the re-exec failed (said why) */
     (void)argc;
     bool quick = t_sanitized() && t_quick("the shapes of 64 and 128 channels on 32x32 planes, under the sanitizers");
-    for (size_t p = 0; p < sizeof PATH_CASES / sizeof PATH_CASES[0]; p++) {
-        const PathCase *pc = &PATH_CASES[p];
+    PathCase cases[4 * CONV_PATHS_MAX];
+    int ncases = path_cases(cases, 4 * CONV_PATHS_MAX);
+    for (int p = 0; p < ncases; p++) {
+        const PathCase *pc = &cases[p];
         double worst[4] = { 0, 0, 0, 0 };
         for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++)
             if (!quick || !big_shape(&SHAPES[i])) check_shape(pc, &SHAPES[i], worst);

@@ -58,7 +58,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "backend/backend.h"
 #include "conv/depthwise_kernels.h"
+#include "conv/paths.h"
 #include "cpu/kernels.h"
 #include "harness.h"
 #include "layers/layers.h"
@@ -972,43 +974,64 @@ static void check_init(void)
     }
 }
 
-/* The same checks with a fast path forced on every 3x3 stride-1
- * padding-1 ungrouped convolution (core/conv/pick.c; the
- * default picks by shape): Winograd F(2x2,3x3) and F(4x4,3x3)
- * (path_winograd.c), then the direct kernels (path_direct.c); and the pointwise kernels
- * (path_pointwise.c) on every 1x1 stride-1 one: k, the filter side of
- * the layers the path takes. Their forward passes and input gradients
- * against finite differences. vgg_zoo false: F(4x4) leaves out the vgg11
- * model, whose first conv bias (its true gradient 0: a batch norm follows)
- * measured 4.6e-4 of finite-difference noise, 1.1e-2 of the tensor's
- * scale: F(4x4) rounds about 20x more than im2col (test_conv_paths), and
- * a float difference quotient cannot resolve that; its layers are checked
- * here, and vgg11 with F(4x4) against PyTorch in test_torch. */
-static void check_forced(const char *algo, int k, bool vgg_zoo)
+/* The same checks with a path forced by its --conv value (core/conv/pick.c;
+ * the default picks by shape): k, the filter side of the layers the
+ * path takes (3 where its row forces 3x3 layers, 1 where 1x1 ones).
+ * Their forward passes and input gradients against finite differences.
+ * vgg_zoo false: a path whose row allows more error than CONV_REL_ERROR
+ * (Winograd F(4x4,3x3)) leaves out the vgg11 model, whose first conv bias
+ * (its true gradient 0: a batch norm follows) measured 4.6e-4 of
+ * finite-difference noise, 1.1e-2 of the tensor's scale: F(4x4) rounds
+ * about 20x more than im2col (test_conv_paths), and a float difference
+ * quotient cannot resolve that; its layers are checked here, and vgg11
+ * with F(4x4) against PyTorch in test_torch. */
+static void check_forced(ConvAlgo algo, int k, bool vgg_zoo)
 {
-    if (conv_algo_parse(algo, &t_conv) != 0) ddl_die("check_forced: unknown algorithm %s", algo);
+    t_conv = algo;
+    const char *key = conv_algo_name(algo);
     char name[160];
     for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++) {
         const Spec *s = &SPECS[i];
         if (s->kind != LAYER_CONV2D || s->k != k || s->stride != 1 || s->pad != (k - 1) / 2 || s->groups != 1)
             continue;
         Spec w = *s;
-        snprintf(name, sizeof name, "%s [%s]", s->name, algo);
+        snprintf(name, sizeof name, "%s [%s]", s->name, key);
         w.name = name;
         check_layer(&w, false);
         check_layer(&w, true);
     }
     if (k == 3) {
-        snprintf(name, sizeof name, "resnet18 x0.125 3x16x16 [%s]", algo);
+        snprintf(name, sizeof name, "resnet18 x0.125 3x16x16 [%s]", key);
         check_zoo(name, "resnet18", (Shape){ 3, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, false, 16);
-        snprintf(name, sizeof name, "vgg11 x0.0625 3x32x32 [%s]", algo);
+        snprintf(name, sizeof name, "vgg11 x0.0625 3x32x32 [%s]", key);
         if (vgg_zoo) check_zoo(name, "vgg11", (Shape){ 3, 32, 32 }, 4, 0.0625f, 0, 0, -1.0f, false, 16);
-        else t_skip(name, "finite differences cannot resolve F(4x4)'s rounding on this model (check_forced)");
+        else t_skip(name, "finite differences cannot resolve this path's rounding on this model (check_forced)");
     } else {
-        snprintf(name, sizeof name, "mobilenetv2 x0.125 1x16x16 eval [%s]", algo);
+        snprintf(name, sizeof name, "mobilenetv2 x0.125 1x16x16 eval [%s]", key);
         check_zoo(name, "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
     }
     t_conv = CONV_ALGO_AUTO;
+}
+
+/* check_forced for every --conv value past auto and reference, from the
+ * table's rows (core/conv/conv.c): a new path is checked here without a
+ * line of this file. A value the CPU cannot run (cudnn) prints one skip
+ * line saying why. */
+static void check_forced_paths(void)
+{
+    const unsigned K3 = CONV_KIND(3X3_S1) | CONV_KIND(3X3_S2), K1 = CONV_KIND(1X1_S1) | CONV_KIND(1X1_S2);
+    for (ConvAlgo a = CONV_ALGO_REFERENCE + 1; a < conv_algo_count(); a++) {
+        const ConvPathRow *row = &CONV_PATHS[conv_path_named(conv_algo_name(a))];
+        char why[512], name[96];
+        if (conv_algo_check(a, ddl_backend_cpu.conv, why, sizeof why) != 0) {
+            snprintf(name, sizeof name, "finite differences [%s]", conv_algo_name(a));
+            t_skip(name, why);
+            continue;
+        }
+        bool vgg_zoo = conv_row_rel_error(row) <= CONV_REL_ERROR;
+        if (row->forces & K3) check_forced(a, 3, vgg_zoo);
+        if (row->forces & K1) check_forced(a, 1, vgg_zoo);
+    }
 }
 
 int main(void)
@@ -1037,11 +1060,7 @@ int main(void)
     check_zoo("resnet50 x0.0625 1x16x16 eval", "resnet50", (Shape){ 1, 16, 16 }, 2, 0.0625f, 0, 0, -1.0f, true, 4);
     check_zoo("mobilenetv2 x0.125 1x16x16 eval", "mobilenetv2", (Shape){ 1, 16, 16 }, 2, 0.125f, 0, 0, -1.0f, true, 4);
     check_zoo("sdss_dnn 10 (12, 8)", "sdss_dnn", (Shape){ 10, 1, 1 }, 4, 1.0f, 12, 8, 0.25f, false, 24);
-    check_forced("winograd", 3, true);
-    check_forced("winograd4", 3, false);
-    check_forced("direct", 3, true);
-    check_forced("winofused", 3, true);
-    check_forced("pointwise", 1, true);
+    check_forced_paths();
     check_kinks_and_ties();
     check_dropout_masks();
     check_depthwise_threads();

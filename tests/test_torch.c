@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
+#include "conv/paths.h"
 #include "cpu/kernels.h"
 #include "fixture.h"
 #include "harness.h"
@@ -443,30 +445,35 @@ int main(void)
 {
     int nf = (int)(sizeof FIXTURES / sizeof FIXTURES[0]);
     check_listed(nf);
-    /* Six times: convolutions as --conv auto picks them, then with
-     * Winograd F(2x2) and F(4x4) (core/conv/path_winograd.c), the direct
-     * kernels (path_direct.c) and fused Winograd (path_winofused.c) forced
-     * on every 3x3 stride-1 convolution, and the pointwise kernels
-     * (path_pointwise.c) on every 1x1 stride-1 one (t_conv): the same tolerances hold for all, but for one fixture that
-     * cannot resolve F(4x4)'s rounding (skip, below). */
-    static const struct {
-        const char *algo, *tag, *skip; /* skip: a fixture this pass leaves out */
-    } PASSES[6] = { { NULL, "", NULL },
-                    { "winograd", " [winograd]", NULL },
-                    /* model_mobilenetv2 (batch 2, width 0.125: its last
-                     * batch norms normalize 2 values per channel) turns
-                     * any error in its first layer into percent-size
-                     * gradient errors: random noise of 1e-6 of the largest
-                     * value added to that layer's im2col output fails 144
-                     * of its checks (3e-7: 8). F(4x4)'s error there is
-                     * 2.3e-6 (test_conv_paths), F(2x2)'s 4e-7; that layer,
-                     * 1 channel in, never takes F(4x4) but forced. */
-                    { "winograd4", " [winograd4]", "model_mobilenetv2" },
-                    { "direct", " [direct]", NULL },
-                    { "winofused", " [winofused]", NULL },
-                    { "pointwise", " [pointwise]", NULL } };
-    for (int p = 0; p < 6; p++) {
-        if (PASSES[p].algo && conv_algo_parse(PASSES[p].algo, &t_conv) != 0) ddl_die("bad pass %d", p);
+    /* Once with convolutions as --conv auto picks them, then once per
+     * --conv value past auto and reference, from the table's rows
+     * (core/conv/conv.c: im2col, Winograd F(2x2) and F(4x4), fused
+     * Winograd and the direct kernels forced on every 3x3 layer they
+     * take, the pointwise kernels on every 1x1 one; t_conv), so that a new
+     * path is checked here without a line of this file. The same
+     * tolerances hold for all, but a path whose row allows more error
+     * than CONV_REL_ERROR (F(4x4)) leaves out model_mobilenetv2 (batch 2,
+     * width 0.125: its last batch norms normalize 2 values per channel),
+     * which turns any error in its first layer into percent-size gradient
+     * errors: random noise of 1e-6 of the largest value added to that
+     * layer's im2col output fails 144 of its checks (3e-7: 8). F(4x4)'s
+     * error there is 2.3e-6 (test_conv_paths), F(2x2)'s 4e-7; that layer,
+     * 1 channel in, never takes F(4x4) but forced. A value the CPU cannot
+     * run (cudnn) prints one skip line saying why. */
+    for (ConvAlgo a = CONV_ALGO_REFERENCE; a < conv_algo_count(); a++) {
+        t_conv = a == CONV_ALGO_REFERENCE ? CONV_ALGO_AUTO : a; /* the first pass: auto */
+        char tag[48] = "", why[512];
+        if (t_conv != CONV_ALGO_AUTO) snprintf(tag, sizeof tag, " [%s]", conv_algo_name(a));
+        if (conv_algo_check(t_conv, ddl_backend_cpu.conv, why, sizeof why) != 0) {
+            char name[96];
+            snprintf(name, sizeof name, "torch: every fixture%s", tag);
+            t_skip(name, why);
+            continue;
+        }
+        const char *skip = t_conv != CONV_ALGO_AUTO &&
+                                   conv_row_rel_error(&CONV_PATHS[conv_path_named(conv_algo_name(a))]) > CONV_REL_ERROR
+                               ? "model_mobilenetv2"
+                               : NULL; /* a fixture this pass leaves out */
         double worst = 0.0;
         const char *worst_name = "";
         for (int i = 0; i < nf; i++) {
@@ -474,16 +481,17 @@ int main(void)
             static char label[160];
             memset(&c, 0, sizeof c);
             c.name = FIXTURES[i];
-            snprintf(label, sizeof label, "%s%s", FIXTURES[i], PASSES[p].tag);
-            if (PASSES[p].skip && !strcmp(FIXTURES[i], PASSES[p].skip)) {
-                t_skip(label, "its batch norms over 2 values amplify F(4x4)'s first-layer rounding (see main)");
+            snprintf(label, sizeof label, "%s%s", FIXTURES[i], tag);
+            if (skip && !strcmp(FIXTURES[i], skip)) {
+                t_skip(label, "its batch norms over 2 values amplify this path's first-layer rounding (see main)");
                 continue;
             }
             c.label = label;
             run_case(&c);
             if (c.max_err > worst) { worst = c.max_err; worst_name = FIXTURES[i]; }
         }
-        printf("# worst relative error over all comparisons%s: %.2e (%s)\n", PASSES[p].tag, worst, worst_name);
+        printf("# worst relative error over all comparisons%s: %.2e (%s)\n", tag, worst, worst_name);
     }
+    t_conv = CONV_ALGO_AUTO;
     return t_done();
 }

@@ -40,8 +40,12 @@ const ConvPathRow CONV_PATHS[] = {
     { .name = "Winograd F(2x2,3x3)", .key = "winograd", .forces = CONV_KIND(3X3_S1), .fp32_only = true,
       .fits = winograd_fits, .kernels = CONV_KERNELS_OF(winograd_kernels), .scratch = winograd_scratch,
       .forward = winograd_forward, .backward = winograd_backward },
-    /* F(2x2)'s fits and weight gradient */
+    /* F(2x2)'s fits and weight gradient. rel_error: its transforms scale
+     * by up to 5 and 8 and divide by 6 and 24; measured (test_conv_paths)
+     * 1.0e-5 and 1.1e-5 for the output and input gradient against im2col
+     * on 128 channels at 32x32, 2e-6 to 5e-6 on 1-64 channels */
     { .name = "Winograd F(4x4,3x3)", .key = "winograd4", .forces = CONV_KIND(3X3_S1), .fp32_only = true,
+      .rel_error = 1e-4,
       .fits = winograd_fits, .kernels = CONV_KERNELS_OF(winograd4_kernels), .scratch = winograd4_scratch,
       .forward = winograd4_forward, .backward = winograd4_backward },
     { .name = "fused Winograd F(2x2,3x3)", .key = "winofused", .forces = CONV_KIND(3X3_S1), .fp32_only = true,

@@ -1,10 +1,11 @@
 /* paths.h - the rows of the convolution table (conv.c), private to
- * core/conv.
+ * core/conv and the tests that derive their cases from the rows.
  *
  * A row: its name for outputs; its short name (key: its --conv value
  * where it forces any kind of layer, and how tests and rules name it);
  * the kinds of layer its --conv value forces it on (forces; 0: no --conv
- * value); which layers it can run (fits); its
+ * value); how far its results may be from the reference's (rel_error);
+ * which layers it can run (fits); its
  * kernel table for each device (kernels: the CPU's, beside its CPU
  * kernels, and its CUDA twin's, in its .cu file; NULL for a build without
  * that device), which the path reaches through conv_path_kernels; where
@@ -32,12 +33,28 @@ typedef enum ConvLayerKind {
 #define CONV_KIND(k) (1u << CONV_KIND_##k)
 #define CONV_KINDS_ALL ((1u << CONV_KIND_COUNT) - 1)
 
+/* The error bound of a row without its own rel_error: summing the same
+ * products as im2col's GEMM in another order, or Winograd F(2x2,3x3)'s
+ * transforms (up to 9 values added before and after the products),
+ * stays within a few ulps of the largest term; measured in
+ * test_conv_paths.c (2026-11-29), at most 2.3e-6 (the direct kernels'
+ * output), Winograd F(4x4)'s 1.1e-5, over its shapes. */
+#define CONV_REL_ERROR 1e-5
+
 typedef struct ConvPathRow {
     const char *name;
     const char *key;
     unsigned forces;
     bool adds_bias; /* forward adds the bias itself */
     bool fp32_only; /* FP32 kernels: with FP16 GEMM operands the layer runs the reference instead */
+    /* How far its results may be from the reference's, relative to the
+     * tensor's largest value (0: CONV_REL_ERROR, what every path but one
+     * keeps). A property of the path's arithmetic, not of a test: the
+     * tests compare it with this bound (test_conv_paths.c), and leave a
+     * path whose bound is looser than CONV_REL_ERROR out of the checks
+     * that cannot resolve that much rounding (finite differences on
+     * vgg11, PyTorch's mobilenetv2 fixture). */
+    double rel_error;
     bool (*fits)(const ConvShape *s);
     const void *kernels[CONV_DEVICES];
     const char *(*absent)(const void *kernels);
@@ -45,6 +62,12 @@ typedef struct ConvPathRow {
     void (*forward)(const ConvRun *r, const void *kt);
     void (*backward)(const ConvRun *r, const void *kt);
 } ConvPathRow;
+
+/* A row's error bound: its rel_error, else CONV_REL_ERROR. */
+static inline double conv_row_rel_error(const ConvPathRow *p)
+{
+    return p->rel_error > 0 ? p->rel_error : CONV_REL_ERROR;
+}
 
 /* The table, indexed by ConvPath: conv_path_count() rows, the reference
  * first. */
