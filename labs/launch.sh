@@ -108,7 +108,9 @@ launch_rank_env() {
     if [ $(( np * t )) -le "$slots" ]; then policy=ACTIVE; else policy=PASSIVE; fi
   fi
   RANK_ENV+=(OMP_WAIT_POLICY="$policy")
-  RANK_PASS=(DDL_DATA DDL_DEVICE DDL_PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME DDL_EMU_DEVICES)
+  RANK_PASS=(DDL_DATA DDL_DEVICE DDL_PROFILE DDL_CHECKPOINT_ROOT DDL_RESUME)
+  # passed only where set: mpirun warns of each -x it cannot find
+  [ -n "${DDL_EMU_DEVICES:-}" ] && RANK_PASS+=(DDL_EMU_DEVICES)
   [ -n "${OPENBLAS_CORETYPE:-}" ] && RANK_PASS+=(OPENBLAS_CORETYPE)
   return 0
 }
