@@ -19,10 +19,11 @@
 # its estimate").
 
 PROGRESS_TIMES=results/logs/times.txt
-# Guesses for a first run on 2 cores, seconds (quick profile, measured on
-# 2026-11-27 for the native runs; the platform runs as figures/platforms.sh
-# sizes them).
-declare -A PROGRESS_DEFAULT_S=([lab1]=120 [lab2]=60 [lab3]=300 [lab4]=90 [lab5]=300 [lab6]=300 [platform]=70)
+# Guesses for a first run on 2 cores, seconds (quick profile, offline, as
+# measured by the whole `make figures` at 30c9ed4 on the idle 2-core VM,
+# 2026-11-29: lab3's less the 8 scaling steps cut after it; the platform
+# runs took 39-47 s).
+declare -A PROGRESS_DEFAULT_S=([lab1]=60 [lab2]=55 [lab3]=160 [lab4]=65 [lab5]=200 [lab6]=210 [platform]=45)
 PROGRESS_PLAN=()
 PROGRESS_DONE=0
 PROGRESS_LOG=
