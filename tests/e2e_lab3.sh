@@ -23,7 +23,7 @@ check $? "labs/lab3/run.sh runs every configuration at NP=3" "$(tail -3 "$tmp/ru
 t1=$R/table1.csv
 # Task 1 again with seed 2 (LAB3_SEEDS=2), beside Table 1, not in it
 rep=$R/seed-2/task1-seed2-summary.csv
-check $(yes_no [ -s "$rep" ] && grep -q '^# seed: 2$' "$rep" && [ -n "$(col "$rep" test_accuracy)" ]) \
+check $( { [ -s "$rep" ] && grep -q '^# seed: 2$' "$rep" && [ -n "$(col "$rep" test_accuracy)" ]; } && echo 0 || echo 1) \
   "Task 1 repeated with seed 2 in seed-2/, with its accuracy" "$(ls "$R/seed-2" 2>&1 | head -3 | tr '\n' ' ')"
 check $(yes_no [ "$(col "$t1" task | tr '\n' ' ')" = "1 2a 2b 3 " ]) "Table 1 has Tasks 1, 2a, 2b, 3" "$(col "$t1" task | tr '\n' ' ')"
 check $(yes_no [ "$(col "$t1" speedup | head -1)" = 1.00 ]) "Task 1's speedup is 1.00"
@@ -39,9 +39,9 @@ for s in gather_scatter allreduce allreduce_flat ddp; do
 done
 
 b=$R/buckets.csv
-# the quick profile's caps: 0, 1, 5 and the scaling run's 25 MiB
-check $(yes_no [ "$(col "$b" label | head -1)" = flat ] && [ "$(col "$b" label | wc -l)" = 5 ]) \
-  "bucket sweep: the flat control and 4 caps" "$(col "$b" label | tr '\n' '|')"
+# the quick profile's caps: 0, 1, 5, 25 and the scaling run's 6.25 MiB
+check $( { [ "$(col "$b" label | head -1)" = flat ] && [ "$(col "$b" label | wc -l)" = 6 ]; } && echo 0 || echo 1) \
+  "bucket sweep: the flat control and 5 caps" "$(col "$b" label | tr '\n' '|')"
 nb=$(col "$b" buckets | tail -n +2 | tr '\n' ' ')
 check $(yes_no awk -v s="$nb" 'BEGIN { n = split(s, a, " "); for (i = 2; i <= n; i++) if (a[i] > a[i-1]) exit 1; exit !(a[1] > a[n]) }') \
   "buckets per step fall as the cap grows (per layer first)" "$nb"
@@ -66,7 +66,7 @@ check $? "3-rank runs say oversubscribed: $want ($cores cores)"
 grep -q '^# data: synthetic' "$R/task1-summary.csv"
 check $? "outputs say the data was synthetic"
 n=$(ls "$tmp"/fig/lab3-*.png 2>/dev/null | wc -l)
-check $(yes_no [ "$n" -ge 8 ] && [ -s "$tmp/fig/lab3-timeline-task3.png" ] && [ -s "$tmp/fig/lab3-buckets.png" ]) \
+check $( { [ "$n" -ge 8 ] && [ -s "$tmp/fig/lab3-timeline-task3.png" ] && [ -s "$tmp/fig/lab3-buckets.png" ]; } && echo 0 || echo 1) \
   "figures rendered (scaling, buckets, overlap, timelines)" "$n PNG files"
 
 # On an emulated network Task 1 is one host: it gets the threads each
@@ -84,10 +84,10 @@ fi
 
 "$BIN/lab3" run --sync nonsense --out "$tmp/x" > /dev/null 2> "$tmp/bad.err"
 st=$?
-check $(yes_no [ "$st" = 2 ] && grep -q "unknown --sync 'nonsense'" "$tmp/bad.err") "an unknown strategy is refused clearly" "status $st"
+check $( { [ "$st" = 2 ] && grep -q "unknown --sync 'nonsense'" "$tmp/bad.err"; } && echo 0 || echo 1) "an unknown strategy is refused clearly" "status $st"
 mpirun -np 2 --oversubscribe --mca pml ob1 --mca btl self,vader "$BIN/lab3" run --sync none --out "$tmp/x" > /dev/null 2> "$tmp/bad2.err"
 st=$?
-check $(yes_no [ "$st" != 0 ] && grep -q "one process" "$tmp/bad2.err") "sync none at 2 ranks is refused clearly" "status $st"
+check $( { [ "$st" != 0 ] && grep -q "one process" "$tmp/bad2.err"; } && echo 0 || echo 1) "sync none at 2 ranks is refused clearly" "status $st"
 
 # make bench's paired DDP bar (bin/bench/ddp_bar), tiny: it must run the
 # three strategies in one pair of processes and print the line the bench
@@ -96,11 +96,11 @@ if [ -x "$BIN/bench/ddp_bar" ]; then
   DDL_DATA=/nonexistent mpirun -np 2 --oversubscribe --mca pml ob1 --mca btl self,vader "$BIN/bench/ddp_bar" \
     --width 0.125 --rounds 2 --block 2 --limit 512 --out "$tmp/bench" > "$tmp/bar.out" 2> "$tmp/bar.err"
   st=$?
-  check $(yes_no [ "$st" = 0 ] && grep -Eq '^ddp_bar: ddp [0-9.]+ ms, flat [0-9.]+ ms, per-param [0-9.]+ ms, hidden [0-9.]+, rounds ddp<=flat [0-9]+/2, flat<=per-param [0-9]+/2$' "$tmp/bar.out" && grep -q 'synthetic cifar10 data' "$tmp/bar.out") \
+  check $( { [ "$st" = 0 ] && grep -Eq '^ddp_bar: ddp [0-9.]+ ms, flat [0-9.]+ ms, per-param [0-9.]+ ms, hidden [0-9.]+, rounds ddp<=flat [0-9]+/2, flat<=per-param [0-9]+/2$' "$tmp/bar.out" && grep -q 'synthetic cifar10 data' "$tmp/bar.out"; } && echo 0 || echo 1) \
     "ddp_bar runs ddp, flat and per-param in turns and reports them (synthetic data labelled)" "status $st: $(tail -2 "$tmp/bar.err")"
   mpirun -np 1 --mca pml ob1 --mca btl self,vader "$BIN/bench/ddp_bar" > /dev/null 2> "$tmp/bar1.err"
   st=$?
-  check $(yes_no [ "$st" != 0 ] && grep -q "2 or more ranks" "$tmp/bar1.err") "ddp_bar on one rank is refused clearly" "status $st"
+  check $( { [ "$st" != 0 ] && grep -q "2 or more ranks" "$tmp/bar1.err"; } && echo 0 || echo 1) "ddp_bar on one rank is refused clearly" "status $st"
 fi
 source tests/share_outputs.sh
 share_outputs lab3 "$tmp/tab" "$tmp/fig" "$R"
