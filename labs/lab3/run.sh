@@ -60,6 +60,17 @@ fi
 # accuracies are compared.
 timing=(--iters 12 --no-eval)
 [ "$PROFILE" = paper ] && timing=(--iters 40 --no-eval)
+# DDP's bucket cap follows the model's size, so that its buckets are the
+# seed's: its 25 MB cap cut full VGG-11's 36.9 MB gradient into 3 buckets
+# (1 MB first, 25, the rest); the quick profile's half width has a quarter
+# of that gradient (9.2 MB), and a quarter of the cap (6.25 MiB) gives the
+# same 3 buckets where 25 MiB would give 2, the second ready only when
+# backward ends. On 2 emulated hosts at 1 Gbit/s (make lab3 NET=1gbit NP=2
+# LAB3_ONLY=table1 LAB3_STEPS=20, 2 rounds each, interleaved, 2026-11-29):
+# Task 3 took 349-357 ms at 6.25 MiB (96% of its communication hidden)
+# against 390-395 ms at 25 MiB (50%), with Task 2b at 413-420 ms.
+ddp_cap=(--bucket-cap-mb 6.25)
+[ "$PROFILE" = paper ] && ddp_cap=(--bucket-cap-mb 25)
 task=()
 if [ "${LAB3_SMOKE:-0}" = 1 ]; then # tests/e2e_lab3.sh: the same flow in seconds
   data=(--width 0.125 --limit 1024 --test-limit 128 --synthetic)
@@ -112,7 +123,7 @@ note "Table 1 (seed 001): Task 1 at 1 rank, Tasks 2a, 2b, 3 at $NP ranks, total 
 LAUNCH_THREADS=$task1_threads run 1 --sync none --batch 256 --task 1 --series task --tag task1 "${task[@]}"
 run "$NP" --sync gather_scatter --global-batch 256 --task 2a --series task --tag task2a "${task[@]}"
 run "$NP" --sync allreduce --global-batch 256 --task 2b --series task --tag task2b "${task[@]}"
-run "$NP" --sync ddp --global-batch 256 --task 3 --series task --tag task3 "${task[@]}"
+run "$NP" --sync ddp "${ddp_cap[@]}" --global-batch 256 --task 3 --series task --tag task3 "${task[@]}"
 # Task 1 again with other seeds (folders seed-N, LAB3_SEEDS in all): the
 # report judges "accuracies alike" against how far one task's accuracy
 # moves with the seed alone. Native quick runs only: the emulated and
@@ -138,17 +149,19 @@ for np in $(seq 2 "$NP"); do
     [ "$np" = "$NP" ] && [ "$sync" != allreduce_flat ] && continue # the task runs
     series=scale
     [ "$np" = "$CAP_NP" ] && case $sync in allreduce_flat|ddp) series=scale,buckets ;; esac
-    run "$np" --sync "$sync" --global-batch 256 --series "$series" --tag "scale-$sync-np$np" "${timing[@]}"
+    cap=(); [ "$sync" = ddp ] && cap=("${ddp_cap[@]}")
+    run "$np" --sync "$sync" "${cap[@]}" --global-batch 256 --series "$series" --tag "scale-$sync-np$np" "${timing[@]}"
   done
 done
-[ "$NP" = "$CAP_NP" ] && run "$NP" --sync ddp --global-batch 256 --series buckets --tag "cap25-np$NP" "${timing[@]}"
+[ "$NP" = "$CAP_NP" ] && run "$NP" --sync ddp "${ddp_cap[@]}" --global-batch 256 --series buckets \
+  --tag "cap${ddp_cap[1]}-np$NP" "${timing[@]}"
 
-note "DDP bucket caps at $CAP_NP ranks (25 MiB and the flat control are the scaling runs; quick: the caps under the gradient)"
-# quick: the caps under the half-width gradient (9.2 MB); 10, 50 and 100 MiB
-# would give the same two buckets as 25 MiB (1 MiB first, then the rest),
-# which the scaling runs already time
+note "DDP bucket caps at $CAP_NP ranks (${ddp_cap[1]} MiB and the flat control are the scaling runs; quick: the caps under the gradient, and 25)"
+# quick: the caps under the half-width gradient (9.2 MB) and the seed's 25
+# MiB; 10, 50 and 100 MiB would give the same two buckets as 25 MiB (1 MiB
+# first, then the rest)
 caps="0 1 5 10 50 100"
-[ "$PROFILE" = quick ] && caps="0 1 5"
+[ "$PROFILE" = quick ] && caps="0 1 5 25"
 for cap in $caps; do
   run "$CAP_NP" --sync ddp --bucket-cap-mb "$cap" --global-batch 256 --series buckets --tag "cap$cap-np$CAP_NP" "${timing[@]}"
 done
