@@ -27,7 +27,7 @@
 #    table format (latency and busbw per size).
 #
 # Environment (small values make it a quick try; the defaults are the
-# full measurement, which takes an hour or more on a busy 2-core machine):
+# full measurement: about 22 minutes on an idle 2-core VM, bench/RESULTS.md):
 #   PEER_LINKS    links to run (default "local 1gbit 10gbit")
 #   PEER_MODELS   (default "vgg11 resnet18"), PEER_WIDTH (1), PEER_BATCH (128)
 #   PEER_ROUNDS   rounds per side (3), PEER_STEPS timed steps per round (5),
