@@ -47,7 +47,7 @@ peer_lab3_point() {
   [ "${LAB3_SMOKE:-0}" = 1 ] && steps=3
   [ "${DRY_RUN:-0}" = 1 ] && { echo "PyTorch DDP (gloo): $np ranks, $model w$width, batch $batch per rank" >&"${LAUNCH_DRY_FD:-1}"; return 0; }
   PEER_HOSTS=${NET_HOSTS:-$np} peer_pair 1800 "$log" "${NET_NAME:-}" -- step --plain --model "$model" --width "$width" \
-    --batch "$batch" --warmup 1 --steps "$steps" --world "$np" --port $(( 30000 + $$ % 2000 + np )) --timeout 60 2>/dev/null ||
+    --batch "$batch" --cap-mb "${PEER_CAP_MB:-25}" --warmup 1 --steps "$steps" --world "$np" --port $(( 30000 + $$ % 2000 + np )) --timeout 60 2>/dev/null ||
     { note "PyTorch DDP at $np ranks failed: $(tail -n 1 "$log.rank0" 2>/dev/null)"; return 1; }
   line=$(grep '^torch_ddp_lab3 ' "$log")
   f() { sed -n "s/.*[:(, ]$1 \\([^,) ]*\\).*/\\1/p" <<<"$line" | head -n 1; }
@@ -58,7 +58,7 @@ peer_lab3_point() {
       -e '/^# \(run\|task\|sync\|sync_detail\|alg\|buckets\|bn_stats\|augment\|data_source\|data\|dataset\|train_examples\|test_examples\|iterations\|optimizer\|timing\|batch_per_rank\|ranks\|threads\|blas_core\|blas_threads\|mpi\|mpi_transport\|launcher\|conv\|params\):/d' \
       -e 's/^# summary: \(.*\)/# summary: \1; PyTorch DDP (gloo) on random inputs of that shape/'
     echo "# run: scale-pytorch_ddp-np$np"
-    echo "# sync: pytorch_ddp (torch.nn.parallel.DistributedDataParallel, gloo, bucket_cap_mb 25, broadcast_buffers)"
+    echo "# sync: pytorch_ddp (torch.nn.parallel.DistributedDataParallel, gloo, bucket_cap_mb ${PEER_CAP_MB:-25}, broadcast_buffers)"
     echo "# peer: torch $("$PEER_PY" -c 'import torch; print(torch.__version__)' 2>/dev/null), 1 intra-op thread per rank; random inputs of the model's input shape (a timing: no accuracy)"
     echo "# ranks: $np"
     echo "# timing: first $((steps + 1)) steps timed (forward to optimizer), the first discarded; mean per rank, then over ranks"

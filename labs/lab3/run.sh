@@ -166,6 +166,7 @@ for cap in $caps; do
   run "$CAP_NP" --sync ddp --bucket-cap-mb "$cap" --global-batch 256 --series buckets --tag "cap$cap-np$CAP_NP" "${timing[@]}"
 done
 
-peer_lab3_run vgg11 "${data[1]}" $(seq 2 "$NP")
+# the reference DDP with ddlab's DDP's bucket cap
+PEER_CAP_MB=${ddp_cap[1]} peer_lab3_run vgg11 "${data[1]}" $(seq 2 "$NP")
 lab_commit
 RESULTS=$OUT labs/lab3/figures.sh
