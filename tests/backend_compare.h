@@ -85,13 +85,21 @@ static inline const void *table(const Backend *be, const char *key)
 }
 
 /* A program's main: seeds R by its name, then runs each on every usable
- * backend (the CPU; a GPU or emulated GPU where there is one). */
+ * backend (the CPU; a GPU or emulated GPU where there is one), or only on
+ * the one DDL_COMPARE_ONLY names: under compute-sanitizer
+ * (tests/gpu_check.sh) the GPU's kernels are what is checked, and the
+ * other backends' runs would only cost time. Naming one that is not
+ * usable fails, so that such a run cannot pass having checked nothing. */
 static inline int compare_main(const char *name, void (*each)(const Backend *be))
 {
     R = rng_make2(2024, name, 0);
     const Backend *bes[8];
-    int nb = backend_usable(bes, 8);
-    for (int b = 0; b < nb; b++) each(bes[b]);
+    int nb = backend_usable(bes, 8), ran = 0;
+    const char *only = getenv("DDL_COMPARE_ONLY");
+    if (only && !*only) only = NULL;
+    for (int b = 0; b < nb; b++)
+        if (!only || !strcmp(bes[b]->name, only)) each(bes[b]), ran++;
+    if (only) t_check(ran > 0, "DDL_COMPARE_ONLY=%s names a usable backend", only);
     return t_done();
 }
 

@@ -26,7 +26,9 @@
 #   Sanitizers first, as the kernels that never ran on a GPU are where bugs
 #   hide (compute-sanitizer, built with -lineinfo so reports name lines):
 #   3a  memcheck, 3b initcheck, 3c racecheck, 3d synccheck: each on
-#       test_cuda_kernels and on one small training step (bench/train_step,
+#       test_cuda_kernels, on every convolution path's test_path_<name> (on
+#       the GPU's backend alone, DDL_COMPARE_ONLY), and on one small
+#       training step (bench/train_step,
 #       resnet18 x0.0625, batch 2) with each forced convolution path:
 #       --conv winofused, winograd4, direct, pointwise; memcheck also with
 #       --conv cudnn (an access past a workspace or tensor of ours shows
@@ -1146,13 +1148,23 @@ step_sanitizer() {
         fi
     fi
     : >"$log"
-    local res=PASS detail="" line rc p cut=""
+    local res=PASS detail="" line rc p prog cut=""
     line=$(sanitize_one "$log" "$GPU_TEST" 150 "$BIN/tests/$GPU_TEST")
     rc=$?
     [ "$rc" -eq 2 ] && { record "$id" "$name" SKIP "$(since "$t0")" "$line"; return; }
     [ "$rc" -eq 3 ] && cut=1
     [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || res=FAIL
     detail="$line"
+    # each path's kernels (tests/test_path_<name>.c), on the device only;
+    # the variable set around the call, not by env(1), so that the
+    # sanitizer's target is the test itself
+    for prog in "$BIN"/tests/test_path_*; do
+        line=$(DDL_COMPARE_ONLY=$DEV sanitize_one "$log" "${prog##*/}" 90 "$prog")
+        rc=$?
+        [ "$rc" -eq 3 ] && cut=1
+        [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || res=FAIL
+        detail="$detail; $line"
+    done
     # cuDNN under memcheck only (the header says why); where it cannot run, why
     local paths=$SAN_PATHS why
     [ "$tool" = memcheck ] && paths="$paths cudnn"

@@ -1,5 +1,9 @@
-/* test_cuda_kernels.c - every CUDA kernel (core/cuda) against its CPU
- * reference (core/cpu, core/cpu/gemm.c), on fresh seeded random inputs.
+/* test_cuda_kernels.c - every shared CUDA kernel (core/cuda: memory,
+ * im2col, bias, activations, pooling, batch norm, dropout, softmax
+ * cross-entropy, SGD, FP16, GEMM) against its CPU reference (core/cpu,
+ * core/cpu/gemm.c), on fresh seeded random inputs. A convolution path's
+ * kernels are its own test's, tests/test_path_<name>.c, through its
+ * kernel table on every usable backend (a GPU's, the emulated GPU's).
  *
  * Built twice. bin/tests/test_cuda_kernels runs the nvcc build on a real
  * GPU. bin/tests/test_cuda_kernels_emu (-DDDL_CUDA_EMU) runs the very same
@@ -34,8 +38,7 @@
 #include "harness.h"
 
 static const char *const GROUPS[] = {
-    "device memory",   "im2col/col2im", "conv2d groups (im2col row blocks + gemm)", "winograd transforms",
-    "winograd F(4x4) transforms", "direct 3x3 convolution", "fused winograd", "pointwise 1x1 convolution",
+    "device memory",   "im2col/col2im", "conv2d groups (im2col row blocks + gemm)",
     "bias add/grad",   "relu/relu6",    "maxpool",
     "avgpool",         "global avgpool", "batchnorm",
     "dropout mask",    "mul/add/copy_grad/add_relu", "softmax cross-entropy",
@@ -59,12 +62,7 @@ static void no_gpu(const char *why)
 #if defined(DDL_HAVE_CUDA) || defined(DDL_CUDA_EMU)
 #include "util/common.h"
 #include "util/bn_act.h"
-#include "conv/depthwise_kernels.h"
-#include "conv/direct_kernels.h"
 #include "conv/kernels_cpu.h"
-#include "conv/pointwise_kernels.h"
-#include "conv/winofused_kernels.h"
-#include "conv/winograd_kernels.h"
 #include "cpu/kernels.h"
 #include "cuda/cuda_runtime_probe.h"
 #include "cuda/device_mem.h"
@@ -275,272 +273,6 @@ static void test_conv_groups(void)
         check_buf(&dx, TOL_RED, DEV " conv2d input gradient %s", tag);
         buf_free(&x), buf_free(&w), buf_free(&col), buf_free(&out);
         buf_free(&dy), buf_free(&dw), buf_free(&dcol), buf_free(&dx);
-    }
-}
-
-/* ---- Winograd F(2x2,3x3) transforms --------------------------------------- */
-
-/* One Winograd variant's three transforms, the CPU's and the CUDA twin's:
- * F(2x2,3x3) (core/conv/winograd.c) and F(4x4,3x3) (winograd4.c) take the
- * same arguments and differ in the tile (m x m outputs, (m+2)^2 positions). */
-typedef struct WinoPair {
-    const char *name; /* "winograd", "winograd4": the checks' names */
-    int m;            /* output tile side */
-    void (*input_cpu)(const float *, int, int, int, int, float *);
-    void (*input_cuda)(const float *, int, int, int, int, float *);
-    void (*filter_cpu)(const float *, int, int, bool, float *);
-    void (*filter_cuda)(const float *, int, int, bool, float *);
-    void (*output_cpu)(const float *, int, int, int, int, float *, bool);
-    void (*output_cuda)(const float *, int, int, int, int, float *, bool);
-} WinoPair;
-
-/* The input, filter (flip 0 and 1) and output (acc 0 and 1) transforms of
- * one shape, twin against CPU. */
-static void check_wino_transforms(const WinoPair *p, int nb, int C, int K, int H, int W, const char *tag)
-{
-    size_t pos = (size_t)(p->m + 2) * (p->m + 2);
-    size_t cols = (size_t)nb * ((H + p->m - 1) / p->m) * ((W + p->m - 1) / p->m);
-    Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), v = buf_poison(pos * C * cols);
-    p->input_cpu(x.h, nb, C, H, W, v.h);
-    p->input_cuda(x.d, nb, C, H, W, v.d);
-    check_buf(&v, TOL_ELEM, DEV " %s_input %s", p->name, tag);
-    Buf w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-    for (int flip = 0; flip < 2; flip++) {
-        Buf u = buf_poison(pos * (size_t)K * C);
-        p->filter_cpu(w.h, K, C, flip, u.h);
-        p->filter_cuda(w.d, K, C, flip, u.d);
-        check_buf(&u, TOL_ELEM, DEV " %s_filter %s flip=%d", p->name, tag, flip);
-        buf_free(&u);
-    }
-    Buf m = buf_rand(pos * K * cols, -1.0f, 1.0f);
-    for (int acc = 0; acc < 2; acc++) {
-        Buf y = buf_out((size_t)nb * K * H * W, acc);
-        p->output_cpu(m.h, nb, K, H, W, y.h, acc);
-        p->output_cuda(m.d, nb, K, H, W, y.d, acc);
-        check_buf(&y, TOL_ELEM, DEV " %s_output %s acc=%d", p->name, tag, acc);
-        buf_free(&y);
-    }
-    buf_free(&x), buf_free(&v), buf_free(&w), buf_free(&m);
-}
-
-/* A variant's transforms on every case (nb, C, K, H, W), then extra on
- * it where not NULL. */
-static void wino_cases(const WinoPair *p, const int (*cases)[5], size_t n, void (*extra)(const int *c, const char *tag))
-{
-    for (size_t t = 0; t < n; t++) {
-        const int *c = cases[t];
-        char tag[96];
-        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d", c[0], c[1], c[2], c[3], c[4]);
-        check_wino_transforms(p, c[0], c[1], c[2], c[3], c[4], tag);
-        if (extra) extra(c, tag);
-    }
-}
-
-/* F(2x2)'s weight gradient's two: dy's tiles, then dw += G^T du G. */
-static void winograd_grads(const int *c, const char *tag)
-{
-    int nb = c[0], C = c[1], K = c[2], H = c[3], W = c[4];
-    size_t cols = (size_t)nb * ((H + 1) / 2) * ((W + 1) / 2);
-    Buf dy = buf_rand((size_t)nb * K * H * W, -1.0f, 1.0f), dm = buf_poison(16 * K * cols);
-    winograd_output_grad_cpu(dy.h, nb, K, H, W, dm.h);
-    winograd_output_grad_cuda(dy.d, nb, K, H, W, dm.d);
-    check_buf(&dm, TOL_ELEM, DEV " winograd_output_grad %s", tag);
-    Buf du = buf_rand(16 * (size_t)K * C, -1.0f, 1.0f), dw = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-    winograd_filter_grad_cpu(du.h, K, C, dw.h);
-    winograd_filter_grad_cuda(du.d, K, C, dw.d);
-    check_buf(&dw, TOL_ELEM, DEV " winograd_filter_grad %s (accumulates)", tag);
-    buf_free(&dy), buf_free(&dm), buf_free(&du), buf_free(&dw);
-}
-
-/* Each transform on its own (the 16 GEMMs between them are gemm_f32's):
- * odd and even planes (partial last tiles), one-tile planes, several
- * images, a plane wider than the CPU's row segments, the flipped filter of
- * the input gradient, output with acc, and the weight gradient's two. */
-static void test_winograd(void)
-{
-    static const WinoPair F2 = { "winograd", 2, winograd_input_cpu, winograd_input_cuda, winograd_filter_cpu,
-                                 winograd_filter_cuda, winograd_output_cpu, winograd_output_cuda };
-    static const int CASES[][5] = { /* nb, C, K, H, W */
-        { 1, 1, 1, 2, 2 }, { 2, 3, 5, 7, 9 }, { 3, 8, 4, 4, 4 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
-        { 1, 2, 3, 5, 301 }, /* 151 tiles a row: the CPU cuts rows into segments of 128 */
-    };
-    wino_cases(&F2, CASES, sizeof CASES / sizeof CASES[0], winograd_grads);
-}
-
-/* ---- Winograd F(4x4,3x3) transforms --------------------------------------- */
-
-/* The same for F(4x4) (core/conv/winograd4.c): planes with partial last
- * tiles both ways, one-tile planes (4x4, 2x2, 1x3), and many small planes
- * (the CPU stages several images' tiles per group), with flip and acc. */
-static void test_winograd4(void)
-{
-    static const WinoPair F4 = { "winograd4", 4, winograd4_input_cpu, winograd4_input_cuda, winograd4_filter_cpu,
-                                 winograd4_filter_cuda, winograd4_output_cpu, winograd4_output_cuda };
-    static const int CASES[][5] = { /* nb, C, K, H, W */
-        { 1, 1, 1, 4, 4 }, { 2, 3, 5, 7, 9 }, { 9, 8, 4, 8, 8 }, { 2, 16, 24, 13, 6 }, { 1, 5, 3, 1, 3 },
-        { 3, 2, 2, 2, 2 }, { 1, 3, 2, 10, 300 },
-    };
-    wino_cases(&F4, CASES, sizeof CASES / sizeof CASES[0], NULL);
-}
-
-/* ---- direct 3x3 convolution ---------------------------------------------- */
-
-/* Padding, packing (every tap table), the convolution forward and as the
- * input gradient (overwriting and adding) and the weight gradient
- * (accumulating): odd planes, channel counts off the packing's 8, a 1x1
- * plane, several images, with their rows interleaved (planes up to 16
- * wide) or not, at stride 1 and 2 (the input's phases, the input gradient
- * per phase and interleaved back). The convolution is one FMA chain per
- * output on both sides, so within TOL_ELEM (bit-exact on the emulated GPU,
- * tests/test_backend_kernels.c); the weight gradient sums in another
- * order. */
-static void direct_conv_mode(const Buf *w, int mode, const Buf *in, int nb, int C, int K, int Ho, int Wo,
-                             const char *tag)
-{
-    bool tr = direct_transposed(mode);
-    int outs = tr ? C : K, ins = tr ? K : C;
-    Buf wp = buf_poison(direct_filter_floats(outs, ins) / 9 * (size_t)direct_taps(mode).n);
-    direct_filter_cpu(w->h, K, C, mode, wp.h);
-    direct_filter_cuda(w->d, K, C, mode, wp.d);
-    check_buf(&wp, TOL_ELEM, DEV " direct_filter %s mode=%d", tag, mode);
-    for (int acc = 0; acc < 2; acc++) {
-        Buf y = buf_out((size_t)nb * outs * Ho * Wo, acc);
-        direct_conv_cpu(in->h, wp.h, nb, ins, outs, Ho, Wo, mode, y.h, acc);
-        direct_conv_cuda(in->d, wp.d, nb, ins, outs, Ho, Wo, mode, y.d, acc);
-        check_buf(&y, TOL_ELEM, DEV " direct_conv %s mode=%d acc=%d", tag, mode, acc);
-        buf_free(&y);
-    }
-    buf_free(&wp);
-}
-
-static void test_direct(void)
-{
-    static const int CASES[][6] = { /* nb, C, K, H, W, stride */
-        { 1, 1, 1, 1, 1, 1 }, { 2, 3, 5, 7, 9, 1 }, { 3, 8, 16, 4, 4, 1 }, { 2, 16, 24, 13, 6, 1 },
-        { 1, 5, 3, 1, 3, 1 },
-        { 3, 4, 9, 5, 19, 1 }, /* wider than 16: one image per group of rows (direct_kernels.h) */
-        { 1, 1, 1, 1, 1, 2 }, { 2, 3, 5, 7, 9, 2 }, { 3, 8, 16, 8, 8, 2 }, { 2, 4, 9, 10, 38, 2 },
-    };
-    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
-        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4], s = CASES[t][5];
-        int Ho = direct_out(H, s), Wo = direct_out(W, s);
-        char tag[96];
-        snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d stride %d", nb, C, K, H, W, s);
-        Buf x = buf_rand((size_t)nb * C * H * W, -1.0f, 1.0f), dy = buf_rand((size_t)nb * K * Ho * Wo, -1.0f, 1.0f);
-        Buf xq = buf_poison(direct_input_floats(nb, C, H, W, s)), dyq = buf_poison(direct_padded_floats(nb, K, Ho, Wo));
-        direct_pad_cpu(x.h, nb, C, H, W, s, xq.h);
-        direct_pad_cuda(x.d, nb, C, H, W, s, xq.d);
-        check_buf(&xq, TOL_ELEM, DEV " direct_pad %s", tag);
-        direct_pad_cpu(dy.h, nb, K, Ho, Wo, 1, dyq.h);
-        direct_pad_cuda(dy.d, nb, K, Ho, Wo, 1, dyq.d);
-        Buf w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-        direct_conv_mode(&w, s == 2 ? DIRECT_FWD_S2 : DIRECT_FWD, &xq, nb, C, K, Ho, Wo, tag);
-        if (s == 1) direct_conv_mode(&w, DIRECT_DX, &dyq, nb, C, K, Ho, Wo, tag);
-        for (int p = 0; s == 2 && p < 4; p++) direct_conv_mode(&w, DIRECT_DX_S2 + p, &dyq, nb, C, K, Ho, Wo, tag);
-        if (s == 2) { /* all 4 phases in one call: 4 packings and 4 outputs one after another */
-            Buf wp = buf_poison(4 * direct_filter_floats(C, K)), y = buf_out((size_t)4 * nb * C * Ho * Wo, false);
-            direct_filter_cpu(w.h, K, C, DIRECT_DX_S2_ALL, wp.h);
-            direct_filter_cuda(w.d, K, C, DIRECT_DX_S2_ALL, wp.d);
-            direct_conv_cpu(dyq.h, wp.h, nb, K, C, Ho, Wo, DIRECT_DX_S2_ALL, y.h, false);
-            direct_conv_cuda(dyq.d, wp.d, nb, K, C, Ho, Wo, DIRECT_DX_S2_ALL, y.d, false);
-            check_buf(&y, TOL_ELEM, DEV " direct_conv %s all 4 phases", tag);
-            buf_free(&wp), buf_free(&y);
-        }
-        if (s == 2)
-            for (int acc = 0; acc < 2; acc++) {
-                Buf dp = buf_rand((size_t)4 * nb * C * Ho * Wo, -1.0f, 1.0f), dx = buf_out((size_t)nb * C * H * W, acc);
-                direct_unphase_cpu(dp.h, nb, C, H, W, dx.h, acc);
-                direct_unphase_cuda(dp.d, nb, C, H, W, dx.d, acc);
-                check_buf(&dx, TOL_ELEM, DEV " direct_unphase %s acc=%d", tag, acc);
-                buf_free(&dp), buf_free(&dx);
-            }
-        Buf dw = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-        direct_filter_grad_cpu(xq.h, dyq.h, nb, C, K, Ho, Wo, s, dw.h);
-        direct_filter_grad_cuda(xq.d, dyq.d, nb, C, K, Ho, Wo, s, dw.d);
-        check_buf(&dw, TOL_RED, DEV " direct_filter_grad %s (accumulates)", tag);
-        buf_free(&x), buf_free(&dy), buf_free(&xq), buf_free(&dyq), buf_free(&w), buf_free(&dw);
-    }
-}
-
-/* ---- fused Winograd F(2x2,3x3) -------------------------------------------- */
-
-/* The input layout (the phases on the grid, or batch lanes on planes of at
- * most 2 tiles per row), the transformed filters (forward and flipped) and
- * the convolution overwriting and adding: the same operations in the same
- * order on both sides, so within TOL_ELEM (bit-exact on the emulated GPU). */
-static void test_winofused(void)
-{
-    static const int CASES[][5] = { /* nb, C, K, H, W */
-        { 1, 1, 1, 2, 2 }, { 2, 3, 5, 32, 32 }, { 3, 8, 16, 16, 16 }, { 4, 6, 9, 8, 8 },
-        { 2, 16, 24, 6, 10 }, { 3, 9, 12, 4, 4 }, { 17, 8, 5, 4, 2 },
-    };
-    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
-        int nb = CASES[t][0], C = CASES[t][1], K = CASES[t][2], H = CASES[t][3], W = CASES[t][4];
-        for (int flip = 0; flip < 2; flip++) {
-            int ins = flip ? K : C, outs = flip ? C : K;
-            char tag[96];
-            snprintf(tag, sizeof tag, "nb=%d C=%d K=%d %dx%d%s", nb, C, K, H, W, flip ? " flipped" : "");
-            Buf x = buf_rand((size_t)nb * ins * H * W, -1.0f, 1.0f), w = buf_rand((size_t)K * C * 9, -1.0f, 1.0f);
-            Buf xq = buf_poison(winofused_input_floats(nb, ins, H, W)), wt = buf_poison(winofused_filter_floats(outs, ins));
-            winofused_pad_cpu(x.h, nb, ins, H, W, xq.h);
-            winofused_pad_cuda(x.d, nb, ins, H, W, xq.d);
-            check_buf(&xq, TOL_ELEM, DEV " winofused_pad %s", tag);
-            winofused_filter_cpu(w.h, K, C, flip, wt.h);
-            winofused_filter_cuda(w.d, K, C, flip, wt.d);
-            check_buf(&wt, TOL_ELEM, DEV " winofused_filter %s", tag);
-            float *yq = ddl_alloc(sizeof(float) * 4 * (size_t)outs * winofused_out_channel_floats(nb, H / 2, W / 2));
-            for (int acc = 0; acc < 2; acc++) {
-                Buf y = buf_out((size_t)nb * outs * H * W, acc);
-                winofused_conv_cpu(xq.h, wt.h, nb, ins, outs, H, W, yq, y.h, acc);
-                winofused_conv_cuda(xq.d, wt.d, nb, ins, outs, H, W, NULL, y.d, acc);
-                check_buf(&y, TOL_ELEM, DEV " winofused_conv %s acc=%d", tag, acc);
-                buf_free(&y);
-            }
-            ddl_free(yq);
-            buf_free(&x), buf_free(&w), buf_free(&xq), buf_free(&wt);
-        }
-    }
-}
-
-/* ---- pointwise 1x1 convolution ------------------------------------------- */
-
-/* Packing (both ways), the convolution forward and as the input gradient
- * (overwriting and adding) and the weight gradient (accumulating): planes
- * of 1, 16 (one vector), 49 and 70 positions (the CPU's three block
- * widths), channel counts off the packing's 8. One FMA chain per output on
- * both sides, so within TOL_ELEM; the weight gradient sums in another
- * order. */
-static void test_pointwise(void)
-{
-    static const int CASES[][4] = { /* n, C, K, P */
-        { 1, 1, 1, 1 }, { 2, 3, 5, 16 }, { 3, 8, 16, 49 }, { 2, 24, 13, 70 }, { 1, 144, 24, 196 },
-    };
-    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
-        int n = CASES[t][0], C = CASES[t][1], K = CASES[t][2], P = CASES[t][3];
-        char tag[96];
-        snprintf(tag, sizeof tag, "n=%d C=%d K=%d P=%d", n, C, K, P);
-        Buf x = buf_rand((size_t)n * C * P, -1.0f, 1.0f), dy = buf_rand((size_t)n * K * P, -1.0f, 1.0f);
-        Buf w = buf_rand((size_t)K * C, -1.0f, 1.0f);
-        for (int tr = 0; tr < 2; tr++) {
-            int outs = tr ? C : K, ins = tr ? K : C;
-            Buf wp = buf_poison(pointwise_filter_floats(outs, ins));
-            pointwise_filter_cpu(w.h, K, C, tr, wp.h);
-            pointwise_filter_cuda(w.d, K, C, tr, wp.d);
-            check_buf(&wp, TOL_ELEM, DEV " pointwise_filter %s transpose=%d", tag, tr);
-            for (int acc = 0; acc < 2; acc++) {
-                Buf y = buf_out((size_t)n * outs * P, acc);
-                pointwise_conv_cpu(tr ? dy.h : x.h, wp.h, n, ins, outs, P, y.h, acc);
-                pointwise_conv_cuda(tr ? dy.d : x.d, wp.d, n, ins, outs, P, y.d, acc);
-                check_buf(&y, TOL_ELEM, DEV " pointwise_conv %s transpose=%d acc=%d", tag, tr, acc);
-                buf_free(&y);
-            }
-            buf_free(&wp);
-        }
-        Buf dw = buf_rand((size_t)K * C, -1.0f, 1.0f);
-        pointwise_filter_grad_cpu(x.h, dy.h, n, C, K, P, dw.h);
-        pointwise_filter_grad_cuda(x.d, dy.d, n, C, K, P, dw.d);
-        check_buf(&dw, TOL_RED, DEV " pointwise_filter_grad %s (accumulates)", tag);
-        buf_free(&x), buf_free(&dy), buf_free(&w), buf_free(&dw);
     }
 }
 
@@ -1218,11 +950,6 @@ int main(void)
     test_memory();
     test_im2col();
     test_conv_groups();
-    test_winograd();
-    test_winograd4();
-    test_direct();
-    test_winofused();
-    test_pointwise();
     test_bias();
     test_relu();
     test_pool(true);

@@ -24,6 +24,7 @@ static const DirectKernels *DIR(const Backend *be) { return table(be, "direct");
 typedef struct DirectCase {
     const Backend *be;
     int nb, C, K, H, W, s, Ho, Wo;
+    char tag[64]; /* "n.. C.. K.. HxW": the checks' names */
 } DirectCase;
 
 /* Packs mode's filters on both sides (bit-exact), runs the convolution of
@@ -33,7 +34,7 @@ static void direct_conv_case(const DirectCase *d, const float *w, const float *w
                              const float *ind, const char *what_mode)
 {
     const Backend *be = d->be;
-    char what[120];
+    char what[160];
     bool tr = direct_transposed(mode);
     int outs = tr ? d->C : d->K, ins = tr ? d->K : d->C;
     size_t nf = direct_filter_floats(outs, ins), nout = (size_t)d->nb * outs * d->Ho * d->Wo;
@@ -42,7 +43,7 @@ static void direct_conv_case(const DirectCase *d, const float *w, const float *w
     direct_filter_cpu(w, d->K, d->C, mode, wp);
     DIR(be)->filter(wd, d->K, d->C, mode, wpd);
     float *got = down(be, wpd, nf);
-    snprintf(what, sizeof what, "direct_filter %s (stride %d)", what_mode, d->s);
+    snprintf(what, sizeof what, "direct_filter %s %s (stride %d)", d->tag, what_mode, d->s);
     check_same(be->name, what, got, wp, nf / 9 * (size_t)direct_taps(mode).n);
     ddl_free(got);
     for (int acc = 0; acc < 2; acc++) {
@@ -51,7 +52,7 @@ static void direct_conv_case(const DirectCase *d, const float *w, const float *w
         float *outd = acc ? up(be, start, 4 * nout) : poisoned(be, nout);
         DIR(be)->conv(ind, wpd, d->nb, ins, outs, d->Ho, d->Wo, mode, outd, acc);
         got = down(be, outd, nout);
-        snprintf(what, sizeof what, "direct_conv %dx%d stride %d %s%s", d->H, d->W, d->s, what_mode, acc ? " acc" : "");
+        snprintf(what, sizeof what, "direct_conv %s stride %d %s%s", d->tag, d->s, what_mode, acc ? " acc" : "");
         check_same(be->name, what, got, want, nout);
         ddl_free(got);
         be->release(outd);
@@ -77,13 +78,13 @@ static void direct_all_phases_case(const DirectCase *d, const float *w, const fl
         direct_conv_cpu(dyq, wp1, d->nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2 + p, one + p * phase, false);
     }
     direct_conv_cpu(dyq, wp, d->nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, all, false);
-    char what[96];
-    snprintf(what, sizeof what, "direct_conv %dx%d all 4 phases in one pass = one by one (cpu)", d->H, d->W);
+    char what[160];
+    snprintf(what, sizeof what, "direct_conv %s all 4 phases in one pass = one by one (cpu)", d->tag);
     check_same("cpu", what, all, one, 4 * phase);
     float *alld = poisoned(be, 4 * phase);
     DIR(be)->conv(dyqd, wpd, d->nb, d->K, d->C, d->Ho, d->Wo, DIRECT_DX_S2_ALL, alld, false);
     float *got = down(be, alld, 4 * phase);
-    snprintf(what, sizeof what, "direct_conv %dx%d all 4 phases in one pass", d->H, d->W);
+    snprintf(what, sizeof what, "direct_conv %s all 4 phases in one pass", d->tag);
     check_same(be->name, what, got, all, 4 * phase);
     ddl_free(got), ddl_free(wp), ddl_free(one), ddl_free(all), ddl_free(wp1);
     be->release(wpd), be->release(alld);
@@ -103,8 +104,8 @@ static void direct_unphase_case(const DirectCase *d)
         float *dxd = acc ? up(be, start, 4 * nx) : poisoned(be, nx);
         DIR(be)->unphase(dpd, d->nb, d->C, d->H, d->W, dxd, acc);
         float *got = down(be, dxd, nx);
-        char what[80];
-        snprintf(what, sizeof what, "direct_unphase %dx%d%s", d->H, d->W, acc ? " acc" : "");
+        char what[120];
+        snprintf(what, sizeof what, "direct_unphase %s%s", d->tag, acc ? " acc" : "");
         check_same(be->name, what, got, want, nx);
         ddl_free(got);
         be->release(dxd);
@@ -115,8 +116,9 @@ static void direct_unphase_case(const DirectCase *d)
 
 static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W, int s)
 {
-    DirectCase d = { be, nb, C, K, H, W, s, direct_out(H, s), direct_out(W, s) };
-    char what[96];
+    DirectCase d = { be, nb, C, K, H, W, s, direct_out(H, s), direct_out(W, s), "" };
+    snprintf(d.tag, sizeof d.tag, "n%d C%d K%d %dx%d", nb, C, K, H, W);
+    char what[160];
     size_t nx = (size_t)nb * C * H * W, ny = (size_t)nb * K * d.Ho * d.Wo, nw = (size_t)K * C * 9;
     size_t nxq = direct_input_floats(nb, C, H, W, s), nyq = direct_padded_floats(nb, K, d.Ho, d.Wo);
     float *x = rand_floats(nx, -1, 1), *dy = rand_floats(ny, -1, 1), *w = rand_floats(nw, -1, 1);
@@ -128,7 +130,7 @@ static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W
     DIR(be)->pad(xd, nb, C, H, W, s, xqd);
     DIR(be)->pad(dyd, nb, K, d.Ho, d.Wo, 1, dyqd);
     float *got = down(be, xqd, nxq);
-    snprintf(what, sizeof what, "direct_pad %dx%d stride %d (with the slack)", H, W, s);
+    snprintf(what, sizeof what, "direct_pad %s stride %d (with the slack)", d.tag, s);
     check_same(be->name, what, got, xq, nxq);
     ddl_free(got);
     direct_conv_case(&d, w, wd, s == 2 ? DIRECT_FWD_S2 : DIRECT_FWD, xq, xqd, "forward");
@@ -147,8 +149,8 @@ static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W
     DIR(be)->filter_grad(xqd, dyqd, nb, C, K, d.Ho, d.Wo, s, dwd);
     got = down(be, dwd, nw);
     double e = t_rel_err(got, want, nw, REL_FLOOR);
-    if (!t_check(e <= TOL_RED, "%s direct_filter_grad %dx%d stride %d (accumulates) within %.0e of cpu", be->name, H,
-                 W, s, TOL_RED))
+    if (!t_check(e <= TOL_RED, "%s direct_filter_grad %s stride %d (accumulates) within %.0e of cpu", be->name,
+                 d.tag, s, TOL_RED))
         printf("# relative error %.3g\n", e);
     ddl_free(got);
     float *all[] = { x, dy, w, dw0, xq, dyq, want };
@@ -159,20 +161,24 @@ static void backend_direct(const Backend *be, int nb, int C, int K, int H, int W
 
 static void each(const Backend *be)
 {
-    backend_direct(be, 3, 5, 11, 7, 6, 1);
-    backend_direct(be, 3, 5, 11, 5, 19, 1);
-    /* rows of one vector, or half of one (conv_direct.c's row-exact blocks, with AVX-512), and an odd row count */
-    backend_direct(be, 3, 5, 11, 5, 16, 1);
-    backend_direct(be, 2, 5, 11, 5, 8, 1);
-    backend_direct(be, 3, 5, 11, 5, 8, 1);
-    backend_direct(be, 2, 5, 11, 3, 32, 1); /* rows of two vectors, one image per group */
-    /* stride 2: odd inputs (the odd phases' last row and column are
-     * past it), and outputs of 19, 16, 8 and 32 columns, as above */
-    backend_direct(be, 3, 5, 11, 7, 6, 2);
-    backend_direct(be, 2, 5, 11, 10, 37, 2);
-    backend_direct(be, 2, 5, 11, 32, 32, 2);
-    backend_direct(be, 3, 5, 11, 16, 15, 2);
-    backend_direct(be, 2, 5, 11, 9, 64, 2);
+    static const int CASES[][6] = { /* nb, C, K, H, W, stride */
+        { 3, 5, 11, 7, 6, 1 }, { 3, 5, 11, 5, 19, 1 },
+        /* rows of one vector, or half of one (conv_direct.c's row-exact blocks, with AVX-512), and an odd row count */
+        { 3, 5, 11, 5, 16, 1 }, { 2, 5, 11, 5, 8, 1 }, { 3, 5, 11, 5, 8, 1 },
+        { 2, 5, 11, 3, 32, 1 }, /* rows of two vectors, one image per group */
+        /* a 1x1 plane, one channel; channel counts on and off the packing's
+         * 8; a one-row plane; wider than 16 (one image per group of rows) */
+        { 1, 1, 1, 1, 1, 1 }, { 2, 3, 5, 7, 9, 1 }, { 3, 8, 16, 4, 4, 1 }, { 2, 16, 24, 13, 6, 1 },
+        { 1, 5, 3, 1, 3, 1 }, { 3, 4, 9, 5, 19, 1 },
+        /* stride 2: odd inputs (the odd phases' last row and column are
+         * past it), and outputs of 19, 16, 8 and 32 columns, as above */
+        { 3, 5, 11, 7, 6, 2 }, { 2, 5, 11, 10, 37, 2 }, { 2, 5, 11, 32, 32, 2 }, { 3, 5, 11, 16, 15, 2 },
+        { 2, 5, 11, 9, 64, 2 },
+        /* stride 2 on a 1x1 input, and the channel counts above */
+        { 1, 1, 1, 1, 1, 2 }, { 2, 3, 5, 7, 9, 2 }, { 3, 8, 16, 8, 8, 2 }, { 2, 4, 9, 10, 38, 2 },
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
+        backend_direct(be, CASES[i][0], CASES[i][1], CASES[i][2], CASES[i][3], CASES[i][4], CASES[i][5]);
 }
 
 int main(void) { return compare_main("path_direct", each); }

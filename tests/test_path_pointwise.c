@@ -65,12 +65,11 @@ static void backend_pointwise_s2(const Backend *be)
 /* The pointwise (1x1) convolution through the table, as backend_direct:
  * packing bit-exact; every output one chain of FMAs in the CPU's order,
  * so bit-exact, forward (C -> K) and input gradient (transposed, K -> C),
- * overwriting and adding; the weight gradient within TOL_RED. K = 11 is
- * not a multiple of the packing's 8, and P = 70 takes all three of the
- * CPU kernel's position blocks (3 vectors, 1 vector, single positions). */
-static void backend_pointwise(const Backend *be)
+ * overwriting and adding; the weight gradient within TOL_RED. */
+static void backend_pointwise(const Backend *be, int n, int C, int K, int P)
 {
-    int n = 3, C = 5, K = 11, P = 70;
+    char tag[64];
+    snprintf(tag, sizeof tag, "n%d C%d K%d P%d", n, C, K, P);
     size_t nx = (size_t)n * C * P, ny = (size_t)n * K * P, nw = (size_t)K * C;
     size_t nwp = DDL_MAX(pointwise_filter_floats(K, C), pointwise_filter_floats(C, K));
     float *x = rand_floats(nx, -1, 1), *dy = rand_floats(ny, -1, 1), *w = rand_floats(nw, -1, 1);
@@ -84,7 +83,9 @@ static void backend_pointwise(const Backend *be)
         pointwise_filter_cpu(w, K, C, tr, wp);
         PW(be)->filter(wd, K, C, tr, wpd);
         got = down(be, wpd, nf);
-        check_same(be->name, tr ? "pointwise_filter transposed" : "pointwise_filter", got, wp, nf);
+        char what[120];
+        snprintf(what, sizeof what, "pointwise_filter %s%s", tag, tr ? " transposed" : "");
+        check_same(be->name, what, got, wp, nf);
         ddl_free(got);
         const float *in = tr ? dy : x, *ind = tr ? dyd : xd, *start = tr ? dx0 : y0;
         for (int acc = 0; acc < 2; acc++) {
@@ -93,8 +94,8 @@ static void backend_pointwise(const Backend *be)
             float *outd = acc ? up(be, start, 4 * nout) : poisoned(be, nout);
             PW(be)->conv(ind, wpd, n, ins, outs, P, outd, acc);
             got = down(be, outd, nout);
-            char what[80];
-            snprintf(what, sizeof what, "pointwise_conv %s%s", tr ? "input gradient" : "forward", acc ? " acc" : "");
+            snprintf(what, sizeof what, "pointwise_conv %s %s%s", tag, tr ? "input gradient" : "forward",
+                     acc ? " acc" : "");
             check_same(be->name, what, got, want, nout);
             ddl_free(got);
             be->release(outd);
@@ -106,7 +107,7 @@ static void backend_pointwise(const Backend *be)
     PW(be)->filter_grad(xd, dyd, n, C, K, P, dwd);
     got = down(be, dwd, nw);
     double e = t_rel_err(got, want, nw, REL_FLOOR);
-    if (!t_check(e <= TOL_RED, "%s pointwise_filter_grad (accumulates) within %.0e of cpu", be->name, TOL_RED))
+    if (!t_check(e <= TOL_RED, "%s pointwise_filter_grad %s (accumulates) within %.0e of cpu", be->name, tag, TOL_RED))
         printf("# relative error %.3g\n", e);
     ddl_free(got);
     float *all[] = { x, dy, w, y0, dx0, dw0, wp, want };
@@ -117,7 +118,15 @@ static void backend_pointwise(const Backend *be)
 
 static void each(const Backend *be)
 {
-    backend_pointwise(be);
+    /* n, C, K, P: K = 11 and 13 are not multiples of the packing's 8; P =
+     * 70 takes all three of the CPU kernel's position blocks (3 vectors, 1
+     * vector, single positions), 16 one vector, 1 and 49 the tails; 144
+     * channels on 196 positions, MobileNetV2's expansion on a 14x14 plane */
+    static const int CASES[][4] = {
+        { 3, 5, 11, 70 }, { 1, 1, 1, 1 }, { 2, 3, 5, 16 }, { 3, 8, 16, 49 }, { 2, 24, 13, 70 }, { 1, 144, 24, 196 },
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
+        backend_pointwise(be, CASES[i][0], CASES[i][1], CASES[i][2], CASES[i][3]);
     backend_pointwise_s2(be);
 }
 

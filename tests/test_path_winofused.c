@@ -70,12 +70,12 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
         float *xd = up(be, x, 4 * nx), *xqd = poisoned(be, nxq), *wd = up(be, w, 4 * nw), *wtd = poisoned(be, nf);
         WF(be)->pad(xd, nb, ins, H, W, xqd);
         float *got = down(be, xqd, nxq);
-        snprintf(what, sizeof what, "winofused_pad %s n%d %dx%d", pass, nb, H, W);
+        snprintf(what, sizeof what, "winofused_pad %s n%d C%d K%d %dx%d", pass, nb, C, K, H, W);
         check_same(be->name, what, got, xq, nxq);
         ddl_free(got);
         WF(be)->filter(wd, K, C, flip, wtd);
         got = down(be, wtd, nf);
-        snprintf(what, sizeof what, "winofused_filter %s C%d K%d", pass, C, K);
+        snprintf(what, sizeof what, "winofused_filter %s n%d C%d K%d %dx%d", pass, nb, C, K, H, W);
         check_same(be->name, what, got, wt, nf);
         ddl_free(got);
         for (int acc = 0; acc < 2; acc++) {
@@ -84,7 +84,8 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
             float *yd = acc ? up(be, start, 4 * ny) : poisoned(be, ny);
             WF(be)->conv(xqd, wtd, nb, ins, outs, H, W, NULL, yd, acc);
             got = down(be, yd, ny);
-            snprintf(what, sizeof what, "winofused_conv %s n%d %dx%d%s", pass, nb, H, W, acc ? " acc" : "");
+            snprintf(what, sizeof what, "winofused_conv %s n%d C%d K%d %dx%d%s", pass, nb, C, K, H, W,
+                     acc ? " acc" : "");
             check_same(be->name, what, got, y, ny);
             ddl_free(got);
             be->release(yd);
@@ -108,6 +109,11 @@ static void backend_winofused(const Backend *be)
         { 3, 9, 12, 4, 4 },    /* batch lanes: 2x2 tiles of 3 images (13 lanes of padding) */
         { 17, 8, 5, 4, 2 },    /* batch lanes over two vectors' worth of images (32: 15 padding) */
         { 20, 16, 24, 2, 4 },
+        { 1, 1, 1, 2, 2 },     /* one tile, one channel */
+        { 2, 3, 5, 32, 32 },   /* channel counts off 8, on the planes above */
+        { 3, 8, 16, 16, 16 },
+        { 4, 6, 9, 8, 8 },
+        { 2, 16, 24, 6, 10 },
     };
     for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++)
         for (int flip = 0; flip < 2; flip++)
