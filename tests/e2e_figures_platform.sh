@@ -73,7 +73,7 @@ check "$rc" "no network, no SimGrid: make figures succeeds" "$out"
 [ "$(grep -c ' native ' "$t/calls.txt")" = 6 ] && ! grep -q 'net-\|sim-' "$t/calls.txt"
 check $? "no network, no SimGrid: the six labs natively, no other run" "$(cat "$t/calls.txt")"
 grep -q '^status: not available$' "$t/results/lab3/platform.txt" &&
-  grep -q '^command: sudo LAB3_ONLY=table1 LAB3_STEPS=20 make lab3 NET=1gbit NP=2 (or .*PLATFORM=cluster4' "$t/results/lab3/platform.txt" &&
+  grep -q '^command: sudo LAB3_ONLY=table1 LAB3_STEPS=12 make lab3 NET=1gbit NP=2 (or .*PLATFORM=cluster4' "$t/results/lab3/platform.txt" &&
   grep -q '^why: .*need root.*SimGrid is not installed' "$t/results/lab3/platform.txt"
 check $? "no network, no SimGrid: lab3's record: not available, why, the command" "$(cat "$t/results/lab3/platform.txt")"
 [ ! -e "$t/results/lab1/platform.txt" ] && [ ! -e "$t/results/lab4/platform.txt" ] && [ -e "$t/results/lab6/platform.txt" ]

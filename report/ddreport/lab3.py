@@ -11,7 +11,7 @@ HOW_TO_SHOW = ("On one machine the ranks share memory: moving the gradient costs
                "the strategies land within noise of each other and no ordering can show. The seed's order needs "
                "a network that costs something: `make lab3 NET=1gbit NP=2` (2 emulated hosts on a 1 Gbit/s link; "
                "root) or `make lab3 PLATFORM=cluster4` (the seed's 4 nodes, simulated with SimGrid). `make figures` "
-               "runs the first where it can, else the second (Table 1 alone, 20 steps a task).")
+               "runs the first where it can, else the second (Table 1 alone, 12 steps a task).")
 KEY = [
     ("lab3-scaling", "Time per iteration against ranks for every strategy (the seed's Figures 2-4 in one plot). "
                      "Look at the order of the curves at the most ranks: the seed had gather/scatter on top and "
