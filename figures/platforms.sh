@@ -29,8 +29,8 @@ PLATFORM_LABS="2 3 6"
 # a task (11 timed: with DDP's cap scaled to the quick model, allreduce and
 # DDP differ by 12-15% of a step there, gather/scatter and allreduce by
 # 17-19%, idle, 2026-11-29; the whole make figures took 903 s at 20 steps,
-# and lab2's sweep 5 calls a size); Task 1 runs on one host with that host's share of the
-# cores, as each rank of Tasks 2a-3 does (labs/lab3/run.sh), and the
+# and lab2's sweep 5 calls a size); Task 1 runs on one host with that
+# host's share of the cores, as each rank of Tasks 2a-3 does (labs/lab3/run.sh), and the
 # accuracies are the native run's, judged against its seed repeats. lab2:
 # 4 hosts, one rank each, up to 4 MiB (a ring step of 4 ranks moves 1.5x
 # the message per link, the butterfly 2x, the binomial tree 4x: the order

@@ -161,7 +161,8 @@ def accuracy_claim(folder, acc, n, acc_from=""):
     sources = [(spread.span_of(base, len(TASKS)), base, "Task 1's min-max over {n} seeds")]
     same = rounding_replicates(folder)
     if len(same) > 1:
-        sources.append((spread.span_of(spread.Measured(same), len(TASKS)), spread.Measured(same),
+        same = spread.Measured(same)
+        sources.append((spread.span_of(same, len(TASKS)), same,
                         "the min-max of the {n} tasks that train the same update in another order of additions"))
     floor, noisy, what = max(sources, key=lambda x: x[0])
     hi = max(TASKS, key=lambda k: m[k].mean)
