@@ -17,6 +17,16 @@ from .doc import Platform
 
 INDEX = "index.csv"
 VARIANT = re.compile(r"^(net|sim)-[A-Za-z0-9_.,-]+$")
+# What a run leaves while it is being written or after it was killed: the
+# labs write into NAME.tmp (or .partial) and rename it when done, hold
+# NAME.lock while running, and a Slurm array's tasks write NAME.array-N
+# before they are merged. None of them is a platform's results.
+UNFINISHED = re.compile(r"(\.(tmp|partial|lock|old|new)$|\.array-|\.tmp\.)", re.I)
+
+
+def finished(name):
+    """Whether a folder's name is that of finished results (UNFINISHED)."""
+    return not UNFINISHED.search(name)
 
 
 def platforms(results, lab, root, commit):
@@ -27,7 +37,7 @@ def platforms(results, lab, root, commit):
         dirs.append(("native", base))
     for sub in sorted(glob.glob(os.path.join(base, "*", ""))):
         name = os.path.basename(os.path.dirname(sub))
-        if VARIANT.match(name) and has_results(sub):
+        if VARIANT.match(name) and finished(name) and has_results(sub):
             dirs.append((name, sub.rstrip("/")))
     return [read_platform(key, d, root, commit) for key, d in dirs]
 

@@ -25,12 +25,13 @@ PREFIX = "seed-"
 
 def seed_dirs(folder):
     """The folders of the repeats with other seeds inside a results folder,
-    sorted by seed."""
+    sorted by seed: seed-N only (a killed repeat's seed-3.tmp or
+    seed-3.partial is not a repeat)."""
     found = glob.glob(os.path.join(glob.escape(folder), PREFIX + "*"))
-    def key(path):
+    def seed(path):
         tail = os.path.basename(path)[len(PREFIX):]
-        return int(tail) if tail.isdigit() else math.inf
-    return sorted((d for d in found if os.path.isdir(d)), key=key)
+        return int(tail) if tail.isdigit() else None
+    return sorted((d for d in found if os.path.isdir(d) and seed(d) is not None), key=seed)
 
 
 def repeats(dirs, name, suffix):
