@@ -189,6 +189,61 @@ case "${RESUME:-0}" in
 esac
 if [ "$DDL_RESUME" = 1 ]; then note "RESUME=1: runs continue from $DDL_CHECKPOINT_ROOT"; fi
 
+# --- results folders: only ddlab's own are replaced or removed ------------------
+# RESULTS may name any folder, and a run replaces its results folder
+# whole (rm -rf, then a rename): so a folder is replaced or removed only
+# when ddlab made it. That is: it holds the mark file below (every run
+# writes it into its $OUT.tmp, which becomes $OUT), or it lies inside this
+# checkout's own results/ folder (git-ignored, removed whole by make clean;
+# results made before the mark existed live there), or it is empty. A
+# link, a plain file or any other folder is refused before anything starts.
+RESULTS_MARK=.ddlab-results
+lab_dir_is_ours() { # path
+  local p=$1 real here
+  [ -L "$p" ] && return 1
+  [ -e "$p" ] || return 0
+  [ -d "$p" ] || return 1
+  [ -f "$p/$RESULTS_MARK" ] && [ ! -L "$p/$RESULTS_MARK" ] && return 0
+  real=$(realpath -e -- "$p" 2>/dev/null) || return 1
+  here=$(realpath -e -- results 2>/dev/null) &&
+    case "$real/" in "$here"/?*) return 0 ;; esac
+  [ -z "$(ls -A -- "$p" 2>/dev/null)" ]
+}
+lab_mark_dir() { # folder
+  printf 'A results folder made by ddlab (labs/%s/run.sh); the next run of the lab replaces it.\n' "$LAB_NAME" \
+    > "$1/$RESULTS_MARK"
+}
+# lab_rm_ours PATH...: removes each one that ddlab made; says so and
+# fails on any other (lab_check_out refused those already: a folder put
+# there since is kept).
+lab_rm_ours() {
+  local p rc=0
+  for p; do
+    if lab_dir_is_ours "$p"; then rm -rf -- "$p"
+    else echo "error: $p was not made by ddlab (no $RESULTS_MARK in it): kept, not removed" >&2; rc=1; fi
+  done
+  return $rc
+}
+# lab_check_out: before any work, $OUT and the names made from it
+# ($OUT.tmp, $OUT.partial) must be absent or ddlab's, and the lock, if
+# there, a lock file (a pid or nothing).
+lab_check_out() {
+  local p lock=$1
+  for p in "$OUT" "$OUT.tmp" "$OUT.partial"; do
+    lab_dir_is_ours "$p" ||
+      refuse "RESULTS: $p exists and was not made by ddlab (no $RESULTS_MARK file in it), so a run would replace it." \
+        "Name a new folder, an empty one, or one a run of ddlab made (results/ by default)"
+  done
+  if [ -e "$lock" ] || [ -L "$lock" ]; then
+    lab_is_lock_file "$lock" ||
+      refuse "$lock exists and is not a lock file of ddlab's (a process id): remove it, or name another RESULTS"
+  fi
+}
+lab_is_lock_file() { # path: a plain file holding nothing or one process id
+  [ -f "$1" ] && [ ! -L "$1" ] && [ "$(wc -c < "$1")" -le 12 ] || return 1
+  ! grep -qvx '[0-9]*' "$1"
+}
+
 # --- one run of the lab ------------------------------------------------------------
 # lab_begin MAXNP: refuses a second run of this lab in this checkout, then
 # makes what the launcher needs for up to MAXNP ranks, then an empty
@@ -196,7 +251,12 @@ if [ "$DDL_RESUME" = 1 ]; then note "RESUME=1: runs continue from $DDL_CHECKPOIN
 lab_begin() {
   local lock
   if [ -n "${RESULTS:-}" ]; then lock=$OUT.lock; else lock=results/.$LAB_NAME.lock; fi
+  lab_check_out "$lock"
   mkdir -p "$(dirname "$lock")" || refuse "cannot create $(dirname "$lock")"
+  # An array's folder holds its tasks' folders: marked, so the merge may remove it.
+  if [ -n "${LAB_ARRAY_TASK:-}" ] && [ ! -e "$LAB_ARRAY_DIR/$RESULTS_MARK" ] && lab_dir_is_ours "$LAB_ARRAY_DIR"; then
+    lab_mark_dir "$LAB_ARRAY_DIR"
+  fi
   exec {LAB_LOCK_FD}>>"$lock" || refuse "cannot open $lock"
   if ! flock -n "$LAB_LOCK_FD"; then
     refuse "$LAB_NAME is already running (pid $(cat "$lock" 2>/dev/null || echo '?')) in this checkout:" \
@@ -209,8 +269,9 @@ lab_begin() {
   else
     launch_begin "$1"
   fi
-  rm -rf "$OUT.tmp"
+  lab_rm_ours "$OUT.tmp" || exit 2
   mkdir -p "$OUT.tmp" || refuse "cannot create $OUT.tmp"
+  lab_mark_dir "$OUT.tmp"
   lab_on_exit lab_discard
 }
 # Daemons a run starts (an emulated cluster's, Slurm's) must not inherit
@@ -228,17 +289,17 @@ lab_job_done() { [ -n "${OUT:-}" ] && [ -d "$OUT.tmp" ] && echo "$1" >> "$OUT.tm
 # removed); training runs also keep their checkpoints (RESUME=1).
 lab_discard() {
   [ -n "${OUT:-}" ] && [ -d "$OUT.tmp" ] || return 0
-  if [ "${DRY_RUN:-0}" = 1 ]; then rm -rf "$OUT.tmp"; return 0; fi
+  if [ "${DRY_RUN:-0}" = 1 ]; then lab_rm_ours "$OUT.tmp"; return 0; fi
   local done=$OUT.tmp/.finished n=0 hint
   [ -f "$done" ] && n=$(wc -l < "$done")
   if [ "$n" -gt 0 ]; then
     find "$OUT.tmp" -newer "$done" -type f -delete 2>/dev/null
     rm -f "$done"
-    rm -rf "$OUT.partial"
+    lab_rm_ours "$OUT.partial" &&
     mv "$OUT.tmp" "$OUT.partial" &&
       note "the $n job(s) that finished left their outputs in $OUT.partial (a later run starts afresh, beside them)"
   else
-    rm -rf "$OUT.tmp"
+    lab_rm_ours "$OUT.tmp"
     note "no job finished: no results kept"
   fi
   if hint=$(launch_resume_hint); then note "$hint"; fi
@@ -271,9 +332,9 @@ lab_commit() {
       [ -d "$d" ] && [ ! -e "$OUT.tmp/$(basename "$d")" ] && mv "$d" "$OUT.tmp/"
     done
   fi
-  rm -rf "$OUT" "$OUT.partial"
+  lab_rm_ours "$OUT" "$OUT.partial" || exit 1
   rm -f "$OUT.tmp/.finished"
   mv "$OUT.tmp" "$OUT"
   if [ -n "${LAB_ARRAY_TASK:-}" ]; then note "array task $LAB_ARRAY_TASK: job $LAB_ARRAY_TASK of $LAB_JOB_COUNT in $OUT"; exit 0; fi
-  if [ -n "${LAB_ARRAY_MERGE:-}" ]; then rm -rf "$LAB_ARRAY_DIR"; fi
+  if [ -n "${LAB_ARRAY_MERGE:-}" ]; then lab_rm_ours "$LAB_ARRAY_DIR"; fi
 }

@@ -36,6 +36,12 @@ SIM_PLATFORM=$PLATFORM
 LAB_BIN=bin/sim
 SIM_PLATFORMS=$(cd "$SIM_DIR" && ls *.xml 2>/dev/null | sed 's/\.xml$//' | tr '\n' ' ')
 PLATFORM_XML=$SIM_DIR/$SIM_PLATFORM.xml
+# The name becomes part of paths (results/labN/sim-<name>, which a run
+# replaces whole): only a platform of the list, by its bare name.
+case " $SIM_PLATFORMS " in
+  *" $SIM_PLATFORM "*) ;;
+  *) echo "error: PLATFORM='$SIM_PLATFORM': not a platform of $SIM_DIR; one of: ${SIM_PLATFORMS:-none}" >&2; exit 2 ;;
+esac
 if [ ! -f "$PLATFORM_XML" ]; then
   echo "error: PLATFORM=$SIM_PLATFORM: no $PLATFORM_XML; available: ${SIM_PLATFORMS:-none}" >&2
   exit 2
