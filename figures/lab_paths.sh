@@ -7,6 +7,10 @@
 #   source figures/lab_paths.sh labN 'pattern of a result file'...
 LAB=$1
 shift
+# Drawing runs on this machine, not on a run's emulated hosts: the label of
+# what ran is in the results' own metadata (a program here would refuse a
+# DDL_NET that the run exported, and say so).
+unset DDL_NET DDL_NET_SETUP DDL_NET_HOST
 IN=${RESULTS:-results/$LAB}
 FIG=${FIGURES:-figures}
 TAB=${TABLES:-report/tables}

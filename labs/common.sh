@@ -22,6 +22,12 @@
 #   Ctrl-C, SIGTERM or SIGHUP alike (lab_on_exit registers a clean-up).
 
 LAB_NAME=$(basename "$(dirname "$0")")
+# What a run is labelled with (emulated network, simulated platform) is
+# set by the launcher that runs it (labs/net/net.sh, labs/platforms/sim.sh),
+# never taken from the caller's shell: a DDL_NET left there would label a
+# shared-memory run "emulated" (the programs check it too).
+unset DDL_NET DDL_NET_SETUP DDL_NET_HOST DDL_NET_HOSTS \
+  DDL_SIM_PLATFORM DDL_SIM_NETWORK DDL_SIM_HOST_SPEED DDL_SIM_PLATFORM_SPEED DDL_SIM_COLL_SELECTOR DDL_SIM_COMPUTE
 note() { echo "[$LAB_NAME] $*" >&2; }
 # A setting this lab cannot run with: one line, exit status 2, nothing made.
 refuse() { echo "error: $*" >&2; exit 2; }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "../util/cli.h"
 #include "../util/common.h"
 #include "../platform/placement.h"
@@ -105,6 +106,21 @@ static int take(const EnvRow *r, const char *v, DriverEnv *env)
     return -1;
 }
 
+/* 1 when this process runs in a network namespace other than the
+ * machine's (pid 1's): where labs/net's rsh agent or slurmd starts every
+ * rank of an emulated cluster. 0 when it is the machine's own, or when
+ * either cannot be read (only root can read pid 1's, and only root builds
+ * an emulated cluster). */
+static int in_separate_netns(void)
+{
+    char self[64], init[64];
+    ssize_t a = readlink("/proc/self/ns/net", self, sizeof self - 1);
+    ssize_t b = readlink("/proc/1/ns/net", init, sizeof init - 1);
+    if (a <= 0 || b <= 0) return 0;
+    self[a] = init[b] = '\0';
+    return strcmp(self, init) != 0;
+}
+
 int driver_env_read(DriverEnv *env)
 {
     memset(env, 0, sizeof *env);
@@ -112,6 +128,15 @@ int driver_env_read(DriverEnv *env)
     for (int i = 0; i < NROWS; i++) {
         const char *v = getenv(ROWS[i].name);
         if (v && *v && take(&ROWS[i], v, env) != 0) return -1;
+    }
+    /* The platform a run is labelled with comes from where it ran: a
+     * DDL_NET left in a shell would otherwise label a shared-memory run
+     * "emulated network", and the report would judge a network claim on
+     * it. */
+    if (env->net && !in_separate_netns()) {
+        fprintf(stderr, "warning: DDL_NET is set but this process runs in the machine's own network namespace, "
+                        "not on an emulated host (labs/net): the label is dropped\n");
+        env->net = env->net_setup = env->net_host = NULL;
     }
     return 0;
 }
