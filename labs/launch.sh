@@ -294,15 +294,20 @@ slurm_reachable() {
 
 # "2(x3),4" -> "2 2 2 4": a Slurm list of counts per node, expanded.
 slurm_counts() {
-  local part n r out=()
+  local part n r sum=0 min=
   IFS=, read -ra part <<<"$1"
   for n in "${part[@]}"; do
     r=1
     [[ $n =~ ^([0-9]+)\(x([0-9]+)\)$ ]] && { n=${BASH_REMATCH[1]}; r=${BASH_REMATCH[2]}; }
-    [[ $n =~ ^[0-9]+$ ]] || return 1
-    while [ "$r" -gt 0 ]; do out+=("$n"); r=$((r - 1)); done
+    # Counted, not spelled out ("1(x50000000)" is 50 million nodes), and
+    # at most 9 digits each, so the sums stay far inside bash's integers.
+    [[ $n =~ ^[0-9]{1,9}$ ]] && [[ $r =~ ^[0-9]{1,9}$ ]] || return 1
+    n=$((10#$n)) r=$((10#$r))
+    [ "$r" -ge 1 ] || return 1
+    sum=$(( sum + n * r ))
+    [ -z "$min" ] || [ "$n" -lt "$min" ] && min=$n
   done
-  [ ${#out[@]} -gt 0 ] && echo "${out[*]}"
+  [ -n "$min" ] && echo "$sum $min"
 }
 
 # Ask salloc for an allocation that returns at once (--no-shell): its id in
@@ -332,8 +337,7 @@ slurm_job_cpus() { # job [command prefix...]
   local job=$1; shift
   local counts show nodes
   if [ "$job" = "${SLURM_JOB_ID:-}" ] && counts=$(slurm_counts "${SLURM_JOB_CPUS_PER_NODE:-}"); then
-    LAUNCH_CPUS=$(tr ' ' '\n' <<<"$counts" | awk '{ s += $1 } END { print s }')
-    LAUNCH_NODE_CPUS=$(tr ' ' '\n' <<<"$counts" | sort -n | head -1)
+    LAUNCH_CPUS=${counts% *} LAUNCH_NODE_CPUS=${counts#* }
   else
     show=$("$@" scontrol show job "$job" 2>/dev/null)
     LAUNCH_CPUS=$(sed -n 's/.* NumCPUs=\([0-9]*\).*/\1/p' <<<"$show" | head -1)
@@ -531,8 +535,13 @@ launch_slurm_state() {
 # training runs' checkpoints (core/driver/resume.c), when any was written.
 # Nothing (status 1) otherwise: lab2's programs keep no checkpoints.
 launch_resume_hint() {
-  local again="make $LAB_NAME RESUME=1" root=${DDL_CHECKPOINT_ROOT:-results/checkpoints}
-  compgen -G "$root/*/checkpoint.txt" >/dev/null || return 1
+  local again="make $LAB_NAME RESUME=1" root=${DDL_CHECKPOINT_ROOT:-results/checkpoints} d found=
+  # Only this lab's trainings (folders <program>-<run>, core/driver/resume.c):
+  # the root is shared, and another lab's checkpoints are no reason to rerun this one.
+  for d in "$root/$LAB_NAME"-*/; do
+    [ -d "$d" ] && [ -n "$(find "$d" -maxdepth 3 -name checkpoint.txt -print -quit 2>/dev/null)" ] && { found=1; break; }
+  done
+  [ -n "$found" ] || return 1
   [ -n "${SLURM_JOB_ID:-}" ] && [ -z "${LAUNCH_OWN_JOB:-}" ] && [ -f "labs/slurm/$LAB_NAME.sbatch" ] &&
     again="sbatch --export=ALL,RESUME=1 labs/slurm/$LAB_NAME.sbatch"
   echo "training runs keep their checkpoints in $root: $again continues them"
