@@ -7,6 +7,8 @@ grader runs as root), a command runs
   - in new PID, mount, network, IPC and UTS namespaces (util-linux's
     unshare): it sees only its own processes, has no network but its own
     loopback, and when it ends the kernel kills everything it left behind;
+  - under a seccomp filter (nosock.py) that keeps it off the host's Unix
+    sockets, which a path reaches whatever the network namespace;
   - as an unprivileged uid of its own, picked at random for this grader
     and used by nothing else, with no capabilities and no_new_privs
     (setpriv): it cannot signal or trace anything outside, and the
@@ -28,6 +30,7 @@ import pwd
 import random
 import signal
 import subprocess
+import sys
 
 from fsafe import create_new, remove_tree
 
@@ -110,7 +113,7 @@ class Sandbox:
     def describe(self):
         if self.confined:
             return (f"confined: uid {self.uid}, namespaces (pid, mount, net, ipc, uts), read-only file system but "
-                    f"the work folder, prlimit")
+                    f"the work folder, no Unix sockets (seccomp), prlimit")
         return f"UNCONFINED: as uid {self.uid}, prlimit only (--unconfined)"
 
     def path(self, work, rel):
@@ -144,7 +147,7 @@ class Sandbox:
             # is (under /tmp or /dev/shm, the sandbox's private tmpfs would
             # hide it).
             argv = NAMESPACES + ["bash", SANDBOX_SH, "--work", work, "--uid", str(self.uid), "--status-fd", str(status),
-                                 "--show", self.root]
+                                 "--show", self.root, "--python", sys.executable]
             argv += [] if writable else ["--ro"]
             argv += ["--home-cwd"] if home_cwd else []
             for h in hide:

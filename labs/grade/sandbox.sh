@@ -4,7 +4,8 @@
 # the first process (PID 1) of new PID, mount, network, IPC and UTS
 # namespaces:
 #   unshare --pid --fork --kill-child --mount-proc --net --mount --ipc --uts -- \
-#     sandbox.sh --work DIR --uid N [--ro] [--show DIR]... [--hide DIR]... [--home-cwd] [--status-fd N] -- command...
+#     sandbox.sh --work DIR --uid N [--ro] [--show DIR]... [--hide DIR]... [--home-cwd] [--status-fd N]
+#       [--python PATH] -- command...
 # In this mount namespace (the host's mounts stay as they are) it makes
 # every mount read-only, mounts empty private tmpfs on /tmp and /dev/shm,
 # shows the work folder read-write (--ro: read-only) as /tmp/work, shows
@@ -13,7 +14,9 @@
 # the --hide folders under empty tmpfs, brings up the namespace's own
 # loopback (MPI's processes talk over it; there is no other interface),
 # and runs the command in /tmp/work (--home-cwd: /tmp/home, the
-# command's HOME) as uid N with no capabilities and no way to gain any.
+# command's HOME) as uid N with no capabilities and no way to gain any,
+# through nosock.py (run by --python, default python3): a seccomp filter
+# that keeps it off the host's Unix sockets.
 # When the command ends, this script ends, and the kernel kills whatever
 # the command left in the namespace (a daemon, a fork bomb).
 # Exit status: the command's (128 + N: killed by signal N); 125 with a
@@ -24,7 +27,7 @@ set -u
 status=2
 fail() { echo "grade-sandbox: $*" >&"$status"; exit 125; }
 
-work= uid= mode=rw cwd=/tmp/work
+work= uid= mode=rw cwd=/tmp/work python=python3
 hide=() show=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
     --show) show+=("$2"); shift 2 ;;
     --home-cwd) cwd=/tmp/home; shift ;;
     --status-fd) [[ $2 =~ ^[0-9]+$ ]] && status=$2; shift 2 ;;
+    --python) python=$2; shift 2 ;;
     --) shift; break ;;
     *) fail "unknown option '$1'" ;;
   esac
@@ -103,8 +107,10 @@ for h in ${hide[@]+"${hide[@]}"}; do
 done
 ip link set lo up 2>/dev/null || echo "grade-sandbox: note: no loopback in the sandbox (iproute2 missing?)" >&2
 cd "$cwd" || fail "cannot enter $cwd"
-# The command cannot write where the sandbox's own failures go.
-[ "$status" = 2 ] || eval "exec $status>&-"
-
-setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- "$@" &
+# The command cannot write where the sandbox's own failures go: nosock.py,
+# the last of the sandbox's own steps, closes that descriptor before it
+# execs the command (and writes there if its filter cannot be installed).
+nosock=$(dirname "${BASH_SOURCE[0]}")/nosock.py
+setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- \
+  "$python" -I -S "$nosock" --status-fd "$status" -- "$@" &
 wait $!
