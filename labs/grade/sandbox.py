@@ -13,8 +13,9 @@ grader runs as root), a command runs
     and used by nothing else, with no capabilities and no_new_privs
     (setpriv): it cannot signal or trace anything outside, and the
     process limit counts only its processes;
-  - on a read-only view of the file system, with private /tmp and
-    /dev/shm, writing only to its work folder (labs/grade/sandbox.sh);
+  - on a read-only view of the file system, with private /tmp, /dev/shm
+    and message queues, writing only to its work folder
+    (labs/grade/sandbox.sh);
   - under per-process limits on CPU time, address space, file size,
     open files and core dumps, and a process limit (prlimit);
   - with an environment of the grader's choosing (env -i), stdin from

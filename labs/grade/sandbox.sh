@@ -7,7 +7,8 @@
 #     sandbox.sh --work DIR --uid N [--ro] [--show DIR]... [--hide DIR]... [--home-cwd] [--status-fd N]
 #       [--python PATH] -- command...
 # In this mount namespace (the host's mounts stay as they are) it makes
-# every mount read-only, mounts empty private tmpfs on /tmp and /dev/shm,
+# every mount read-only, mounts empty private tmpfs on /tmp and /dev/shm
+# and this IPC namespace's own message queues over every mqueue mount,
 # shows the work folder read-write (--ro: read-only) as /tmp/work, shows
 # each --show folder (the build) read-only where it was when those tmpfs
 # hid it (a checkout under /tmp or /dev/shm), hides
@@ -75,17 +76,26 @@ done
 # there, and some cannot be remounted. /proc/self/mountinfo escapes blanks
 # in paths as \040; its fields: id parent dev root point options ... - type.
 set -f
-while read -r line; do
+mapfile -t mounts < /proc/self/mountinfo  # read whole first: the loop adds mounts
+for line in "${mounts[@]}"; do
   fields=(${line%% - *}) post=${line#* - }
-  point=${fields[4]} opts=${fields[5]}
+  point=${fields[4]} opts=${fields[5]} type=${post%% *}
+  case $point in *\\*) point=$(printf '%b' "$point") ;; esac
+  # A message-queue file system shows the queues of the IPC namespace
+  # that mounted it: the host's, whose queues a file made there (or
+  # mq_open through it) would create, to outlive the run. This IPC
+  # namespace's own queues are mounted over it, gone with the run.
+  if [ "$type" = mqueue ]; then
+    mount -t mqueue -o nosuid,nodev,noexec mqueue "$point" || fail "cannot mount a private mqueue on $point"
+    continue
+  fi
   case ",$opts," in *,ro,*) continue ;; esac
-  case ${post%% *} in
-    proc | sysfs | cgroup | cgroup2 | devpts | devtmpfs | mqueue | nsfs | bpf | tracefs | debugfs | securityfs | \
+  case $type in
+    proc | sysfs | cgroup | cgroup2 | devpts | devtmpfs | nsfs | bpf | tracefs | debugfs | securityfs | \
       pstore | configfs | fusectl | binfmt_misc | autofs | efivarfs | hugetlbfs) continue ;;
   esac
-  case $point in *\\*) point=$(printf '%b' "$point") ;; esac
   mount -o remount,bind,ro "$point" 2>/dev/null || fail "cannot make $point read-only"
-done < /proc/self/mountinfo
+done
 set +f
 mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /tmp || fail "cannot mount a private /tmp"
 mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /dev/shm || fail "cannot mount a private /dev/shm"
