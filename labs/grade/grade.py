@@ -178,19 +178,21 @@ def hidden_from_sandbox(paths):
     return sorted(hide)
 
 
-def tidy_work(work):
-    """After an item: keep the source and object for a look, drop the
-    programs, tapes and whatever else the submission's code made, and take
-    the rest back from the sandbox's uid: root's, nothing world-writable
-    (the submission owned the folder, and may have made it mode 1777 or
-    its files 0777)."""
+def tidy_work(work, keep):
+    """After an item: keep the source and object for a look (keep: their
+    two names, which the grader chose), drop the programs, tapes and
+    whatever else the submission's code made, under any name (20,000
+    files named like sources once stayed, owned by root), and take the
+    rest back from the sandbox's uid: root's, nothing world-writable (the
+    submission owned the folder, and may have made it mode 1777 or its
+    files 0777). The work folder is the grader's own, made empty for this
+    item: everything else in it was made by the run."""
     if not os.path.isdir(work) or os.path.islink(work):
         return
     for name in os.listdir(work):
         p = os.path.join(work, name)
         st = os.lstat(p)
-        if not stat.S_ISREG(st.st_mode) or not name.endswith((".c", ".o")) or st.st_size > (8 << 20) or \
-                not name.isprintable():
+        if name not in keep or not stat.S_ISREG(st.st_mode) or st.st_size > (8 << 20):
             remove_tree(p)
         else:
             take_back(p, 0o644)
@@ -228,7 +230,7 @@ def grade_submission(path, items, code, args):
             except Exception as e:  # the grader reports, it never dies on one item
                 o = Outcome(item, "error", f"grader error: {type(e).__name__}: {e}")
         try:
-            tidy_work(os.path.join(d, "work"))
+            tidy_work(os.path.join(d, "work"), (item.what, item.name + ".o") if item.kind == "code" else ())
         except OSError as e:  # said, not fatal: the item was graded
             print(f"grade: {shown(sub.name)} {item.lab}/{item.name}: could not tidy its work folder: {visible(str(e))}",
                   file=sys.stderr)
