@@ -19,6 +19,8 @@ class Verdict:
     reason: str         # one line built from the numbers
     platform: str = ""  # where the numbers come from, in a few words (labs.section sets it)
     summary: str = ""   # page 1's short form: each claim's name and outcome (rules.combine); "" = reason
+    claims: list = field(default_factory=list)  # rules.Claim, each with its register key and falsifier
+    checks: list = field(default_factory=list)  # ddlab's arithmetic against itself: not claims
 
     def __post_init__(self):
         if self.state not in VERDICTS:
@@ -32,6 +34,7 @@ class Table:
     rows: list          # lists of cells (text), as many as the header
     align: str = ""     # one of l/r/c per column; "" = l then r
     note: str = ""      # a line under the table (provenance)
+    widths: list = None # the PDF's column widths (fractions of the line) for a table of sentences; None = natural
 
 
 @dataclass
@@ -78,6 +81,8 @@ class Section:
     how_to_show: str = ""        # where the finding shows when this run cannot
     appendix: list = field(default_factory=list)  # Figure
     problems: list = field(default_factory=list)  # the lab's, before any platform
+    register: Table = None       # the seed's claims register for this lab, each row's outcome here
+    counts: tuple = ()           # (claims in the register, judged here, held here)
 
     @property
     def headline(self):
@@ -90,7 +95,11 @@ class Section:
         h = self.headline
         if not h:
             return "no verdict", "; ".join(self.problems), "-"
-        return h.verdict.state, h.verdict.summary or h.verdict.reason, h.verdict.platform or where_of(h.platform)
+        why = h.verdict.summary or h.verdict.reason
+        if self.counts:
+            total, judged, held = self.counts
+            why = f"{judged} of the seed's {total} claims judged, {held} held. {why}"
+        return h.verdict.state, why, h.verdict.platform or where_of(h.platform)
 
 
 @dataclass

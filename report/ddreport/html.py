@@ -124,6 +124,8 @@ def section(s, files):
         out.append(finding_box(head))
     out.append(f"<p><b>The seed's question.</b> {text(s.question)} ({text(s.seed.cite())})</p>")
     out.append("<p><b>What the seed reported.</b></p>" + items([f"{ref}: {t}." for ref, t in s.quotes]))
+    if s.register:
+        out.append("<p><b>The seed's claims, one by one.</b></p>" + table(s.register))
     if head:
         if head.table:
             out.append(table(head.table))

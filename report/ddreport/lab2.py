@@ -1,5 +1,6 @@
 """lab2 - allreduce algorithms and the seed's accuracy gap (seed 002)."""
 import glob
+import math
 import os
 import re
 
@@ -45,7 +46,16 @@ APPENDIX = [
                                      "{0} at its full size."),
 ]
 RINGS = ("ring", "ring_async")
+# The seed's comparator: its "allreduce" is MPI_Allreduce (it calls it
+# tree/butterfly), and the butterfly is Rabenseifner's recursive halving +
+# doubling. The binomial tree and recursive doubling are ddlab's extras,
+# shown in the table but not what the seed compared with.
+RIVALS = ("mpi", "rabenseifner")
 TREES = ("tree", "recdoubling")
+# "As the message grows" is about the right end of the seed's Figures 9-15:
+# the 3 largest sizes of the sweep, and a lead at a majority of them (2 of
+# 3), so that one noisy size decides nothing.
+SIZES = 3
 
 
 def quotes(seed):
@@ -66,19 +76,101 @@ def largest(folder, prefix):
     return max(found)[1] if found else None
 
 
-def bench_claim(path, platform):
+def sweep(path):
+    """A bench-npN.csv as {alg: {bytes: (median_us, min_us)}} and its ranks."""
     bench = csvdata.read(path, need=("alg", "bytes", "median_us", "ranks"))
-    size = max(int(r["bytes"]) for r in bench.rows)
-    t = {r["alg"]: rules.num(r, "median_us") for r in bench.rows if int(r["bytes"]) == size}
-    if "ring" not in t or not any(a in t for a in TREES):
-        raise csvdata.DataError(f"{path}: no ring or tree/butterfly row at {size} bytes")
-    ranks = bench.rows[0]["ranks"]
-    others = ", ".join(f"{a} {rules.fmt(t[a] / 1e3)}" for a in TREES if a in t)
-    wins = all(t["ring"] < t[a] for a in TREES if a in t)
-    claim = rules.network_claim(platform, wins, "ring fastest", "ring not fastest",
-                                f"{rules.size(size)} at {ranks} ranks in {rules.fmt(t['ring'] / 1e3)} ms, {others} ms "
-                                "(seed: the ring scales better)", SHOWN_BY)
-    return bench, size, t, claim
+    out = {}
+    for r in bench.rows:
+        med = rules.num(r, "median_us")
+        low = csvdata.num(r.get("min_us"))
+        out.setdefault(r["alg"], {})[int(rules.num(r, "bytes"))] = (med, med if low != low else low)
+    return bench, out, int(rules.num(bench.rows[0], "ranks"))
+
+
+def leads(t, ring, sizes):
+    """Per size: (the ring's median, the fastest rival's fastest repeat,
+    which rival). A lead counts only where the ring's median is below every
+    rival's fastest repeat (min_us): a lead a rival's own repeats reach is
+    inside the noise of the 5+ repeats the sweep times."""
+    out = []
+    for b in sizes:
+        rival = min((a for a in RIVALS if b in t.get(a, {})), key=lambda a: t[a][b][1])
+        out.append((t[ring][b][0], t[rival][b][1], rival))
+    return out
+
+
+def speed_claims(path, platform, seed):
+    """The seed's Figures 9-15: the ring and the async ring faster than
+    MPI_Allreduce and Rabenseifner at the largest sizes, the lead growing
+    with the size. Judged on a network at the seed's 80 processes; at fewer
+    ranks "not shown at this scale" (a sim-wits80 run judges it)."""
+    bench, t, ranks = sweep(path)
+    if "ring" not in t or not any(a in t for a in RIVALS):
+        raise csvdata.DataError(f"{path}: no ring, MPI_Allreduce or Rabenseifner rows")
+    sizes = sorted(set(t["ring"]).intersection(*[set(t[a]) for a in RIVALS if a in t]))[-SIZES:]
+    need = len(sizes) // 2 + 1
+    seed_ranks = int(seed.value("processes"))
+    claims = []
+    for ring, key, name in (("ring", "lab2.speed", "ring"), ("ring_async", "lab2.async", "async ring")):
+        if ring not in t or not set(sizes) <= set(t[ring]):
+            claims.append(rules.not_judged(f"{name} faster than MPI_Allreduce and Rabenseifner",
+                                           f"no {ring} rows in {os.path.basename(path)}", key))
+            continue
+        won = leads(t, ring, sizes)
+        wins = sum(a < b for a, b, _ in won)
+        numbers = (f"{wins} of the {len(sizes)} largest sizes at {ranks} ranks (" +
+                   ", ".join(f"{rules.size(b)}: {name} {rules.fmt(a / 1e3)} ms, {r} {rules.fmt(m / 1e3)} ms"
+                             for b, (a, m, r) in zip(sizes, won)) + f"; seed: the rings ahead at {seed_ranks})")
+        fals = (f"MPI_Allreduce or Rabenseifner (fastest repeat) were at or below the {name}'s median at "
+                f"{len(sizes) - need + 1} of the {len(sizes)} largest sizes")
+        claims.append(scaled(platform, ranks, seed_ranks, wins >= need, f"{name} faster than MPI_Allreduce and "
+                             "Rabenseifner", f"{name} not faster than MPI_Allreduce and Rabenseifner", numbers, key,
+                             fals))
+    best = {b: min(t[a][b][0] for a in RINGS if b in t.get(a, {})) for b in sizes}
+    lead = [min(t[a][b][0] for a in RIVALS if b in t.get(a, {})) / best[b] for b in sizes]
+    grows = len(sizes) > 1 and lead[-1] > lead[0] and lead[-1] > 1
+    claims.append(scaled(platform, ranks, seed_ranks, grows, "lead growing with the message",
+                         "lead not growing with the message",
+                         "the best rival's time / the faster ring's " + ", ".join(
+                             f"{x:.2f}x at {rules.size(b)}" for b, x in zip(sizes, lead)) + f" ({ranks} ranks)",
+                         "lab2.growth", f"the ratio at {rules.size(sizes[-1])} were at most {lead[0]:.2f}x (its value "
+                         f"at {rules.size(sizes[0])}) or at most 1"))
+    return bench, sizes[-1], {a: v.get(sizes[-1], (math.nan,))[0] for a, v in t.items()}, claims
+
+
+def scaled(platform, ranks, seed_ranks, ok, held, not_held, numbers, key, falsifier):
+    """A claim about the seed's 80 processes: on shared memory not shown
+    here; on a network with fewer ranks "not shown at this scale" (its
+    numbers said); at 80 or more judged."""
+    if platform.kind not in rules.NETWORKED:
+        return rules.network_claim(platform, ok, held, not_held, numbers, SHOWN_BY, key, falsifier)
+    if ranks < seed_ranks:
+        return rules.not_judged(held, f"not shown at this scale: {ranks} ranks, the seed's {seed_ranks} ({numbers}); "
+                                      "`make lab2 PLATFORM=wits80` judges it", key, falsifier)
+    return rules.claim(ok, held, not_held, numbers, key, falsifier)
+
+
+def fewer_claim(folder, platform):
+    """Section 2: "as the number of processes decreases this advantage
+    diminishes": the rings' lead at the largest common size, at the fewest
+    and at the most ranks swept on this platform."""
+    runs = []
+    for p in glob.glob(os.path.join(folder, "bench-np*.csv")):
+        _, t, ranks = sweep(p)
+        if "ring" in t and any(a in t for a in RIVALS):
+            runs.append((ranks, t))
+    held = "lead smaller at fewer ranks"
+    if len(runs) < 2:
+        return rules.not_judged(held, "one rank count swept here (bench-npN.csv)", "lab2.fewer")
+    runs.sort(key=lambda x: x[0])
+    def lead(t):
+        b = max(set(t["ring"]).intersection(*[set(t[a]) for a in RIVALS if a in t]))
+        return min(t[a][b][0] for a in RIVALS if a in t) / min(t[a][b][0] for a in RINGS if b in t.get(a, {})), b
+    (lo_lead, lo_b), (hi_lead, hi_b) = lead(runs[0][1]), lead(runs[-1][1])
+    return rules.network_claim(platform, lo_lead < hi_lead, held, "lead not smaller at fewer ranks",
+                               f"{lo_lead:.2f}x at {runs[0][0]} ranks ({rules.size(lo_b)}), {hi_lead:.2f}x at "
+                               f"{runs[-1][0]} ({rules.size(hi_b)})", SHOWN_BY, "lab2.fewer",
+                               f"the lead at {runs[0][0]} ranks were at least the {hi_lead:.2f}x at {runs[-1][0]}")
 
 
 def evaluate(platform, seed):
@@ -90,25 +182,14 @@ def evaluate(platform, seed):
                                                     largest(os.path.dirname(os.path.normpath(platform.dir)), "train"))
     if not bench_path or not train_path:
         raise csvdata.DataError(f"{platform.dir}: no bench-npN.csv or train-npN.csv (a partial run?)")
-    bench, size, t, scaling = bench_claim(bench_path, platform)
+    bench, size, t, speed = speed_claims(bench_path, platform, seed)
     train = csvdata.read(train_path, need=("alg", "test_accuracy", "accuracy_minus_reference", "ranks"))
     algs = sorted({r["alg"] for r in train.rows}, key=lambda a: (a != "mpi", a))
     acc = {a: [100 * rules.num(r, "test_accuracy") for r in train.where(alg=a)] for a in algs}
     gap = {a: [100 * rules.num(r, "accuracy_minus_reference") for r in train.where(alg=a)] for a in algs}
-    rings = [g for a in RINGS if a in gap for g in gap[a]]
-    if not rings:
-        raise csvdata.DataError(f"{train_path}: no ring run")
+    claims = speed + [fewer_claim(platform.dir, platform), gap_claim(gap, train, train_path, platform, seed)]
     lo, hi = seed.value("ring_acc_gap_low"), seed.value("ring_acc_gap_high")
-    worst = min(rings)
-    spread = max(abs(g) for a in algs for g in gap[a])
-    native = "" if os.path.dirname(train_path) == os.path.normpath(platform.dir) else ", the native run's training"
-    gap_claim = rules.disagreement(
-        worst <= -lo, "ring accuracy gap", "no ring accuracy gap",
-        f"ring - MPI_Allreduce {rules.span(min(rings), max(rings))} points at {train.rows[0]['ranks']} ranks{native} "
-        f"(seed: -{lo:.0f} to -{hi:.0f})", RING_CHECKED_BY,
-        f"a flaw in its ring code (its text names that or rounding; rounding moved ddlab's accuracy by at most "
-        f"{spread:.2f} points)")
-    busbw = {r["alg"]: r.get("busbw_GBs", "") for r in bench.rows if int(r["bytes"]) == size}
+    busbw = {r["alg"]: r.get("busbw_GBs", "") for r in bench.rows if int(rules.num(r, "bytes")) == size}
     rows = []
     for a in algs:
         mean_acc = sum(acc[a]) / len(acc[a])
@@ -127,8 +208,35 @@ def evaluate(platform, seed):
     first = max(csvdata.num(r.get("maxdiff_first_step")) for r in train.rows)
     final = max(csvdata.num(r.get("maxdiff_final")) for r in train.rows)
     notes = [f"Summing in another order (each algorithm's bracketing) moved the weights by at most {first:.2g} "
-             f"after the first step and {final:.2g} at the end, and the accuracy by at most {spread:.2f} points: "
-             "rounding does not make a gap of 7-10 points (labs/lab2/README.md, exercise 5, asks what would)."]
+             f"after the first step and {final:.2g} at the end: labs/lab2/README.md, exercise 5, asks what fault "
+             "would make a gap of 7-10 points."]
     if rules.synthetic(train.meta):
         notes.append("Synthetic MNIST: accuracies compare the algorithms with each other, not with the seed's.")
-    return Finding(platform, rules.combine([scaling, gap_claim]), table=table, notes=notes, meta=train.meta)
+    return Finding(platform, rules.combine(claims), table=table, notes=notes, meta=train.meta)
+
+
+def gap_claim(gap, train, train_path, platform, seed):
+    """Figure 16: the rings "consistently 7-10% lower" than MPI_Allreduce.
+    Consistently: every ring row (the max over the rings, the one nearest
+    MPI) at least 7 points below. Rounding's reach is measured on the
+    algorithms that are not rings (each sums in its own order), so that a
+    uniform ring gap cannot explain itself away as rounding. A cause is
+    named only where a result shows one; ddlab's results show none, so the
+    text says "cause unknown" and what rounding moved."""
+    rings = [g for a in RINGS if a in gap for g in gap[a]]
+    if not rings:
+        raise csvdata.DataError(f"{train_path}: no ring run")
+    lo, hi = seed.value("ring_acc_gap_low"), seed.value("ring_acc_gap_high")
+    others = [abs(g) for a in gap if a not in RINGS and a != "mpi" for g in gap[a]]
+    rounding = (f"rounding moved the other algorithms ({', '.join(a for a in gap if a not in RINGS and a != 'mpi')}) "
+                f"by at most {max(others):.2f} points" if others else "no algorithm other than the rings and MPI was "
+                "trained, so rounding's reach was not measured")
+    native = "" if os.path.dirname(train_path) == os.path.normpath(platform.dir) else ", the native run's training"
+    nearest = max(rings)
+    return rules.disagreement(
+        nearest <= -lo, "ring accuracy gap", "no ring accuracy gap",
+        f"ring - MPI_Allreduce {rules.span(min(rings), nearest)} points at {train.rows[0]['ranks']} ranks{native}, "
+        f"{rounding} (seed: -{lo:.0f} to -{hi:.0f} at {seed.value('processes'):.0f})", RING_CHECKED_BY,
+        "cause unknown (no fault of the seed's plausible ones is shown by these results to give 7-10 points; "
+        "labs/lab2/README.md, exercise 5, lists the faults to try)", "lab2.gap",
+        f"any ring row were less than {lo:.0f} points below MPI_Allreduce (the nearest is {nearest:+.2f})")

@@ -11,7 +11,7 @@ the results cannot give a verdict)."""
 import re
 
 from . import csvdata, lab1, lab2, lab3, lab4, lab5, lab6, runs
-from .doc import Figure, Finding, Section, Verdict
+from .doc import Figure, Finding, Section, Table, Verdict
 
 LABS = {1: lab1, 2: lab2, 3: lab3, 4: lab4, 5: lab5, 6: lab6}
 KEY_FIGURES = 3
@@ -88,6 +88,7 @@ def section(n, results, seeds, root, commit):
     head = s.headline
     if mod.SHOWS_ON and (head is None or head.platform.kind not in mod.SHOWS_ON):
         s.how_to_show = mod.HOW_TO_SHOW
+    s.register, s.counts = register(n, seed, head)
     platform_run(s, runs.record(results, n), mod)
     if not findings:
         s.problems.append(f"not run yet: `make lab{n}` (or `make figures`) writes results/lab{n}/")
@@ -105,3 +106,40 @@ def platform_run(s, rec, mod):
                           f"{rec.get('why', '?')} (`{rec.get('command', '?')}`)")
     elif status == "not available" and s.how_to_show:
         s.how_to_show += f" This machine has neither ({rec.get('why', '?')}): `{rec.get('command', '?')}` elsewhere."
+
+
+def register(n, seed, head):
+    """The seed's claims register for lab n (report/seeds/claims.csv) as a
+    table with each claim's outcome on the headline platform (held, failed,
+    not shown here, not judged and why) and its falsifier, and the counts
+    page 1 gives: (claims, judged, held). Checks of ddlab's own arithmetic
+    are listed but never counted as claims."""
+    rows = [r for r in seed.claims if r["lab"] == str(n)]
+    if not rows:
+        return None, ()
+    verdict = head.verdict if head else None
+    found = {c.key: c for c in (verdict.claims + verdict.checks if verdict else [])}
+    out, total, judged, held = [], 0, 0, 0
+    for r in rows:
+        c = found.get(r["rule"]) if r["rule"] else None
+        is_claim = r["kind"] == "claim"
+        total += is_claim
+        if c is None:
+            outcome = (f"not judged: {r['why_not_judged']}" if not r["rule"] or not verdict else
+                       f"no verdict here ({verdict.state}: the results do not give it)")
+            if r["kind"] == "check" and not r["rule"]:
+                outcome = f"a check, not a claim: {r['why_not_judged']}"
+            falsifier = ""
+        else:
+            judged += is_claim and c.state in ("held", "failed")
+            held += is_claim and c.state == "held"
+            outcome = ("check " if r["kind"] == "check" else "") + c.state + ": " + c[1].split(": ", 1)[-1]
+            falsifier = c.falsifier
+        out.append([r["claim"], f"{r['words']} ({r['where']})", f"{r['comparator']}; {r['conditions']}",
+                     outcome, falsifier or "-"])
+    table = Table(caption=f"The claims register of seed {seed.id} for lab {n} (report/seeds/claims.csv): each "
+                          "headline claim, the seed's comparator and conditions, its outcome on the headline "
+                          "platform, and the numbers that would have made it read the other way.",
+                  header=["Claim", "The seed's words (where)", "Comparator; conditions", "Here", "Would read otherwise if"],
+                  rows=out, align="lllll", widths=[0.08, 0.26, 0.2, 0.28, 0.18])
+    return table, (total, judged, held)

@@ -55,6 +55,13 @@ def header_cell(text):
 
 def table(t):
     align = t.align or "l" + "r" * (len(t.header) - 1)
+    if t.widths:  # sentences in cells: wrapped in columns of fixed width, never scaled down
+        align = "".join(r">{\raggedright\arraybackslash}p{" + f"{w:.2f}" + r"\linewidth}" for w in t.widths)
+        return "\n".join([r"\begin{table}[H]\centering\scriptsize", r"\caption{" + tex(t.caption) + "}",
+                          r"\begin{tabular}{@{}" + align + "@{}}", r"\toprule",
+                          " & ".join(header_cell(h) for h in t.header) + r" \\", r"\midrule"] +
+                         [" & ".join(tex(str(c)) for c in row) + r" \\" for row in t.rows] +
+                         [r"\bottomrule", r"\end{tabular}", r"\end{table}"])
     lines = [r"\begin{table}[H]\centering\small", r"\caption{" + tex(t.caption) + "}",
              r"\ddlabfit{\begin{tabular}{" + align + "}", r"\toprule",
              " & ".join(header_cell(h) for h in t.header) + r" \\", r"\midrule"]
@@ -156,6 +163,9 @@ def section(s, pics):
     out.append(r"\paragraph{The seed's question.} " + tex(s.question) + " (" + tex(s.seed.cite()) + ")")
     out.append(r"\paragraph{What the seed reported.}")
     out.append(itemize([f"{ref}: {text}." for ref, text in s.quotes]))
+    if s.register:
+        out.append(r"\paragraph{The seed's claims, one by one.}")
+        out.append(table(s.register))
     if head:
         if head.table:
             out.append(table(head.table))

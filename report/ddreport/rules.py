@@ -61,10 +61,53 @@ def fmt(v, digits=3):
     return f"{v:,.{places}f}" if abs(v) >= 1e4 else f"{v:.{places}f}"
 
 
-def claim(ok, held, not_held, numbers):
+class Claim(tuple):
+    """One of the seed's claims as a rule judged it: (held, text), held
+    True, False, None (not shown on this platform: network_claim) or
+    NOT_JUDGED (judged nowhere at these numbers: the noise is too large, the
+    scale is not the seed's); with `key`, the register's rule id
+    (report/seeds/claims.csv), and `falsifier`, what numbers would have
+    made it read the other way, so that a reader can check the rule without
+    opening Python. A tuple, so that (ok, text) = claim still reads it."""
+
+    def __new__(cls, ok, text, key="", falsifier=""):
+        c = super().__new__(cls, (ok, text))
+        c.key, c.falsifier = key, falsifier
+        return c
+
+    @property
+    def state(self):
+        return {True: "held", False: "failed", None: "not shown here"}.get(self[0], "not judged")
+
+
+NOT_JUDGED = "not judged"
+
+
+def claim(ok, held, not_held, numbers, key="", falsifier=""):
     """One of the seed's claims tested: (ok, "held: numbers") or
     (ok, "not_held: numbers"): the reason says which way it went first."""
-    return ok, f"{held if ok else not_held}: {numbers}"
+    return Claim(bool(ok), f"{held if ok else not_held}: {numbers}", key, falsifier)
+
+
+def not_judged(held, why, key="", falsifier=""):
+    """A claim the rule reads but cannot decide at these numbers: "held:
+    not judged: why" (the noise is larger than half the distance to
+    chance, the run is not at the seed's scale)."""
+    return Claim(NOT_JUDGED, f"{held}: not judged: {why}", key, falsifier)
+
+
+def capped(tol, compared, chance, held, key, falsifier, judge):
+    """The rule for every "alike" claim: a noise band never exceeds half
+    the distance between the compared accuracy and chance (a band that
+    wide could call a model at chance "alike" one that learned), else the
+    claim says "not judged: noise too large at this profile"; otherwise
+    judge() makes the Claim."""
+    room = (compared - chance) / 2
+    if tol > room:
+        return not_judged(held, f"noise too large at this profile ({tol:.1f} points, more than half the "
+                                f"{compared - chance:.1f} points between {compared:.1f}% and chance's "
+                                f"{chance:.0f}%)", key, falsifier)
+    return judge()
 
 
 # Platforms with a network that costs something: an emulated network, a
@@ -72,23 +115,23 @@ def claim(ok, held, not_held, numbers):
 NETWORKED = ("net", "sim")
 
 
-def network_claim(platform, ok, held, not_held, numbers, shown_by):
+def network_claim(platform, ok, held, not_held, numbers, shown_by, key="", falsifier=""):
     """A claim only a network that costs something can show. On one
     machine's shared memory it is not judged, whichever way its numbers
     point: (None, "held: not shown here ... shown by <command>")."""
     if platform.kind in NETWORKED:
-        return claim(ok, held, not_held, numbers)
-    return None, f"{held}: not shown here, on shared memory ({numbers}); {shown_by} shows it"
+        return claim(ok, held, not_held, numbers, key, falsifier)
+    return Claim(None, f"{held}: not shown here, on shared memory ({numbers}); {shown_by} shows it", key, falsifier)
 
 
-def disagreement(ok, held, not_held, numbers, checked_by, cause):
+def disagreement(ok, held, not_held, numbers, checked_by, cause, key="", falsifier=""):
     """A claim on which ddlab's numbers may contradict the seed's: when they
     do, the text names the check that makes ddlab's number trustworthy and
-    the seed's likely cause."""
+    what is known of the seed's cause (named only where shown)."""
     ok, text = claim(ok, held, not_held, numbers)
     if not ok:
-        text += f"; ddlab's number is checked by {checked_by}; the seed's likely cause: {cause}"
-    return ok, text
+        text += f"; ddlab's number is checked by {checked_by}; the seed's cause: {cause}"
+    return Claim(ok, text, key, falsifier)
 
 
 def label(text):
@@ -96,23 +139,32 @@ def label(text):
     return text.split(": ", 1)[0]
 
 
-def combine(claims):
+def combine(claims, checks=()):
     """One verdict from the seed's claims, each (held, text) with held True,
-    False or None (not shown on this platform: network_claim). Any claim
-    not shown: "not shown here"; else all hold: reproduced; none: not
-    reproduced; some: partly, and the reason says which held first."""
-    judged = [(ok, text) for ok, text in claims if ok is not None]
+    False, None (not shown on this platform: network_claim) or NOT_JUDGED
+    (rules.not_judged: counted neither way). Any claim not shown: "not
+    shown here"; else all judged hold: reproduced; none: not reproduced;
+    some: partly, and the reason says which held first; none judged at
+    all: no verdict. checks: ddlab's arithmetic checked against itself
+    (lab5's bytes), listed after the claims and never counted as one."""
+    claims = [c if isinstance(c, Claim) else Claim(*c) for c in claims]
+    judged = [c for c in claims if c[0] in (True, False)]
     held = [text for ok, text in judged if ok]
-    if len(judged) < len(claims):
+    shown = [c for c in claims if c[0] is not NOT_JUDGED]
+    if len(judged) < len(shown):
         state = "not shown here"
+    elif not judged:
+        state = "no verdict"
     else:
-        state = "reproduced" if len(held) == len(claims) else "not reproduced" if not held else "partly"
+        state = "reproduced" if len(held) == len(judged) else "not reproduced" if not held else "partly"
     reason = "; ".join(text for _, text in claims)
     if state == "partly":
-        reason = f"{len(held)} of {len(claims)} claims held ({', '.join(label(t) for t in held)}); {reason}"
+        reason = f"{len(held)} of {len(judged)} claims held ({', '.join(label(t) for t in held)}); {reason}"
     elif state == "not shown here" and judged:
         reason += f" (of the claims judged here, {len(held)} of {len(judged)} held)"
-    return Verdict(state, reason, summary=summary(claims))
+    if checks:
+        reason += "; checks of ddlab's own arithmetic (not claims): " + "; ".join(t for _, t in checks)
+    return Verdict(state, reason, summary=summary(claims), claims=claims, checks=list(checks))
 
 
 def summary(claims):
@@ -122,7 +174,7 @@ def summary(claims):
     made the table of verdicts too long for page 1."""
     parts = []
     for ok, text in claims:
-        part = label(text) + (": not shown here" if ok is None else "")
+        part = label(text) + (": not shown here" if ok is None else ": not judged" if ok is NOT_JUDGED else "")
         checked = re.search(r"ddlab's number is checked by ([^;(]+)", text)
         if checked:
             part += f" (ddlab's number checked by {checked.group(1).strip()})"

@@ -18,6 +18,7 @@ class Seed:
         self.source = row["source"]
         self.question = row["question"]
         self.tables = tables      # name -> csvdata.Data
+        self.claims = []          # the register's rows of this seed (claims.csv)
 
     def table(self, name):
         try:
@@ -47,4 +48,15 @@ def load(folder):
             name = os.path.basename(path)[len(row["seed"]) + 1:-len(".csv")]
             tables[name] = csvdata.read(path)
         seeds[row["seed"]] = Seed(row, tables)
+    path = os.path.join(folder, REGISTER)
+    if os.path.exists(path):
+        need = ("lab", "claim", "seed", "kind", "words", "where", "comparator", "conditions", "rule", "why_not_judged")
+        for row in csvdata.read(path, need=need).rows:
+            if row["seed"] in seeds:
+                seeds[row["seed"]].claims.append(row)
     return seeds
+
+
+# The claims register: every headline claim of each seed, with the rule that
+# judges it or why none does (report/README.md, "The claims register").
+REGISTER = "claims.csv"
