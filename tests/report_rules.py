@@ -155,19 +155,23 @@ case(3, "the seed's own Table 1, one seed", lab3_table(seed_t, seed_acc), "partl
 # than two standard errors on 2000 test images (2.2) when nothing measured the run-to-run spread.
 native3 = lab3_table({"1": 0.254, "2a": 0.231, "2b": 0.232, "3": 0.235}, {"1": 15.6, "2a": 12.2, "2b": 11.8, "3": 13.0})
 case(3, "native shared memory (measured)", native3, "not shown here",
-     must=("not shown here, on shared memory", "make lab3 NET=1gbit NP=2", "PLATFORM=cluster4", "1 of 2 held",
+     must=("not shown here, on shared memory", "make lab3 NET=1gbit NP=2", "PLATFORM=cluster4", "2 of 3 held",
            "two standard errors on 2000 test examples"))
-case(3, "the same times on an emulated network", native3, "partly", "net", must=("1 of 3 claims held",))
+case(3, "the same times on an emulated network", native3, "partly", "net", must=("2 of 4 claims held",))
 # The same with Task 1 repeated: the spread over its seeds covers the tasks' 3.8 points.
 native3r = lab3_table({"1": 0.254, "2a": 0.231, "2b": 0.232, "3": 0.235}, {"1": 15.6, "2a": 12.2, "2b": 11.8, "3": 13.0},
                       (12.1, 17.9))
 case(3, "native shared memory, Task 1 repeated", native3r, "not shown here", must=("2 of 2 held", "over 3 seeds"))
 # The quick profile's 2 seeds of Task 1 (illustrative numbers in the shape of a real-CIFAR-10 run, 2000 test
-# images): the 4 tasks' min-max (3.0) is judged against what 4 draws of the 2 seeds' noise span on average
-# (1.8 points x 2.059 / 1.128 = 3.3), not against the 2 seeds' min-max itself (1.8, under the 2.2 binomial floor).
+# images): no band is scaled up from 2 values (the rule once made 3.3 points of these 2 seeds' 1.8), so the 4
+# tasks' 3.0 points are judged against the 2.2-point binomial floor: apart.
 real2 = lab3_table(seed_t, {"1": 15.0, "2a": 12.8, "2b": 13.5, "3": 15.8}, (13.2,))
-case(3, "2 seeds 1.8 apart, the tasks 3.0 apart", real2, "reproduced", "net",
-     must=("accuracies alike", "over 2 seeds", "x1.83 for the span of 4 tasks"), meta={"test_examples": "2000"})
+case(3, "2 seeds 1.8 apart, the tasks 3.0 apart", real2, "partly", "net",
+     must=("accuracies apart", "two standard errors on 2000"), meta={"test_examples": "2000"})
+# Gaps inside a band wider than half the distance to chance are not judged: Task 1's 3 seeds 6 points apart
+# (a band of 7.3 for 4 tasks) on accuracies of 16-19%.
+case(3, "3 seeds 6 points apart on accuracies near 17%", lab3_table(seed_t, seed_acc, (13.0, 19.0)), "reproduced", "net",
+     must=("accuracies alike: not judged: noise too large at this profile",))
 case(3, "2 seeds 0.4 apart, the tasks 3.0 apart", lab3_table(seed_t, {"1": 15.0, "2a": 12.8, "2b": 13.5, "3": 15.8},
                                                             (14.6,)),
      "partly", "net", must=("accuracies apart", "two standard errors on 2000"), meta={"test_examples": "2000"})
@@ -186,10 +190,10 @@ def with_bn(files, bn, acc):
 
 real_acc = {"1": 13.40, "2a": 12.75, "2b": 14.90, "3": 15.80}
 real_bn = {"1": "track", "2a": "off", "2b": "off", "3": "broadcast"}
+# The 2 values of 2a and 2b are no longer scaled up to a band of 3.9: the tasks' 3.05 points are apart.
 case(3, "real CIFAR-10 Table 1 (measured), rounding's noise", with_bn(lab3_table(seed_t, real_acc, (14.05,)),
                                                                        real_bn, real_acc),
-     "reproduced", "net", must=("accuracies alike", "2 tasks that train the same update", "12.8%, 14.9%",
-                                "x1.83 for the span of 4 tasks"), meta={"test_examples": "2000"})
+     "partly", "net", must=("accuracies apart",), meta={"test_examples": "2000"})
 case(3, "the same without the summaries: the seeds' noise alone", lab3_table(seed_t, real_acc, (14.05,)),
      "partly", "net", must=("accuracies apart",), meta={"test_examples": "2000"})
 tight_acc = dict(real_acc, **{"1": 9.0, "2a": 14.7})

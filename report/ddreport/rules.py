@@ -96,16 +96,17 @@ def not_judged(held, why, key="", falsifier=""):
     return Claim(NOT_JUDGED, f"{held}: not judged: {why}", key, falsifier)
 
 
-def capped(tol, compared, chance, held, key, falsifier, judge):
+def capped(alike, tol, compared, chance, held, key, falsifier, judge, noise=""):
     """The rule for every "alike" claim: a noise band never exceeds half
     the distance between the compared accuracy and chance (a band that
-    wide could call a model at chance "alike" one that learned), else the
-    claim says "not judged: noise too large at this profile"; otherwise
-    judge() makes the Claim."""
+    wide could call a model at chance "alike" one that learned). Where the
+    gap is inside a band that wide, the claim says "not judged: noise too
+    large at this profile" instead of passing; a gap beyond the band is
+    "apart" whatever the band (judge() makes the Claim either way)."""
     room = (compared - chance) / 2
-    if tol > room:
-        return not_judged(held, f"noise too large at this profile ({tol:.1f} points, more than half the "
-                                f"{compared - chance:.1f} points between {compared:.1f}% and chance's "
+    if alike and tol > room:
+        return not_judged(held, f"noise too large at this profile ({noise or f'{tol:.1f} points'}, more than "
+                                f"half the {compared - chance:.1f} points between {compared:.1f}% and chance's "
                                 f"{chance:.0f}%)", key, falsifier)
     return judge()
 

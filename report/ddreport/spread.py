@@ -105,10 +105,11 @@ MEAN_RANGE = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704, 8: 2.8
 def span_of(measured, k):
     """What k values of the noise that moved `measured` over its seeds
     span on average: its min-max scaled by d2(k) / d2(seeds). The
-    min-max itself when there is one seed (no spread to scale) or k is
-    the number of seeds."""
+    min-max itself when there are fewer than 3 seeds (one has no spread;
+    two give one difference, too little to scale up: 2 values 1.8 points
+    apart would make a 3.3-point band) or k is the number of seeds."""
     n = len(measured.values)
-    if n < 2 or k == n:
+    if n < 3 or k == n:
         return measured.spread
     if n not in MEAN_RANGE or k not in MEAN_RANGE:
         raise ValueError(f"span_of: {n} seeds, {k} values: 2 to {max(MEAN_RANGE)} each")
