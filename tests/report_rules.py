@@ -236,7 +236,13 @@ case(4, "less per round and in total, 31% then 89% (the seed's Figure 3)", lab4_
 # 5 workers, real MNIST (labs/lab4/README.md): pairs at 12 iterations 84.8% against the
 # all-reduce's 83.0%, 92.2% at 24; more bytes in total with the seed's extra iterations.
 case(4, "more in total, no loss at equal iterations (measured)", lab4_files(130, 84.8, 92.2, 83.0), "partly",
-     must=("2 of 4 claims held", "tests/mpi_group_avg.c", "closed form", "docker stats"))
+     must=("1 of 3 claims held", "tests/mpi_group_avg.c", "closed form", "docker stats",
+           "nothing was lost at 12 iterations"))
+# "won back" only after a loss: pairs at 18 iterations below their own 12 (the measured 64.6% -> 59%) read
+# "won back" under the old rule, as nothing was lost; now it is not judged, and after a loss it fails.
+case(4, "no loss at 12, pairs at 18 below their own 12", lab4_files(90, 64.6, 59.0, 63.4), "partly",
+     must=("won back with more iterations: not judged",))
+case(4, "a loss at 12, pairs at 18 no better", lab4_files(90, 31, 33, 91), "partly", must=("not won back",))
 case(4, "no Figure 3 bars", {"table2.csv": lab4_files(90, 31, 89)["table2.csv"],
                              "fig3.csv": [{"label": "all-reduce", "iterations": 12, "accuracy": 0.9}]}, "no verdict")
 

@@ -1,5 +1,5 @@
 """lab4 - group / pairwise averaging vs full allreduce (seed 000)."""
-from . import rules
+from . import csvdata, rules, spread
 from .doc import Finding, Table
 
 TITLE = "Group and pairwise averaging vs all-reduce"
@@ -24,11 +24,18 @@ APPENDIX = [
     (r"lab4-lga-consensus", "Consensus distance for local gradient aggregation (0: every worker holds the same "
                             "weights)."),
 ]
-EQUAL = 5.0  # accuracy points within which two configurations count as equal
+# Two accuracies differ when they are more than two standard errors of the
+# difference apart on the run's test set (spread.binomial: a stated
+# statistical choice; lab4 runs one seed, so the test set's noise is the
+# noise measured). "Won back" (the seed: "increasing the number of
+# iterations effectively recovers the lost accuracy", 31% -> 89% against
+# 91%): at least half of the loss at equal iterations recovered, and a gain
+# beyond the noise.
+RECOVERED = 0.5
 # What makes ddlab's byte counts trustworthy, and why the seed's totals
 # differ (labs/lab4/README.md).
 BYTES_CHECKED_BY = "tests/mpi_group_avg.c and tests/e2e_lab4.sh (every rank's bytes equal the closed form)"
-BYTES_CAUSE = ("its docker stats counted all its containers' traffic (about 100 TB a run, nearly all of it not the "
+BYTES_CAUSE = ("not tested here; by ddlab's reading its docker stats counted all its containers' traffic (about 100 TB a run, nearly all of it not the "
                "averaging); by the closed form, 14 of its 15 schedules with fewer passes send as much as the "
                "all-reduce or more (a round saves at most half, its extra iterations cost 1.25-2.25x)")
 
@@ -88,20 +95,16 @@ def evaluate(platform, seed):
     pairs = sorted((it, v) for (label, it), v in acc.items() if label == "k=1")
     if not ar12 or len(pairs) < 2:
         raise rules.csvdata.DataError(f"{fig.path}: not the three bars of Figure 3")
-    f3 = {(r["config"], int(r["iterations"])): float(r["accuracy_pct"]) for r in seed.table("figure3").rows}
-    (it_lo, p_lo), (it_hi, p_hi) = pairs[0], pairs[-1]
-    claims = [
-        rules.claim(max(per_round) < 1.0, "pairs send less per round", "pairs do not send less per round",
-                    f"{min(per_round):.2f}-{max(per_round):.2f}x the all-reduce's bytes at 3+ workers (seed: less)"),
-        rules.disagreement(less_total == total, "less in total", "not less in total",
-                           f"{less_total} of {total} rows with fewer passes and the seed's extra iterations (seed: all)",
-                           BYTES_CHECKED_BY, BYTES_CAUSE),
-        rules.claim(p_lo < ar12[0] - EQUAL, "pairs lose accuracy at equal iterations",
-                    "no loss at equal iterations", f"pairs {p_lo:.1f}% vs all-reduce {ar12[0]:.1f}% at {it_lo} "
-                    f"(seed: {f3['pairwise', 12]:.0f}% vs {f3['all-reduce', 12]:.0f}%)"),
-        rules.claim(p_hi >= ar12[0] - EQUAL, "won back with more iterations", "not won back",
-                    f"{p_hi:.1f}% at {it_hi} (seed: {f3['pairwise', 18]:.0f}% at 18)"),
-    ]
+    n = csvdata.num(mine.meta.get("test_examples", fig.meta.get("test_examples")))
+    checks = [rules.claim(max(per_round) < 1.0, "pairs send less per round", "pairs do not send less per round",
+                          f"{min(per_round):.2f}-{max(per_round):.2f}x the all-reduce's bytes at 3+ workers, as "
+                          "the closed form says (a design fact)", "lab4.per_round")]
+    claims = [rules.disagreement(less_total == total, "less in total", "not less in total",
+                                 f"{less_total} of {total} rows with fewer passes and the seed's extra iterations "
+                                 "(seed: all)", BYTES_CHECKED_BY, BYTES_CAUSE, "lab4.total",
+                                 "any row with fewer passes sent at least as many bytes as its all-reduce")]
+    claims += figure3_claims(ar12[0], pairs, n, seed)
+    claims.append(trend_claim(ours, n, seed))
     table = Table(
         caption=f"The seed's {seed.ref('table2')} beside ddlab's: traffic relative to the all-reduce at the same "
                 "worker count (the seed's docker-stats terabytes, ddlab's exact bytes of the averaging) and "
@@ -117,4 +120,70 @@ def evaluate(platform, seed):
              "are the one comparison the two can share."]
     if rules.synthetic(mine.meta):
         notes.append("Synthetic MNIST: accuracies compare the configurations with each other only.")
-    return Finding(platform, rules.combine(claims), table=table, notes=notes, meta=mine.meta)
+    return Finding(platform, rules.combine(claims, checks), table=table, notes=notes, meta=mine.meta)
+
+
+def band(a, b, n):
+    """Two standard errors of the difference of two accuracies (points) on
+    n test examples; None when the results do not say n."""
+    return spread.binomial(a, b, n) if n and n > 0 else None
+
+
+def figure3_claims(ar, pairs, n, seed):
+    """Figure 3 at 5 workers: pairs lose accuracy at equal iterations (the
+    seed: 31% against 91%) and win it back with more (89% at 18); "won
+    back" is judged only after a loss."""
+    f3 = {(r["config"], int(r["iterations"])): float(r["accuracy_pct"]) for r in seed.table("figure3").rows}
+    (it_lo, p_lo), (it_hi, p_hi) = pairs[0], pairs[-1]
+    seed_text = (f"seed: {f3['pairwise', 12]:.0f}% vs {f3['all-reduce', 12]:.0f}% at 12, "
+                 f"{f3['pairwise', 18]:.0f}% at 18")
+    b = band(p_lo, ar, n)
+    if b is None:
+        why = "the results do not say how many test examples (test_examples), so no noise band"
+        return [rules.not_judged("pairs lose accuracy at equal iterations", why, "lab4.loss"),
+                rules.not_judged("won back with more iterations", why, "lab4.wonback")]
+    lost = ar - p_lo > b
+    loss = rules.claim(lost, "pairs lose accuracy at equal iterations", "no loss at equal iterations",
+                       f"pairs {p_lo:.1f}% vs all-reduce {ar:.1f}% at {it_lo}, noise {b:.1f} points ({seed_text})",
+                       "lab4.loss", f"the pairs at {it_lo} iterations were above {ar - b:.1f}%")
+    if not lost:
+        back = rules.not_judged("won back with more iterations", f"nothing was lost at {it_lo} iterations "
+                                f"({p_lo:.1f}% vs {ar:.1f}%), so nothing could be won back (pairs at {it_hi}: "
+                                f"{p_hi:.1f}%)", "lab4.wonback")
+    else:
+        gain_band = band(p_hi, p_lo, n)
+        need = p_lo + RECOVERED * (ar - p_lo)
+        back = rules.claim(p_hi >= need and p_hi - p_lo > gain_band, "won back with more iterations", "not won back",
+                           f"{p_hi:.1f}% at {it_hi}, {p_lo:.1f}% at {it_lo}, all-reduce {ar:.1f}% ({seed_text})",
+                           "lab4.wonback", f"the pairs at {it_hi} iterations were below {max(need, p_lo + gain_band):.1f}% "
+                           f"(half the loss recovered, and a gain beyond {gain_band:.1f} points of noise)")
+    return [loss, back]
+
+
+def trend_claim(ours, n, seed):
+    """Table 2's accuracies over worker counts: at every worker count the
+    fewest-pass row (the most iterations) at least as accurate as the
+    all-reduce, within the noise (the seed: 89.2-96.8% against 66.9-95.8%)."""
+    worst = None
+    for p, rows in sorted(ours.items()):
+        ar = [r for r in rows if r["label"] == "all-reduce"]
+        few = min((r for r in rows if r["label"] != "all-reduce"), key=lambda r: rules.num(r, "passes"), default=None)
+        if not ar or few is None:
+            continue
+        a, f = rules.num(ar[0], "accuracy_pct"), rules.num(few, "accuracy_pct")
+        b = band(a, f, n)
+        if b is None:
+            return rules.not_judged("fewest passes as accurate at every worker count", "the results do not say how "
+                                    "many test examples (test_examples), so no noise band", "lab4.trend")
+        short = (a - f) - b  # > 0: below the all-reduce beyond the noise
+        if worst is None or short > worst[0]:
+            worst = (short, p, f, a, b)
+    if worst is None:
+        raise rules.csvdata.DataError("table2.csv: no worker count with an all-reduce and a row with fewer passes")
+    short, p, f, a, b = worst
+    return rules.claim(short <= 0, "fewest passes as accurate at every worker count",
+                       "fewest passes less accurate somewhere", f"the worst: {p} workers, {f:.1f}% against the "
+                       f"all-reduce's {a:.1f}%, noise {b:.1f} points (seed: 89.2-96.8% against 66.9-95.8%)",
+                       "lab4.trend", "at any worker count the fewest-pass row fell more than the noise below the "
+                       "all-reduce's")
+
