@@ -44,6 +44,9 @@ NAMESPACES = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--n
 # below 2^32 - 2 ("nobody" on some systems).
 UID_RANGE = (3_000_000_000, 3_900_000_000)
 WORK_INSIDE = "/tmp/work"
+# What runs nosock.py as the sandbox's uid: the system's python first, as
+# the grader's own may sit where that uid cannot go (a pyenv under /root).
+PYTHON = next((p for p in ("/usr/bin/python3", sys.executable) if os.access(p, os.X_OK)), "python3")
 
 
 class Limits:
@@ -148,7 +151,7 @@ class Sandbox:
             # is (under /tmp or /dev/shm, the sandbox's private tmpfs would
             # hide it).
             argv = NAMESPACES + ["bash", SANDBOX_SH, "--work", work, "--uid", str(self.uid), "--status-fd", str(status),
-                                 "--show", self.root, "--python", sys.executable]
+                                 "--show", self.root, "--python", PYTHON]
             argv += [] if writable else ["--ro"]
             argv += ["--home-cwd"] if home_cwd else []
             for h in hide:

@@ -16,7 +16,7 @@
 # loopback (MPI's processes talk over it; there is no other interface),
 # and runs the command in /tmp/work (--home-cwd: /tmp/home, the
 # command's HOME) as uid N with no capabilities and no way to gain any,
-# through nosock.py (run by --python, default python3): a seccomp filter
+# through nosock.py (run by --python, default /usr/bin/python3): a seccomp filter
 # that keeps it off the host's Unix sockets.
 # When the command ends, this script ends, and the kernel kills whatever
 # the command left in the namespace (a daemon, a fork bomb).
@@ -28,7 +28,9 @@ set -u
 status=2
 fail() { echo "grade-sandbox: $*" >&"$status"; exit 125; }
 
-work= uid= mode=rw cwd=/tmp/work python=python3
+nosock=$(realpath "$(dirname "${BASH_SOURCE[0]}")/nosock.py")  # before any cd
+work= uid= mode=rw cwd=/tmp/work python=/usr/bin/python3
+[ -x "$python" ] || python=python3
 hide=() show=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -120,7 +122,6 @@ cd "$cwd" || fail "cannot enter $cwd"
 # The command cannot write where the sandbox's own failures go: nosock.py,
 # the last of the sandbox's own steps, closes that descriptor before it
 # execs the command (and writes there if its filter cannot be installed).
-nosock=$(dirname "${BASH_SOURCE[0]}")/nosock.py
 setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- \
   "$python" -I -S "$nosock" --status-fd "$status" -- "$@" &
 wait $!
