@@ -271,9 +271,13 @@ def self_check_item(items):
     return next((i for i in code if (i.lab, i.name) == ("lab5", "fp16_round")), code[0] if code else None)
 
 
-def code_grader(args, v, items):
+def code_grader(args, v, items, hide):
     """A CodeGrader, or why submission code cannot run here (said once on
-    stderr; every code item then reports it as an error)."""
+    stderr; every code item then reports it as an error). hide: the
+    folders the sandbox hides while grading, hidden in the self-check too:
+    a toolchain that only works where they are seen (a compiler in the
+    submissions' folder) must fail there, as a grader error, and not in
+    every student's compile."""
     confined = os.geteuid() == 0 and not args.unconfined
     if os.geteuid() != 0 and not args.unconfined:
         return ("not graded: running a submission's code confined needs root (to give it a uid of its own and "
@@ -283,7 +287,8 @@ def code_grader(args, v, items):
     if closed:
         why = (f"the sandbox's unprivileged user cannot read the build: {closed} is closed to other users "
                f"(chmod o+rx it, or keep the repository elsewhere)")
-    grader = CodeGrader(Toolchain(ROOT, v), Expected(ROOT, v), Sandbox(confined, ROOT), args.timeout)
+    grader = CodeGrader(Toolchain(ROOT, v), Expected(ROOT, v), Sandbox(confined, ROOT), args.timeout,
+                        hide=hide if confined else ())
     known_good = self_check_item(items)
     if not why and known_good:
         scratch = tempfile.mkdtemp(prefix="ddlab-grade-")
@@ -294,7 +299,8 @@ def code_grader(args, v, items):
         if failed:
             why = (f"the grader's sandbox cannot build a known-good item here ({short(failed, 300)}): a grader "
                    f"error, not the students'; it needs util-linux's unshare, setpriv and prlimit, a kernel that "
-                   f"allows namespaces and the reference build (make); or pass --unconfined")
+                   f"allows namespaces, the reference build (make), and a compiler (CC={v.get('CC', '?')}) that "
+                   f"the sandbox sees: not under the submissions' folders, which it hides; or pass --unconfined")
     if why:
         print(f"grade: code items cannot be graded: {why}", file=sys.stderr)
         return "not graded: " + why
@@ -348,11 +354,11 @@ def main():
         if r.returncode != 0:
             die("the reference build failed (make)", 1)
     v = make_vars()
-    code = code_grader(args, v, items)
-    confined = isinstance(code, CodeGrader) and code.sandbox.confined
+    # The folders and what the sandbox hides are settled first: the
+    # self-check (code_grader) runs in the confinement grading will use.
+    confined = os.geteuid() == 0 and not args.unconfined
     chosen = [(s,) + check_folder(s, confined) for s in args.submissions]
-    if isinstance(code, CodeGrader):
-        code.hide = hidden_from_sandbox([p for _, p, why in chosen if p])
+    code = code_grader(args, v, items, hidden_from_sandbox([p for _, p, why in chosen if p]))
     status = 0
     summary = [("submission", "points", "max_points", "complete")]
     for sub, path, why in chosen:
