@@ -12,7 +12,7 @@
 #     links under the tapes' and the test program's names, and its work
 #     folder mode 1777;
 #   - a symbolic link given as the submission folder, and (as root) a
-#     submission at the repository's top level, beside the repository:
+#     submission beside the repository (in the folder that holds it):
 #     each refused with its own line, nothing written where they lead.
 # Each bad submission gets its own line and report, the rest are graded;
 # no name from a submission starts a line of a report; nothing the grader
@@ -45,7 +45,7 @@ lab5_results "$named"
 all=("$good" "$deep" "$rdir" "$xff" "$forged" "$steer" "$named" "$subs/g7link")
 top=
 if [ ${#unconfined[@]} = 0 ]; then
-  top=$PWD/grade-e2e-toplevel-$$
+  top=$(dirname "$PWD")/ddlab-grade-e2e-beside-$$
   trap 'rm -rf "$tmp" "$top"' EXIT
   lab5_results "$top" && all+=("$top")
 fi

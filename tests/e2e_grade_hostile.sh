@@ -35,9 +35,10 @@ fi
 # (a world-writable folder outside them), @ROOT@ and @SUB@ are filled in.
 # They live outside /tmp (the sandbox has a private one), so the sandbox
 # must hide their folder (their neighbours) and keep the world-writable
-# folder beside it read-only.
+# folder read-only; and outside the repository (the grader refuses a
+# submission inside it).
 mark=ddlab-hostile-$$-$RANDOM
-hroot=$(mktemp -d "$PWD/build/grade-e2e.XXXXXX") outside=$(mktemp -d "$PWD/build/grade-e2e-outside.XXXXXX")
+hroot=$(mktemp -d /var/tmp/ddlab-grade-e2e.XXXXXX) outside=$(mktemp -d "$PWD/build/grade-e2e-outside.XXXXXX")
 trap 'rm -rf "$tmp" "$hroot" "$outside"' EXIT
 chmod 1777 "$outside"
 hsubs=() hcapped=()

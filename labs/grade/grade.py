@@ -307,6 +307,14 @@ def code_grader(args, v, items, hide):
     return grader
 
 
+def inside_checkout(given):
+    """The folder's real path when it is the repository or inside it (a
+    lab's own folder, labs/lab5: grading would write into the source
+    tree), else None."""
+    path = os.path.realpath(given)
+    return path if path == ROOT or path.startswith(ROOT + os.sep) else None
+
+
 def check_folder(given, confined):
     """(the folder to grade, None) or (None, why it is not graded): a
     symbolic link is not followed (the reports would be written where it
@@ -349,6 +357,11 @@ def main():
     for s in args.submissions:
         if not os.path.isdir(s):
             die(f"{shown(s)}: not a folder")
+        inside = inside_checkout(s)
+        if inside:
+            die(f"{shown(s)}: inside the repository ({shown(inside)} is in {shown(ROOT)}): grading writes .grade/ and "
+                f"grade-report.* into the folder, which would put them in the source tree; copy the submission to a "
+                f"folder of its own outside the repository (subs/<name>)")
     if not args.no_build:
         r = subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "all"])
         if r.returncode != 0:
