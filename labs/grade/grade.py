@@ -115,6 +115,17 @@ def make_vars():
 
 # ---- reports -------------------------------------------------------------------
 
+# A spreadsheet takes a cell that starts with one of these for a formula
+# (a submission folder named =HYPERLINK(...) would be one in --summary);
+# OWASP's advice: a single quote before it, so it is shown as text.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_rows(rows):
+    """rows with every text cell that a spreadsheet would run neutralised."""
+    return [[f"'{c}" if isinstance(c, str) and c.startswith(FORMULA_START) else c for c in r] for r in rows]
+
+
 def write_reports(sub, outcomes, elapsed, confinement, tests):
     total = sum(o.points for o in outcomes)
     most = sum(o.item.points for o in outcomes)
@@ -123,7 +134,7 @@ def write_reports(sub, outcomes, elapsed, confinement, tests):
     for o in outcomes:
         rows.append((o.item.lab, o.item.name, o.points, o.item.points, o.passed, visible(o.reason)))
     text = io.StringIO()
-    csv.writer(text).writerows(rows)
+    csv.writer(text).writerows(csv_rows(rows))
     sub.write_output("grade-report.csv", text.getvalue())
     md = [f"# Grade report: {shown(sub.name)}", "",
           f"**{total} / {most} points**" + (f"; {len(ungraded)} item(s) could not be graded" if ungraded else ""), "",
@@ -395,7 +406,7 @@ def main():
             status = 1
     if args.summary:
         with open(args.summary, "w", newline="") as f:
-            csv.writer(f).writerows(summary)
+            csv.writer(f).writerows(csv_rows(summary))
     sys.exit(status)
 
 
