@@ -25,6 +25,7 @@ only; needs the reference build (make), binutils' nm, and util-linux
 
 import argparse
 import csv
+import fcntl
 import glob
 import io
 import os
@@ -326,6 +327,47 @@ def inside_checkout(given):
     return path if path == ROOT or path.startswith(ROOT + os.sep) else None
 
 
+def lock_dir(v):
+    """Where the grader keeps its locks: the build's grade folder (the
+    grader's own, never inside a submission), or, where this user cannot
+    write there, a folder of its own under the temporary folder."""
+    d = os.path.join(ROOT, v["BUILD"], "grade", "locks")
+    try:
+        os.makedirs(d, exist_ok=True)
+        if os.access(d, os.W_OK):
+            return d
+    except OSError:
+        pass
+    d = os.path.join(tempfile.gettempdir(), f"ddlab-grade-locks-{os.getuid()}")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    st = os.lstat(d)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+        die(f"{d} is not a folder of this user's alone: cannot keep the grader's locks there", 1)
+    return d
+
+
+def lock_submission(path, locks):
+    """(descriptor holding an exclusive lock on the folder, None), or
+    (None, the pid of the grader holding it). Graders of one folder at
+    once wrote its .grade/ and reports over each other ("does not compile:
+    Permission denied", FileExistsError, the report of whichever ended
+    last). The lock file is named by the folder's device and inode, so
+    every path to it takes the same lock, and it lives in the grader's
+    folder (locks), where a submission can put no link."""
+    st = os.stat(path)
+    fd = os.open(os.path.join(locks, f"{st.st_dev}-{st.st_ino}.lock"),
+                 os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+        os.close(fd)
+        return None, holder
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd, None
+
+
 def check_folder(given, confined):
     """(the folder to grade, None) or (None, why it is not graded): a
     symbolic link is not followed (the reports would be written where it
@@ -385,12 +427,19 @@ def main():
     code = code_grader(args, v, items, hidden_from_sandbox([p for _, p, why in chosen if p]))
     status = 0
     summary = [("submission", "points", "max_points", "complete")]
+    locks = lock_dir(v)
     for sub, path, why in chosen:
+        lock, holder = (None, None) if why else lock_submission(path, locks)
+        if holder:
+            why = (f"being graded by another grader (pid {holder}) right now: not graded here; run it again when "
+                   f"that one has finished")
         if not why:
             try:
                 total, most, incomplete = grade_submission(path, items, code, args)
             except Exception as e:  # one submission never ends the run: it gets its own line
                 why = f"grader error: {type(e).__name__}: {visible(str(e))}"
+            finally:
+                os.close(lock)
         if why:
             print(f"{shown(sub)}: not graded: {why}")
             summary.append((shown(sub), 0, 0, "no"))
