@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# ddl-test-pass: optimised: the verdict rules are Python on result files the test writes; no C runs
+# e2e_report_mutations.sh - every judged claim of the report can fail
+# (tests/report_mutations.py: for each claim an edit that makes ddlab wrong
+# flips it, one inside the noise does not), and numbers that cannot be true
+# or folders a run left unfinished are refused (tests/report_inputs.py).
+# A few seconds; prints ok / not ok lines.
+set -u
+cd "$(dirname "$0")/.."
+command -v python3 >/dev/null 2>&1 || { echo "skip - report mutations: python3 not installed (make deps)"; exit 0; }
+st=0
+python3 tests/report_mutations.py || st=1
+python3 tests/report_inputs.py || st=1
+exit $st
