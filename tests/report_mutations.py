@@ -167,6 +167,22 @@ def ring_gaps(files, alg, gap):
 # (lab, claim key, "wrong" (ddlab wrong: the claim must fail) or "noise" (within the noise: it must hold),
 #  what the edit is, the edit)
 MUTATIONS = [
+    # Just beyond the noise band (two standard errors on the 10000 test examples): a rule whose band were
+    # widened would keep these; the edits far outside any band below would not show it.
+    (1, "lab1.accuracy", "wrong", "accuracy 17.6% (1.3 points from the seed's, the band 1.1)",
+     lambda f: put(f, "vgg11-cifar10-summary.csv", "test_accuracy", "0.176")),
+    (3, "lab3.alike", "wrong", "Task 3 at 42.4% (2.4 points from Task 1, the band 1.4)",
+     lambda f: put(f, "table1.csv", "test_accuracy_pct", "42.4", task="3")),
+    (4, "lab4.trend", "wrong", "pairs at 5 workers at 88.5% (1.5 below, the band 0.9)",
+     lambda f: put(f, "table2.csv", "accuracy_pct", "88.5", label="k=1", workers=5)),
+    (5, "lab5.alike", "wrong", "FedAvg at 37.5% (2.5 below C-SGD, the band 1.4)",
+     lambda f: put(f, "accuracy.csv", "final_pct", "37.5", label="FL_BS256_FP32")),
+    (5, "lab5.fp16", "wrong", "C-SGD at 38.0% in FP16 (2.0 below, the band 1.4)",
+     lambda f: put(f, "accuracy.csv", "final_pct", "38.0", label="C_SGD_BS256_FP16")),
+    (6, "lab6.acc_cnn", "wrong", "MobileNetV2 at 70.5% at 2 workers (2.4 below, the band 1.3)",
+     lambda f: put(f, "lab6.csv", "test_accuracy_pct", "70.5", workload="mobilenetv2-fashion", workers=2)),
+    (6, "lab6.acc_dnn", "wrong", "the DNN at 71.5% at 2 workers (2.3 below, the band 1.2)",
+     lambda f: put(f, "lab6.csv", "test_accuracy_pct", "71.5", workload="sdss_dnn-sdss", workers=2)),
     (1, "lab1.learns", "wrong", "accuracy 11% (learned nothing)", lambda f: put(f, "vgg11-cifar10-summary.csv",
                                                                                "test_accuracy", "0.11")),
     (1, "lab1.learns", "noise", "accuracy 16.5%", lambda f: put(f, "vgg11-cifar10-summary.csv", "test_accuracy",
