@@ -141,5 +141,5 @@ def register(n, seed, head):
                           "headline claim, the seed's comparator and conditions, its outcome on the headline "
                           "platform, and the numbers that would have made it read the other way.",
                   header=["Claim", "The seed's words (where)", "Comparator; conditions", "Here", "Would read otherwise if"],
-                  rows=out, align="lllll", widths=[0.08, 0.26, 0.2, 0.28, 0.18])
+                  rows=out, align="lllll", widths=[0.12, 0.22, 0.15, 0.25, 0.16])
     return table, (total, judged, held)

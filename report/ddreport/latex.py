@@ -163,8 +163,7 @@ def section(s, pics):
     out.append(r"\paragraph{The seed's question.} " + tex(s.question) + " (" + tex(s.seed.cite()) + ")")
     out.append(r"\paragraph{What the seed reported.}")
     out.append(itemize([f"{ref}: {text}." for ref, text in s.quotes]))
-    if s.register:
-        out.append(r"\paragraph{The seed's claims, one by one.}")
+    if s.register:  # its caption names it: a run-in \paragraph heading would wait for the next text
         out.append(table(s.register))
     if head:
         if head.table:
