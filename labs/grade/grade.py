@@ -175,7 +175,7 @@ def grade_results(item, sub, log):
     refused = d and sub.refusal_under(os.path.relpath(d, sub.path))
     if refused:
         return Outcome(item, "no", refused)
-    passed, reason = results_check.check(sub.path, item.lab, item.what, log)
+    passed, reason = results_check.check_bounded(sub.path, item.lab, item.what, log)
     return Outcome(item, passed, reason)
 
 

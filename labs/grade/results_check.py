@@ -53,7 +53,11 @@ import io
 import json
 import math
 import os
+import resource
+import select
+import signal
 import subprocess
+import time
 
 # (lab, dataset, profile) -> plausible final test accuracy (fraction). Quick
 # profiles train briefly (lab3: 39 VGG-11 steps on 10k CIFAR images reach
@@ -82,6 +86,17 @@ ACCURACY = {
     ("lab6", "fashion-mnist", "paper"): (0.60, 1.0),
     ("lab6", "sdss", "paper"): (0.80, 1.0),
 }
+# Bounds on what a check reads and keeps (a 20 MB CSV of 5.2 million
+# rows once took 7 min 37 s, 2.3 GB of memory and 1.07 GB of logs). The
+# labs' own files are far below them: a few thousand rows, a few MB.
+MAX_TABLE_BYTES = 16 << 20   # a CSV or its JSON twin larger is not read
+MAX_ROWS = 200_000           # a CSV with more lines is not parsed
+MAX_LAB_BYTES = 64 << 20     # CSV files of one lab read in all; the rest are not
+MAX_LOGGED = 50              # failures written to the log per check; the rest counted
+# Each results item is checked in a child process under these: whatever
+# the files hold, the grader's memory and time per item stay bounded.
+CHECK_MEMORY = 768 << 20     # address space of the child
+CHECK_SECONDS = 300          # wall clock (and CPU seconds) of the child
 REQUIRED_META = ("program", "git", "date", "host", "ranks", "mpi", "profile", "seed", "device")
 # Files each lab must have handed in (globs under results/labN/).
 REQUIRED_FILES = {"lab1": ("*-summary.csv",), "lab2": ("bench-np*.csv", "train-np*.csv"), "lab3": ("table1.csv", "task*-summary.csv"),
@@ -102,19 +117,36 @@ def results_dir(sub, lab):
     return None
 
 
+def size_problem(name, size, what="results file"):
+    if size > MAX_TABLE_BYTES:
+        return (f"{name}: {size / (1 << 20):.0f} MiB, more than the {MAX_TABLE_BYTES >> 20} MiB a {what} may have "
+                f"(not read)")
+    return None
+
+
 class Table:
-    def __init__(self, path):
+    def __init__(self, path, skip=None):
+        """skip: why the file is not read at all (the lab's bound)."""
         self.path = path
         self.name = os.path.basename(path)
         self.meta, self.header, self.rows, self.problems = {}, [], [], []
+        if skip:
+            self.problems.append(f"{self.name}: {skip}")
+            return
         # A results file is UTF-8 text with a "# key: value" block, a
         # header and rows (core/results/csv.c); anything else is
         # unparseable, and every results item of its lab then scores 0.
         try:
             with open(path, "rb") as f:
-                raw = f.read()
+                why = size_problem(self.name, os.fstat(f.fileno()).st_size)
+                raw = b"" if why else f.read(MAX_TABLE_BYTES + 1)
         except OSError as e:
             self.problems.append(f"{self.name}: unreadable ({e.strerror})")
+            return
+        lines = raw.count(b"\n")
+        if why or lines > MAX_ROWS:
+            self.problems.append(why or f"{self.name}: {lines} lines, more than the {MAX_ROWS} rows a results file "
+                                        f"may have (not parsed)")
             return
         if b"\0" in raw:
             self.problems.append(f"{self.name}: unparseable: a NUL byte at offset {raw.index(bytes(1))} (not a CSV)")
@@ -147,11 +179,16 @@ class Table:
             self.problems.append(f"{self.name}: unparseable: empty or repeated column names in the header")
             return
         self.header = parsed[0]
+        wrong = 0
         for n, r in enumerate(parsed[1:], 2):
             if len(r) != len(self.header):
-                self.problems.append(f"{self.name}: row {n} has {len(r)} fields, the header {len(self.header)}")
+                wrong += 1
+                if wrong <= MAX_LOGGED:
+                    self.problems.append(f"{self.name}: row {n} has {len(r)} fields, the header {len(self.header)}")
             else:
                 self.rows.append(dict(zip(self.header, r)))
+        if wrong > MAX_LOGGED:
+            self.problems.append(f"{self.name}: {wrong - MAX_LOGGED} more rows with the wrong number of fields")
 
 
 def num(row, key):
@@ -173,7 +210,15 @@ def load(sub, lab, log):
     missing = [g for g in REQUIRED_FILES.get(lab, ()) if not glob.glob(os.path.join(d, "**", g), recursive=True)]
     if missing:
         return None, f"results/{lab}/ lacks {', '.join(missing)}"
-    tables = [Table(p) for p in sorted(glob.glob(os.path.join(d, "**", "*.csv"), recursive=True))]
+    tables, read = [], 0
+    for p in sorted(glob.glob(os.path.join(d, "**", "*.csv"), recursive=True)):
+        try:
+            size = os.stat(p).st_size
+        except OSError:
+            size = 0
+        over = read + min(size, MAX_TABLE_BYTES) > MAX_LAB_BYTES
+        tables.append(Table(p, f"not read: the lab's CSV files pass {MAX_LAB_BYTES >> 20} MiB" if over else None))
+        read += 0 if over else min(size, MAX_TABLE_BYTES)
     log(f"== {lab}: {len(tables)} CSV files in {d}")
     return tables, None
 
@@ -221,9 +266,13 @@ def check_metadata(lab, tables):
         jpath = t.path[:-4] + ".json"
         try:
             with open(jpath) as f:
-                j = json.load(f)
+                too_big = size_problem(os.path.basename(jpath), os.fstat(f.fileno()).st_size, "JSON twin")
+                j = None if too_big else json.load(f)
         except (OSError, ValueError) as e:
             bad.append(f"{t.name}: no readable JSON twin ({type(e).__name__})")
+            continue
+        if too_big:
+            bad.append(too_big)
             continue
         if isinstance(j, dict) and "traceEvents" in j:
             continue  # a timeline's JSON is a Chrome trace, not the CSV's twin
@@ -753,6 +802,17 @@ CHECKS = {
 }
 
 
+def failed(bad, log):
+    """("no", the first failure) with the first MAX_LOGGED failures in
+    the log and a count of the rest."""
+    for b in bad[:MAX_LOGGED]:
+        log("not ok - " + b)
+    if len(bad) > MAX_LOGGED:
+        log(f"not ok - ... and {len(bad) - MAX_LOGGED} more failures, not listed")
+    more = f" (and {len(bad) - 1} more: see the log)" if len(bad) > 1 else ""
+    return "no", bad[0] + more
+
+
 def check(sub, lab, what, log):
     fn = CHECKS.get((lab, what)) or CHECKS.get(("*", what))
     if fn is None:
@@ -762,14 +822,56 @@ def check(sub, lab, what, log):
         return "missing", err
     broken = [p for t in tables for p in t.problems]
     if broken:
-        for b in broken:
-            log("not ok - " + b)
-        more = f" (and {len(broken) - 1} more: see the log)" if len(broken) > 1 else ""
-        return "no", broken[0] + more
+        return failed(broken, log)
     bad, ok_text = fn(lab, tables)
-    for b in bad:
-        log("not ok - " + b)
     if bad:
-        more = f" (and {len(bad) - 1} more: see the log)" if len(bad) > 1 else ""
-        return "no", bad[0] + more
+        return failed(bad, log)
     return "yes", ok_text
+
+
+def check_bounded(sub, lab, what, log):
+    """check() in a child process with at most CHECK_MEMORY of address
+    space and CHECK_SECONDS of time: files under the bounds above can
+    still be made to cost more (many columns, long fields), and the
+    grader must go on to the next item and submission whatever they
+    hold. The log is written by the child; the verdict comes back on a
+    pipe."""
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 0
+        try:
+            os.close(rfd)
+            resource.setrlimit(resource.RLIMIT_AS, (CHECK_MEMORY, CHECK_MEMORY))
+            resource.setrlimit(resource.RLIMIT_CPU, (CHECK_SECONDS, CHECK_SECONDS))
+            try:
+                verdict_ = check(sub, lab, what, log)
+            except MemoryError:
+                verdict_ = ("no", f"its results need more than the {CHECK_MEMORY >> 20} MiB of memory the grader "
+                                  f"gives a check")
+            os.write(wfd, json.dumps(verdict_).encode())
+        except BaseException:  # noqa: B036 - nothing may leave the child but its exit
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(wfd)
+    data, deadline = b"", time.monotonic() + CHECK_SECONDS
+    with os.fdopen(rfd, "rb") as r:
+        while True:
+            ready, _, _ = select.select([r], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(r.fileno(), 1 << 16) if ready else None
+            if not chunk:
+                break
+            data += chunk
+    if chunk is None:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    try:
+        passed, reason = json.loads(data)
+        return passed, reason
+    except ValueError:
+        if chunk is None or os.WIFSIGNALED(status):
+            return "no", (f"checking its results took more than {CHECK_SECONDS} s" if chunk is None else
+                          f"checking its results was killed (signal {os.WTERMSIG(status)}: past the grader's "
+                          f"{CHECK_MEMORY >> 20} MiB or {CHECK_SECONDS} s)")
+        return "error", f"grader error: the results check ended without a verdict (status {status})"
