@@ -113,7 +113,8 @@ def exists(path):
 
 
 # What a column can hold, for the columns the verdict rules read (the labs'
-# writers: labs/labN/*.c). (low, high, low_open): a number in [low, high],
+# writers: labs/labN/*.c), and only those: a column no rule reads may hold a
+# placeholder (a NaN loss before the first evaluation) that is no finding. (low, high, low_open): a number in [low, high],
 # or (low, high] when low_open. A cell that is not a number at all (empty,
 # "-", "n/a") is left to the rule that reads it (rules.num says so there);
 # a cell that is a number must lie in its column's range. Zero is refused
@@ -127,21 +128,19 @@ TIME_S, TIME_MS, TIME_US = (0.0, 7 * 86400, True), (0.0, 7 * 86400e3, True), (0.
 RATE = (0.0, 1e9, True)               # iterations a second
 AMOUNT = (0.0, 1e15, False)           # bytes, MB, rounds, counts: never negative
 COLUMNS = {
-    "test_accuracy": FRACTION, "accuracy": FRACTION, "final_accuracy": FRACTION, "best_accuracy": FRACTION,
-    "train_accuracy": FRACTION, "batch_accuracy": FRACTION,
+    "test_accuracy": FRACTION, "accuracy": FRACTION, "final_accuracy": FRACTION,
     "test_accuracy_pct": PERCENT, "accuracy_pct": PERCENT, "final_pct": PERCENT,
     "accuracy_minus_reference": (-1.0, 1.0, False),   # a difference of two fractions
-    "s_per_iter": TIME_S, "training_time_s": TIME_S, "elapsed_s": TIME_S,
+    "s_per_iter": TIME_S, "training_time_s": TIME_S,
     # a step's share of a run, rounded to the millisecond, can read 0 (the
     # per-epoch files of labs 4 and 5); a whole run's cannot (FILE_COLUMNS)
     "train_s": (0.0, 7 * 86400, False),
-    "ms_mean": TIME_MS, "step_ms": TIME_MS, "wall_step_ms": TIME_MS,
-    "median_us": TIME_US, "avg_us": TIME_US, "min_us": TIME_US,
+    "ms_mean": TIME_MS, "median_us": TIME_US, "min_us": TIME_US,
     "iters_per_s": RATE, "speedup": (0.0, 1e6, True),
     "bytes": AMOUNT, "traffic_mb": AMOUNT, "traffic_tb": AMOUNT, "mb_per_round": AMOUNT, "mb_per_epoch": AMOUNT,
     "mb_per_epoch_closed": AMOUNT, "rounds": AMOUNT, "rounds_per_epoch": AMOUNT, "iterations": AMOUNT,
-    "comm_s": (0.0, 7 * 86400, False), "busbw_GBs": (0.0, 1e6, False),
-    "test_examples": (1.0, 1e9, False),
+    "busbw_GBs": (0.0, 1e6, False), "gflops": (0.0, 1e9, False), "test_examples": AMOUNT,
+    "local_batch": AMOUNT, "reps": AMOUNT,
 }
 # Where one file's column is stricter than the rest's: lab6's grid holds a
 # whole training run per row.

@@ -85,8 +85,8 @@ def seed_claims(d, r, s):
                           f"{SEED_ITERS}; chance 10%)", "lab1.learns", f"the accuracy were below {ABOVE_CHANCE:.0f}%")
     ms = rules.num(r, "ms_mean")
     rate = csvdata.num(d.meta.get("machine_gflops"))
-    if rate > 0:
-        flop = csvdata.num(r.get("gflops")) * ms / 1e3  # GFLOP of one ddlab iteration
+    flop = csvdata.num(r.get("gflops")) * ms / 1e3  # GFLOP of one ddlab iteration
+    if rate > 0 and flop > 0:
         on_seed = ms / 1e3 * rate / SEED_GFLOPS
         want = flop / SEED_GFLOPS
         # a factor of 2 either way: the seed's own Tasks differ by more than that per step on one network
