@@ -140,8 +140,10 @@ fi
 nonroot=$tmp/nonroot
 mkdir -p "$nonroot/labs/lab5/exercises" && cp core/sync/fedavg_aggregate.c "$nonroot/labs/lab5/exercises/"
 if [ "$(id -u)" = 0 ]; then
-  chmod 755 "$tmp" && chown -R 65534:65534 "$nonroot"
-  setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$nonroot" bin/grade --no-build --quiet "$nonroot" \
+  # (its temporary folder, where it keeps its locks, is the test's)
+  chmod 755 "$tmp" && mkdir "$tmp/nonroot-tmp" && chown -R 65534:65534 "$nonroot" "$tmp/nonroot-tmp"
+  setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$nonroot" TMPDIR="$tmp/nonroot-tmp" \
+    bin/grade --no-build --quiet "$nonroot" \
     > "$tmp/nonroot.out" 2>&1
 else
   bin/grade --no-build --quiet "$nonroot" > "$tmp/nonroot.out" 2>&1

@@ -6,7 +6,7 @@
 # exits non-zero; the report is whole (every item of the one that
 # graded). Then, the first one done, a grader of the same folder by
 # another path (a link to its parent) grades it again: the lock is gone
-# with its holder.
+# with its holder, and so is its file.
 set -u
 cd "$(dirname "$0")/.."
 . tests/grade/e2e_lib.sh
@@ -33,5 +33,7 @@ ln -s "$tmp/subs" "$tmp/linked"
 grade "$tmp/linked/alice" > "$tmp/c.out" 2>&1
 check $([ $? = 0 ] && grep -q ": 60/60 points" "$tmp/c.out" && echo 0 || echo 1) \
   "the first done, the folder is graded again (by another path to it)" "$(tail -3 "$tmp/c.out")"
+id=$(stat -c %d-%i "$s")
+check $([ ! -e "build/opt/grade/locks/$id.lock" ] && echo 0 || echo 1) "the lock's file is gone with its last holder"
 echo "# grade e2e: lock $(( $(date +%s) - t0 )) s" >&2
 exit $fail

@@ -347,7 +347,7 @@ def lock_dir(v):
 
 
 def lock_submission(path, locks):
-    """(descriptor holding an exclusive lock on the folder, None), or
+    """(the lock on the folder: its descriptor and file, None), or
     (None, the pid of the grader holding it). Graders of one folder at
     once wrote its .grade/ and reports over each other ("does not compile:
     Permission denied", FileExistsError, the report of whichever ended
@@ -355,17 +355,35 @@ def lock_submission(path, locks):
     every path to it takes the same lock, and it lives in the grader's
     folder (locks), where a submission can put no link."""
     st = os.stat(path)
-    fd = os.open(os.path.join(locks, f"{st.st_dev}-{st.st_ino}.lock"),
-                 os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+    lock = os.path.join(locks, f"{st.st_dev}-{st.st_ino}.lock")
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            return None, holder
+        # The holder before us removes the file as it lets go
+        # (unlock_submission): a lock on a file no longer there is no lock.
+        try:
+            if os.stat(lock).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
         os.close(fd)
-        return None, holder
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd, None
+    return (fd, lock), None
+
+
+def unlock_submission(lock):
+    """Let go of lock_submission's lock, removing its file first (while
+    it is held), so that the locks do not pile up, one per folder ever
+    graded."""
+    fd, path = lock
+    os.unlink(path)
+    os.close(fd)
 
 
 def check_folder(given, confined):
@@ -439,7 +457,7 @@ def main():
             except Exception as e:  # one submission never ends the run: it gets its own line
                 why = f"grader error: {type(e).__name__}: {visible(str(e))}"
             finally:
-                os.close(lock)
+                unlock_submission(lock)
         if why:
             print(f"{shown(sub)}: not graded: {why}")
             summary.append((shown(sub), 0, 0, "no"))
