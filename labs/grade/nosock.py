@@ -104,7 +104,8 @@ def install():
     prog = SockFprog(n, code)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
             libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-        return f"cannot install the seccomp filter that keeps it off the host's sockets: {os.strerror(ctypes.get_errno())}"
+        why = os.strerror(ctypes.get_errno())
+        return f"cannot install the seccomp filter that keeps it off the host's sockets: {why}"
     return None
 
 
