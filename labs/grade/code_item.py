@@ -79,7 +79,9 @@ class Output:
     message, a hint, and head and tail for the log."""
 
     def __init__(self, path):
-        self.ok, self.bad, self.tape, self.notes, self.hint = 0, [], None, [], ""
+        # Failed checks and notes: the first few kept, the rest counted (a
+        # run may print millions of lines, and memory must not grow with them).
+        self.ok, self.bad, self.n_bad, self.tape, self.notes, self.hint = 0, [], 0, None, [], ""
         size = os.path.getsize(path)
         with open(path, "rb") as f:
             head = f.read(EXCERPT)
@@ -91,12 +93,12 @@ class Output:
                 if line.startswith("ok - "):
                     self.ok += 1
                 elif line.startswith("not ok - "):
+                    self.n_bad += 1
                     if len(self.bad) < 100:
                         self.bad.append(line[9:])
-                    else:
-                        self.bad.append("")
                 elif line.startswith("grade-tape: note: "):
-                    self.notes.append(line[len("grade-tape: note: "):])
+                    if len(self.notes) < 10:
+                        self.notes.append(line[len("grade-tape: note: "):])
                 elif line.startswith("grade-tape: ") and self.tape is None:
                     self.tape = line[len("grade-tape: "):]
                 elif not self.hint:
@@ -372,7 +374,7 @@ class CodeGrader:
         if r.timed_out:
             return Outcome(item, "no", f"{where}: timed out after {timeout} s{out.hint}")
         if out.bad:
-            return Outcome(item, "no", f"{where}: {len(out.bad)} check(s) failed, first: {short(out.bad[0])}")
+            return Outcome(item, "no", f"{where}: {out.n_bad} check(s) failed, first: {short(out.bad[0])}")
         if r.rc != 0:
             sig = f"signal {r.signal}" if r.signal else f"exit status {r.rc}"
             return Outcome(item, "no", f"{where}: crashed ({sig}){out.hint}")
@@ -394,7 +396,7 @@ class CodeGrader:
         if r.timed_out:
             return Outcome(item, "no", f"{where}: the replay of its results timed out after {timeout} s{note}")
         if out.bad:
-            return Outcome(item, "no", f"{where}: {len(out.bad)} check(s) failed on its recorded results, first: "
+            return Outcome(item, "no", f"{where}: {out.n_bad} check(s) failed on its recorded results, first: "
                                        f"{short(out.bad[0])}{note}")
         if r.rc != 0 or out.ok < want_ok:
             return Outcome(item, "no", f"{where}: the replay of its results ended (rc {r.rc}) after {out.ok} of the "
