@@ -245,6 +245,10 @@ lab_check_out() {
       refuse "$lock exists and is not a lock file of ddlab's (a process id): remove it, or name another RESULTS"
   fi
 }
+lab_no_room() { # path that could not be written
+  refuse "cannot write $1: its file system is full or read-only ($(df -Ph "$(dirname "$1")" 2>/dev/null |
+    awk 'NR == 2 { print $4 " free on " $6 }')); free some space, or name another RESULTS"
+}
 lab_is_lock_file() { # path: a plain file holding nothing or one process id
   [ -f "$1" ] && [ ! -L "$1" ] && [ "$(wc -c < "$1")" -le 12 ] || return 1
   ! grep -qvx '[0-9]*' "$1"
@@ -268,7 +272,7 @@ lab_begin() {
     refuse "$LAB_NAME is already running (pid $(cat "$lock" 2>/dev/null || echo '?')) in this checkout:" \
       "its results and this run's would replace each other; wait for it, or stop it"
   fi
-  echo $$ > "$lock"
+  { echo $$ > "$lock"; } 2>/dev/null || lab_no_room "$lock"
   if [ -n "${LAB_ARRAY_MERGE:-}" ]; then
     [ -d "$LAB_ARRAY_DIR" ] || refuse "LAB_ARRAY_MERGE=$LAB_ARRAY_MERGE: no $LAB_ARRAY_DIR (the array's outputs)"
     note "array $LAB_ARRAY_MERGE: merging $(ls -d "$LAB_ARRAY_DIR"/task-*/ 2>/dev/null | wc -l) task(s) from $LAB_ARRAY_DIR"
@@ -277,7 +281,7 @@ lab_begin() {
   fi
   lab_rm_ours "$OUT.tmp" || exit 2
   mkdir -p "$OUT.tmp" || refuse "cannot create $OUT.tmp"
-  lab_mark_dir "$OUT.tmp"
+  lab_mark_dir "$OUT.tmp" 2>/dev/null || lab_no_room "$OUT.tmp"
   lab_on_exit lab_discard
 }
 # Daemons a run starts (an emulated cluster's, Slurm's) must not inherit

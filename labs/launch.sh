@@ -391,8 +391,43 @@ launch_slurm_down() {
   labs/slurm/cluster.sh down "$LAUNCH_SLURM_DIR" --quiet || true
 }
 
+# What Open MPI needs of this machine before it starts, checked here, where
+# the words can be plain: mpirun's own reports of these are a hang ("system
+# limit on number of pipes", then a crash in PMIx_Finalize), "unreachable
+# proc" and "orte_session_dir failed". Measured with lab2's smoke run
+# (2026-12-06): 4 ranks need an open-file limit of 48 (40 hung) and 8
+# ranks 64 (56 hung); 4 ranks ran with 8 MiB of /dev/shm and not with 1.
+launch_need_files() { echo $(( 64 + 8 * $1 )); }
+launch_check_machine() { # maxnp
+  local np=$1 need have tmp=${TMPDIR:-/tmp} probe
+  need=$(launch_need_files "$np")
+  have=$(ulimit -Sn)
+  if [ "$have" != unlimited ] && [ "$have" -lt "$need" ]; then
+    # Raise the soft limit where the hard one allows; refuse otherwise.
+    ulimit -Sn "$need" 2>/dev/null ||
+      refuse "the open-file limit is $have (ulimit -n) and $np ranks need about $need (Open MPI's pipes and sockets):" \
+        "raise it with 'ulimit -n $need' (the hard limit is $(ulimit -Hn))"
+  fi
+  probe=$(mktemp -d -p "$tmp" ddlab-probe.XXXXXX 2>/dev/null) ||
+    refuse "TMPDIR=$tmp cannot hold a folder (missing, read-only or full): Open MPI keeps its session there; set TMPDIR to a writable folder"
+  rmdir "$probe"
+  have=$(df -Pk "$tmp" 2>/dev/null | awk 'NR == 2 { print $4 }')
+  [ -z "$have" ] || [ "$have" -ge 1024 ] ||
+    refuse "TMPDIR=$tmp has ${have} KiB free; Open MPI's session folder needs about 1 MiB: free some, or set TMPDIR elsewhere"
+  # Shared memory between local ranks (the vader transport): only where
+  # ranks run on this machine.
+  if [ "$LAUNCHER" = mpirun ] && [ "$np" -gt 1 ] && [ -d /dev/shm ]; then
+    need=$(( 2048 * (np + 1) ))
+    have=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')
+    [ -z "$have" ] || [ "$have" -ge "$need" ] ||
+      refuse "/dev/shm has $(( have / 1024 )) MiB free and $np ranks on this machine need about $(( need / 1024 )) MiB" \
+        "for Open MPI's shared memory: free it (files of stopped runs?) or enlarge it (docker run --shm-size=...)"
+  fi
+}
+
 launch_begin() { # maxnp
   case "${1:-}" in ''|*[!0-9]*|0*) echo "error: launch_begin: a rank count (got '${1:-}')" >&2; exit 2 ;; esac
+  [ "${DRY_RUN:-0}" = 1 ] || launch_check_machine "$1"
   if [ "${DRY_RUN:-0}" = 1 ]; then
     # Names only: the jobs are printed with the allocation a real run would
     # have (this machine's CPUs, one job id).

@@ -2,6 +2,7 @@
 #include "threads.h"
 
 #include <cblas.h>
+#include <stdio.h>
 #include <stdlib.h>
 #if defined(__GLIBC__) && !defined(DDL_SMPI) /* SMPI redefines malloc & co. as macros */
 #include <malloc.h>
@@ -34,9 +35,37 @@ static void keep_freed_memory(bool malloc_default)
 #endif
 }
 
+/* OMP_NUM_THREADS and OPENBLAS_NUM_THREADS, when set, decide the threads
+ * (ddl_threads_init). A value libgomp cannot start (OMP_NUM_THREADS=100000
+ * ended in SIGSEGV inside GOMP_parallel, with no message) or that is not a
+ * count is refused by name before MPI starts. The bound, 64 threads per
+ * CPU online, is far past any useful oversubscription and far below where
+ * thread stacks run out. OMP_NUM_THREADS may be a list (nested levels):
+ * each entry is checked. */
+static void threads_env_check(void)
+{
+    const long most = 64L * ddl_cpus_online();
+    const char *names[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"};
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(names[i]);
+        if (!v || !*v) continue;
+        for (const char *p = v; *p;) {
+            char *end;
+            long n = strtol(p, &end, 10);
+            if (end == p || n < 1 || n > most || (*end && *end != ',')) {
+                fprintf(stderr, "error: %s=%s: a number of threads from 1 to %ld (64 per CPU online; "
+                                "this machine has %d)\n", names[i], v, most, ddl_cpus_online());
+                exit(2);
+            }
+            p = *end ? end + 1 : end;
+        }
+    }
+}
+
 void ddl_program_start(int *argc, char ***argv, int *rank, int *size, bool malloc_default)
 {
     keep_freed_memory(malloc_default);
+    threads_env_check();
     ddl_placement_before_init();
     /* Started without a launcher (bin/lab1 ... at one rank), Open MPI 4.1
      * forks a daemon (orted) for MPI_Comm_spawn, which ddlab never calls;
