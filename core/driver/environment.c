@@ -18,7 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include "../util/cli.h"
 #include "../util/common.h"
 #include "../platform/placement.h"
@@ -106,19 +107,26 @@ static int take(const EnvRow *r, const char *v, DriverEnv *env)
     return -1;
 }
 
-/* 1 when this process runs in a network namespace other than the
- * machine's (pid 1's): where labs/net's rsh agent or slurmd starts every
- * rank of an emulated cluster. 0 when it is the machine's own, or when
- * either cannot be read (only root can read pid 1's, and only root builds
- * an emulated cluster). */
-static int in_separate_netns(void)
+/* 1 when this process runs in a named network namespace (one of
+ * /run/netns, where `ip netns add` pins them): where labs/net's rsh agent
+ * or slurmd starts every rank of an emulated cluster. The machine's own
+ * namespace has no name there. (Comparing with pid 1's namespace would be
+ * simpler, but containers refuse to read pid 1's, even to root.) */
+static int in_named_netns(void)
 {
-    char self[64], init[64];
-    ssize_t a = readlink("/proc/self/ns/net", self, sizeof self - 1);
-    ssize_t b = readlink("/proc/1/ns/net", init, sizeof init - 1);
-    if (a <= 0 || b <= 0) return 0;
-    self[a] = init[b] = '\0';
-    return strcmp(self, init) != 0;
+    struct stat self, ns;
+    if (stat("/proc/self/ns/net", &self) != 0) return 0;
+    DIR *dir = opendir("/run/netns");
+    if (!dir) return 0;
+    int found = 0;
+    char path[512];
+    for (struct dirent *e; !found && (e = readdir(dir));) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "/run/netns/%.255s", e->d_name);
+        found = stat(path, &ns) == 0 && ns.st_ino == self.st_ino && ns.st_dev == self.st_dev;
+    }
+    closedir(dir);
+    return found;
 }
 
 int driver_env_read(DriverEnv *env)
@@ -133,8 +141,8 @@ int driver_env_read(DriverEnv *env)
      * DDL_NET left in a shell would otherwise label a shared-memory run
      * "emulated network", and the report would judge a network claim on
      * it. */
-    if (env->net && !in_separate_netns()) {
-        fprintf(stderr, "warning: DDL_NET is set but this process runs in the machine's own network namespace, "
+    if (env->net && !in_named_netns()) {
+        fprintf(stderr, "warning: DDL_NET is set but this process runs on the machine's own network, "
                         "not on an emulated host (labs/net): the label is dropped\n");
         env->net = env->net_setup = env->net_host = NULL;
     }
