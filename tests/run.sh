@@ -92,7 +92,12 @@ tmp_before=$(mktemp)
 ls -A "$tmp_root" > "$tmp_before" 2>/dev/null
 times=$(mktemp)
 outs=$(mktemp -d)
-trap 'rm -rf "$times" "$outs" "$tmp_before"' EXIT
+# Open MPI's session folders (ompi.<host>.<uid>, and the pid.N folders a
+# crashed mpirun leaves in it) go to a folder of the suite's own, removed
+# at the end: the machine's /tmp/ompi.* belongs to whoever else runs MPI.
+ompi_tmp=$(mktemp -d "$tmp_root/ddlab-test-ompi.XXXXXX")
+export OMPI_MCA_orte_tmpdir_base=$ompi_tmp
+trap 'rm -rf "$times" "$outs" "$tmp_before" "$ompi_tmp"' EXIT
 started=() # labels of the programs started by start_one, in order
 
 # Run one program (label, command...) into $outs/<k>.out and .rc, and log
@@ -257,7 +262,7 @@ awk -v wall=$SECONDS '{ s += $1 - $2 } END { printf "# all test programs: %.0f s
 # suite's own files: left by a test (or made by another program running
 # meanwhile on this machine, which this cannot tell apart: so it is named,
 # not counted as a failure).
-tmp_left=$(ls -A "$tmp_root" 2>/dev/null | grep -v -x -F -e "$(basename "$times")" -e "$(basename "$outs")" \
+tmp_left=$(ls -A "$tmp_root" 2>/dev/null | grep -v -x -F -e "$(basename "$times")" -e "$(basename "$outs")" -e "$(basename "$ompi_tmp")" \
   -e "$(basename "$tmp_before")" | grep -v -x -F -f "$tmp_before" | head -50 | tr '\n' ' ')
 [ -n "$tmp_left" ] && echo "# left in $tmp_root since the suite started (by a test, or by another program meanwhile): $tmp_left"
 if [ "$skip" -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"
