@@ -280,6 +280,12 @@ lab_begin() {
     launch_begin "$1"
   fi
   lab_rm_ours "$OUT.tmp" || exit 2
+  # $OUT is the run's from here on (checked above): marked now, since
+  # training keeps its checkpoints in it (RESULTS/checkpoints) before the
+  # commit replaces the rest.
+  if [ "${DRY_RUN:-0}" != 1 ]; then
+    mkdir -p "$OUT" && lab_mark_dir "$OUT" 2>/dev/null || lab_no_room "$OUT/$RESULTS_MARK"
+  fi
   mkdir -p "$OUT.tmp" || refuse "cannot create $OUT.tmp"
   lab_mark_dir "$OUT.tmp" 2>/dev/null || lab_no_room "$OUT.tmp"
   lab_on_exit lab_discard
