@@ -101,6 +101,7 @@ mkdir -p "$tmp/v/net-1gbit" "$tmp/v/sim-cluster4"
 echo keep > "$tmp/v/net-1gbit/bench-np2.csv"
 echo keep > "$tmp/v/sim-cluster4/bench-np4.csv"
 echo old > "$tmp/v/bench-np2.csv"
+touch "$tmp/v/.ddlab-results" # a folder a run made (labs/common.sh replaces no other)
 RESULTS=$tmp/v bash -c 'source labs/common.sh; OUT=$0; lab_begin 1; echo new > $OUT.tmp/bench-np2.csv; lab_commit' "$tmp/v" 2>/dev/null
 check $(all '[ "$(cat "$tmp/v/bench-np2.csv")" = new ] && [ -f "$tmp/v/net-1gbit/bench-np2.csv" ] && [ -f "$tmp/v/sim-cluster4/bench-np4.csv" ] && [ ! -e "$tmp/v.tmp" ]') \
   "a native run replaces its results and keeps the emulated and simulated runs' folders" "$(ls "$tmp/v" | tr '\n' ' ')"
