@@ -25,6 +25,12 @@ t1=$R/table1.csv
 rep=$R/seed-2/task1-seed2-summary.csv
 check $( { [ -s "$rep" ] && grep -q '^# seed: 2$' "$rep" && [ -n "$(col "$rep" test_accuracy)" ]; } && echo 0 || echo 1) \
   "Task 1 repeated with seed 2 in seed-2/, with its accuracy" "$(ls "$R/seed-2" 2>&1 | head -3 | tr '\n' ' ')"
+# The repeat varies initialisation and batch order, not the data: its
+# metadata name the same data as Task 1's (--data-seed, core/driver/options.c).
+one=$(ls "$R"/task1*-summary.csv 2>/dev/null | head -1)
+check $(all '[ -n "$one" ] && grep -q "^# data_seed: 1$" "$rep" && [ "$(grep "^# data_source:" "$rep")" = "$(grep "^# data_source:" "$one")" ]') \
+  "the seed-2 repeat trains on Task 1's data (data_seed 1, the same data_source)" \
+  "$(grep -h "^# data_s" "$rep" "$one" 2>/dev/null | tr '\n' ' ')"
 check $(yes_no [ "$(col "$t1" task | tr '\n' ' ')" = "1 2a 2b 3 " ]) "Table 1 has Tasks 1, 2a, 2b, 3" "$(col "$t1" task | tr '\n' ' ')"
 check $(yes_no [ "$(col "$t1" speedup | head -1)" = 1.00 ]) "Task 1's speedup is 1.00"
 bad=$(col "$t1" s_per_iter | awk '!($1 > 0)' | wc -l)

@@ -28,6 +28,10 @@ LAB6_SMOKE=1 LAB6_SEEDS=3 DEVICE=cpu BIN=$BIN RESULTS=$R FIGURES=$tmp/fig TABLES
 check $? "labs/lab6/run.sh runs the whole grid" "$(tail -3 "$tmp/run.log")"
 n=$(ls "$R"/seed-2/*-horovod-w1-seed2-summary.csv "$R"/seed-3/*-horovod-w1-seed3-summary.csv 2>/dev/null | wc -l)
 check $(yes_no [ "$n" = 4 ]) "LAB6_SEEDS=3: both CNNs' 1-worker runs again with seeds 2 and 3, in seed-N folders" "$n of 4 summaries"
+srcs=$(grep -h "^# data_source:" "$R"/seed-[23]/*-summary.csv "$R"/*-horovod-w1-summary.csv 2>/dev/null | sort -u | wc -l)
+seeds=$(grep -h "^# data_seed:" "$R"/seed-[23]/*-summary.csv 2>/dev/null | sort -u)
+check $(all '[ "$seeds" = "# data_seed: 1" ] && [ "$srcs" -ge 1 ] && [ "$srcs" -le 3 ]') \
+  "the seed repeats keep the data of seed 1 (one data_source per workload)" "$seeds; $srcs sources"
 
 g=$R/lab6.csv
 rows=$(col "$g" style | wc -l)

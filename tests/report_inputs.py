@@ -138,4 +138,14 @@ with tempfile.TemporaryDirectory(prefix="report-inputs.") as top:
     found = [os.path.basename(d) for d in spread.seed_dirs(base)]
     ok(found == ["seed-2"], "seed-N.tmp and seed-N.partial are not repeats", found)
 
+# A repeat is noise only on the data of the run it repeats (spread.repeats).
+with tempfile.TemporaryDirectory(prefix="report-inputs.") as top:
+    same, other = "synthetic cifar10 (seed 1, n 10000)", "synthetic cifar10 (seed 3, n 10000)"
+    row = [{"test_accuracy": "0.2"}]
+    write(os.path.join(top, "task1-summary.csv"), row, {"data_source": same})
+    write(os.path.join(top, "seed-2", "task1-seed2-summary.csv"), row, {"data_source": same})
+    write(os.path.join(top, "seed-3", "task1-seed3-summary.csv"), row, {"data_source": other})
+    found = [os.path.basename(p) for p in spread.repeats(spread.seed_dirs(top), "task1", "-summary.csv")]
+    ok(found == ["task1-seed2-summary.csv"], "a repeat on other data (another synthetic set) is not noise", found)
+
 sys.exit(1 if failed else 0)

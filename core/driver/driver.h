@@ -48,6 +48,9 @@ typedef struct DriverOptions {
     int batch;                 /* examples per step on each rank */
     float lr, momentum, wd;
     uint64_t seed;
+    uint64_t data_seed;        /* the synthetic data's generator and SDSS's split
+                                * (--data-seed; 0 reads as 1): fixed while --seed
+                                * varies, so a run's repeats train on one dataset */
     const char *device;        /* cpu | cuda | cuda-emu ($DDL_DEVICE) */
     const char *profile;       /* quick | paper | smoke | custom ($DDL_PROFILE) */
     const char *out;           /* directory of the result files */
@@ -207,6 +210,10 @@ int driver_check_file(Driver *d, const char *flag, const char *path);
 /* `value` is one of the "|"-separated `choices`: its index, or -1 after
  * "error: unknown --flag 'value': a, b or c" (rank 0). */
 int driver_choice(const char *flag, const char *value, const char *choices);
+/* The data's seed (--data-seed, 1 when unset): apart from --seed, so that
+ * repeats with other seeds vary initialisation and batch order on the
+ * same data, synthetic or real. */
+uint64_t driver_data_seed(const DriverOptions *o);
 /* A comma list of such choices ("scale,buckets"): 0, or -1 after the
  * message about the first that is not one. */
 int driver_choice_list(const char *flag, const char *value, const char *choices);

@@ -12,6 +12,11 @@
 #include "../backend/registry.h"
 #include "../util/common.h"
 
+uint64_t driver_data_seed(const DriverOptions *o)
+{
+    return o->data_seed ? o->data_seed : 1;
+}
+
 void driver_environment(DriverOptions *o, const DriverEnv *env)
 {
     if (!o->device) o->device = env->device ? env->device : "cpu";
@@ -167,6 +172,7 @@ int driver_cli_fragment(Driver *d, CliOption *out)
 {
     DriverOptions *o = d->opt;
     const DriverSpec *spec = d->spec;
+    o->data_seed = driver_data_seed(o); /* the default, as --help shows it */
     snprintf(d->opt_help[0], sizeof d->opt_help[0], "the model: %s", model_names());
     char list[120];
     spoken(spec->datasets ? spec->datasets : "", list, sizeof list);
@@ -187,6 +193,8 @@ int driver_cli_fragment(Driver *d, CliOption *out)
         { "momentum", OPT_FLOAT, &o->momentum, "SGD momentum", 0, 0.9999 },
         { "wd", OPT_FLOAT, &o->wd, "SGD weight decay", 0, 1 },
         { "seed", OPT_U64, &o->seed, "seed for initialisation, shuffling, augmentation", 0, 0 },
+        { "data-seed", OPT_U64, &o->data_seed, "seed of the synthetic data and of SDSS's train/test split: "
+          "repeats that vary --seed keep one dataset", 0, 0 },
         { "device", OPT_STR, &o->device,
           "cpu | cuda | cuda-emu (one rank per GPU; cuda-emu: the CUDA kernels run on the CPU; $DDL_DEVICE sets it)", 0, 0 },
         { "profile", OPT_STR, &o->profile, "label written to outputs: quick | paper | smoke | custom ($DDL_PROFILE "
@@ -205,7 +213,7 @@ int driver_cli_fragment(Driver *d, CliOption *out)
         { "conv", OPT_STR, &o->conv, d->conv_help, 0, 0 },
     };
     static const unsigned bit[] = { DRV_MODEL, DRV_DATASET, DRV_WIDTH, DRV_LIMITS, DRV_LIMITS, DRV_BATCH, DRV_LR,
-                                    DRV_MOMENTUM, DRV_WD, DRV_SEED, DRV_DEVICE, DRV_PROFILE, DRV_SYNTHETIC, DRV_OUT,
+                                    DRV_MOMENTUM, DRV_WD, DRV_SEED, DRV_SEED, DRV_DEVICE, DRV_PROFILE, DRV_SYNTHETIC, DRV_OUT,
                                     DRV_TAG, DRV_QUIET, DRV_TEX, DRV_CHECKPOINT, DRV_CHECKPOINT, DRV_CHECKPOINT,
                                     DRV_CONV };
     int n = 0;

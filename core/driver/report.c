@@ -93,6 +93,7 @@ void driver_meta(Driver *d, Meta *m)
     }
     meta_set(m, "profile", "%s", o->profile);
     meta_set(m, "seed", "%llu", (unsigned long long)o->seed);
+    meta_set(m, "data_seed", "%llu", (unsigned long long)driver_data_seed(o));
     meta_set(m, "blas_core", "%s", blas_core_name());
     meta_set(m, "blas_threads", "%d (%s)", blas_threads(), blas_threading());
 }

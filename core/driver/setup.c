@@ -22,7 +22,7 @@ static int load(const Driver *d, Split split, int limit, Dataset *out)
 {
     const DriverOptions *o = d->opt;
     DataOptions dopt = { .root = d->env.data_root, .allow_synthetic = !o->no_synthetic,
-                         .force_synthetic = o->synthetic, .seed = o->seed, .limit = limit,
+                         .force_synthetic = o->synthetic, .seed = driver_data_seed(o), .limit = limit,
                          .cifar_partial = d->env.cifar_partial };
     return dataset_load_for_run(o->dataset, split, &dopt, out);
 }

@@ -55,7 +55,7 @@ static int read_command_line(Driver *d, bool bad_env, int argc, char **argv)
     if (bad_env) return -1;
     if (take_mode(d, &argc, &argv) != 0) return -1;
     CliOption opts[MAX_OPTIONS];
-    if (spec->nown > MAX_OPTIONS - 21) ddl_die("%s: too many options (%d)", spec->program, spec->nown);
+    if (spec->nown > MAX_OPTIONS - 22) /* the shared options' most (driver_cli_fragment) */ ddl_die("%s: too many options (%d)", spec->program, spec->nown);
     memcpy(opts, spec->own, sizeof *opts * (size_t)spec->nown);
     int n = spec->nown + driver_cli_fragment(d, opts + spec->nown);
     char help[4096];

@@ -34,17 +34,34 @@ def seed_dirs(folder):
     return sorted((d for d in found if os.path.isdir(d) and seed(d) is not None), key=seed)
 
 
+def data_source(path):
+    """The data a run trained on, as its metadata name it ("synthetic
+    cifar10 (seed 1, n 10000)", or the real files' source); None when
+    unreadable or unsaid."""
+    try:
+        return csvdata.read(path).meta.get("data_source")
+    except (OSError, csvdata.DataError):
+        return None
+
+
 def repeats(dirs, name, suffix):
     """The result file of one run in each repeat folder: NAME-seedN+SUFFIX
     (the seed in the run's own name, as the labs write them, so that a
     reader of every file sees distinct runs) or NAME+SUFFIX; one per
-    folder."""
+    folder. A repeat is noise only if it trained on the data of the run it
+    repeats (the main folder's NAME+SUFFIX, beside the seed folders): one
+    whose metadata name other data (before --data-seed, each seed made its
+    own synthetic set) is left out, since its spread would include a
+    change of data."""
     found = []
+    base = os.path.join(os.path.dirname(dirs[0]), f"{name}{suffix}") if dirs else None
+    want = data_source(base) if base and os.path.exists(base) else None
     for d in dirs:
         seed = os.path.basename(d)[len(PREFIX):]
         for path in (os.path.join(d, f"{name}-seed{seed}{suffix}"), os.path.join(d, f"{name}{suffix}")):
             if os.path.exists(path):
-                found.append(path)
+                if want is None or data_source(path) == want:
+                    found.append(path)
                 break
     return found
 
