@@ -124,7 +124,7 @@ esac
 platform_step() {
   local n=$1 t0 rc
   platform_vars "$n" || return 0
-  if [ "$PLATFORM_KIND" = none ]; then
+  if [ "$LAB_KIND" = none ]; then
     platform_record "$n" "not available" "$PLATFORM_WHY" 0
     summary+=("lab$n: not shown here (no platform with a network: $PLATFORM_WHY); run: $PLATFORM_CMD")
     return 0

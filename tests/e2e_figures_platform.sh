@@ -83,14 +83,26 @@ check $? "no network, no SimGrid: the summary says not shown here" "$out"
 grep -q '^== \[1/6\] lab1 native: .* left in all: make lab1' <<<"$out" && grep -q '^== \[6/6\] lab6 native: done in' <<<"$out"
 check $? "plain progress: one start and one end line per run, [k/N]" "$out"
 
-# 2. An emulated network: labs 2, 3, 6 also on it, beside the native results.
+# 2. An emulated network: labs 3 and 6 also on it, beside the native
+#    results; lab2 at the seed's scale, its 80 processes simulated on
+#    wits80, where SimGrid is (on the emulated link where it is not).
 t=$(tree net 0)
 out=$(cd "$t" && MAKE=./fake-make FIGURES_PROGRESS=plain FIGURES_PLATFORM=auto bash figures/make_figures.sh 2>&1); rc=$?
 check "$rc" "network: make figures succeeds" "$out"
 grep -q '^lab3 net-1gbit .*lab3 NET=1gbit NP=2 env:table1$' "$t/calls.txt" &&
-  grep -q '^lab2 net-1gbit .*NET=1gbit NP=4 HOSTS=4 env:bench$' "$t/calls.txt" &&
-  grep -q '^lab6 net-1gbit .*NET=1gbit HOSTS=2 NP= env:horovod$' "$t/calls.txt" && [ "$(grep -c net-1gbit "$t/calls.txt")" = 3 ]
-check $? "network: labs 2, 3 and 6 on the emulated link, with their small settings" "$(cat "$t/calls.txt")"
+  grep -q '^lab6 net-1gbit .*NET=1gbit HOSTS=2 NP= env:horovod$' "$t/calls.txt" && [ "$(grep -c net-1gbit "$t/calls.txt")" = 2 ]
+check $? "network: labs 3 and 6 on the emulated link, with their small settings" "$(cat "$t/calls.txt")"
+lab2_var=net-1gbit
+if command -v smpirun >/dev/null && command -v smpicc >/dev/null; then
+  lab2_var=sim-wits80
+  grep -q '^lab2 sim-wits80 .*lab2 PLATFORM=wits80 env:bench$' "$t/calls.txt" &&
+    grep -q '^platform: sim (sim-wits80)$' "$t/results/lab2/platform.txt"
+  check $? "network and SimGrid: lab2 at the seed's 80 processes, simulated on wits80" "$(cat "$t/calls.txt")"
+fi
+t2=$(tree net-nosim 0)
+(cd "$t2" && PATH=$nosim MAKE=./fake-make FIGURES_PROGRESS=plain bash figures/make_figures.sh > /dev/null 2>&1)
+grep -q '^lab2 net-1gbit .*NET=1gbit NP=4 HOSTS=4 env:bench$' "$t2/calls.txt" && ! grep -q 'sim-' "$t2/calls.txt"
+check $? "network without SimGrid: lab2 on 4 emulated hosts" "$(cat "$t2/calls.txt")"
 [ -f "$t/results/lab3/run.csv" ] && [ -f "$t/results/lab3/net-1gbit/run.csv" ] && grep -q '^status: ran$' "$t/results/lab3/platform.txt"
 check $? "network: results beside the native ones, recorded as ran"
 grep -q '^== \[4/9\] lab3 native' <<<"$out" && grep -q '^== \[5/9\] lab3 net-1gbit: done' <<<"$out"
@@ -112,7 +124,7 @@ grep -q 'lab3 net-1gbit: FAILED (status 3' <<<"$out"
 check $? "a dying emulated run: the summary says so" "$out"
 # A platform run that hangs is stopped at FIGURES_PLATFORM_TIMEOUT (status 124), and recorded.
 t=$(tree hangs 0)
-(cd "$t" && MAKE=./fake-make FIGURES_PROGRESS=plain FAKE_HANG=lab2:net-1gbit FIGURES_PLATFORM_TIMEOUT=1 \
+(cd "$t" && MAKE=./fake-make FIGURES_PROGRESS=plain FAKE_HANG=lab2:$lab2_var FIGURES_PLATFORM_TIMEOUT=1 \
    bash figures/make_figures.sh > /dev/null 2>&1); rc=$?
 [ "$rc" = 0 ] && grep -q "^why: .*exited with status 124" "$t/results/lab2/platform.txt" && [ -f "$t/results/lab3/net-1gbit/run.csv" ]
 check $? "a hanging platform run is stopped at FIGURES_PLATFORM_TIMEOUT, recorded, the others run" "$rc $(cat "$t/results/lab2/platform.txt")"

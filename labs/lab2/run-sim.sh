@@ -40,16 +40,35 @@ max_bytes=67108864
 [ "$FULL" -gt 16 ] && max_bytes=${SIM_MAX_BYTES:-16777216}
 [ -n "${LAB2_MAX_BYTES:-}" ] && max_bytes=$LAB2_MAX_BYTES # run.sh's: the sweep's last size
 common+=(--max-bytes "$max_bytes")
+# What make figures asks of the seed's cluster (figures/platforms.sh): the
+# sweep's first size (LAB2_MIN_BYTES), its algorithms (LAB2_ALGS), its
+# calls a size (LAB2_REPS: a network-only simulation is deterministic, so
+# one call is the measurement) and its rank counts (LAB2_RANKS, e.g. 16,80;
+# default the whole platform).
+sweep_opts=(--reps "${LAB2_REPS:-3}")
+[ -n "${LAB2_MIN_BYTES:-}" ] && sweep_opts+=(--min-bytes "$LAB2_MIN_BYTES")
+[ -n "${LAB2_ALGS:-}" ] && sweep_opts+=(--algs "$LAB2_ALGS")
+for v in LAB2_REPS LAB2_MIN_BYTES; do
+  case "${!v:-1}" in ''|*[!0-9]*) refuse "$v='${!v}': a positive number" ;; esac
+done
+case "${LAB2_ALGS:-all}" in *[!a-z_,]*) refuse "LAB2_ALGS='$LAB2_ALGS': a comma list of algorithms (bin/lab2 bench --help)" ;; esac
 t_start=$(date +%s)
 lab_begin $(( FULL > NP ? FULL : NP ))
 
 sweep=$NP
 [ "$FULL" != "$NP" ] && sweep="$NP $FULL"
 [ "${LAB2_ONLY:-}" = bench ] && sweep=$FULL # run.sh's: the sweep alone, at the most ranks
+if [ -n "${LAB2_RANKS:-}" ]; then
+  LAB2_RANKS=${LAB2_RANKS//,/ }
+  for np in $LAB2_RANKS; do
+    case "$np" in [1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;; *) refuse "LAB2_RANKS='$LAB2_RANKS': rank counts, e.g. '16 80'" ;; esac
+  done
+  sweep=$LAB2_RANKS
+fi
 for np in $sweep; do
   note "$SIM_LABEL: bench at $np ranks (CM02) > $OUT/bench-np$np.txt"
   # shellcheck disable=SC2046
-  LAUNCH_SIM_NETWORK=theory LAUNCH_SIM_COMPUTE=0 lab_mpi "$np" "$LAB_BIN/lab2" bench "${common[@]}" --reps 3 $(shared_for "$np") --quiet \
+  LAUNCH_SIM_NETWORK=theory LAUNCH_SIM_COMPUTE=0 lab_mpi "$np" "$LAB_BIN/lab2" bench "${common[@]}" "${sweep_opts[@]}" $(shared_for "$np") --quiet \
     > "$OUT.tmp/bench-np$np.txt"
 done
 
