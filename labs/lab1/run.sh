@@ -16,6 +16,14 @@ source labs/common.sh
 [ -x "$LAB_BIN/lab1" ] || { echo "error: $LAB_BIN/lab1 missing: run make" >&2; exit 1; }
 OUT=${RESULTS:-results/lab1} # RESULTS: a test's folder, or an array task's (labs/slurm/sweep.sh)
 lab_begin 1
+# This machine's SGEMM rate at the threads the runs get (bin/bench/gemm_peak,
+# best of 5, about 2 s): the report scales the seed's time per iteration by
+# it (report/ddreport/lab1.py). Not one of the lab's jobs (array tasks count
+# those), so it runs here, on the host of the batch script.
+if [ "${DRY_RUN:-0}" != 1 ] && [ -z "${LAB_ARRAY_TASK:-}${LAB_ARRAY_MERGE:-}" ] && [ -x "${BIN:-bin}/bench/gemm_peak" ]; then
+  env OPENBLAS_NUM_THREADS="$(launch_threads 1 "$CORES")" "${BIN:-bin}/bench/gemm_peak" --device "$DEVICE" --out "$OUT.tmp" \
+    > "$OUT.tmp/gemm_peak.txt" 2>&1 || note "gemm_peak failed: the report will not scale the seed's time ($OUT/gemm_peak.txt)"
+fi
 common=(--seed "$SEED" --device "$DEVICE" --profile "$PROFILE" --out "$OUT.tmp")
 run() { lab_single "$LAB_BIN/lab1" "${common[@]}" "$@"; }
 if [ "$PROFILE" = paper ]; then
