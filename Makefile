@@ -543,7 +543,7 @@ bench-deps:
 DEB_PKGS := build-essential openmpi-bin libopenmpi-dev libopenblas-dev libopenblas0-openmp libpng-dev zlib1g-dev \
             gnuplot-nox texlive-latex-base texlive-latex-recommended poppler-utils libsimgrid-dev python3 \
             iproute2 iptables iputils-ping libnetfilter-queue-dev slurmctld slurmd slurm-client munge \
-            clang libclang-rt-dev chromium
+            clang libclang-rt-dev chromium python3-torch
 # Then the real datasets where the network allows (datasets/fetch.sh:
 # MNIST, Fashion-MNIST, CIFAR-10 into DDL_DATA, checksums verified, files
 # already there kept). Offline it gives up at the first connection that
@@ -557,7 +557,6 @@ deps:
 	else \
 	  echo "Run as root to install what ddlab needs:"; \
 	  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $(DEB_PKGS)"; \
-	  echo "Optional: python3-torch (PyTorch comparisons in 'make bench': make bench-deps; fixture regeneration)."; \
 	fi
 	@DDL_DATA="$(DDL_DATA)" timeout $(FETCH_TIMEOUT) datasets/fetch.sh || \
 	  echo "deps: datasets not all downloaded (offline?): the labs use synthetic data where files are missing, and say so"

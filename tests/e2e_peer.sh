@@ -14,7 +14,7 @@
 # ends the pair within 30 s with no process left (bench/peer/pair.sh).
 # Then make lab3 PEER=pytorch (smoke size): its curve, figure and table row,
 # and its refusal under PLATFORM=. Without torch (or without gloo) every
-# check is skipped, naming `make bench-deps`. Prints ok / not ok / skip.
+# check is skipped, naming `make deps` (which installs it). Prints ok / not ok / skip.
 set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
@@ -25,7 +25,7 @@ export OMP_WAIT_POLICY=PASSIVE
 unset DDL_DEVICE DDL_PROFILE
 e2e_need "$BIN/bench/peer_ddp"
 if ! why=$(timeout 120 "$PY" bench/peer/torch_ddp.py probe 2>&1); then
-  echo "skip - peer: ddlab's DDP against PyTorch DDP: ${why:-$PY cannot import torch: install python3-torch: make bench-deps}"
+  echo "skip - peer: ddlab's DDP against PyTorch DDP: ${why:-$PY cannot import torch: install python3-torch: make deps}"
   exit 0
 fi
 echo "# peer: $why"

@@ -97,7 +97,8 @@ outs=$(mktemp -d)
 # at the end: the machine's /tmp/ompi.* belongs to whoever else runs MPI.
 ompi_tmp=$(mktemp -d "$tmp_root/ddlab-test-ompi.XXXXXX")
 export OMPI_MCA_orte_tmpdir_base=$ompi_tmp
-trap 'rm -rf "$times" "$outs" "$tmp_before" "$ompi_tmp"' EXIT
+skips=$(mktemp) # every skip line, listed with its reason before the last line
+trap 'rm -rf "$times" "$outs" "$tmp_before" "$ompi_tmp" "$skips"' EXIT
 started=() # labels of the programs started by start_one, in order
 
 # Run one program (label, command...) into $outs/<k>.out and .rc, and log
@@ -119,6 +120,7 @@ report_one() {
   p=$(grep -c '^ok - ' "$file")
   f=$(grep -c '^not ok - ' "$file")
   s=$(grep -c '^skip - ' "$file")
+  grep '^skip - ' "$file" | sed "s|^skip - |[$label] |" >> "$skips"
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
     f=1
     if [ "$rc" -eq 124 ]; then echo "[$label] not ok - timed out after ${TEST_TIMEOUT}s"
@@ -262,9 +264,15 @@ awk -v wall=$SECONDS '{ s += $1 - $2 } END { printf "# all test programs: %.0f s
 # suite's own files: left by a test (or made by another program running
 # meanwhile on this machine, which this cannot tell apart: so it is named,
 # not counted as a failure).
-tmp_left=$(ls -A "$tmp_root" 2>/dev/null | grep -v -x -F -e "$(basename "$times")" -e "$(basename "$outs")" -e "$(basename "$ompi_tmp")" \
+tmp_left=$(ls -A "$tmp_root" 2>/dev/null | grep -v -x -F -e "$(basename "$times")" -e "$(basename "$outs")" -e "$(basename "$ompi_tmp")" -e "$(basename "$skips")" \
   -e "$(basename "$tmp_before")" | grep -v -x -F -f "$tmp_before" | head -50 | tr '\n' ' ')
 [ -n "$tmp_left" ] && echo "# left in $tmp_root since the suite started (by a test, or by another program meanwhile): $tmp_left"
+# Each skip with its reason (missing hardware, a missing upstream feature),
+# so that a skip nobody expected is seen where the count is.
+if [ -s "$skips" ]; then
+  echo "# skipped ($skip), each with its reason:"
+  sed 's/^/#   /' "$skips"
+fi
 if [ "$skip" -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"
 else echo "$pass passed, $fail failed"; fi
 [ "$fail" -eq 0 ]
