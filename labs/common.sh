@@ -174,6 +174,35 @@ if [ -n "${LAB_ARRAY_TASK:-}${LAB_ARRAY_MERGE:-}" ]; then
     export RESULTS=$LAB_ARRAY_DIR/task-$LAB_ARRAY_TASK
   fi
 fi
+# An array task that ends well leaves this file in its folder: a folder
+# without it (a task that failed, or still runs) is no task's outputs.
+LAB_ARRAY_DONE=.ddlab-task-done
+# lab_array_state K: done, running (its lock is held), failed (its folder
+# is there without a finished run) or missing (no folder: it never ran).
+lab_array_state() {
+  local t=$LAB_ARRAY_DIR/task-$1 fd
+  if [ -d "$t" ] && [ ! -L "$t" ] && [ -f "$t/$LAB_ARRAY_DONE" ]; then echo done; return 0; fi
+  if [ -f "$t.lock" ] && exec {fd}< "$t.lock"; then
+    if ! flock -n "$fd"; then exec {fd}<&-; echo running; return 0; fi
+    exec {fd}<&-
+  fi
+  if [ -d "$t" ]; then echo failed; else echo missing; fi
+}
+# lab_array_check N: every task 1 .. N finished, or one line per task
+# that did not and status 1.
+lab_array_check() {
+  local k st rc=0
+  for (( k = 1; k <= $1; k++ )); do
+    st=$(lab_array_state "$k")
+    case $st in
+      done) ;;
+      running) echo "  task $k: still running (its lock $LAB_ARRAY_DIR/task-$k.lock is held)"; rc=1 ;;
+      failed) echo "  task $k: failed (task-$k holds no finished run; its log: ddlab-$LAB_NAME-${LAB_ARRAY_MERGE}_$k.out, or a rerun's)"; rc=1 ;;
+      missing) echo "  task $k: missing (no task-$k: it never ran, or was cancelled before it began)"; rc=1 ;;
+    esac
+  done
+  return $rc
+}
 # launch.sh asks before each job: does this run start it? (array tasks)
 LAB_JOB_COUNT=0
 lab_job_selected() {
@@ -275,7 +304,14 @@ lab_begin() {
   { echo $$ > "$lock"; } 2>/dev/null || lab_no_room "$lock"
   if [ -n "${LAB_ARRAY_MERGE:-}" ]; then
     [ -d "$LAB_ARRAY_DIR" ] || refuse "LAB_ARRAY_MERGE=$LAB_ARRAY_MERGE: no $LAB_ARRAY_DIR (the array's outputs)"
-    note "array $LAB_ARRAY_MERGE: merging $(ls -d "$LAB_ARRAY_DIR"/task-*/ 2>/dev/null | wc -l) task(s) from $LAB_ARRAY_DIR"
+    # Finished tasks only: a task-3.lock or a failed task's folder is none.
+    local k n=0
+    for k in "$LAB_ARRAY_DIR"/task-*; do
+      k=${k##*/task-}
+      case $k in ''|*[!0-9]*) continue ;; esac
+      [ "$(lab_array_state "$k")" = done ] && n=$((n + 1))
+    done
+    note "array $LAB_ARRAY_MERGE: $n finished task(s) in $LAB_ARRAY_DIR; merged only if every job of $LAB_NAME has one"
   else
     launch_begin "$1"
   fi
@@ -332,17 +368,9 @@ lab_commit() {
       refuse "LAB_ARRAY_TASK=$LAB_ARRAY_TASK: $LAB_NAME has $LAB_JOB_COUNT job(s)"
     # The empty files are the skipped jobs' stdout, opened by run.sh.
     find "$OUT.tmp" -type f -empty -delete
+    echo "task $LAB_ARRAY_TASK of $LAB_JOB_COUNT${SLURM_JOB_ID:+, Slurm job $SLURM_JOB_ID}" > "$OUT.tmp/$LAB_ARRAY_DONE"
   fi
-  if [ -n "${LAB_ARRAY_MERGE:-}" ]; then
-    # Every task's outputs, but not its checkpoints: each job's files are
-    # its own (named by its run), so nothing overlaps.
-    local dest; dest=$(cd "$OUT.tmp" && pwd)
-    for d in "$LAB_ARRAY_DIR"/task-*/; do
-      (cd "$d" && find . -path ./checkpoints -prune -o -type f ! -name '*.lock' -print0 |
-        xargs -0 -r cp --parents -t "$dest") ||
-        { echo "error: cannot merge $d into $OUT.tmp" >&2; exit 1; }
-    done
-  fi
+  if [ -n "${LAB_ARRAY_MERGE:-}" ]; then lab_array_merge; fi
   if [ -d "$OUT" ]; then
     for d in "$OUT"/net-* "$OUT"/sim-*; do
       [ -d "$d" ] && [ ! -e "$OUT.tmp/$(basename "$d")" ] && mv "$d" "$OUT.tmp/"
@@ -353,4 +381,27 @@ lab_commit() {
   mv "$OUT.tmp" "$OUT"
   if [ -n "${LAB_ARRAY_TASK:-}" ]; then note "array task $LAB_ARRAY_TASK: job $LAB_ARRAY_TASK of $LAB_JOB_COUNT in $OUT"; exit 0; fi
   if [ -n "${LAB_ARRAY_MERGE:-}" ]; then lab_rm_ours "$LAB_ARRAY_DIR"; fi
+}
+
+# The merge job: every task 1 .. N (N: the lab's jobs, as the tasks count
+# them) must have finished, else nothing is written, each task that did
+# not is named, and the array's folder is kept for a rerun
+# (labs/slurm/sweep.sh --rerun-failed ID). Then every task's outputs, but
+# not its checkpoints: each job's files are its own (named by its run),
+# so nothing overlaps.
+lab_array_merge() {
+  local n=$LAB_JOB_COUNT k d why dest
+  if ! why=$(lab_array_check "$n"); then
+    echo "error: array $LAB_ARRAY_MERGE: not every task of $LAB_NAME's $n finished, so no merged results, figures or table:" >&2
+    echo "$why" >&2
+    echo "  $LAB_ARRAY_DIR is kept; labs/slurm/sweep.sh --rerun-failed $LAB_ARRAY_MERGE reruns only these, then merges" >&2
+    exit 1
+  fi
+  dest=$(cd "$OUT.tmp" && pwd)
+  for (( k = 1; k <= n; k++ )); do
+    d=$LAB_ARRAY_DIR/task-$k
+    (cd "$d" && find . -path ./checkpoints -prune -o -type f ! -name '*.lock' ! -name "$LAB_ARRAY_DONE" -print0 |
+      xargs -0 -r cp --parents -t "$dest") ||
+      { echo "error: cannot merge $d into $OUT.tmp" >&2; exit 1; }
+  done
 }
