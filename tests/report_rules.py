@@ -298,6 +298,16 @@ measured = {"C_SGD_BS256": (26.4, 37.2), "D_SGD_BS256": (31.0, 35.4), "D_SGD_BS2
             "FL_BS256": (20.6, 32.3)}
 case(5, "bytes as the formula, batch-256 accuracies 10 points apart (measured)", lab5_files(measured), "partly")
 case(5, "a run missing", {k: v[:-1] for k, v in lab5_files(alike).items()}, "no verdict")
+# FedAvg at local batch 64 (the quick profile's 256 / 4 users) and once more at the seed's 256 (local256/,
+# labs/lab5/run.sh): the verdict names the change and what it cost; without the second run, that it is unmeasured.
+at64 = dict(lab5_files(alike), **{"summary-FL_BS256_FP32.csv": [{"label": "FL_BS256_FP32", "local_batch": "64",
+                                                                   "final_accuracy": "0.38"}]})
+case(5, "FedAvg at local batch 64, its cost unmeasured", at64, "reproduced",
+     must=("FedAvg ran at local batch 64, not the seed's 256 (its cost in accuracy is not measured",))
+case(5, "FedAvg at local batch 64, and at the seed's 256 in local256/",
+     dict(at64, **{"local256/summary-FL_BS256_FP32-local256.csv": [{"label": "FL_BS256_FP32-local256",
+                                                                    "final_accuracy": "0.12"}]}), "reproduced",
+     must=("at the seed's 256 FedAvg reached 12.0%, at 64 38.0%: the change moved it +26.0 points",))
 
 
 # lab6: 2 workers keep the CNNs' accuracy; the small DNN slows at 2 workers, ResNet-50 does not.

@@ -122,6 +122,16 @@ for prec in fp32 fp16; do
   done
   [ "$beside" = 0 ] || launch_beside_wait
 done
+# The seed's FedAvg ran at local batch 256; quick runs FedAvg at the
+# global 256 split over the users (above). One FP32 run at the seed's local
+# batch, in local256/, measures what that change costs in accuracy: the
+# report names the change and that cost beside the verdict
+# (report/ddreport/lab5.py). LAB5_SEED_LOCAL_BATCH=0 leaves it out.
+if [ "$PROFILE" != paper ] && [ "$fl_batch" != 256 ] && [ "${LAB5_SEED_LOCAL_BATCH:-1}" = 1 ] &&
+   [[ " $schemes " == *" FL_BS256 "* ]]; then
+  mkdir -p "$OUT.tmp/local256"
+  fl_batch=256 run_scheme FL_BS256 fp32 "$SEED" "$OUT.tmp/local256" "FL_BS256_FP32-local256"
+fi
 note "runs took $(( $(date +%s) - t0 )) s"
 lab_commit
 RESULTS=$OUT labs/lab5/figures.sh
