@@ -9,7 +9,9 @@
 #   cluster.sh up DIR [--net STATE]
 #                                 start it with its state in DIR (made, must
 #                                 be empty) and wait until every node is idle;
-#                                 prints the SLURM_CONF line to export
+#                                 prints the SLURM_CONF line to export;
+#                                 on any failure it stops what it started
+#                                 and removes DIR (exit 1)
 #        one node (default): node "ddl0" on 127.0.0.1. It declares
 #            DDL_SLURM_CPUS CPUs (default 8), or this machine's CPUs where
 #            they are more: every shipped batch script (up to 8 CPUs: lab1's
@@ -189,20 +191,43 @@ wait_idle() { # dir nodes_expected ns|-
   return 1
 }
 
+# up's EXIT trap: a set-up that did not finish stops what it started.
+UP_DIR=
+up_failed() {
+  local rc=$?
+  [ -n "$UP_DIR" ] || return 0
+  set +E +e
+  trap - ERR
+  say "set-up failed: stopping what started"
+  down "$UP_DIR" --quiet
+  UP_DIR=
+  exit $(( rc == 0 ? 1 : rc ))
+}
+
 up() { # dir [--net state]
   local dir=$1 net=""; shift
   [ "${1:-}" = --net ] && { net=$2; shift 2; }
   [ $# = 0 ] || die "up: unknown argument '$1'"
+  # Every argument and setting is checked before anything starts.
+  if [ -n "$net" ]; then
+    [ -r "$net/hosts" ] || die "--net $net: no emulated cluster's hosts file there (labs/net/cluster.sh up makes it)"
+    grep -q . "$net/hosts" || die "--net $net: its hosts file names no host"
+  fi
   local why; why=$(check) || die "$why"
   local gpus; gpus=$(declared_gpus) || exit 1
+  [ -n "$net" ] || declared_cpus > /dev/null || exit 1
   mkdir -p "$dir" || die "cannot create $dir"
   dir=$(cd "$dir" && pwd)
   [ -z "$(ls -A "$dir")" ] || die "up: $dir is not empty (a cluster running there? cluster.sh down $dir)"
   mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
   chmod 755 "$dir"
   chmod 700 "$dir/munge"
-  # From here a failure stops what was started.
-  trap 'say "set-up failed: stopping what started"; down "$dir" --quiet; exit 1' ERR
+  # From here any failure (a command, die, a signal) stops what was
+  # started and removes DIR, which was empty.
+  UP_DIR=$dir
+  trap up_failed EXIT
+  trap 'exit 1' INT TERM HUP
+  trap 'exit 1' ERR
   set -E -e
   dd if=/dev/urandom of="$dir/munge/key" bs=1024 count=1 status=none
   chmod 400 "$dir/munge/key"
@@ -220,7 +245,6 @@ up() { # dir [--net state]
     if [ "$cpus" -gt "$(cpus_here)" ]; then task=task/none; fi
     nodes=("ddl0 127.0.0.1 -")
   else
-    [ -r "$net/hosts" ] || die "--net $net: no emulated cluster's hosts file there (labs/net/cluster.sh up makes it)"
     local a ns k=0
     while read -r a ns; do nodes+=("h$k $a $ns"); k=$((k + 1)); done < "$net/hosts"
     addr=${nodes[0]#* }; addr=${addr%% *}; ctld_ns=${nodes[0]##* }
@@ -236,7 +260,12 @@ up() { # dir [--net state]
   done
   set +E +e
   trap - ERR
-  wait_idle "$dir" "${#nodes[@]}" "$ctld_ns" || { [ -n "${DDL_SLURM_KEEP:-}" ] || down "$dir" --quiet; exit 1; }
+  if ! wait_idle "$dir" "${#nodes[@]}" "$ctld_ns"; then
+    [ -z "${DDL_SLURM_KEEP:-}" ] || { UP_DIR=; say "DDL_SLURM_KEEP: the daemons and $dir are kept"; }
+    exit 1
+  fi
+  UP_DIR=
+  trap - EXIT INT TERM HUP
   say "${#nodes[@]} node(s) idle: $(for n in "${nodes[@]}"; do echo -n "${n%% *} "; done)(controller $addr:$cport); state in $dir"
   echo "export SLURM_CONF=$dir/slurm.conf"
 }
