@@ -16,7 +16,8 @@
 # - Results: a run writes into $OUT.tmp, which replaces $OUT only when every
 #   job succeeded (a failed run never leaves a mix of old and new results);
 #   variants kept inside $OUT (net-*, sim-*) survive the swap. One run of a
-#   lab at a time per checkout: a second is refused, naming the first's pid.
+#   lab at a time per checkout: a second is refused, naming the first (its
+#   pid, or under Slurm its job and node).
 # - At exit, whatever the run made (its temporary results, an emulated
 #   cluster, a Slurm allocation or cluster) is removed, on success, failure,
 #   Ctrl-C, SIGTERM or SIGHUP alike (lab_on_exit registers a clean-up).
@@ -284,6 +285,30 @@ lab_is_lock_file() { # path: a plain file holding nothing or one process id
 }
 
 # --- one run of the lab ------------------------------------------------------------
+# Under Slurm the lock's holder is a job, perhaps on another node, whose
+# pid says nothing here: beside the lock (LOCK.slurm) it leaves its pid,
+# job and node while it runs.
+lab_lock_slurm() { # lock
+  [ -n "${SLURM_JOB_ID:-}" ] || return 0
+  local job=$SLURM_JOB_ID
+  [ -n "${SLURM_ARRAY_JOB_ID:-}" ] && job="$SLURM_ARRAY_JOB_ID, array task ${SLURM_ARRAY_TASK_ID:-?}"
+  LAB_LOCK_SLURM=$1.slurm
+  { echo "$$ $job on ${SLURMD_NODENAME:-$(hostname)}" > "$LAB_LOCK_SLURM"; } 2>/dev/null || return 0
+  lab_on_exit lab_lock_slurm_rm
+}
+lab_lock_slurm_rm() { rm -f "$LAB_LOCK_SLURM"; }
+# Who holds the lock: "Slurm job 812 on node n3 (pid 4242 there)", or "pid 4242".
+lab_lock_holder() { # lock
+  local pid line
+  pid=$(cat "$1" 2>/dev/null); pid=${pid:-?}
+  line=$(head -1 "$1.slurm" 2>/dev/null)
+  if [ -n "$line" ] && [ "${line%% *}" = "$pid" ]; then
+    line=${line#* }
+    echo "Slurm job ${line% on *} on node ${line##* on } (pid $pid there); squeue -j ${line%%[, ]*} shows it"
+  else
+    echo "pid $pid"
+  fi
+}
 # lab_begin MAXNP: refuses a second run of this lab in this checkout, then
 # makes what the launcher needs for up to MAXNP ranks, then an empty
 # $OUT.tmp for the results. Call it before any work.
@@ -298,10 +323,11 @@ lab_begin() {
   fi
   exec {LAB_LOCK_FD}>>"$lock" || refuse "cannot open $lock"
   if ! flock -n "$LAB_LOCK_FD"; then
-    refuse "$LAB_NAME is already running (pid $(cat "$lock" 2>/dev/null || echo '?')) in this checkout:" \
+    refuse "$LAB_NAME is already running ($(lab_lock_holder "$lock")) in this checkout:" \
       "its results and this run's would replace each other; wait for it, or stop it"
   fi
   { echo $$ > "$lock"; } 2>/dev/null || lab_no_room "$lock"
+  lab_lock_slurm "$lock"
   if [ -n "${LAB_ARRAY_MERGE:-}" ]; then
     [ -d "$LAB_ARRAY_DIR" ] || refuse "LAB_ARRAY_MERGE=$LAB_ARRAY_MERGE: no $LAB_ARRAY_DIR (the array's outputs)"
     # Finished tasks only: a task-3.lock or a failed task's folder is none.

@@ -599,6 +599,22 @@ launch_usr1() {
     launch_requeue 0
   fi
 }
+# What a requeued job continues from, promised only where it exists: the
+# lab's own checkpoints (launch_resume_hint), none for a run stopped
+# before its first step (status DRIVER_EXIT_NO_CHECKPOINT, 4).
+launch_requeue_what() { # status
+  local what
+  if launch_resume_hint > /dev/null; then
+    what="its runs continue from $LAB_NAME's checkpoints in ${DDL_CHECKPOINT_ROOT:-results/checkpoints} (RESUME=1)"
+  else
+    what="$LAB_NAME has no checkpoint to continue from: it runs again from the start"
+  fi
+  if [ "$1" = 4 ]; then
+    what="the run in progress stopped before its first step, with no checkpoint yet: it starts afresh"
+    launch_resume_hint > /dev/null && what+="; the lab's other runs continue from their checkpoints (RESUME=1)"
+  fi
+  echo "$what"
+}
 # After the warning: requeue this batch job (sbatch --requeue; it comes
 # back with SLURM_RESTART_COUNT set, and the labs/slurm scripts set
 # RESUME=1), else stop and say how to continue. Never returns.
@@ -607,7 +623,7 @@ launch_requeue() { # status of the job that was running
   trap '' USR1
   if [ -n "${SLURM_JOB_ID:-}" ] && [ -z "${LAUNCH_OWN_JOB:-}" ]; then
     # Said first: the requeue ends this shell (SIGTERM) at once.
-    note "the job (status $rc) stopped on SIGUSR1; requeueing Slurm job $SLURM_JOB_ID: it continues from the checkpoints (RESUME=1)"
+    note "the job (status $rc) stopped on SIGUSR1; requeueing Slurm job $SLURM_JOB_ID: $(launch_requeue_what "$rc")"
     LAUNCH_REQUEUED=1
     if out=$(timeout 15 scontrol requeue "$SLURM_JOB_ID" 2>&1); then
       for _ in $(seq 600); do sleep 1; done # until Slurm's SIGTERM
