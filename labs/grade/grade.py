@@ -15,8 +15,11 @@ For each submission folder:
      of each test, with no submission code in it, replays them and decides
      (code_item.py, labs/grade/tape/). One item per build: a broken ring
      cannot cost the group-averaging item that calls it;
-  4. writes dir/grade-report.md and dir/grade-report.csv (lab, item,
-     points, max_points, passed, reason).
+  4. writes dir/grade-report.csv (lab, item, points, max_points, passed,
+     reason) and, by --format, dir/grade-report.md (markdown, the default),
+     Gradescope's results.json (dir/grade-results.json) and JUnit XML
+     (dir/grade-junit.xml) (formats.py; items hidden in the rubric are
+     withheld from the Markdown and JUnit until their date).
 Exit status: 0 when every item of the graded labs could be graded (passed
 or failed), 1 when something could not (missing file or results, a
 reference that fails here), 2 on usage errors. Python 3 standard library
@@ -37,6 +40,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "labs", "grade"))
+import formats  # noqa: E402
 import results_check  # noqa: E402
 from code_item import CodeGrader, Expected, Outcome, Toolchain, short  # noqa: E402
 from fsafe import remove_tree, shown, take_back, visible  # noqa: E402
@@ -48,9 +52,10 @@ TESTS = os.path.join(ROOT, "tests", "grade", "tests.txt")
 
 
 class Item:
-    def __init__(self, lab, name, points, kind, what, replaces):
+    def __init__(self, lab, name, points, kind, what, replaces, hidden=False, reveal=None):
         self.lab, self.name, self.points, self.kind = lab, name, points, kind
         self.what, self.replaces = what, replaces
+        self.hidden, self.reveal = hidden, reveal  # rubric: a last field `hidden` or `hidden=DATE`
         self.tests = []  # (timeout, [np] or None, program, args)
 
 
@@ -61,21 +66,50 @@ def die(msg, code=2):
 
 # ---- configuration -----------------------------------------------------------
 
-def load_rubrics(tests_path):
+def rubric_paths(overrides):
+    """{lab: its rubric file}: labs/labN/exercises/rubric.txt, or the file
+    --rubric labN=FILE names instead (an instructor's copy, with hidden
+    items, say)."""
+    paths = {os.path.basename(os.path.dirname(os.path.dirname(p))): p
+             for p in glob.glob(os.path.join(ROOT, "labs", "lab*", "exercises", "rubric.txt"))}
+    for text in overrides or ():
+        lab, sep, path = text.partition("=")
+        if not sep or lab not in paths:
+            die(f"--rubric: expected labN=FILE with labN one of {', '.join(sorted(paths))}, got '{shown(text)}'")
+        if not os.path.isfile(path):
+            die(f"--rubric: {shown(path)}: not a file")
+        paths[lab] = path
+    return paths
+
+
+def rubric_item(lab, fields, where):
+    """One rubric line's Item: 'item points code file replaces' or 'item
+    points results check', then optionally `hidden` or `hidden=DATE`."""
+    hidden, reveal = False, None
+    if len(fields) > 4 and (fields[-1] == "hidden" or fields[-1].startswith("hidden=")):
+        hidden, mark = True, fields.pop()
+        if mark != "hidden":
+            reveal = formats.parse_date(mark[len("hidden="):])
+            if reveal is None:
+                die(f"{where}: '{mark}': expected hidden or hidden=YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]")
+    if len(fields) < 4 or fields[2] not in ("code", "results") or not fields[1].isdigit() or \
+            (fields[2] == "code" and len(fields) != 5):
+        die(f"{where}: expected 'item points code file replaces' or 'item points results check', then optionally "
+            f"'hidden' or 'hidden=DATE'")
+    return Item(lab, fields[0], int(fields[1]), fields[2], fields[3], fields[4] if len(fields) > 4 else None,
+                hidden, reveal)
+
+
+def load_rubrics(tests_path, overrides=None):
     """The rubrics' items, each with its test runs from tests_path
     (tests/grade/tests.txt unless --tests names another list)."""
     items = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "labs", "lab*", "exercises", "rubric.txt"))):
-        lab = os.path.basename(os.path.dirname(os.path.dirname(path)))
+    for lab, path in sorted(rubric_paths(overrides).items()):
         with open(path) as f:
             for n, line in enumerate(f, 1):
-                line = line.split("#", 1)[0].split()
-                if not line:
-                    continue
-                if len(line) < 4 or line[2] not in ("code", "results") or not line[1].isdigit() or \
-                        (line[2] == "code" and len(line) != 5):
-                    die(f"{path}:{n}: expected 'item points code file replaces' or 'item points results check'")
-                items.append(Item(lab, line[0], int(line[1]), line[2], line[3], line[4] if len(line) > 4 else None))
+                fields = line.split("#", 1)[0].split()
+                if fields:
+                    items.append(rubric_item(lab, fields, f"{path}:{n}"))
     by_key = {f"{i.lab}/{i.name}": i for i in items}
     path = tests_path
     try:
@@ -127,7 +161,33 @@ def csv_rows(rows):
     return [[f"'{c}" if isinstance(c, str) and c.startswith(FORMULA_START) else c for c in r] for r in rows]
 
 
-def write_reports(sub, outcomes, elapsed, confinement, tests):
+def write_markdown(sub, outcomes, hidden, about):
+    """grade-report.md: the student's view. An item hidden now (hidden:
+    {item: "hidden until DATE"}) shows that instead of its points and
+    reason, and the total counts the items shown; with no hidden item it
+    is the report it always was."""
+    ungraded = [o for o in outcomes if o.item not in hidden and o.passed in ("missing", "error")]
+    total, _, rest = formats.shown_total(outcomes, hidden).partition(" points")
+    md = [f"# Grade report: {shown(sub.name)}", "",
+          f"**{total} points**{rest}" + (f"; {len(ungraded)} item(s) could not be graded" if ungraded else ""), "",
+          about, "", "| lab | item | points | passed | reason |", "|---|---|---:|---|---|"]
+    for o in outcomes:
+        if o.item in hidden:
+            md.append(f"| {o.item.lab} | {o.item.name} | ?/{o.item.points} | hidden | {hidden[o.item]} |")
+            continue
+        reason = visible(o.reason).replace("|", "\\|")
+        md.append(f"| {o.item.lab} | {o.item.name} | {o.points}/{o.item.points} | {o.passed} | {reason} |")
+    md += ["", "passed: yes / no (graded: failed) / missing (not submitted) / error (could not be graded here)" +
+           ("; hidden: graded, shown after its date." if hidden else ".")]
+    if sub.refused:
+        md += ["", "Refused, never read (the grader reads plain files only):", ""]
+        md += [f"- `{shown(p)}`: {why}" for p, why in sorted(sub.refused.items())[:50]]
+    sub.write_output("grade-report.md", "\n".join(md) + "\n")
+
+
+def write_reports(sub, outcomes, elapsed, confinement, args, times):
+    """The CSV (always, everything in it), then the --format reports.
+    times: {item: seconds it took}."""
     total = sum(o.points for o in outcomes)
     most = sum(o.item.points for o in outcomes)
     ungraded = [o for o in outcomes if o.passed in ("missing", "error")]
@@ -137,21 +197,24 @@ def write_reports(sub, outcomes, elapsed, confinement, tests):
     text = io.StringIO()
     csv.writer(text).writerows(csv_rows(rows))
     sub.write_output("grade-report.csv", text.getvalue())
-    md = [f"# Grade report: {shown(sub.name)}", "",
-          f"**{total} / {most} points**" + (f"; {len(ungraded)} item(s) could not be graded" if ungraded else ""), "",
-          f"Graded {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} by ddlab {results_check.git_rev(ROOT)}"
-          f" in {elapsed:.0f} s. Logs: .grade/<lab>-<item>/log.txt. Submission code ran {confinement}." +
-          ("" if tests == TESTS else f" Code items graded by the test runs {tests} lists (--tests), "
-                                     f"not tests/grade/tests.txt."), "",
-          "| lab | item | points | passed | reason |", "|---|---|---:|---|---|"]
+    stamp = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+    about = (f"Graded {stamp} by ddlab {results_check.git_rev(ROOT)}"
+             f" in {elapsed:.0f} s. Logs: .grade/<lab>-<item>/log.txt. Submission code ran {confinement}." +
+             ("" if args.tests == TESTS else f" Code items graded by the test runs {args.tests} lists (--tests), "
+                                             f"not tests/grade/tests.txt."))
+    hidden = {}
     for o in outcomes:
-        reason = visible(o.reason).replace("|", "\\|")
-        md.append(f"| {o.item.lab} | {o.item.name} | {o.points}/{o.item.points} | {o.passed} | {reason} |")
-    md += ["", "passed: yes / no (graded: failed) / missing (not submitted) / error (could not be graded here)."]
-    if sub.refused:
-        md += ["", "Refused, never read (the grader reads plain files only):", ""]
-        md += [f"- `{shown(p)}`: {why}" for p, why in sorted(sub.refused.items())[:50]]
-    sub.write_output("grade-report.md", "\n".join(md) + "\n")
+        why = formats.hidden_until(o.item, args.reveal_after)
+        if why:
+            hidden[o.item] = why
+    if "markdown" in args.formats:
+        write_markdown(sub, outcomes, hidden, about)
+    seen = [Outcome(o.item, o.passed, visible(o.reason)) for o in outcomes]
+    if "gradescope" in args.formats:
+        summary = f"ddlab grade: {formats.shown_total(seen, hidden)}. {about}"
+        sub.write_output(formats.GRADESCOPE_FILE, formats.gradescope(seen, hidden, summary, elapsed))
+    if "junit" in args.formats:
+        sub.write_output(formats.JUNIT_FILE, formats.junit(shown(sub.name), seen, hidden, times, stamp))
     return total, most, len(ungraded)
 
 
@@ -228,7 +291,7 @@ def grade_submission(path, items, code, args):
     if not chosen:
         print(f"{shown(sub.name)}: nothing to grade (no exercise files or results/labN/ found in {shown(sub.path)})",
               file=sys.stderr)
-    outcomes = {}
+    outcomes, times = {}, {}
     # Results first: they are read before any submission code has run.
     for item in sorted(chosen, key=lambda i: i.kind == "code"):
         d = sub.fresh_dir(os.path.join(".grade", f"{item.lab}-{item.name}"))
@@ -237,10 +300,12 @@ def grade_submission(path, items, code, args):
                 _f.write(text + "\n")
                 _f.flush()
             log.path = logf.name
+            t_item = time.time()
             try:
                 o = grade_one(item, sub, code, log)
             except Exception as e:  # the grader reports, it never dies on one item
                 o = Outcome(item, "error", f"grader error: {type(e).__name__}: {e}")
+            times[item] = time.time() - t_item
         try:
             tidy_work(os.path.join(d, "work"), (item.what, item.name + ".o") if item.kind == "code" else ())
         except OSError as e:  # said, not fatal: the item was graded
@@ -252,7 +317,7 @@ def grade_submission(path, items, code, args):
                   f"{visible(o.reason)}", file=sys.stderr)
     confinement = code.sandbox.describe() if isinstance(code, CodeGrader) else "nowhere (no code item graded)"
     total, most, ungraded = write_reports(sub, [outcomes[i] for i in chosen], time.time() - t0, confinement,
-                                          args.tests)
+                                          args, times)
     return total, most, ungraded or not chosen
 
 
@@ -266,6 +331,13 @@ def check_options(args, items):
         bad = [lab for lab in labs if lab not in known]
         if bad:
             die(f"--labs: unknown lab '{bad[0]}'; expected a comma list of {', '.join(known)}")
+    args.formats = formats.parse_formats(args.format)
+    if args.formats is None:
+        die(f"--format: '{shown(args.format)}' is not a comma list of {', '.join(formats.FORMATS)}")
+    if args.reveal_after is not None:
+        args.reveal_after, text = formats.parse_date(args.reveal_after), args.reveal_after
+        if args.reveal_after is None:
+            die(f"--reveal-after: '{shown(text)}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])")
     where, text = ("--timeout", args.timeout) if args.timeout is not None else \
         ("GRADE_TIMEOUT", os.environ.get("GRADE_TIMEOUT", ""))
     if text in ("", None):
@@ -415,6 +487,15 @@ def main():
                     help="which test runs grade which item (default: tests/grade/tests.txt; a list with fewer rank "
                          "counts grades faster and less thoroughly)")
     ap.add_argument("--summary", help="also write one CSV line per submission to this file")
+    ap.add_argument("--format", default="markdown",
+                    help="the reports besides grade-report.csv, a comma list of markdown (grade-report.md, the "
+                         "default), gradescope (Gradescope's results.json as grade-results.json), junit "
+                         "(grade-junit.xml)")
+    ap.add_argument("--reveal-after", metavar="DATE",
+                    help="items hidden in the rubric are shown from DATE on (YYYY-MM-DD, 00:00 UTC, or an ISO "
+                         "8601 time), instead of the rubric's date")
+    ap.add_argument("--rubric", action="append", metavar="labN=FILE",
+                    help="grade labN by FILE instead of labs/labN/exercises/rubric.txt (repeatable)")
     ap.add_argument("--unconfined", action="store_true",
                     help="run submission code as the grader's own user, with resource limits only (for a grader "
                          "that is not root; see labs/grade/README.md, Confinement)")
@@ -423,7 +504,7 @@ def main():
     args = ap.parse_args()
     # Names from submissions are shown escaped; stdout must never be what fails.
     sys.stdout.reconfigure(errors="backslashreplace")
-    items = load_rubrics(args.tests)
+    items = load_rubrics(args.tests, args.rubric)
     check_options(args, items)
     for s in args.submissions:
         if not os.path.isdir(s):
@@ -466,8 +547,10 @@ def main():
         # Where the report went: the folder's real path when a folder above
         # it is a link.
         where = path if path != os.path.abspath(sub) else sub
+        first = {"markdown": "grade-report.md", "gradescope": formats.GRADESCOPE_FILE,
+                 "junit": formats.JUNIT_FILE}[args.formats[0]]
         print(f"{shown(sub)}: {total}/{most} points{' (incomplete: see the report)' if incomplete else ''}"
-              f" -> {shown(os.path.join(where, 'grade-report.md'))}")
+              f" -> {shown(os.path.join(where, first))}")
         summary.append((shown(sub), total, most, "no" if incomplete else "yes"))
         if incomplete:
             status = 1
