@@ -493,7 +493,7 @@ endif
 # dir/grade-report.md and .csv (labs/grade/README.md).
 grade: all bin/grade
 	@test -n "$(SUBMISSION)" || { echo "usage: make grade SUBMISSION=dir [dir...]" >&2; exit 2; }
-	@labs/grade/grade.py --no-build $(SUBMISSION)
+	@labs/grade/grade.py --no-build $(if $(FORMAT),--format $(FORMAT)) $(SUBMISSION)
 bin/grade: labs/grade/grade.py
 	@mkdir -p $(@D)
 	@ln -sf ../labs/grade/grade.py $@
@@ -589,7 +589,8 @@ help:
 	@echo "  make gpu-kit       copy OpenBLAS, libpng and zlib into build/gpu-kit, to carry to a GPU machine for gpu-check"
 	@echo "  make labN IMPL=student  run lab N with the student's labs/labN/exercises/*.c (bin/student/labN)"
 	@echo "  make grade SUBMISSION=dir  grade a submission (also bin/grade dir...): dir/grade-report.md, .csv;"
-	@echo "                             as root its code runs confined (not root: bin/grade --unconfined)"
+	@echo "                             as root its code runs confined (not root: bin/grade --unconfined);"
+	@echo "                             FORMAT=markdown,gradescope,junit: which reports (Gradescope JSON, JUnit XML)"
 	@echo "  make SIM=1         build the labs with SimGrid's smpicc into bin/sim (simulated clusters)"
 	@echo "  make lab3 NET=1gbit NP=2   lab3 on 2 emulated hosts linked at 1 Gbit/s (root; labs/net/README.md)"
 	@echo "  make clean         remove build outputs; distclean also removes results"
