@@ -2,8 +2,10 @@
 #include "threads.h"
 
 #include <cblas.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(__GLIBC__) && !defined(DDL_SMPI) /* SMPI redefines malloc & co. as macros */
 #include <malloc.h>
 #endif
@@ -62,8 +64,76 @@ static void threads_env_check(void)
     }
 }
 
+/* Slurm's warning (SIGUSR1) and its end of a job (SIGTERM, scancel, a
+ * preemption) from the program's very start, in the jobs that checkpoint
+ * on them ($DDL_CHECKPOINT_ON_USR1=1, the labs/slurm scripts): blocked
+ * first, before MPI_Init (whose threads inherit the mask) and data
+ * loading, then caught by start_signal, which ends the run at once with
+ * "no checkpoint yet" and status START_SIGNAL_EXIT (DRIVER_EXIT_NO_CHECKPOINT
+ * in core/driver/preempt.h), until the training loop takes them over
+ * (driver_preempt_arm: a checkpoint at the end of the current step). A
+ * program that trains nothing (a benchmark) keeps this handler: it stops
+ * at once, as the default action would, with that status. */
+enum { START_SIGNAL_EXIT = 4 };
+static char start_msg[2][256];
+static size_t start_len[2];
+static volatile sig_atomic_t start_rank = -1;
+
+static void start_signal(int sig)
+{
+    int i = sig == SIGTERM;
+    if (start_rank <= 0 && write(STDERR_FILENO, start_msg[i], start_len[i]) < 0) {
+        /* nothing to do: the run ends either way */
+    }
+    _exit(START_SIGNAL_EXIT);
+}
+
+static bool start_signals_block(const char *argv0)
+{
+#ifdef DDL_SMPI
+    (void)argv0;
+    return false;
+#else
+    const char *on = getenv("DDL_CHECKPOINT_ON_USR1");
+    if (!on || strcmp(on, "1") != 0) return false;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    const char *name = argv0 ? strrchr(argv0, '/') : NULL;
+    name = name ? name + 1 : argv0 ? argv0 : "ddlab";
+    const char *sigs[2] = {"SIGUSR1", "SIGTERM"};
+    for (int i = 0; i < 2; i++) {
+        int n = snprintf(start_msg[i], sizeof start_msg[i],
+                         "%s: %s before the first training step: no checkpoint yet; stopping with status %d "
+                         "(a requeued job starts this run afresh)\n", name, sigs[i], START_SIGNAL_EXIT);
+        start_len[i] = n > 0 ? DDL_MIN((size_t)n, sizeof start_msg[i] - 1) : 0;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = start_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    return true;
+#endif
+}
+
+/* After MPI_Init: a signal that came during it is delivered now. */
+static void start_signals_release(int rank)
+{
+    start_rank = rank;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 void ddl_program_start(int *argc, char ***argv, int *rank, int *size, bool malloc_default)
 {
+    bool held = start_signals_block(argc && *argc > 0 && argv && *argv ? (*argv)[0] : NULL);
     keep_freed_memory(malloc_default);
     threads_env_check();
     ddl_placement_before_init();
@@ -78,6 +148,7 @@ void ddl_program_start(int *argc, char ***argv, int *rank, int *size, bool mallo
     MPI_Comm_size(MPI_COMM_WORLD, size);
     ddl_set_rank(*rank, *size);
     ddl_threads_init(MPI_COMM_WORLD);
+    if (held) start_signals_release(*rank);
 }
 
 int ddl_threads_init(MPI_Comm comm)
