@@ -491,14 +491,54 @@ lab_single() { # prog args...
 LAUNCH_BESIDE_CMD=()
 launch_wait() {
   if [ "${DRY_RUN:-0}" = 1 ]; then echo "$*" >&"$LAUNCH_DRY_FD"; return 0; fi
-  "$@" &
-  if [ "${LAUNCH_BESIDE:-0}" = 1 ]; then
-    LAUNCH_CHILD+="${LAUNCH_CHILD:+ }$!"
-    LAUNCH_BESIDE_CMD+=("$*")
-    return 0
+  local rc
+  while :; do
+    "$@" &
+    if [ "${LAUNCH_BESIDE:-0}" = 1 ]; then
+      LAUNCH_CHILD+="${LAUNCH_CHILD:+ }$!"
+      LAUNCH_BESIDE_CMD+=("$*")
+      return 0
+    fi
+    LAUNCH_CHILD=$!
+    rc=0
+    launch_reap "$LAUNCH_CHILD" "$*" || rc=$?
+    [ "$rc" != 0 ] && launch_restart "$rc" && continue
+    return "$rc"
+  done
+}
+
+# Restarts inside the allocation (torchrun's --max-restarts): a job that
+# failed while its Slurm job still runs (a rank died, a node's process was
+# killed) starts again at once, from its last checkpoint (DDL_RESUME=1),
+# up to DDL_MAX_RESTARTS times in the lab's whole run (the sbatch
+# scripts' --max-restarts N; default 0). Each restart is a line in the
+# lab's log and in $OUT.tmp/restarts.txt ("# restarts: N", then one line
+# each), which the results keep.
+case "${DDL_MAX_RESTARTS:=0}" in
+  [0-9]|[1-9][0-9]) ;;
+  *) echo "error: DDL_MAX_RESTARTS='$DDL_MAX_RESTARTS' (--max-restarts): restarts of a failed job inside the allocation, 0 .. 99" >&2
+     exit 2 ;;
+esac
+LAUNCH_RESTARTS=0
+launch_restart() { # status of the failed job: 0 when it is to start again
+  local rc=$1 file
+  [ "$LAUNCH_RESTARTS" -lt "$DDL_MAX_RESTARTS" ] || return 1
+  case $LAUNCHER in srun|net-srun) ;; *) return 1 ;; esac
+  # Not after Slurm's warning (the requeue follows), nor when the
+  # allocation is ending (a time limit, scancel: its state is not RUNNING).
+  [ "${LAUNCH_USR1:-0}" = 0 ] && [ -z "$(launch_slurm_state)" ] || return 1
+  LAUNCH_RESTARTS=$(( LAUNCH_RESTARTS + 1 ))
+  export DDL_RESUME=1 DDL_RESTARTS=$LAUNCH_RESTARTS
+  note "restart $LAUNCH_RESTARTS of $DDL_MAX_RESTARTS (--max-restarts) inside Slurm job $LAUNCH_JOB: the job that exited with status $rc starts again from its last checkpoint (RESUME=1)"
+  if [ -n "${OUT:-}" ] && [ -d "$OUT.tmp" ]; then
+    file=$OUT.tmp/restarts.txt
+    {
+      echo "# restarts: $LAUNCH_RESTARTS"
+      [ -f "$file" ] && grep -v '^# restarts:' "$file"
+      echo "restart $LAUNCH_RESTARTS of $DDL_MAX_RESTARTS: ${LAUNCH_STEP_NAME:-$LAB_NAME} exited with status $rc in Slurm job $LAUNCH_JOB at $(date -u +%FT%TZ); started again from its last checkpoint"
+    } > "$file.new" 2>/dev/null && mv "$file.new" "$file"
   fi
-  LAUNCH_CHILD=$!
-  launch_reap "$LAUNCH_CHILD" "$*"
+  return 0
 }
 # launch_reap PID COMMAND: wait for one job, then what its end means.
 launch_reap() {
