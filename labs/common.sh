@@ -189,6 +189,12 @@ lab_array_state() {
   fi
   if [ -d "$t" ]; then echo failed; else echo missing; fi
 }
+# An array task that did not finish says which it was, and how to rerun it.
+lab_array_task_end() {
+  [ -f "$LAB_ARRAY_DIR/task-$LAB_ARRAY_TASK/$LAB_ARRAY_DONE" ] && return 0
+  note "array ${LAB_ARRAY_ID:-?}: task $LAB_ARRAY_TASK did not finish; the merge will not run (sweep.sh's merge job ends," \
+    "--kill-on-invalid-dep=yes); once the array has ended, labs/slurm/sweep.sh --rerun-failed ${LAB_ARRAY_ID:-ID} reruns the tasks that did not finish, then merges"
+}
 # lab_array_check N: every task 1 .. N finished, or one line per task
 # that did not and status 1.
 lab_array_check() {
@@ -321,6 +327,7 @@ lab_begin() {
   if [ -n "${LAB_ARRAY_TASK:-}" ] && [ ! -e "$LAB_ARRAY_DIR/$RESULTS_MARK" ] && lab_dir_is_ours "$LAB_ARRAY_DIR"; then
     lab_mark_dir "$LAB_ARRAY_DIR"
   fi
+  [ -z "${LAB_ARRAY_TASK:-}" ] || [ "${DRY_RUN:-0}" = 1 ] || lab_on_exit lab_array_task_end
   exec {LAB_LOCK_FD}>>"$lock" || refuse "cannot open $lock"
   if ! flock -n "$LAB_LOCK_FD"; then
     refuse "$LAB_NAME is already running ($(lab_lock_holder "$lock")) in this checkout:" \

@@ -83,6 +83,8 @@ task 2 FAIL_JOB=2; s2=$?
 task 4; s4=$?
 mkdir -p "$w/results/lab1.array-77/task-3.lock" && echo stray > "$w/results/lab1.array-77/task-3.lock/x"
 check $(all '[ "$s1" = 0 ] && [ "$s2" != 0 ] && [ "$s4" = 0 ]') "tasks 1 and 4 end well, task 2 fails" "$s1 $s2 $s4: $(tail -3 "$tmp/task2.out")"
+check $(all 'grep -q "array 77: task 2 did not finish.*sweep.sh --rerun-failed 77" "$tmp/task2.out" && ! grep -q "did not finish" "$tmp/task1.out"') \
+  "the failed task says which it was and how to rerun it" "$(tail -2 "$tmp/task2.out")"
 out=$(cd "$w" && LAB_ARRAY_MERGE=77 labs/lab1/run.sh 2>&1); st=$?
 echo "$out" | sed "s/^/# /"
 check $(all '[ "$st" = 1 ] && grep -q "task 2: failed" <<<"$out" && grep -q "task 3: missing" <<<"$out" && ! grep -q "task [14]:" <<<"$out"') \
