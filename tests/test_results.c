@@ -15,6 +15,7 @@
 
 #include "driver/environment.h"
 #include "harness.h"
+#include "platform/placement.h"
 #include "results/image.h"
 #include "results/results.h"
 
@@ -584,7 +585,15 @@ static void test_meta_collect(void)
      * every output's provenance line must carry it. */
     setenv("DDL_NET", "2 hosts, 1 Gbit/s, no added latency", 1);
     setenv("DDL_NET_SETUP", "tbf=rate 1000000000bit burst 12500 limit 2500000", 1);
-    t_check(driver_env_apply() == 0, "the edge reads DDL_NET and hands it down");
+    t_check(driver_env_apply() == 0, "the edge reads DDL_NET");
+    /* This test runs on the machine's own network, not on an emulated host:
+     * the edge drops a DDL_NET here (core/driver/environment.c), so that a
+     * stray one cannot label a shared-memory run. */
+    Meta stray = {0};
+    meta_collect(&stray, "test_results");
+    t_check(!meta_get(&stray, "emulated_network"), "meta_collect: a DDL_NET outside an emulated host labels nothing");
+    /* On an emulated host the edge hands it down as this does. */
+    ddl_launch_info_set(&(LaunchInfo){ .net = getenv("DDL_NET"), .net_setup = getenv("DDL_NET_SETUP") });
     Meta n = {0};
     meta_collect(&n, "test_results");
     unsetenv("DDL_NET");
