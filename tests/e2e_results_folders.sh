@@ -57,7 +57,7 @@ refused_kept "RESULTS naming a link to a user's folder is refused, the folder ke
 # --- 2. PLATFORM is a name from the list -----------------------------------------------
 env PLATFORM=../platforms/cluster4 labs/lab2/run.sh > /dev/null 2> "$tmp/err"
 st=$?
-check $(all '[ "$st" = 2 ] && grep -q "not a platform of labs/platforms; one of: .*cluster4" "$tmp/err" && [ ! -e "results/lab2/sim-../platforms" ]') \
+check $(all '[ "$st" = 2 ] && grep -q "not a platform of labs/platforms; available: .*cluster4" "$tmp/err" && [ ! -e "results/lab2/sim-../platforms" ]') \
   "PLATFORM=../platforms/cluster4 is refused, naming the platforms" "status $st, $(head -c 300 "$tmp/err")"
 
 # --- 3. new, empty and ddlab's own folders are taken --------------------------------

@@ -29,6 +29,10 @@ status=2
 fail() { echo "grade-sandbox: $*" >&"$status"; exit 125; }
 
 nosock=$(realpath "$(dirname "${BASH_SOURCE[0]}")/nosock.py")  # before any cd
+# Opened now: a checkout under /tmp or /dev/shm is hidden by the private
+# tmpfs below, so nosock.py is copied from this descriptor into the
+# sandbox's own /tmp (root's, read-only to the command).
+exec {nosock_fd}<"$nosock" || { echo "grade-sandbox: cannot read $nosock" >&2; exit 125; }
 work= uid= mode=rw cwd=/tmp/work python=/usr/bin/python3
 [ -x "$python" ] || python=python3
 hide=() show=()
@@ -102,6 +106,9 @@ set +f
 mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /tmp || fail "cannot mount a private /tmp"
 mount -t tmpfs -o size=512m,mode=1777,nosuid,nodev tmpfs /dev/shm || fail "cannot mount a private /dev/shm"
 mkdir -m 755 /tmp/work /tmp/home && chown "$uid:$uid" /tmp/home || fail "cannot make /tmp/work and /tmp/home"
+cat <&"$nosock_fd" > /tmp/.grade-nosock.py && chmod 444 /tmp/.grade-nosock.py || fail "cannot copy nosock.py into the sandbox"
+exec {nosock_fd}<&-
+nosock=/tmp/.grade-nosock.py
 mount --no-canonicalize --bind /proc/self/fd/3 /tmp/work && mount -o "remount,bind,$mode,nosuid,nodev" /tmp/work ||
   fail "cannot mount $work on /tmp/work"
 exec 3<&-

@@ -40,7 +40,7 @@ PLATFORM_XML=$SIM_DIR/$SIM_PLATFORM.xml
 # replaces whole): only a platform of the list, by its bare name.
 case " $SIM_PLATFORMS " in
   *" $SIM_PLATFORM "*) ;;
-  *) echo "error: PLATFORM='$SIM_PLATFORM': not a platform of $SIM_DIR; one of: ${SIM_PLATFORMS:-none}" >&2; exit 2 ;;
+  *) echo "error: PLATFORM='$SIM_PLATFORM': not a platform of $SIM_DIR; available: ${SIM_PLATFORMS:-none}" >&2; exit 2 ;;
 esac
 if [ ! -f "$PLATFORM_XML" ]; then
   echo "error: PLATFORM=$SIM_PLATFORM: no $PLATFORM_XML; available: ${SIM_PLATFORMS:-none}" >&2
