@@ -425,17 +425,33 @@ static void test_atomic(void)
     stderr_back(saved);
     t_check(rc == -1 && count_temps(g_dir) == 0, "atomic write: failed rename leaves no *.tmp.* file");
 
+    /* A directory this process may not write: as root, whom permissions do
+     * not stop, the write runs in a child that has become nobody (65534),
+     * with the scratch folder opened to it for the time of the check. */
+    mkdir(in_dir("ro"), 0555);
+    chmod(in_dir("ro"), 0555);
+    saved = stderr_to(msgfile);
     if (geteuid() != 0) {
-        mkdir(in_dir("ro"), 0555);
-        chmod(in_dir("ro"), 0555);
-        saved = stderr_to(msgfile);
         rc = write_file_atomic(in_dir("ro/x.csv"), "abc", 3);
-        stderr_back(saved);
-        t_check(rc == -1 && count_temps(in_dir("ro")) == 0, "atomic write: read-only directory -> -1, no temp");
-        chmod(in_dir("ro"), 0755);
     } else {
-        t_skip("atomic write: read-only directory", "running as root (permissions are not enforced)");
+        chmod(g_dir, 0711);
+        mkdir(in_dir("rw"), 0777);
+        chmod(in_dir("rw"), 0777);
+        pid_t child = fork();
+        if (child == 0) { /* 0 only when nobody can write rw/ (the control) and not ro/ */
+            bool nobody = setgid(65534) == 0 && setuid(65534) == 0;
+            bool control = nobody && write_file_atomic(in_dir("rw/x.csv"), "abc", 3) == 0;
+            _exit(control ? (write_file_atomic(in_dir("ro/x.csv"), "abc", 3) == -1 ? 0 : 1) : 2);
+        }
+        int st = 0;
+        rc = child > 0 && waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? -1 : 0;
+        chmod(g_dir, 0700);
     }
+    stderr_back(saved);
+    t_check(rc == -1 && count_temps(in_dir("ro")) == 0,
+            geteuid() ? "atomic write: read-only directory -> -1, no temp"
+                      : "atomic write: a directory nobody may write (as nobody) -> -1, no temp");
+    chmod(in_dir("ro"), 0755);
 
     const char *longtext = "a long first version of the file\nwith two lines\n";
     rc = write_file_atomic(in_dir("over.txt"), longtext, strlen(longtext));
