@@ -61,6 +61,12 @@ void t_skip(const char *name, const char *why)
     fflush(stdout);
 }
 
+void t_left_out(const char *name, const char *why)
+{
+    printf("# left out - %s: %s\n", name, why);
+    fflush(stdout);
+}
+
 bool t_check_all(bool cond, const char *fmt, ...)
 {
     int local = cond ? 1 : 0, all = local, rank = 0;

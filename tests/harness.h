@@ -18,6 +18,10 @@ bool t_check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* Same, with a reason printed on failure (why is a printf format after name). */
 bool t_checkf(bool cond, const char *name, const char *why_fmt, ...) __attribute__((format(printf, 3, 4)));
 void t_skip(const char *name, const char *why);
+/* A case the method leaves out by design (not a skip: skips are for
+ * missing hardware or upstream features): one "# left out - NAME: WHY"
+ * line, counted nowhere. */
+void t_left_out(const char *name, const char *why);
 /* MPI: AND of cond over MPI_COMM_WORLD, printed once by rank 0. */
 bool t_check_all(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit status: 0 if nothing failed. */
