@@ -55,8 +55,15 @@ lab_begin "$maxnp"
 pml=ob1 mca=
 # The monitoring PML must be free to interpose: no pml ob1.
 [ "${LAB4_MONITOR:-0}" = 1 ] && { pml=; mca="pml_monitoring_enable 1"; }
+# On an emulated network, every byte on the hosts' links is counted once
+# a second beside ddlab's own count of the averaging (labs/net/wire.sh):
+# what the seed's docker stats counted, to see whether headers, MPI's
+# control traffic or the counting explain its totals (the report says).
+[ -n "$NET_TAG" ] && [ "${DRY_RUN:-0}" != 1 ] && source labs/net/wire.sh
 for np in $workers; do
+  [ -n "$NET_TAG" ] && [ "${DRY_RUN:-0}" != 1 ] && wire_start "$OUT.tmp/wire-np$np.csv"
   LAUNCH_PML=$pml LAUNCH_MCA=$mca lab_mpi "$np" "$BIN/lab4" run "${common[@]}" "${settings[@]}"
+  [ -n "$NET_TAG" ] && [ "${DRY_RUN:-0}" != 1 ] && wire_stop
 done
 
 lab_commit
