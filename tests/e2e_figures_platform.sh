@@ -83,15 +83,17 @@ check $? "no network, no SimGrid: the summary says not shown here" "$out"
 grep -q '^== \[1/6\] lab1 native: .* left in all: make lab1' <<<"$out" && grep -q '^== \[6/6\] lab6 native: done in' <<<"$out"
 check $? "plain progress: one start and one end line per run, [k/N]" "$out"
 
-# 2. An emulated network: labs 3 and 6 also on it, beside the native
-#    results; lab2 at the seed's scale, its 80 processes simulated on
-#    wits80, where SimGrid is (on the emulated link where it is not).
+# 2. An emulated network: labs 3, 4 and 6 also on it, beside the native
+#    results (lab4's 2 workers for its links' byte counts); lab2 at the
+#    seed's scale, its 80 processes simulated on wits80, where SimGrid is
+#    (on the emulated link where it is not).
 t=$(tree net 0)
 out=$(cd "$t" && MAKE=./fake-make FIGURES_PROGRESS=plain FIGURES_PLATFORM=auto bash figures/make_figures.sh 2>&1); rc=$?
 check "$rc" "network: make figures succeeds" "$out"
 grep -q '^lab3 net-1gbit .*lab3 NET=1gbit NP=2 env:table1$' "$t/calls.txt" &&
-  grep -q '^lab6 net-1gbit .*NET=1gbit HOSTS=2 NP= env:horovod$' "$t/calls.txt" && [ "$(grep -c net-1gbit "$t/calls.txt")" = 2 ]
-check $? "network: labs 3 and 6 on the emulated link, with their small settings" "$(cat "$t/calls.txt")"
+  grep -q '^lab4 net-1gbit .*lab4 NET=1gbit NP=2 env:$' "$t/calls.txt" &&
+  grep -q '^lab6 net-1gbit .*NET=1gbit HOSTS=2 NP= env:horovod$' "$t/calls.txt" && [ "$(grep -c net-1gbit "$t/calls.txt")" = 3 ]
+check $? "network: labs 3, 4 and 6 on the emulated link, with their small settings" "$(cat "$t/calls.txt")"
 lab2_var=net-1gbit
 if command -v smpirun >/dev/null && command -v smpicc >/dev/null; then
   lab2_var=sim-wits80
@@ -105,7 +107,7 @@ grep -q '^lab2 net-1gbit .*NET=1gbit NP=4 HOSTS=4 env:bench$' "$t2/calls.txt" &&
 check $? "network without SimGrid: lab2 on 4 emulated hosts" "$(cat "$t2/calls.txt")"
 [ -f "$t/results/lab3/run.csv" ] && [ -f "$t/results/lab3/net-1gbit/run.csv" ] && grep -q '^status: ran$' "$t/results/lab3/platform.txt"
 check $? "network: results beside the native ones, recorded as ran"
-grep -q '^== \[4/9\] lab3 native' <<<"$out" && grep -q '^== \[5/9\] lab3 net-1gbit: done' <<<"$out"
+grep -q '^== \[4/10\] lab3 native' <<<"$out" && grep -q '^== \[5/10\] lab3 net-1gbit: done' <<<"$out"
 check $? "network: the platform runs are counted in the progress" "$(grep '^==' <<<"$out")"
 # Again: everything has results, nothing runs; the records say so.
 : > "$t/calls.txt"
@@ -137,8 +139,9 @@ check $(( $? == 1 ? 0 : 1 )) "a failed native run still fails make figures (stat
 t=$(tree forced 0)
 (cd "$t" && MAKE=./fake-make FIGURES_PROGRESS=plain FIGURES_PLATFORM=sim bash figures/make_figures.sh > /dev/null 2>&1)
 if command -v smpirun >/dev/null && command -v smpicc >/dev/null; then
-  grep -q '^lab3 sim-cluster4 .*PLATFORM=cluster4 NP=4 env:table1$' "$t/calls.txt" && grep -q '^lab6 sim-cluster4 .*PLATFORM=cluster4 NP= env:horovod$' "$t/calls.txt"
-  check $? "FIGURES_PLATFORM=sim: labs 3 and 6 on SimGrid's cluster4" "$(cat "$t/calls.txt")"
+  grep -q '^lab3 sim-cluster4 .*PLATFORM=cluster4 NP=4 env:table1$' "$t/calls.txt" && grep -q '^lab6 sim-cluster4 .*PLATFORM=cluster4 NP= env:horovod$' "$t/calls.txt" &&
+    ! grep -q '^lab4 [ns]' "$t/calls.txt"
+  check $? "FIGURES_PLATFORM=sim: labs 3 and 6 on SimGrid's cluster4, lab4 (links to count) nowhere" "$(cat "$t/calls.txt")"
 else
   echo "skip - figures platform: FIGURES_PLATFORM=sim: SimGrid not installed"
 fi
