@@ -91,7 +91,9 @@ static void start_signal(int sig)
 static bool start_signals_block(const char *argv0)
 {
 #ifdef DDL_SMPI
+    /* SimGrid runs the ranks as threads of one process: no signals here. */
     (void)argv0;
+    (void)start_signal;
     return false;
 #else
     const char *on = getenv("DDL_CHECKPOINT_ON_USR1");
