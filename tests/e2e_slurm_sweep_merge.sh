@@ -93,6 +93,14 @@ check $(all '[ ! -e "$w/results/lab1/table.txt" ] && [ ! -e "$w/results/lab1/job
   "no partial table is written, and the array's folder is kept" "$(ls -R "$w/results" | head -20)"
 
 # --- 4. --rerun-failed -----------------------------------------------------------------
+# A task whose lock is held still runs: refused, nothing submitted.
+: > "$SB_LOG"
+exec {held}>> "$w/results/lab1.array-77/task-2.lock"
+flock -n "$held"
+out=$(cd "$w" && PATH=$w/sb:$PATH labs/slurm/sweep.sh --rerun-failed 77 2>&1); st=$?
+exec {held}>&-
+check $(all '[ "$st" = 2 ] && grep -q "task 2 still runs" <<<"$out" && [ ! -s "$SB_LOG" ]') \
+  "--rerun-failed while task 2 still runs (its lock held): refused, nothing submitted" "status $st: $out"
 : > "$SB_LOG"
 out=$(cd "$w" && PATH=$w/sb:$PATH labs/slurm/sweep.sh --rerun-failed 77 2>&1); st=$?
 arr=$(sed -n 1p "$SB_LOG") merge=$(sed -n 2p "$SB_LOG")

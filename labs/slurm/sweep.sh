@@ -60,7 +60,13 @@ if [ -n "$rerun" ]; then
   # The tasks without a finished run: failed, cancelled or never started.
   dir=results/$lab.array-$rerun indices=
   for (( k = 1; k <= n; k++ )); do
-    [ -f "$dir/task-$k/$done_mark" ] || indices+=${indices:+,}$k
+    [ -f "$dir/task-$k/$done_mark" ] && continue
+    # A task whose lock is held still runs (seen where the file system
+    # shares locks between nodes): not submitted twice.
+    if [ -f "$dir/task-$k.lock" ] && ! flock -n "$dir/task-$k.lock" true 2> /dev/null; then
+      die "--rerun-failed $rerun: task $k still runs (its lock $dir/task-$k.lock is held): wait until the array has ended"
+    fi
+    indices+=${indices:+,}$k
   done
   [ -n "$indices" ] || die "--rerun-failed $rerun: all $n task(s) of $lab finished; merge: sbatch --export=ALL,LAB_ARRAY_MERGE=$rerun $script"
   vars+=(LAB_ARRAY_INTO="$rerun")
