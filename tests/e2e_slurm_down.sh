@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 holder=
 cleanup() { # the stand-ins, by PID, waited for (no "Killed" notes)
   local p
-  for p in $holder ${h1:-} ${live:-}; do kill -KILL "$p" 2>/dev/null; { wait "$p"; } 2>/dev/null; done
+  for p in $holder ${h1:-} ${live:-} ${stepd:-}; do kill -KILL "$p" 2>/dev/null; { wait "$p"; } 2>/dev/null; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -30,7 +30,7 @@ check() { # status name [why]
 state() { sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 
 dir=$tmp/cluster
-mkdir -p "$dir" && : > "$dir/slurm.conf"
+mkdir -p "$dir" && : > "$dir/slurm.conf" && : > "$dir/.ddlab-slurm-cluster"
 # A zombie: the child exits after its parent has become a sleep, which
 # never waits (bash itself would reap it, were it still bash then).
 bash -c 'sleep 0.5 & echo $! > "$1"; exec sleep 120' - "$dir/slurmd-h0.pid" &
@@ -39,6 +39,11 @@ holder=$!
 bash -c 'trap "" TERM; while :; do sleep 0.2; done' &
 h1=$!
 echo "$h1" > "$dir/slurmd-h1.pid"
+# A step daemon that outlived its slurmd: no PID file, this cluster's
+# slurm.conf in its environment (a copy of sleep named slurmstepd).
+cp "$(command -v sleep)" "$tmp/slurmstepd"
+SLURM_CONF=$dir/slurm.conf "$tmp/slurmstepd" 120 &
+stepd=$!
 for _ in $(seq 100); do
   [ -s "$dir/slurmd-h0.pid" ] && [ "$(state "$(cat "$dir/slurmd-h0.pid")")" = Z ] && break
   sleep 0.1
@@ -53,6 +58,16 @@ check $([ "$st" = 0 ] && [ ! -e "$dir" ] && [ "$(state "$h1")" != S ] && [ "$(st
   "status $st, h1 state '$(state "$h1")': $(cat "$tmp/down.log")"
 { wait "$h1"; } 2>/dev/null
 h1=
+s=$(state "$stepd")
+check $([ "$s" != S ] && [ "$s" != R ] && echo 0 || echo 1) "down stops a step daemon left by its slurmd (found by its slurm.conf)" \
+  "state '$s'"
+
+# A user's folder that merely holds a slurm.conf is not a cluster's: kept.
+mkdir -p "$tmp/site" && echo "ClusterName=mine" > "$tmp/site/slurm.conf"
+labs/slurm/cluster.sh down "$tmp/site" > "$tmp/site.log" 2>&1
+st=$?
+check $([ "$st" != 0 ] && [ -f "$tmp/site/slurm.conf" ] && grep -q "not a cluster's state folder made by cluster.sh up" "$tmp/site.log" && echo 0 || echo 1) \
+  "down refuses a folder that up did not make (a site's slurm.conf), removing nothing" "status $st: $(cat "$tmp/site.log")"
 
 # The other way round: a daemon still running is named by `pids`.
 mkdir -p "$tmp/c2" && : > "$tmp/c2/slurm.conf"

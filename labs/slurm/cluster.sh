@@ -220,6 +220,8 @@ up() { # dir [--net state]
   dir=$(cd "$dir" && pwd)
   [ -z "$(ls -A "$dir")" ] || die "up: $dir is not empty (a cluster running there? cluster.sh down $dir)"
   mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
+  # down removes the folder whole: only one that up made (this mark) is taken.
+  echo "a Slurm cluster's state folder made by labs/slurm/cluster.sh up; cluster.sh down removes it" > "$dir/$CLUSTER_MARK"
   chmod 755 "$dir"
   chmod 700 "$dir/munge"
   # From here any failure (a command, die, a signal) stops what was
@@ -280,12 +282,27 @@ running() { # pid
 }
 present() { kill -0 "$1" 2>/dev/null; } # running, or exited and not reaped yet
 
+CLUSTER_MARK=.ddlab-slurm-cluster
 pids() { # dir [running|present]: the daemons' "PID name" lines
   local f p is=${2:-running}
   for f in "$1"/*.pid; do
     [ -f "$f" ] || continue
     p=$(cat "$f")
     "$is" "$p" && echo "$p $(basename "$f" .pid)"
+  done
+  for p in $(stepds "$1"); do "$is" "$p" && echo "$p slurmstepd"; done
+  return 0
+}
+# A step's daemon (slurmstepd, started by slurmd per job step) has no PID
+# file and may outlive its slurmd (one held a make test's step 10.2 for
+# 25 minutes after its cluster went down): found by the slurm.conf of this
+# cluster in its environment, which no other cluster's process has.
+stepds() { # dir
+  local p conf
+  conf=$(cd "$1" 2>/dev/null && pwd)/slurm.conf
+  for p in /proc/[0-9]*; do
+    [ "$(cat "$p/comm" 2>/dev/null)" = slurmstepd ] || continue
+    tr '\0' '\n' < "$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$conf" && echo "${p#/proc/}"
   done
   return 0
 }
@@ -305,7 +322,9 @@ down() { # dir [--quiet]
   local dir=$1 quiet=0 f p left
   [ "${2:-}" = --quiet ] && quiet=1
   [ -d "$dir" ] || { [ "$quiet" = 1 ] || say "down: $dir: no such cluster"; return 0; }
-  [ -f "$dir/slurm.conf" ] || [ -d "$dir/munge" ] || die "down: $dir is not a cluster's state folder"
+  [ -f "$dir/$CLUSTER_MARK" ] ||
+    die "down: $dir is not a cluster's state folder made by cluster.sh up (no $CLUSTER_MARK): nothing stopped or removed"
+  dir=$(cd "$dir" && pwd)
   trap '' INT TERM HUP # finish, whatever the job around us receives
   # Jobs first, while the controller is there to end them.
   [ -f "$dir/slurm.conf" ] && SLURM_CONF=$dir/slurm.conf timeout 5 scancel --quiet --user=root >/dev/null 2>&1
@@ -313,6 +332,7 @@ down() { # dir [--quiet]
   for f in "$dir"/slurmd-*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
     [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
   done
+  for p in $(stepds "$dir"); do kill -TERM "$p" 2>/dev/null; done
   wait_none "$dir" running 50
   left=$(pids "$dir")
   if [ -n "$left" ]; then
