@@ -310,7 +310,7 @@ case(5, "bytes as the formula, batch-256 accuracies 10 points apart (measured)",
 case(5, "a run missing", {k: v[:-1] for k, v in lab5_files(alike).items()}, "no verdict")
 # FedAvg at local batch 64 (the quick profile's 256 / 4 users) and once more at the seed's 256 (local256/,
 # labs/lab5/run.sh): the verdict names the change and what it cost; without the second run, that it is unmeasured.
-at64 = dict(lab5_files(alike), **{"summary-FL_BS256_FP32.csv": [{"label": "FL_BS256_FP32", "local_batch": "64",
+at64 = dict(lab5_files(alike), **{"summary-FL_BS256_FP32.csv": [{"label": "FL_BS64_FP32", "local_batch": "64",
                                                                    "final_accuracy": "0.38"}]})
 case(5, "FedAvg at local batch 64, its cost unmeasured", at64, "reproduced",
      must=("FedAvg ran at local batch 64, not the seed's 256 (its cost in accuracy is not measured",))

@@ -134,7 +134,7 @@ def fedavg_batch(platform, byrole):
     said = f"; FedAvg ran at local batch {int(b)}, not the seed's {SEED_LOCAL_BATCH}"
     # labs/lab5/run.sh runs FedAvg once more, in FP32, at the seed's local
     # batch (local256/): what the change costs, from the same run
-    path = f"local256/summary-{label}-local{SEED_LOCAL_BATCH}.csv"
+    path = f"local256/summary-FL_BS256_FP32-local{SEED_LOCAL_BATCH}.csv"  # its --tag in labs/lab5/run.sh
     try:
         there = rules.num(rules.read(platform, path, need=("final_accuracy",)).rows[0], "final_accuracy")
         here = rules.num(row, "final_accuracy")
