@@ -19,10 +19,12 @@
 #        (the script starts with `load 'figures/common.gp'`, see there).
 #   A lab's own program may also write figures/labN-*.png (libpng pictures)
 #   and report/tables/labN*.tex while it runs; they are counted too.
-#   3. labs 2, 3 and 6 (whose findings need a network that costs
-#      something) run once more, small, on the platform this machine has
-#      (figures/platforms.sh: an emulated network as root, else SimGrid,
-#      else none), into results/labN/<net-...|sim-...>/ beside the native
+#   3. labs 2, 3, 4 and 6 (whose findings need a network that costs
+#      something, the seed's scale, or links to count) run once more, small,
+#      on the platform this machine has (figures/platforms.sh: an emulated
+#      network as root, else SimGrid, else none; lab2 on the simulated
+#      wits80 wherever SimGrid is, lab4 on emulated links only), into
+#      results/labN/<net-...|sim-...>/ beside the native
 #      results; results/labN/platform.txt records what happened (ran,
 #      failed, not available: the report's "not shown here" and the command
 #      that would show it). A failed platform run fails nothing: the native
