@@ -180,7 +180,7 @@ static void test_usable(Comm *dev)
 int main(int argc, char **argv)
 {
     int rank, size;
-    ddl_program_start(&argc, &argv, &rank, &size, false); /* MPI_Init, rank-prefixed messages, threads per rank */
+    ddl_program_start(&argc, &argv, &rank, &size, false, false); /* MPI_Init, rank-prefixed messages, threads per rank */
     const Backend *all[4];
     int n = backend_usable(all, 4), devices = 0;
     for (int k = 0; k < n; k++) {

@@ -90,7 +90,7 @@ int driver_start(Driver *d, const DriverSpec *spec, DriverOptions *opt, int argc
     bool bad_env = driver_env_read(&d->env) != 0; /* before MPI: DDL_MALLOC_DEFAULT */
     driver_env_hand_down(&d->env);
     driver_environment(opt, &d->env);
-    ddl_program_start(&argc, &argv, &d->rank, &d->world, d->env.malloc_default);
+    ddl_program_start(&argc, &argv, &d->rank, &d->world, d->env.malloc_default, d->env.ckpt_on_usr1);
     /* the ranks agree before any work: on settings that differ they would
      * meet in collectives of different sizes, or not at all */
     return driver_agree_start(d, read_command_line(d, bad_env, argc, argv));

@@ -88,16 +88,16 @@ static void start_signal(int sig)
     _exit(START_SIGNAL_EXIT);
 }
 
-static bool start_signals_block(const char *argv0)
+static bool start_signals_block(const char *argv0, bool on)
 {
 #ifdef DDL_SMPI
     /* SimGrid runs the ranks as threads of one process: no signals here. */
     (void)argv0;
+    (void)on;
     (void)start_signal;
     return false;
 #else
-    const char *on = getenv("DDL_CHECKPOINT_ON_USR1");
-    if (!on || strcmp(on, "1") != 0) return false;
+    if (!on) return false;
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGUSR1);
@@ -133,9 +133,9 @@ static void start_signals_release(int rank)
     sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
-void ddl_program_start(int *argc, char ***argv, int *rank, int *size, bool malloc_default)
+void ddl_program_start(int *argc, char ***argv, int *rank, int *size, bool malloc_default, bool stop_signals)
 {
-    bool held = start_signals_block(argc && *argc > 0 && argv && *argv ? (*argv)[0] : NULL);
+    bool held = start_signals_block(argc && *argc > 0 && argv && *argv ? (*argv)[0] : NULL, stop_signals);
     keep_freed_memory(malloc_default);
     threads_env_check();
     ddl_placement_before_init();

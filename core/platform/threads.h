@@ -29,7 +29,8 @@ int ddl_threads_in_use(void);
  * malloc_default, the driver's DDL_MALLOC_DEFAULT=1, or glibc's own
  * MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ say otherwise), MPI_Init,
  * rank-prefixed messages (ddl_set_rank), threads per rank
- * (ddl_threads_init). */
-void ddl_program_start(int *argc, char ***argv, int *rank, int *size, bool malloc_default);
+ * (ddl_threads_init). stop_signals (the driver's DDL_CHECKPOINT_ON_USR1=1):
+ * SIGUSR1 and SIGTERM blocked from here, then caught (threads.c). */
+void ddl_program_start(int *argc, char ***argv, int *rank, int *size, bool malloc_default, bool stop_signals);
 
 #endif
