@@ -655,6 +655,7 @@ help:
 	@echo "  DDL_SIM_COMPUTE           set by labs/platforms/sim.sh and labs/launch.sh for PLATFORM= runs (provenance)"
 	@echo "  DDL_GRADE_TAPE            set by the grader: record:PATH or replay:PATH (labs/grade/tape/tape.h)"
 	@echo "  DDL_CHECKPOINT_ON_USR1=1  on SIGUSR1 every rank checkpoints at its next optimizer step, then stops (status 3; labs/slurm)"
+	@echo "  DDL_RESTARTS=N            set by labs/launch.sh (--max-restarts): the run's restarts, in its provenance"
 	@echo
 	@echo "Environment read by make labN, make figures, make bench and their scripts:"
 	@echo "  RERUN=1                   make figures runs every lab again, not only those without results"

@@ -5,7 +5,10 @@
 #      DDL_NET writes no "emulated_network" line, and says why on stderr;
 #   2. make lab2 (labs/lab2/run.sh) with DDL_NET and DDL_SIM_PLATFORM in
 #      the environment writes results labelled as what they are: mpirun on
-#      shared memory, with no emulated network or platform line.
+#      shared memory, with no emulated network or platform line;
+#   3. a run that labs/launch.sh relaunched inside its job (DDL_RESTARTS,
+#      --max-restarts) says how often in its provenance; one never
+#      relaunched has no such line.
 set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
@@ -28,4 +31,12 @@ csv=$tmp/lab2/bench-np2.csv
 check $(all '[ "$st" = 0 ] && grep -q "^# launcher: mpirun$" "$csv" && ! grep -q "emulated_network\|sim_platform" "$csv"') \
   "make lab2 with DDL_NET and DDL_SIM_PLATFORM set: labelled mpirun on shared memory" \
   "status $st: $(grep -h 'launcher\|emulated\|sim_' "$csv" 2>/dev/null | head -3) $(tail -n 2 "$tmp/lab2.log")"
+
+for n in 2 0; do
+  env DDL_RESTARTS=$n "$BIN/lab1" --model mlp --dataset mnist --synthetic --epochs 1 --limit 128 --test-limit 64 \
+    --batch 64 --out "$tmp/re$n" > "$tmp/re$n.log" 2>&1
+  got=$(grep -h "^# restarts:" "$tmp/re$n"/*-summary.csv 2>/dev/null)
+  want=$([ "$n" = 0 ] || echo "# restarts: $n")
+  check $(is "$got" "$want") "DDL_RESTARTS=$n: the provenance says '${want:-nothing}'" "'$got' $(tail -n 1 "$tmp/re$n.log")"
+done
 exit $fail

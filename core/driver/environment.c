@@ -47,6 +47,8 @@ static const EnvRow ROWS[] = {
     { "DDL_RESUME", ENV_ONE, offsetof(DriverEnv, resume), "1: continue from that automatic checkpoint" },
     { "DDL_FAULT_KILL_AFTER", ENV_COUNT, offsetof(DriverEnv, kill_after),
       "N: die (SIGKILL) after the first checkpoint at or past batch N (tests of resume)" },
+    { "DDL_RESTARTS", ENV_COUNT, offsetof(DriverEnv, restarts),
+      "set by labs/launch.sh (--max-restarts): how often this run was relaunched inside its job" },
     { "DDL_CHECKPOINT_ON_USR1", ENV_ONE, offsetof(DriverEnv, ckpt_on_usr1),
       "1: on SIGUSR1 (sbatch --signal), every rank checkpoints at the next optimizer step and stops (status 3)" },
     { "DDL_MPI_CUDA_AWARE", ENV_ZERO, offsetof(DriverEnv, mpi_device_off),

@@ -17,6 +17,7 @@ typedef struct DriverEnv {
     const char *checkpoint_root; /* DDL_CHECKPOINT_ROOT: automatic checkpoints go under it */
     bool resume;                 /* DDL_RESUME=1: continue from the automatic checkpoint */
     long kill_after;             /* DDL_FAULT_KILL_AFTER=N: SIGKILL after the first checkpoint at >= N (-1: off) */
+    long restarts;               /* DDL_RESTARTS=N: set by labs/launch.sh, this run's restarts inside its job */
     bool ckpt_on_usr1;           /* DDL_CHECKPOINT_ON_USR1=1: SIGUSR1 asks for a checkpoint, then a stop (preempt.c) */
     bool mpi_device_off;         /* DDL_MPI_CUDA_AWARE=0: stage device buffers through the host for MPI */
     bool malloc_default;         /* DDL_MALLOC_DEFAULT=1: keep glibc's malloc thresholds */

@@ -94,6 +94,8 @@ void driver_meta(Driver *d, Meta *m)
     meta_set(m, "profile", "%s", o->profile);
     meta_set(m, "seed", "%llu", (unsigned long long)o->seed);
     meta_set(m, "data_seed", "%llu", (unsigned long long)driver_data_seed(o));
+    /* labs/launch.sh's --max-restarts: a run relaunched inside its job says so */
+    if (d->env.restarts > 0) meta_set(m, "restarts", "%ld", d->env.restarts);
     meta_set(m, "blas_core", "%s", blas_core_name());
     meta_set(m, "blas_threads", "%d (%s)", blas_threads(), blas_threading());
 }
