@@ -34,13 +34,18 @@ submit() { # array id: lab3's Task 1
      --export=ALL,LAB3_SMOKE=1,LAB3_SMOKE_ITERS=32,LAB_ARRAY_TASK=1,LAB_ARRAY_ID=$1 labs/slurm/lab3.sbatch)
 }
 # The pid of JOB's lab3 process once its main thread blocks SIGUSR1 and
-# SIGTERM (its environment, its SigBlk, read from /proc; pgrep only
-# lists), within 30 s. The window is MPI's start-up: polled without
-# forking per process.
+# SIGTERM (its name, environment and SigBlk, read from /proc), within 30 s.
+# It is this test's by its environment: this cluster's slurm.conf (a path
+# of this test's folder) and the job's id, not by its name, which another
+# run's lab3 shares. The window is MPI's start-up: polled with the shell's
+# own reads.
 blocked_rank() {
-  local p i k v blk
+  local p i k v blk comm
   for (( i = 0; i < 3000; i++ )); do
-    for p in $(pgrep -x lab3); do
+    for p in /proc/[0-9]*; do
+      { read -r comm < "$p/comm"; } 2>/dev/null && [ "$comm" = lab3 ] || continue
+      p=${p#/proc/}
+      grep -qzxF "SLURM_CONF=$SLURM_CONF" "/proc/$p/environ" 2>/dev/null || continue
       grep -qzx "SLURM_JOB_ID=$1" "/proc/$p/environ" 2>/dev/null || continue
       blk=0
       { while read -r k v; do [ "$k" = SigBlk: ] && blk=$v; done < "/proc/$p/status"; } 2>/dev/null
