@@ -87,6 +87,14 @@ check $(all '[ "$st" = 2 ] && grep -q "HOSTS=2 needs NET=" "$tmp/hosts.err"') "H
 NET=1gbit labs/lab1/run.sh > /dev/null 2> "$tmp/lab1.err"
 st=$?
 check $(all '[ "$st" = 2 ] && grep -q "no network to emulate" "$tmp/lab1.err"') "lab1 (one process) refuses NET" "status $st"
+# A tag becomes a path that down removes whole (/run/ddlab-net/TAG): one
+# that climbs out is refused, nothing removed.
+for t in "ddl-1/../.." "ddl-1x" "ddl-"; do
+  labs/net/cluster.sh down "$t" > /dev/null 2> "$tmp/tag.err"
+  st=$?
+  check $(all '[ "$st" != 0 ] && grep -q "is not an emulated cluster.s tag" "$tmp/tag.err"') "cluster.sh down refuses the tag '$t'" \
+    "status $st: $(cat "$tmp/tag.err")"
+done
 
 if ! why=$(labs/net/cluster.sh check); then
   echo "skip - net e2e: $why"

@@ -135,7 +135,9 @@ kill_inside() { # namespaces...
 down() { # tag [--quiet]
   local tag=$1 quiet=0
   [ "${2:-}" = --quiet ] && quiet=1
-  case "$tag" in ddl-[0-9]*) ;; *) die "down: '$tag' is not an emulated cluster's tag (ddl-<pid>)" ;; esac
+  # Digits only after "ddl-": the tag becomes a path that down removes
+  # whole ($RUN_DIR/TAG), so "ddl-1/../.." must not pass.
+  [[ $tag =~ ^ddl-[0-9]+$ ]] || die "down: '$tag' is not an emulated cluster's tag (ddl-<pid>)"
   trap '' INT TERM HUP # finish, whatever the job around us receives
   local spaces; spaces=$(namespaces_of "$tag")
   # A launch in flight (rsh.sh entering a namespace) can start a process
@@ -191,6 +193,7 @@ gso_size() { # rate_bps
 
 up() { # tag hosts rate_bps latency_us [--owner pid] [--bin dir]
   local tag=$1 hosts=$2 rate=$3 lat=$4; shift 4
+  [[ $tag =~ ^ddl-[0-9]+$ ]] || die "up: '$tag' is not a tag down could take (ddl-<digits>)"
   local owner=$PPID bin=bin
   while [ $# -gt 0 ]; do
     case $1 in
