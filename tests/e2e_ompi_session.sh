@@ -10,8 +10,8 @@ source tests/e2e_lib.sh
 e2e_begin "ompi session"
 e2e_mpi
 base=${OMPI_MCA_orte_tmpdir_base:-}
-check $(all '[ -n "$base" ] && [ -d "$base" ] && case "$(basename "$base")" in ddlab-test-ompi.*) true ;; *) false ;; esac') \
-  "the suite gives Open MPI a session folder of its own (OMPI_MCA_orte_tmpdir_base)" "'$base'"
+check $(all '[ -n "$base" ] && [ -d "$base" ] && case "$base" in */ddlab-test-ompi.*/p.*) true ;; *) false ;; esac') \
+  "the suite gives this test a session folder of its own for Open MPI, in the suite's (OMPI_MCA_orte_tmpdir_base)" "'$base'"
 [ -d "$base" ] || exit $fail
 # While a job runs, its session folder is in the suite's folder.
 "${MPIRUN[@]}" -np 2 sh -c 'sleep 2' &

@@ -92,9 +92,14 @@ tmp_before=$(mktemp)
 ls -A "$tmp_root" > "$tmp_before" 2>/dev/null
 times=$(mktemp)
 outs=$(mktemp -d)
-# Open MPI's session folders (ompi.<host>.<uid>, and the pid.N folders a
-# crashed mpirun leaves in it) go to a folder of the suite's own, removed
-# at the end: the machine's /tmp/ompi.* belongs to whoever else runs MPI.
+# Open MPI's session folders (ompi.<host>.<uid>, and the job-family
+# folders a killed mpirun or singleton leaves in it) go to a folder of the
+# suite's own, removed at the end: the machine's /tmp/ompi.* belongs to
+# whoever else runs MPI. Each test program gets a folder of its own in
+# it (exec_one), as each had the machine's own before: with one session
+# folder for the whole suite, two tests of one run failed "unable to
+# create the desired directory ... File exists" (a job family's folder
+# already there).
 ompi_tmp=$(mktemp -d "$tmp_root/ddlab-test-ompi.XXXXXX")
 export OMPI_MCA_orte_tmpdir_base=$ompi_tmp
 skips=$(mktemp) # every skip line, listed with its reason before the last line
@@ -105,10 +110,12 @@ started=() # labels of the programs started by start_one, in order
 # its wall time.
 exec_one() {
   local k=$1 label=$2; shift 2
-  local t0
+  local t0 session
   t0=$(date +%s.%N)
-  timeout "$TEST_TIMEOUT" "$@" > "$outs/$k.out" 2>&1
+  session=$(mktemp -d "$ompi_tmp/p.XXXXXX")
+  OMPI_MCA_orte_tmpdir_base=$session timeout "$TEST_TIMEOUT" "$@" > "$outs/$k.out" 2>&1
   echo $? > "$outs/$k.rc"
+  rm -rf "$session"
   echo "$(date +%s.%N) $t0 $label" >> "$times"
 }
 
