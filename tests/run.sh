@@ -92,30 +92,18 @@ tmp_before=$(mktemp)
 ls -A "$tmp_root" > "$tmp_before" 2>/dev/null
 times=$(mktemp)
 outs=$(mktemp -d)
-# Open MPI's session folders (ompi.<host>.<uid>, and the job-family
-# folders a killed mpirun or singleton leaves in it) go to a folder of the
-# suite's own, removed at the end: the machine's /tmp/ompi.* belongs to
-# whoever else runs MPI. Each test program gets a folder of its own in
-# it (exec_one), as each had the machine's own before: with one session
-# folder for the whole suite, two tests of one run failed "unable to
-# create the desired directory ... File exists" (a job family's folder
-# already there).
-ompi_tmp=$(mktemp -d "$tmp_root/ddlab-test-ompi.XXXXXX")
-export OMPI_MCA_orte_tmpdir_base=$ompi_tmp
 skips=$(mktemp) # every skip line, listed with its reason before the last line
-trap 'rm -rf "$times" "$outs" "$tmp_before" "$ompi_tmp" "$skips"' EXIT
+trap 'rm -rf "$times" "$outs" "$tmp_before" "$skips"' EXIT
 started=() # labels of the programs started by start_one, in order
 
 # Run one program (label, command...) into $outs/<k>.out and .rc, and log
 # its wall time.
 exec_one() {
   local k=$1 label=$2; shift 2
-  local t0 session
+  local t0
   t0=$(date +%s.%N)
-  session=$(mktemp -d "$ompi_tmp/p.XXXXXX")
-  OMPI_MCA_orte_tmpdir_base=$session timeout "$TEST_TIMEOUT" "$@" > "$outs/$k.out" 2>&1
+  timeout "$TEST_TIMEOUT" "$@" > "$outs/$k.out" 2>&1
   echo $? > "$outs/$k.rc"
-  rm -rf "$session"
   echo "$(date +%s.%N) $t0 $label" >> "$times"
 }
 
@@ -271,7 +259,7 @@ awk -v wall=$SECONDS '{ s += $1 - $2 } END { printf "# all test programs: %.0f s
 # suite's own files: left by a test (or made by another program running
 # meanwhile on this machine, which this cannot tell apart: so it is named,
 # not counted as a failure).
-tmp_left=$(ls -A "$tmp_root" 2>/dev/null | grep -v -x -F -e "$(basename "$times")" -e "$(basename "$outs")" -e "$(basename "$ompi_tmp")" -e "$(basename "$skips")" \
+tmp_left=$(ls -A "$tmp_root" 2>/dev/null | grep -v -x -F -e "$(basename "$times")" -e "$(basename "$outs")" -e "$(basename "$skips")" \
   -e "$(basename "$tmp_before")" | grep -v -x -F -f "$tmp_before" | head -50 | tr '\n' ' ')
 [ -n "$tmp_left" ] && echo "# left in $tmp_root since the suite started (by a test, or by another program meanwhile): $tmp_left"
 # Each skip with its reason (missing hardware, a missing upstream feature),
