@@ -21,6 +21,29 @@
 # e2e_lab2_bench CSV WHAT: the CSV of `lab2 bench --max-bytes 4096` has
 #   every algorithm (7) at every size (11), and no row with a wrong element.
 
+# e2e_slurm_job_cluster NAME (after e2e_begin): a one-node Slurm cluster of
+#   this test's own in $tmp/cluster (SLURM_CONF exported, stopped at exit),
+#   work=$tmp/work, a tree of links to the checkout with results, figures
+#   and report of its own, for batch jobs of lab3; state JOB and restarts
+#   JOB read scontrol. Returns 1 (NAME skipped, the reason said) where Slurm
+#   cannot run here, 2 when the cluster did not start.
+e2e_slurm_job_cluster() {
+  local why f
+  if ! why=$(labs/slurm/cluster.sh check); then echo "skip - $1: $why"; return 1; fi
+  e2e_need bin/lab3
+  ROOT=$PWD
+  trap 'labs/slurm/cluster.sh down "$tmp/cluster" --quiet 2>/dev/null; rm -rf "$tmp"' EXIT
+  unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP RESULTS FIGURES TABLES DDL_SLURM_CPUS DDL_MAX_RESTARTS
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+  work=$tmp/work
+  mkdir -p "$work/figures" "$work/report/tables"
+  for f in "$ROOT"/*; do case $(basename "$f") in results|figures|report) ;; *) ln -s "$f" "$work/" ;; esac; done
+  eval "$(labs/slurm/cluster.sh up "$tmp/cluster" 2> "$tmp/up.err")" ||
+    { bad "the cluster did not start: $(tail -3 "$tmp/up.err")"; return 2; }
+}
+state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1; }
+restarts() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p' | head -1; }
+
 e2e_begin() {
   E2E_AS=${1:+$1: }
   BIN=${BIN:-bin}

@@ -16,19 +16,7 @@ set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
 e2e_begin "slurm preempt"
-if ! why=$(labs/slurm/cluster.sh check); then echo "skip - slurm preempt: $why"; exit 0; fi
-e2e_need bin/lab3
-ROOT=$PWD
-trap 'labs/slurm/cluster.sh down "$tmp/cluster" --quiet 2>/dev/null; rm -rf "$tmp"' EXIT
-unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP RESULTS FIGURES TABLES DDL_SLURM_CPUS DDL_MAX_RESTARTS
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-work=$tmp/work
-mkdir -p "$work/figures" "$work/report/tables"
-for f in "$ROOT"/*; do case $(basename "$f") in results|figures|report) ;; *) ln -s "$f" "$work/" ;; esac; done
-eval "$(labs/slurm/cluster.sh up "$tmp/cluster" 2> "$tmp/up.err")" ||
-  { bad "the cluster did not start: $(tail -3 "$tmp/up.err")"; exit 1; }
-state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1; }
-restarts() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p' | head -1; }
+e2e_slurm_job_cluster "slurm preempt"; case $? in 0) ;; 1) exit 0 ;; *) exit 1 ;; esac
 submit() { # array id: lab3's Task 1
   (cd "$work" && sbatch --parsable --ntasks-per-node=2 --time=5 -o "$tmp/job$1.out" \
      --export=ALL,LAB3_SMOKE=1,LAB3_SMOKE_ITERS=32,LAB_ARRAY_TASK=1,LAB_ARRAY_ID=$1 labs/slurm/lab3.sbatch)
