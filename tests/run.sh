@@ -93,24 +93,44 @@ ls -A "$tmp_root" > "$tmp_before" 2>/dev/null
 times=$(mktemp)
 outs=$(mktemp -d)
 skips=$(mktemp) # every skip line, listed with its reason before the last line
-trap 'rm -rf "$times" "$outs" "$tmp_before" "$skips"' EXIT
+# Each test program runs with a TMPDIR of its own inside this folder of the
+# suite's, removed when the program ends: Open MPI keeps its session
+# folder (ompi.<host>.<uid>, and the pid.N folders a killed mpirun leaves
+# in it) in TMPDIR, as do the programs' own temporary files, and the
+# machine's /tmp belongs to whoever else runs there. TMPDIR and not
+# OMPI_MCA_orte_tmpdir_base: an MCA variable in mpirun's environment is
+# passed on to the daemons of emulated hosts and overrides the per-host
+# session folders labs/net/rsh.sh gives them (their daemons then raced
+# for one folder: e2e_net, e2e_slurm_nodes and e2e_lab6 failed).
+suite_tmp=$(mktemp -d "$tmp_root/ddlab-test.XXXXXX")
+trap 'rm -rf "$times" "$outs" "$tmp_before" "$skips" "$suite_tmp"' EXIT
 started=() # labels of the programs started by start_one, in order
 
 # Run one program (label, command...) into $outs/<k>.out and .rc, and log
 # its wall time.
 exec_one() {
   local k=$1 label=$2; shift 2
-  local t0
+  local t0 own left
   t0=$(date +%s.%N)
-  timeout "$TEST_TIMEOUT" "$@" > "$outs/$k.out" 2>&1
+  own=$(mktemp -d "$suite_tmp/XXXXXX")
+  # Made before any mpirun of the program runs: two mpiruns started at
+  # once in an empty TMPDIR raced to make it ("unable to create the
+  # desired directory ... File exists").
+  mkdir -m 700 "$own/ompi.$(hostname -s 2>/dev/null || hostname).$(id -u)"
+  TMPDIR=$own timeout "$TEST_TIMEOUT" "$@" > "$outs/$k.out" 2>&1
   echo $? > "$outs/$k.rc"
+  # What the program left in its TMPDIR other than Open MPI's session
+  # folder is named (a test must remove what it made), then removed.
+  left=$(ls -A "$own" | grep -v '^ompi\.' | head -10 | tr '\n' ' ')
+  [ -n "$left" ] && echo "# left in TMPDIR by $label: $left" >> "$outs/$k.out"
+  rm -rf "$own"
   echo "$(date +%s.%N) $t0 $label" >> "$times"
 }
 
 # Count and print one finished program's checks (label, output file, exit status).
 report_one() {
   local label=$1 file=$2 rc=$3
-  grep -E '^(ok|not ok|skip) - |^# quick tier: ' "$file" | sed "s|^|[$label] |" || true
+  grep -E '^(ok|not ok|skip) - |^# quick tier: |^# left in TMPDIR ' "$file" | sed "s|^|[$label] |" || true
   local p f s
   p=$(grep -c '^ok - ' "$file")
   f=$(grep -c '^not ok - ' "$file")
@@ -260,7 +280,7 @@ awk -v wall=$SECONDS '{ s += $1 - $2 } END { printf "# all test programs: %.0f s
 # meanwhile on this machine, which this cannot tell apart: so it is named,
 # not counted as a failure).
 tmp_left=$(ls -A "$tmp_root" 2>/dev/null | grep -v -x -F -e "$(basename "$times")" -e "$(basename "$outs")" -e "$(basename "$skips")" \
-  -e "$(basename "$tmp_before")" | grep -v -x -F -f "$tmp_before" | head -50 | tr '\n' ' ')
+  -e "$(basename "$tmp_before")" -e "$(basename "$suite_tmp")" | grep -v -x -F -f "$tmp_before" | head -50 | tr '\n' ' ')
 [ -n "$tmp_left" ] && echo "# left in $tmp_root since the suite started (by a test, or by another program meanwhile): $tmp_left"
 # Each skip with its reason (missing hardware, a missing upstream feature),
 # so that a skip nobody expected is seen where the count is.
