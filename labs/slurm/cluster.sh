@@ -302,7 +302,9 @@ stepds() { # dir
   conf=$(cd "$1" 2>/dev/null && pwd)/slurm.conf
   for p in /proc/[0-9]*; do
     [ "$(cat "$p/comm" 2>/dev/null)" = slurmstepd ] || continue
-    tr '\0' '\n' < "$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$conf" && echo "${p#/proc/}"
+    # 2> before <: a step that ends between the listing and the read has
+    # no environ, and a redirection fails before the ones after it apply.
+    tr '\0' '\n' 2>/dev/null < "$p/environ" | grep -qxF "SLURM_CONF=$conf" && echo "${p#/proc/}"
   done
   return 0
 }
