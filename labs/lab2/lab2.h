@@ -29,7 +29,34 @@ typedef struct Lab2Options {
                                * bytes are timed on SMPI shared buffers,
                                * unchecked (0: never) */
     bool no_calibrate;
+    const char *fault;        /* train: a fault for the ring rows (faults.c), "none" */
 } Lab2Options;
+
+/* train --fault: one of the seed's plausible bugs, put into the ring rows
+ * (faults.c). A fault may change the data each rank reads and the weights
+ * after each step's averaging. */
+typedef struct Lab2FaultState Lab2FaultState;
+typedef struct Lab2Fault {
+    const char *name, *what;
+    bool same_shard;                                  /* every rank reads rank 0's shard */
+    void (*after_step)(Lab2FaultState *s, Driver *d); /* after the averaging, or NULL */
+    bool replicas_differ;                             /* by design: not an error */
+} Lab2Fault;
+struct Lab2FaultState {
+    const Lab2Fault *fault;
+    float lr;
+    float *before, *work; /* the weights before the step; scratch (nparams each) */
+};
+/* The fault named (NULL after a message naming those there are); the
+ * fault a row of algorithm alg runs (the rings': f; the others': none). */
+const Lab2Fault *lab2_fault_named(const char *name);
+const Lab2Fault *lab2_fault_for(const Lab2Fault *f, CommAlg alg);
+bool lab2_fault_active(const Lab2Fault *f); /* not "none" */
+void lab2_fault_names(char *out, size_t cap);
+void lab2_fault_begin(Lab2FaultState *s, const Lab2Fault *f, Driver *d, float lr);
+void lab2_fault_before_step(Lab2FaultState *s, Driver *d);
+void lab2_fault_after_step(Lab2FaultState *s, Driver *d);
+void lab2_fault_end(Lab2FaultState *s);
 
 int lab2_bench(const Lab2Options *o, Driver *d);
 int lab2_train(const Lab2Options *o, Driver *d);

@@ -33,7 +33,7 @@ static int check(void *ctx, int ranks)
     const Lab2Options *o = ctx;
     CommAlg algs[COMM_ALG_COUNT];
     int hidden[16];
-    if (lab2_parse_algs(o->algs, algs) <= 0 || lab2_parse_hidden(o->hidden, hidden, 16) <= 0 ||
+    if (lab2_parse_algs(o->algs, algs) <= 0 || lab2_parse_hidden(o->hidden, hidden, 16) <= 0 || !lab2_fault_named(o->fault) ||
         driver_choice("dtype", o->dtype, "fp32|fp16") < 0)
         return 2;
     return 0;
@@ -59,8 +59,12 @@ int main(int argc, char **argv)
     Lab2Options o = { .run = { .dataset = "mnist", .width = 1, .batch = 32, .lr = 0.1f, .seed = 1, .out = "results/lab2",
                                .tex = "report/tables/lab2.tex" },
                       .algs = "all", .sizes = "", .min_bytes = 4, .max_bytes = 64 << 20, .hidden = "16,64,256,1024",
-                      .dtype = "fp32", .epochs = 1, .h1 = 128, .segment_kib = (int)(COMM_DEFAULT_SEGMENT_BYTES / 1024) };
-    char algs_help[400], names[256];
+                      .dtype = "fp32", .fault = "none", .epochs = 1, .h1 = 128, .segment_kib = (int)(COMM_DEFAULT_SEGMENT_BYTES / 1024) };
+    char algs_help[400], names[256], faults[256], fault_help[512];
+    lab2_fault_names(faults, sizeof faults);
+    snprintf(fault_help, sizeof fault_help,
+             "train: one of the seed's plausible bugs in the ring rows, beside a correct MPI_Allreduce: %s "
+             "(labs/lab2/README.md, exercise 5)", faults);
     comm_alg_names(names, sizeof names, ",");
     snprintf(algs_help, sizeof algs_help,
              "all (the host algorithms), or a comma list: all,%s (nccl: GPU memory, DEVICE=cuda|cuda-emu)", names);
@@ -81,6 +85,7 @@ int main(int argc, char **argv)
         OPTION_STR("hidden", &o.hidden, "train: comma list of second hidden widths H"),
         OPTION_INT("h1", &o.h1, "train: first hidden width", 1, 65536),
         OPTION_INT("epochs", &o.epochs, "train: passes over the training set", 1, 1000),
+        OPTION_STR("fault", &o.fault, fault_help),
     };
     const DriverSpec spec = { .program = "lab2", .usage = "lab2 bench|train|table [options]",
                               .description = DESCRIPTION, .modes = "bench|train|table",
