@@ -21,6 +21,9 @@
 #   3. bin/sim/lab2 train on the whole platform with SMPI's default network
 #      model (the realistic one: times meant to look like a cluster's);
 #      quick: 1 epoch, H in {16,64,256,1024}; paper: 20 epochs, H = 16..1024;
+#      LAB2_FAULTS=all (or a comma list): once more per fault of the
+#      seed's, the rings with it beside MPI_Allreduce, into faults/
+#      (labs/lab2/faults.sh);
 #   4. figures/lab2-sim-X-*.png, report/tables/lab2-sim-X.tex, and
 #      figures/lab2-sim-X-vs-native.png when results/lab2 has a native
 #      bench at NP ranks.
@@ -29,6 +32,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 LAB_SIMULATES=1
 source labs/common.sh
+source labs/lab2/faults.sh
+lab2_faults_parse
 [ -n "$SIM_TAG" ] || { echo "error: run-sim.sh needs PLATFORM (make lab2 PLATFORM=...)" >&2; exit 2; }
 [ -x "$LAB_BIN/lab2" ] || { echo "error: $LAB_BIN/lab2 missing: run make SIM=1" >&2; exit 1; }
 OUT=results/lab2/$SIM_TAG
@@ -94,6 +99,7 @@ else
 fi
 note "$SIM_LABEL: train at $FULL ranks (SMPI network model) ${train[*]}"
 LAUNCH_SIM_NETWORK=realistic lab_mpi "$FULL" "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
+LAUNCH_SIM_NETWORK=realistic lab2_faults_run "$FULL" "${common[@]}" "${train[@]}"
 
 lab_commit
 note "$SIM_LABEL: simulations took $(( $(date +%s) - t_start )) s of wall time"

@@ -16,13 +16,16 @@
 # size: the large-message scaling that `make figures` runs on an emulated
 # network or a simulated cluster (figures/platforms.sh; run-sim.sh reads
 # the first two too). The report then judges the accuracy claim on the
-# native run's training.
+# native run's training. LAB2_FAULTS=all (or a comma list) trains once
+# more per fault of the seed's (labs/lab2/faults.sh) into faults/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # make lab2 PLATFORM=X: simulated on a SimGrid platform instead.
 if [ -n "${PLATFORM:-}" ]; then exec labs/lab2/run-sim.sh; fi
 LAB_NETWORKS=1    # make lab2 NET=1gbit NP=2: the same runs on an emulated cluster (labs/net/)
 source labs/common.sh
+source labs/lab2/faults.sh
+lab2_faults_parse
 [ -x "$LAB_BIN/lab2" ] || { echo "error: $LAB_BIN/lab2 missing: run make" >&2; exit 1; }
 OUT=${RESULTS:-results/lab2${VARIANT:+/$VARIANT}}
 # emulated-network figures and the table go beside the native ones
@@ -92,6 +95,7 @@ for np in $(seq 1 "$most"); do
 done
 
 lab_mpi "$NP" "$LAB_BIN/lab2" train "${common[@]}" "${train[@]}"
+lab2_faults_run "$NP" "${common[@]}" "${train[@]}"
 
 lab_commit
 RESULTS=$OUT labs/lab2/figures.sh
