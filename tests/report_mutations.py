@@ -328,6 +328,38 @@ def state(found, key):
     return c.state if c is not None else "absent"
 
 
+def fault_file(fault, ranks, gap):
+    return {f"faults/train-np{ranks}-fault-{fault}.csv": [
+        {"alg": a, "fault": fault if a != "mpi" else "none", "hidden": str(h), "ranks": str(ranks),
+         "accuracy_minus_reference": f"{(gap if a != 'mpi' else 0) / 100:.4f}"}
+        for a in ("mpi", "ring", "ring_async") for h in (16, 64)]}
+
+
+# The seed's cause, on a tree whose rings show no gap (-4: the claim fails,
+# so its text gives the cause): (what, the faults tried, text it must hold).
+CAUSES = [
+    ("no fault tried", [], "no fault of the seed's plausible ones was tried"),
+    ("same-shard at 80 ranks gives -8.5", [("same-shard", 80, -8.5)],
+     "shown by lab2 train --fault: same-shard gives the seed's 7-10 points"),
+    ("same-shard gives -8.5 at 4 ranks only", [("same-shard", 4, -8.5)], "(not the seed's 80)"),
+    ("neighbour at 80 ranks gives -3, no-divide -80", [("neighbour", 80, -3), ("no-divide", 80, -80)],
+     "cause unknown (none of the seed's plausible faults gives 7-10 points at its 80 processes; tried neighbour"),
+]
+
+
+def cause_checks():
+    for what, faults, want in CAUSES:
+        files = copy.deepcopy(TREES[2]())
+        for a in ("ring", "ring_async"):
+            ring_gaps(files, a, -4)
+        for f in faults:
+            files.update(fault_file(*f))
+        found = judge(2, files)
+        text = found[0]["lab2.gap"][1] if isinstance(found, tuple) else found
+        ok(want in text and ("shown by" in want or "shown by" not in text),
+           f"lab2 gap's cause: {what} -> '{want}'", text)
+
+
 def main():
     rules_named = {r["rule"] for s in SEEDS.values() for r in s.claims if r["rule"]}
     given, judged = set(), {}
@@ -359,6 +391,7 @@ def main():
         kinds = {k for l, kk, k, _, _ in MUTATIONS if kk == key}
         ok(kinds == {"wrong", "noise"}, f"lab{lab} {key} has an edit that must flip it and one that must not",
            sorted(kinds))
+    cause_checks()
     missing = sorted(rules_named - given)
     ok(not missing, "every rule the claims register names is a claim key a lab's rule gives", missing)
     return 1 if failed else 0
