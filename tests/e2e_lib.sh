@@ -25,8 +25,9 @@
 #   this test's own in $tmp/cluster (SLURM_CONF exported, stopped at exit),
 #   work=$tmp/work, a tree of links to the checkout with results, figures
 #   and report of its own, for batch jobs of lab3; state JOB and restarts
-#   JOB read scontrol. Returns 1 (NAME skipped, the reason said) where Slurm
-#   cannot run here, 2 when the cluster did not start.
+#   JOB read scontrol; rank_pid JOB PROCID finds a rank's process.
+#   Returns 1 (NAME skipped, the reason said) where Slurm cannot run here,
+#   2 when the cluster did not start.
 e2e_slurm_job_cluster() {
   local why f
   if ! why=$(labs/slurm/cluster.sh check); then echo "skip - $1: $why"; return 1; fi
@@ -40,6 +41,18 @@ e2e_slurm_job_cluster() {
   for f in "$ROOT"/*; do case $(basename "$f") in results|figures|report) ;; *) ln -s "$f" "$work/" ;; esac; done
   eval "$(labs/slurm/cluster.sh up "$tmp/cluster" 2> "$tmp/up.err")" ||
     { bad "the cluster did not start: $(tail -3 "$tmp/up.err")"; return 2; }
+}
+# rank_pid JOB PROCID [COMM]: the pid of rank PROCID's process (default
+# lab3) of Slurm job JOB, found by the job's id and rank in its environment
+# (/proc), which no other job's process has; 1 when none runs.
+rank_pid() {
+  local p
+  for p in /proc/[0-9]*; do
+    [ "$(cat "$p/comm" 2>/dev/null)" = "${3:-lab3}" ] || continue
+    { tr '\0' '\n' < "$p/environ"; } 2>/dev/null | grep -qx "SLURM_JOB_ID=$1" || continue
+    { tr '\0' '\n' < "$p/environ"; } 2>/dev/null | grep -qx "SLURM_PROCID=$2" && { echo "${p#/proc/}"; return 0; }
+  done
+  return 1
 }
 state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1; }
 restarts() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p' | head -1; }

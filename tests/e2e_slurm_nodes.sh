@@ -16,10 +16,13 @@
 #      (labs/slurm/cluster.sh up --net): sbatch --nodes=2
 #      --ntasks-per-node=1 lab3.sbatch runs one rank per node (rank_places
 #      "0 h0, 1 h1", slurm_nodes h[0-1], Open MPI over TCP), with the
-#      losses and test loss of step 1's single-node CPU run; no daemon,
-#      namespace or state is left.
+#      losses and test loss of step 1's single-node CPU run;
+#   4. on those 2 nodes, a job that loses rank 1 on h1 (SIGKILL) half-way
+#      restarts inside its allocation (--max-restarts 1) and trains to the
+#      losses of the same job never disturbed; no daemon, namespace or
+#      state is left.
 # Quick tier (DDL_TEST_TIER=quick, make test): all of it (four lab3 runs
-# of 3 steps each and two clusters).
+# of 3 steps each, two of 64, and two clusters).
 # Prints "skip - ..." only where Slurm or the emulated network cannot run
 # here (not root, packages missing).
 set -u
@@ -71,6 +74,15 @@ st=$?
 C=$(out cpu 1)
 check $(all '[ "$st" = 0 ] && [ -n "$(losses "$C")" ]') "the same job on the CPU, one node (the reference of step 3)" \
   "status $st: $(tail -2 "$tmp/cpu.log")"
+# Task 2b (job 3) for 64 steps, long enough to lose a rank half-way: the
+# reference of step 4.
+env LAB3_SMOKE=1 LAB3_SMOKE_ITERS=64 LAB_ARRAY_TASK=3 LAB_ARRAY_ID=1 NP=2 RESULTS="$tmp/long" BIN="$BIN" \
+  labs/lab3/run.sh > "$tmp/long.log" 2>&1
+st=$?
+L=$tmp/long.array-1/task-3/task2b
+long_losses() { echo "$(col "$1-iters.csv" loss 2>/dev/null | tr '\n' ' ')$(col "$1-summary.csv" test_loss 2>/dev/null)"; }
+check $(all '[ "$st" = 0 ] && [ -n "$(col "$L-iters.csv" loss 2>/dev/null)" ]') \
+  "Task 2b for 64 steps on one node (the reference of step 4)" "status $st: $(tail -2 "$tmp/long.log")"
 
 if ! why=$(labs/slurm/cluster.sh check); then
   echo "skip - slurm nodes: $why"
@@ -117,6 +129,32 @@ if ! why=$(labs/net/cluster.sh check); then
   echo "skip - slurm nodes: emulated hosts: $why"
   exit $fail
 fi
+# --- 4. a rank lost on one node, the job restarted inside its allocation ---------
+# Task 2b across the 2 nodes with --max-restarts 1; once its first
+# checkpoint exists, rank 1's process (on h1) is killed (SIGKILL). The job
+# must end COMPLETED without a requeue, say it restarted, and train to the
+# losses of the reference never disturbed.
+lost_rank() {
+  local job state pid R ck
+  job=$("${H0[@]}" sbatch --parsable --nodes=2 --ntasks-per-node=1 --time=5 -o "$tmp/lost.out" \
+        --export=ALL,SLURM_CONF=$S/slurm/slurm.conf,LAB3_SMOKE=1,LAB3_SMOKE_ITERS=64,LAB_ARRAY_TASK=3,LAB_ARRAY_ID=4,RESULTS=$tmp/lost,BIN=$BIN \
+        labs/slurm/lab3.sbatch --max-restarts 1 2> "$tmp/lost.err")
+  R=$tmp/lost.array-4/task-3 ck=$tmp/lost.array-4/task-3/checkpoints
+  for _ in $(seq 600); do ls "$ck"/*/checkpoint.txt > /dev/null 2>&1 && break; sleep 0.2; done
+  pid=$(rank_pid "$job" 1)
+  check $(all '[ -n "$pid" ] && [ "$(tr "\0" "\n" < /proc/$pid/environ 2>/dev/null | sed -n "s/^SLURMD_NODENAME=//p")" = h1 ]') \
+    "rank 1 of the 2-node job $job runs on h1 (pid ${pid:-?}) once its first checkpoint exists" \
+    "$(tail -2 "$tmp/lost.out" "$tmp/lost.err" 2>/dev/null)"
+  [ -n "$pid" ] && kill -KILL "$pid"
+  state=$(wait_job "$job" "${H0[@]}")
+  check $(all '[ "$state" = COMPLETED ] && [ "$("${H0[@]}" scontrol show job "$job" | sed -n "s/.*Restarts=\([0-9]*\).*/\1/p")" = 0 ] && grep -q "restart 1 of 1 (--max-restarts) inside Slurm job $job" "$tmp/lost.out" && grep -qx "# restarts: 1" "$R/restarts.txt"') \
+    "the job that lost rank 1 on h1 restarts inside its 2-node allocation and ends COMPLETED without a requeue" \
+    "job $job: $state: $(grep -E "restart|exited|error" "$tmp/lost.out" | head -4)"
+  a=$(long_losses "$L") b=$(long_losses "$R/task2b")
+  check $(all '[ "$(col "$L-iters.csv" loss 2>/dev/null | wc -l)" -ge 3 ] && [ "$a" = "$b" ]') \
+    "its losses and test loss are bit for bit those of the run never disturbed" "never '$a', restarted '$b'"
+}
+
 NET_UP=1
 S=/run/ddlab-net/$NET_TAG
 labs/net/cluster.sh up "$NET_TAG" 2 1000000000 50 --owner $$ --bin "$BIN" > /dev/null 2> "$tmp/net.err" &&
@@ -141,6 +179,7 @@ if [ "$st" = 0 ]; then
   ta=$(col "$C/task3-summary.csv" test_loss 2>/dev/null) tb=$(col "$N/task3-summary.csv" test_loss 2>/dev/null)
   check $(all '[ -n "$a" ] && [ "$a" = "$b" ] && [ -n "$ta" ] && [ "$ta" = "$tb" ]') \
     "its losses and test loss are those of the single-node run" "one node: $a/$ta; two: $b/$tb"
+  lost_rank
 fi
 labs/slurm/cluster.sh down "$S/slurm" --quiet
 labs/net/cluster.sh down "$NET_TAG" --quiet 2>/dev/null

@@ -19,17 +19,6 @@ submit() { # array id [script options]: lab3's Task 2b at 2 ranks
   (cd "$work" && sbatch --parsable --ntasks-per-node=2 --time=5 -o "$tmp/job$id.out" \
      --export=ALL,LAB3_SMOKE=1,LAB3_SMOKE_ITERS=64,LAB_ARRAY_TASK=3,LAB_ARRAY_ID=$id labs/slurm/lab3.sbatch "$@")
 }
-# rank PROCID of JOB: the pid of its lab3 process (read from /proc: the
-# job's environment)
-rank_pid() {
-  local p
-  for p in /proc/[0-9]*; do
-    [ "$(cat "$p/comm" 2>/dev/null)" = lab3 ] || continue
-    { tr '\0' '\n' < "$p/environ"; } 2>/dev/null | grep -qx "SLURM_JOB_ID=$1" || continue
-    { tr '\0' '\n' < "$p/environ"; } 2>/dev/null | grep -qx "SLURM_PROCID=$2" && { echo "${p#/proc/}"; return 0; }
-  done
-  return 1
-}
 job=$(submit 1 --max-restarts 1)
 ck=$work/results/lab3.array-1/task-3/checkpoints
 for _ in $(seq 600); do ls "$ck"/*/checkpoint.txt > /dev/null 2>&1 && break; sleep 0.2; done
