@@ -65,6 +65,17 @@ for f in neighbour unaveraged no-divide same-shard; do
   check $(all "grep -q '^# fault: $f: ' '$(csv 3 "$f")'") "the $f CSV says which fault its ring rows ran" \
     "$(grep '^# fault' "$(csv 3 "$f")")"
 done
+# At 8 ranks the sum grows 8-fold a step and the loss reaches NaN: that is
+# the fault's result, recorded, not an error that stops the run.
+"${MPIRUN[@]}" -np 8 "$BIN/lab2" train --synthetic --limit 4000 --test-limit 200 --hidden 8 --algs mpi,ring \
+  --fault no-divide --out "$tmp/nan" --quiet > "$tmp/nan.log" 2>&1
+rc=$?
+check $(all "[ $rc = 0 ] && python3 - '$tmp/nan/train-np8-fault-no-divide.csv' <<'PY'
+import csv, math, sys
+rows = {r['alg']: r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith('#'))}
+sys.exit(0 if math.isnan(float(rows['ring']['test_loss'])) and math.isfinite(float(rows['mpi']['test_loss'])) else 1)
+PY") "8 ranks: without the divide the ring's loss reaches NaN, which the run records and goes on (MPI's stays finite)" \
+  "rc=$rc: $(grep -v '^#' "$tmp/nan/train-np8-fault-no-divide.csv" 2>/dev/null | cut -d, -f1,11,12 | tr '\n' ' ') $(tail -2 "$tmp/nan.log")"
 "${MPIRUN[@]}" -np 2 "$BIN/lab2" train --synthetic --limit 60 --fault bogus --out "$tmp/bad" > "$tmp/bad.log" 2>&1
 rc=$?
 check $(all '[ $rc = 2 ] && grep -q "no such fault (none, neighbour, no-divide, same-shard, unaveraged)" "$tmp/bad.log"') \

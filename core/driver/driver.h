@@ -263,6 +263,9 @@ typedef struct DriverLoop {
     bool barrier_end;          /* and before it stops */
     const char *progress;      /* progress label on rank 0 ("train"; "epoch" counts periods); NULL: none */
     int progress_every;        /* a plain line every N batches when stderr is no terminal */
+    bool nonfinite_ok;         /* a loss that is not finite is what the run measures (lab2's
+                                * faults), not an error that stops it: training goes on, and
+                                * the outputs carry the NaN */
 } DriverLoop;
 
 /* What one micro-batch (or round) did on this rank. */

@@ -47,7 +47,7 @@ static int next_batch(Driver *d, const DriverHooks *h, const float **x, const in
     return got;
 }
 
-static DriverBatch one_batch(Driver *d, const DriverHooks *h)
+static DriverBatch one_batch(Driver *d, const DriverLoop *loop, const DriverHooks *h)
 {
     DriverBatch b = { .index = d->st.batch };
     if (sync_has_rounds(d->sync)) {
@@ -64,7 +64,7 @@ static DriverBatch one_batch(Driver *d, const DriverHooks *h)
     b.data_ms = 1e3 * (ddl_now() - t0);
     b.epoch = d->st.epoch;
     b.loss = sync_train_step(d->sync, x, y, b.n, &b.correct, &b.stepped);
-    if (!isfinite(b.loss))
+    if (!isfinite(b.loss) && !loop->nonfinite_ok)
         ddl_die("loss became %g at batch %ld (epoch %d): lower --lr", b.loss, b.index, b.epoch);
     return b;
 }
@@ -127,7 +127,7 @@ static double period(Driver *d, const DriverLoop *loop, const DriverHooks *h, lo
     long seen = 0, right = 0;
     while (d->st.batch < end) {
         if (h->before_batch) h->before_batch(d, d->st.batch, h->ctx);
-        DriverBatch b = one_batch(d, h);
+        DriverBatch b = one_batch(d, loop, h);
         loss += b.loss * b.n;
         seen += b.n;
         right += b.correct;
