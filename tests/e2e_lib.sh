@@ -29,16 +29,46 @@
 #   Returns 1 (NAME skipped, the reason said) where Slurm cannot run here,
 #   2 when the cluster did not start.
 e2e_slurm_job_cluster() {
-  local why f
-  if ! why=$(labs/slurm/cluster.sh check); then echo "skip - $1: $why"; return 1; fi
+  local f
+  e2e_slurm_check "$1" || return 1
   e2e_need bin/lab3
   ROOT=$PWD
-  trap 'labs/slurm/cluster.sh down "$tmp/cluster" --quiet 2>/dev/null; rm -rf "$tmp"' EXIT
   unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP RESULTS FIGURES TABLES DDL_SLURM_CPUS DDL_MAX_RESTARTS
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
   work=$tmp/work
   mkdir -p "$work/figures" "$work/report/tables"
   for f in "$ROOT"/*; do case $(basename "$f") in results|figures|report) ;; *) ln -s "$f" "$work/" ;; esac; done
+  e2e_slurm_up || return 2
+}
+
+# A site's cluster instead of one of the test's own: DDL_TEST_SLURM_CONF
+# names its slurm.conf (a one-node cluster the project did not configure,
+# as tests/README.md says), for the tests that run jobs on "a cluster"
+# (e2e_slurm_preempt, e2e_slurm_restart, e2e_slurm_sweep_rerun). Jobs
+# there wait for Slurm's own requeue delay (cred_expire, 120 s by
+# default), so E2E_SLURM_WAIT, the tests' limit on a job's end in
+# seconds, grows from 150 to 600.
+# e2e_slurm_check NAME: 0 where a cluster can run (else NAME skipped, the
+#   reason said, 1); e2e_slurm_up: the cluster up, SLURM_CONF exported and
+#   the exit trap set to stop it and remove $tmp (2 and "not ok" when it
+#   did not start).
+E2E_SLURM_WAIT=150
+[ -n "${DDL_TEST_SLURM_CONF:-}" ] && E2E_SLURM_WAIT=600
+e2e_slurm_check() {
+  local why
+  [ -n "${DDL_TEST_SLURM_CONF:-}" ] && return 0
+  if ! why=$(labs/slurm/cluster.sh check); then echo "skip - $1: $why"; return 1; fi
+}
+e2e_slurm_up() {
+  if [ -n "${DDL_TEST_SLURM_CONF:-}" ]; then
+    trap 'rm -rf "$tmp"' EXIT
+    export SLURM_CONF=$DDL_TEST_SLURM_CONF
+    sinfo -h > /dev/null 2> "$tmp/up.err" ||
+      { bad "the site's cluster (DDL_TEST_SLURM_CONF=$DDL_TEST_SLURM_CONF) does not answer: $(tail -2 "$tmp/up.err")"; return 2; }
+    echo "# on the site's cluster of $SLURM_CONF"
+    return 0
+  fi
+  trap 'labs/slurm/cluster.sh down "$tmp/cluster" --quiet 2>/dev/null; rm -rf "$tmp"' EXIT
   eval "$(labs/slurm/cluster.sh up "$tmp/cluster" 2> "$tmp/up.err")" ||
     { bad "the cluster did not start: $(tail -3 "$tmp/up.err")"; return 2; }
 }

@@ -43,9 +43,9 @@ blocked_rank() {
   done
   return 1
 }
-finish() { # job...: until each is COMPLETED or has failed (at most 150 s)
+finish() { # job...: until each is COMPLETED or has failed (at most E2E_SLURM_WAIT s)
   local i s j
-  for (( i = 0; i < 750; i++ )); do
+  for (( i = 0; i < E2E_SLURM_WAIT * 5; i++ )); do
     s=; for j; do s+=$(state "$j")/; done
     case "$s" in *FAILED*|*CANCELLED*|*TIMEOUT*) return 1 ;; esac
     [ "$s" = "$(printf 'COMPLETED/%.0s' "$@")" ] && return 0

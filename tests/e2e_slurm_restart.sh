@@ -26,7 +26,7 @@ pid=$(rank_pid "$job" 1)
 check $(all '[ -n "$pid" ]') "rank 1 of job $job runs (pid ${pid:-?}) once its first checkpoint exists" "$(state "$job")"
 [ -n "$pid" ] && kill -KILL "$pid"
 ref=$(submit 2)
-for _ in $(seq 900); do
+for _ in $(seq $(( E2E_SLURM_WAIT * 5 ))); do
   case "$(state "$job")/$(state "$ref")" in COMPLETED/COMPLETED|*FAILED*|*CANCELLED*|*TIMEOUT*) break ;; esac; sleep 0.2
 done
 r=$work/results/lab3.array-1/task-3

@@ -16,10 +16,9 @@ set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
 e2e_begin "slurm sweep rerun"
-if ! why=$(labs/slurm/cluster.sh check); then echo "skip - slurm sweep rerun: $why"; exit 0; fi
+e2e_slurm_check "slurm sweep rerun" || exit 0
 e2e_need bin/lab1
 repo=$PWD
-trap 'labs/slurm/cluster.sh down "$tmp/cluster" --quiet 2>/dev/null; rm -rf "$tmp"' EXIT
 unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP RESULTS LAB_ARRAY_TASK LAB_ARRAY_ID LAB_ARRAY_MERGE FAIL_JOB DDL_SLURM_CPUS
 w=$tmp/w
 mkdir -p "$w/labs/lab1" "$w/labs/slurm"
@@ -41,12 +40,14 @@ lab_commit
 echo drawn > "$OUT/table.txt"
 LAB
 chmod +x "$w/labs/lab1/run.sh"
-eval "$(labs/slurm/cluster.sh up "$tmp/cluster" 2> "$tmp/up.err")" ||
-  { bad "the cluster did not start: $(tail -3 "$tmp/up.err")"; exit 1; }
+e2e_slurm_up || exit 1
+# The stand-in's jobs take one CPU: asked for through sweep.sh's sbatch
+# options, so that a site's node with fewer than lab1.sbatch's 8 runs them.
+one_cpu=(--cpus-per-task=1)
 state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\) Reason=\([^ ]*\).*/\1 \2/p' | head -1; }
 ended() { # job...: 0 once none is PENDING, RUNNING or COMPLETING (at most 180 s)
   local j s i
-  for (( i = 0; i < 900; i++ )); do
+  for (( i = 0; i < E2E_SLURM_WAIT * 5; i++ )); do
     s=
     for j; do s+=$(state "$j")" "; done
     case "$s" in *PENDING*|*RUNNING*|*COMPLETING*|*CONFIGURING*) sleep 0.2 ;; *) return 0 ;; esac
@@ -55,7 +56,7 @@ ended() { # job...: 0 once none is PENDING, RUNNING or COMPLETING (at most 180 s
 }
 
 # --- 1. a failed task ----------------------------------------------------------------
-read -r arr merge < <(cd "$w" && FAIL_JOB=2 labs/slurm/sweep.sh lab1 2> "$tmp/sweep1.err")
+read -r arr merge < <(cd "$w" && FAIL_JOB=2 labs/slurm/sweep.sh lab1 "${one_cpu[@]}" 2> "$tmp/sweep1.err")
 check $(all '[ -n "${arr:-}" ] && [ -n "${merge:-}" ]') "sweep.sh lab1 submits the array and its merge" "$(cat "$tmp/sweep1.err")"
 ended "$arr"_1 "$arr"_2 "$arr"_3 "$merge"; e=$?
 check $(all '[ "$e" = 0 ] && [ "$(state "$arr"_2)" != "COMPLETED None" ] && [ "$(state "$merge")" = "CANCELLED DependencyNeverSatisfied" ]') \
@@ -68,7 +69,7 @@ check $(all '[ -f "$w/results/lab1.array-$arr/task-1/job1.csv" ] && [ -f "$w/res
   "the array's folder keeps tasks 1 and 3; nothing was merged" "$(ls -R "$w/results" 2>&1 | head -20 | tr '\n' ' ')"
 
 # --- 2. --rerun-failed -----------------------------------------------------------------
-read -r arr2 merge2 < <(cd "$w" && labs/slurm/sweep.sh --rerun-failed "$arr" 2> "$tmp/sweep2.err")
+read -r arr2 merge2 < <(cd "$w" && labs/slurm/sweep.sh --rerun-failed "$arr" "${one_cpu[@]}" 2> "$tmp/sweep2.err")
 check $(all '[ -n "${arr2:-}" ] && grep -q "reruns task(s) 2 of $arr" "$tmp/sweep2.err"') "--rerun-failed $arr: an array of task 2 alone" \
   "$(cat "$tmp/sweep2.err")"
 ended "$arr2"_2 "$merge2"; e=$?
