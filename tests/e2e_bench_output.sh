@@ -18,7 +18,7 @@ unset DDL_DEVICE DDL_PROFILE
 e2e_need "$BIN"/bench/{allreduce,ddp_bar,train_step,gemm_peak,conv_algo}
 
 # check PROGRAM STDOUT CSV HEADS COLUMNS ROWS: the text table and the CSV.
-check() {
+check_program() {
   local prog=$1 out=$2 csv=$3 heads=$4 columns=$5 rows=$6
   local text_rows csv_rows
   if grep -q "^# ddlab $prog: commit [^,]" "$out" && [ "$(grep -c '^#' "$out")" -ge 4 ]; then
@@ -67,7 +67,7 @@ runs() {
 
 # --- allreduce: 9 rows (7 algorithms at --bytes, mpi and recdoubling at 8 B)
 runs allreduce ar "${MPIRUN[@]}" -np 2 "$BIN/bench/allreduce" --bytes 64k --rounds 2 --out "$tmp/ar"
-check allreduce "$tmp/ar.out" "$tmp/ar/allreduce-np2.csv" \
+check_program allreduce "$tmp/ar.out" "$tmp/ar/allreduce-np2.csv" \
   'size\s+count\s+type\s+redop\s+alg\s+time\s+algbw\s+busbw\s+#wrong\s+busbw/mpi\s+time/mpi' \
   alg,bytes,count,type,redop,ranks,time_us,algbw_GBs,busbw_GBs,wrong,busbw_over_mpi,time_over_mpi 9
 same_numbers "$tmp/ar.out" "$tmp/ar/allreduce-np2.csv" time time_us
@@ -79,7 +79,7 @@ else bad "allreduce: no 'bench allreduce ring' / bar line"; fi
 
 # --- train_step: one row
 runs train_step ts "$BIN/bench/train_step" --model cnn3 --width 0.25 --batch 4 --reps 2 --warmup 0 --out "$tmp/ts"
-check train_step "$tmp/ts.out" "$tmp/ts/train_step-cnn3-w0.25-b4.csv" \
+check_program train_step "$tmp/ts.out" "$tmp/ts/train_step-cnn3-w0.25-b4.csv" \
   'model\s+width\s+batch\s+dtype\s+step\s+fastest\s+work\s+rate\s+device' \
   model,width,batch,precision,median_ms,min_ms,gflop_per_step,gflops,params,layout,input,device 1
 same_numbers "$tmp/ts.out" "$tmp/ts/train_step-cnn3-w0.25-b4.csv" step median_ms
@@ -90,7 +90,7 @@ else bad "train_step: no 'train_step cnn3 w0.25 b4: median' line"; fi
 # --- ddp_bar: three strategies
 runs ddp_bar db env DDL_DATA=/nonexistent "${MPIRUN[@]}" -np 2 "$BIN/bench/ddp_bar" --width 0.0625 --batch 16 \
   --rounds 1 --block 2 --limit 64 --out "$tmp/db"
-check ddp_bar "$tmp/db.out" "$tmp/db/ddp_bar-vgg11-w0.0625-b16-np2.csv" \
+check_program ddp_bar "$tmp/db.out" "$tmp/db/ddp_bar-vgg11-w0.0625-b16-np2.csv" \
   'strategy\s+step\s+forward\s+backward\s+exposed sync\s+optimizer\s+comm\s+hidden\s+<= next' \
   strategy,median_ms,forward_ms,backward_ms,exposed_sync_ms,optimizer_ms,comm_ms,hidden_ms,ordered_rounds,rounds,kept_steps 3
 same_numbers "$tmp/db.out" "$tmp/db/ddp_bar-vgg11-w0.0625-b16-np2.csv" step median_ms
@@ -102,7 +102,7 @@ runs gemm_peak gp "$BIN/bench/gemm_peak" --device cuda-emu --out "$tmp/gp"
 n=$(grep -cE '^bench [sh]gemm 512\^3: [0-9.]+ GFLOP/s \(' "$tmp/gp.out")
 [ "$n" -ge 1 ] && ok "gemm_peak still prints the lines labs/platforms/sim.sh and gpu_check.sh read" ||
   bad "gemm_peak: no 'bench sgemm 512^3' line: $(tail -n 2 "$tmp/gp.out")"
-check gemm_peak "$tmp/gp.out" "$tmp/gp/gemm_peak-cuda-emu.csv" 'op\s+size\s+rate\s+library' op,n,gflops,library "$n"
+check_program gemm_peak "$tmp/gp.out" "$tmp/gp/gemm_peak-cuda-emu.csv" 'op\s+size\s+rate\s+library' op,n,gflops,library "$n"
 same_numbers "$tmp/gp.out" "$tmp/gp/gemm_peak-cuda-emu.csv" rate gflops
 
 # --- conv_algo: one row per path of one tiny 3x3 shape

@@ -5,12 +5,10 @@
 # Prints the program's ok / not ok / skip lines; tests/run.sh counts them.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "comm monitoring"
 prog=$BIN/tests/mpi_comm_monitor
-if [ ! -x "$prog" ]; then
-  echo "not ok - e2e_comm_monitoring: $prog is not built"
-  exit 1
-fi
+e2e_need "$prog"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # No "--mca pml ob1" here: the monitoring PML must be allowed to interpose.
 status=0

@@ -7,7 +7,8 @@
 # whole suite (tests/run.sh sets DDL_EMU_STRICT=1 and prints the seed).
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin ""
 if [ ! -x "$BIN/tests/emu_planted" ]; then
   echo "skip - emu-check: $BIN/tests/emu_planted not built (EMU=0 or a SimGrid build)"
   exit 0
@@ -17,17 +18,16 @@ BIN=$BIN tests/emu_check.sh planted | while IFS= read -r line; do
     *": missed"* | *": FAILED"*) echo "not ok - $line" ;;
     *) echo "ok - $line" ;;
   esac
-done
+done > "$tmp/planted"
+cat "$tmp/planted"
+grep -q "^not ok" "$tmp/planted" && fail=1
 bad_value() { # variable, value, words the message must hold
-  local out rc
+  local out rc want=$3
   out=$(env "$1=$2" DDL_EMU_STRICT="${4:-1}" "$BIN/tests/emu_planted" clean 2>&1)
   rc=$?
-  if [ "$rc" -ne 0 ] && grep -q "$3" <<<"$out"; then
-    echo "ok - $1=$2 stops (exit $rc) naming what exists"
-  else
-    echo "not ok - $1=$2 stops naming what exists (exit $rc): $out"
-  fi
+  check $(all '[ "$rc" -ne 0 ] && grep -q "$want" <<<"$out"') "$1=$2 stops (exit $rc) naming what exists" "$out"
 }
 bad_value DDL_EMU_ORDER sideways "knows forward, reverse, shuffled and seeded"
 bad_value DDL_EMU_SEED -3 "a non-negative integer"
 bad_value DDL_EMU_STRICT yes "use 1" yes
+exit $fail

@@ -4,9 +4,8 @@
 # has MNIST), and on synthetic MNIST-shaped data it clearly beats chance.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source tests/e2e_lib.sh
+e2e_begin ""
 acc() { grep -v '^#' "$1" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "test_accuracy") c = i; next } { print $c }'; }
 
 if [ "${SANITIZE:-0}" = 1 ]; then
@@ -16,15 +15,16 @@ fi
 "$BIN/lab1" --model cnn3 --dataset mnist --synthetic --epochs 1 --limit 6000 --test-limit 2000 --batch 64 --lr 0.05 \
   --quiet --out "$tmp/s" --figures "$tmp/f" --tag s >"$tmp/log" 2>&1
 a=$(acc "$tmp/s/s-summary.csv")
-if awk -v a="${a:-0}" 'BEGIN { exit !(a >= 0.5) }'; then echo "ok - cnn3 on synthetic MNIST beats chance clearly (accuracy $a, chance 0.1)"
-else echo "not ok - cnn3 on synthetic MNIST: accuracy ${a:-none} (want >= 0.5; chance 0.1)"; tail -5 "$tmp/log"; fi
+awk -v a="${a:-0}" 'BEGIN { exit !(a >= 0.5) }'
+check $? "cnn3 on synthetic MNIST beats chance clearly (accuracy ${a:-none}, want >= 0.5; chance 0.1)" "$(tail -5 "$tmp/log")"
 
 if [ -d "${DDL_DATA:-datasets}/mnist" ]; then
   "$BIN/lab1" --model cnn3 --dataset mnist --no-synthetic --epochs 1 --batch 64 --lr 0.05 --quiet \
     --out "$tmp/r" --figures "$tmp/f" --tag r >"$tmp/log" 2>&1
   a=$(acc "$tmp/r/r-summary.csv")
-  if awk -v a="${a:-0}" 'BEGIN { exit !(a >= 0.97) }'; then echo "ok - cnn3 on real MNIST reaches >= 97% in 1 epoch (accuracy $a)"
-  else echo "not ok - cnn3 on real MNIST: test accuracy ${a:-none} after 1 epoch (want >= 0.97)"; tail -5 "$tmp/log"; fi
+  awk -v a="${a:-0}" 'BEGIN { exit !(a >= 0.97) }'
+  check $? "cnn3 on real MNIST reaches >= 97% in 1 epoch (accuracy ${a:-none})" "$(tail -5 "$tmp/log")"
 else
   echo "skip - cnn3 on real MNIST: no MNIST under DDL_DATA=${DDL_DATA:-datasets}"
 fi
+exit $fail

@@ -8,6 +8,7 @@
 #     check STATUS WHAT [WHY]  prints "ok - NAME: WHAT" when STATUS is 0,
 #                              else "not ok - NAME: WHAT: WHY" and sets fail;
 #     ok WHAT, bad WHAT        the same without a status
+#     expect WHAT COMMAND...   the same, passing when COMMAND succeeds
 #   (NAME "": the lines name WHAT alone).
 # e2e_need FILE...: each FILE must be an executable ("not ok" and exit 1).
 # e2e_mpi: local runs of mpirun, as root too and more ranks than cores,
@@ -97,6 +98,8 @@ e2e_begin() {
 check() {
   if [ "$1" = 0 ]; then echo "ok - $E2E_AS$2"; else echo "not ok - $E2E_AS$2${3:+: $3}"; fail=1; fi
 }
+# expect NAME COMMAND...: NAME passes when COMMAND succeeds.
+expect() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
 ok() { echo "ok - $E2E_AS$*"; }
 bad() { echo "not ok - $E2E_AS$*"; fail=1; }
 e2e_need() {

@@ -8,15 +8,13 @@
 # (the sanitizer phase would compile the same sources again).
 set -u
 cd "$(dirname "$0")/.."
+source tests/e2e_lib.sh
+e2e_begin "mpistub"
 if [ "${SANITIZE:-0}" = 1 ]; then
   echo "skip - mpistub: the gpu-check tree compiles against the MPI stub: runs in the optimised phase only"
   exit 0
 fi
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-if make -s gpu-check-syntax > "$log" 2>&1; then
-  echo "ok - mpistub: the gpu-check tree's C sources compile against the MPI stub (core/mpistub)"
-else
-  echo "not ok - mpistub: the gpu-check tree's C sources compile against the MPI stub: $(grep -m3 'error' "$log" | tr '\n' ' ')"
-  exit 1
-fi
+make -s gpu-check-syntax > "$tmp/log" 2>&1
+check $? "the gpu-check tree's C sources compile against the MPI stub (core/mpistub)" \
+  "$(grep -m3 'error' "$tmp/log" | tr '\n' ' ')"
+exit $fail

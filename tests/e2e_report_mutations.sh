@@ -7,6 +7,8 @@
 # A few seconds; prints ok / not ok lines.
 set -u
 cd "$(dirname "$0")/.."
+source tests/e2e_lib.sh
+e2e_begin "report mutations"
 command -v python3 >/dev/null 2>&1 || { echo "skip - report mutations: python3 not installed (make deps)"; exit 0; }
 st=0
 python3 tests/report_mutations.py || st=1

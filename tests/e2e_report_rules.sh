@@ -6,5 +6,7 @@
 # (tests/report_rules.py). A second or so; prints ok / not ok lines.
 set -u
 cd "$(dirname "$0")/.."
+source tests/e2e_lib.sh
+e2e_begin "report rules"
 command -v python3 >/dev/null 2>&1 || { echo "skip - report rules: python3 not installed (make deps)"; exit 0; }
-exec python3 tests/report_rules.py
+python3 tests/report_rules.py

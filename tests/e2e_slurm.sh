@@ -37,21 +37,13 @@
 # packages missing: make deps installs slurmctld slurmd slurm-client munge).
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "slurm e2e"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP
-tmp=$(mktemp -d)
 CLUSTER=$tmp/cluster
 trap 'labs/slurm/cluster.sh down "$CLUSTER" --quiet 2>/dev/null; rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - slurm e2e: $2"; else echo "not ok - slurm e2e: $2${3:+: $3}"; fail=1; fi
-}
-all() { if eval "$1"; then echo 0; else echo 1; fi; }
-col() { # csv column: values of that column (data rows only)
-  awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"
-}
 meta() { sed -n "s/^# $2: //p" "$1" | head -1; } # csv key
 wrong() { col "$1" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 if [ "${DDL_TEST_TIER:-full}" = quick ]; then

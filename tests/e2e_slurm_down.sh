@@ -15,7 +15,8 @@
 # folder whose daemon is still running names it (down's check can fail).
 set -u
 cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
+source tests/e2e_lib.sh
+e2e_begin "slurm down"
 holder=
 cleanup() { # the stand-ins, by PID, waited for (no "Killed" notes)
   local p
@@ -23,10 +24,6 @@ cleanup() { # the stand-ins, by PID, waited for (no "Killed" notes)
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - slurm down: $2"; else echo "not ok - slurm down: $2${3:+: $3}"; fail=1; fi
-}
 state() { sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 
 dir=$tmp/cluster

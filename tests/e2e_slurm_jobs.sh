@@ -31,19 +31,13 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-BIN=${BIN:-bin}
+source tests/e2e_lib.sh
+e2e_begin "slurm jobs e2e"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP RESULTS FIGURES TABLES DDL_SLURM_CPUS
-tmp=$(mktemp -d)
 CLUSTER=$tmp/cluster
 trap 'labs/slurm/cluster.sh down "$CLUSTER" --quiet 2>/dev/null; rm -rf "$tmp"' EXIT
-fail=0
-check() { # status name [why]
-  if [ "$1" = 0 ]; then echo "ok - slurm jobs e2e: $2"; else echo "not ok - slurm jobs e2e: $2${3:+: $3}"; fail=1; fi
-}
-all() { if eval "$1"; then echo 0; else echo 1; fi; }
-col() { awk -F, -v c="$2" '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == c) k = i; h = 1; next} {print $k}' "$1"; }
 meta() { sed -n "s/^# $2: //p" "$1" | head -1; }
 quick=0
 if [ "${DDL_TEST_TIER:-full}" = quick ]; then
