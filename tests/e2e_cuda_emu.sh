@@ -27,9 +27,8 @@
 # ddl-test-san-quick: a lab's model in emulated device memory (core/sync/device_stage.c's host views, the emulated NCCL under lab2's bench, lab5's FP16 device GEMMs); the unit tests run the emulator's kernels alone
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source tests/e2e_lib.sh
+e2e_begin ""
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader -np 2)
 tiny=(--model cnn3 --dataset mnist --synthetic --width 0.25 --batch 16 --iters 6 --limit 512 --test-limit 64 --quiet)

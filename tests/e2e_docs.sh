@@ -26,18 +26,15 @@ if ! git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
   echo "skip - docs: not a git checkout"
   exit 0
 fi
-fail=0
+source tests/e2e_lib.sh
+e2e_begin "docs"
 
 # none_of HITS OK NOT_OK: "ok - docs: OK" when HITS (git grep lines) is
 # empty, else "not ok - docs: N line(s) NOT_OK:" and the first 20.
 none_of() {
-  if [ -z "$1" ]; then
-    echo "ok - docs: $2"
-  else
-    echo "not ok - docs: $(printf '%s\n' "$1" | wc -l) line(s) $3:"
-    printf '%s\n' "$1" | head -20 | cut -c1-200 | sed 's/^/#   /'
-    fail=1
-  fi
+  local hits=$1
+  check $(all '[ -z "$hits" ]') "$2" "$(printf '%s\n' "$hits" | wc -l) line(s) $3"
+  [ -z "$hits" ] || printf '%s\n' "$hits" | head -20 | cut -c1-200 | sed 's/^/#   /'
 }
 
 # The patterns are written so that this file does not match them itself.

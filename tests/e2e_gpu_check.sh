@@ -21,9 +21,8 @@
 #     skipped, each saying why, and the run still ends 0. About 3 s.
 set -u
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source tests/e2e_lib.sh
+e2e_begin ""
 STEPS="1 2 3a 3b 3c 3d 4a 4b 4c 4d 4e 5a 5b 5c 5d"
 
 # every_step DIR: "" when every step has a result or says skipped
