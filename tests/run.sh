@@ -102,7 +102,11 @@ skips=$(mktemp) # every skip line, listed with its reason before the last line
 # passed on to the daemons of emulated hosts and overrides the per-host
 # session folders labs/net/rsh.sh gives them (their daemons then raced
 # for one folder: e2e_net, e2e_slurm_nodes and e2e_lab6 failed).
+# Both levels are open to all with the sticky bit, as /tmp is: a test
+# that drops to another user (test_results' write as nobody) must reach
+# its own files there as it did in /tmp.
 suite_tmp=$(mktemp -d "$tmp_root/ddlab-test.XXXXXX")
+chmod 1777 "$suite_tmp"
 trap 'rm -rf "$times" "$outs" "$tmp_before" "$skips" "$suite_tmp"' EXIT
 started=() # labels of the programs started by start_one, in order
 
@@ -113,6 +117,7 @@ exec_one() {
   local t0 own left
   t0=$(date +%s.%N)
   own=$(mktemp -d "$suite_tmp/XXXXXX")
+  chmod 1777 "$own"
   # Made before any mpirun of the program runs: two mpiruns started at
   # once in an empty TMPDIR raced to make it ("unable to create the
   # desired directory ... File exists").
