@@ -261,8 +261,8 @@ def fault_cause(train_path, seed):
     lo, hi, procs = seed.value("ring_acc_gap_low"), seed.value("ring_acc_gap_high"), int(seed.value("processes"))
     trials = fault_trials(train_path)
     if not trials:
-        return ("cause unknown (no fault of the seed's plausible ones was tried: `make lab2 PLATFORM=wits80 "
-                "LAB2_FAULTS=all` trains with each at the seed's scale; labs/lab2/README.md, exercise 5)")
+        return ("cause unknown (no fault of the seed's plausible ones was tried here: labs/lab2/README.md, "
+                "exercise 5, says how)")
     shown = [f for f, n, g in trials if n == procs and all(-hi <= x <= -lo for x in g)]
     tried = "; ".join(f"{f}: ring - MPI_Allreduce {rules.span(min(g), max(g))} points at {n} ranks"
                       + ("" if n == procs else f" (not the seed's {procs})") for f, n, g in trials)
