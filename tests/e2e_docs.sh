@@ -11,7 +11,8 @@
 #   - each lab's handout, labs/labN/README.md, stays under 250 lines (the
 #     seed's question, how to run, how to read the outputs, one reference
 #     table per platform, the exercises; the lab's mechanics and its longer
-#     results live in its DESIGN.md and RESULTS.md);
+#     results live in its DESIGN.md and RESULTS.md), and reaches its
+#     exercises before line 100, right after how to run it;
 #   - every relative link in a tracked markdown file names a tracked file
 #     (or folder), and every #anchor into a markdown file names a heading.
 # Reads the git index and the files only: under 3 s on 2 busy cores. Needs
@@ -91,6 +92,9 @@ for handout in $handouts; do
     echo "not ok - docs: $handout has $lines lines (must stay under 250: move the mechanics to its DESIGN.md, longer results to its RESULTS.md)"
     fail=1
   fi
+  first=$(grep -n -m1 -E '^## (Programming exercises|Exercises)' "$handout" | cut -d: -f1)
+  check $(all '[ -n "$first" ] && [ "$first" -lt 100 ]') "$handout reaches its exercises before line 100 (line ${first:-none})" \
+    "the seed's question, how to run it, then the exercises: move the rest after them"
 done
 
 git ls-files -z '*.md' | python3 -c '
