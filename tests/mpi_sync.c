@@ -9,7 +9,7 @@
  * that single-process reference itself on the whole batch (no
  * communication), then after 5 SGD steps (momentum, weight decay) every
  * parameter is compared with it. Batch norm is in eval mode (running
- * statistics, as the issue allows: batch statistics over 16 examples are
+ * statistics, since batch statistics over 16 examples are
  * not those over 64) and there is no dropout or augmentation, so nothing
  * but float reassociation separates the two: tolerance 2e-4 relative to
  * the largest parameter of each model (measured ~1e-6). All ranks must
