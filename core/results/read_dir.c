@@ -1,10 +1,29 @@
-/* read_dir.c - every run summary of a lab's results folder, for the
- * programs that turn runs into tables (lab3, lab6). */
+/* read_dir.c - what the programs that turn runs into tables (the labs'
+ * table jobs) read and print: every run summary of a results folder, one
+ * named table, and byte counts as their tables show them. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "results.h"
+
+Table *table_read_at(const char *dir, const char *name)
+{
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    Table *t = table_read_csv(path, err, sizeof err);
+    if (!t) fprintf(stderr, "error: %s\n", err);
+    return t;
+}
+
+void format_bytes(double b, char *out, size_t cap)
+{
+    if (!(b >= 0 && b < 1e300)) snprintf(out, cap, "n/a"); /* NaN and infinities */
+    else if (b >= 1 << 30) snprintf(out, cap, "%.3g GiB", b / (1 << 30));
+    else if (b >= 1 << 20) snprintf(out, cap, "%.3g MiB", b / (1 << 20));
+    else if (b >= 1 << 10) snprintf(out, cap, "%.3g KiB", b / (1 << 10));
+    else snprintf(out, cap, "%.0f B", b);
+}
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

@@ -193,5 +193,12 @@ Table *table_read_csv(const char *path, char *err, size_t errcap);
  * files without the column are skipped with a warning on stderr. Returns
  * how many tables went to out (at most cap; 0 when dir does not exist). */
 int table_read_dir(const char *dir, const char *suffix, const char *need, Table **out, int cap);
+/* "<dir>/<name>" read as table_read_csv does; NULL after an error line on
+ * stderr that says why (the labs' table jobs). */
+Table *table_read_at(const char *dir, const char *name);
+
+/* A byte count as the labs' tables print it: "512 B", "1.5 KiB",
+ * "12.3 MiB", "1.25 GiB" (3 significant digits), "n/a" when not finite. */
+void format_bytes(double bytes, char *out, size_t cap);
 
 #endif

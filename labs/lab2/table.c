@@ -55,28 +55,10 @@ static void free_files(Files *f)
     f->n = 0;
 }
 
-static Table *read_table(const char *dir, const char *name)
-{
-    char path[1024], err[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    Table *t = table_read_csv(path, err, sizeof err);
-    if (!t) fprintf(stderr, "error: %s\n", err);
-    return t;
-}
-
 static double meta_num(const Table *t, const char *key)
 {
     const char *s = meta_get(&t->meta, key);
     return s && *s ? atof(s) : NAN;
-}
-
-static void human_bytes(double b, char *out, size_t cap)
-{
-    if (!isfinite(b)) snprintf(out, cap, "n/a");
-    else if (b >= 1 << 30) snprintf(out, cap, "%.3g GiB", b / (1 << 30));
-    else if (b >= 1 << 20) snprintf(out, cap, "%.3g MiB", b / (1 << 20));
-    else if (b >= 1 << 10) snprintf(out, cap, "%.3g KiB", b / (1 << 10));
-    else snprintf(out, cap, "%.0f B", b);
 }
 
 /* Median latency of `alg` at `bytes` in a bench table, NAN if absent. */
@@ -137,7 +119,7 @@ static Table *crossover_table(const char *dir, const Files *bench)
 {
     Table *out = table_new("lab2-crossover", "ranks,oversubscribed,measured,predicted,alpha_us,beta_GBs,gamma_GBs");
     for (int i = 0; i < bench->n; i++) {
-        Table *t = read_table(dir, bench->name[i]);
+        Table *t = table_read_at(dir, bench->name[i]);
         if (!t) continue;
         if (i == 0) out->meta = t->meta;
         CostParams cp = { meta_num(t, "alpha_us") * 1e-6, meta_num(t, "beta_ns_per_byte") * 1e-9,
@@ -147,9 +129,9 @@ static Table *crossover_table(const char *dir, const Files *bench)
         table_set_int(out, "ranks", bench->ranks[i]);
         table_set_str(out, "oversubscribed", yes(t, "oversubscribed") ? "yes" : "no");
         double m = measured_crossover(t), p = predicted_crossover(&cp, bench->ranks[i], seg);
-        human_bytes(m, buf, sizeof buf);
+        format_bytes(m, buf, sizeof buf);
         table_set_str(out, "measured", isfinite(m) ? buf : "none in range");
-        human_bytes(p, buf, sizeof buf);
+        format_bytes(p, buf, sizeof buf);
         table_set_str(out, "predicted", isfinite(p) ? buf : "n/a");
         table_set_num(out, "alpha_us", cp.alpha * 1e6, "%.3g");
         table_set_num(out, "beta_GBs", 1e-9 / cp.beta, "%.3g");
@@ -173,7 +155,7 @@ static Table *busbw_table(const char *dir, const Files *bench, double *largest)
     Table *t[MAX_FILES];
     *largest = 0;
     for (int i = 0; i < bench->n; i++) {
-        t[i] = read_table(dir, bench->name[i]);
+        t[i] = table_read_at(dir, bench->name[i]);
         if (t[i] && i == 0) out->meta = t[i]->meta;
         for (int r = 0; t[i] && r < t[i]->nrows; r++) *largest = fmax(*largest, table_num(t[i], r, "bytes"));
     }
@@ -208,7 +190,7 @@ static Table *train_table(const char *dir, const Files *train, int *ranks)
                                          "elapsed");
     *ranks = 0;
     if (train->n == 0) return out;
-    Table *t = read_table(dir, train->name[train->n - 1]);
+    Table *t = table_read_at(dir, train->name[train->n - 1]);
     if (!t) return out;
     *ranks = train->ranks[train->n - 1];
     out->meta = t->meta;
@@ -253,7 +235,7 @@ static int write_ranks_csv(const char *dir, const Files *ranks)
     if (ranks->n == 0) return 0;
     Table *out = table_new("ranks", "alg,ranks,oversubscribed,bytes,median_us,busbw_GBs,model_us");
     for (int i = 0; i < ranks->n; i++) {
-        Table *t = read_table(dir, ranks->name[i]);
+        Table *t = table_read_at(dir, ranks->name[i]);
         if (!t) continue;
         if (i == 0) {
             out->meta = t->meta;
@@ -312,7 +294,7 @@ int lab2_table(const void *ctx)
                  meta_get(&tables[i]->meta, "profile") ? meta_get(&tables[i]->meta, "profile") : "?");
     }
     char cap1[512], cap2[512], cap3[768], size[32], size_tex[64];
-    human_bytes(largest, size, sizeof size);
+    format_bytes(largest, size, sizeof size);
     snprintf(cap1, sizeof cap1, "lab2: message size from which the ring allreduce is faster than recursive "
              "doubling (at that size and every larger one measured), and the size the alpha-beta-gamma model "
              "fitted on this machine predicts");

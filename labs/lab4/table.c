@@ -31,15 +31,6 @@ typedef struct Runs {
 
 static int by_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
-static Table *read_csv(const char *dir, const char *name)
-{
-    char path[1024], err[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    Table *t = table_read_csv(path, err, sizeof err);
-    if (!t) ddl_error("%s", err);
-    return t;
-}
-
 /* runs-npP.csv and iters-npP.csv for every P present, sorted by P. */
 static int load_runs(const char *dir, Runs *r)
 {
@@ -58,9 +49,9 @@ static int load_runs(const char *dir, Runs *r)
     for (int i = 0; i < n; i++) {
         char name[64];
         snprintf(name, sizeof name, "runs-np%d.csv", ps[i]);
-        Table *runs = read_csv(dir, name);
+        Table *runs = table_read_at(dir, name);
         snprintf(name, sizeof name, "iters-np%d.csv", ps[i]);
-        Table *iters = runs ? read_csv(dir, name) : NULL;
+        Table *iters = runs ? table_read_at(dir, name) : NULL;
         char err[512];
         bool mixed = iters && results_same_run(runs, iters, err, sizeof err) != 0;
         if (mixed) ddl_error("%s/%s", dir, err);

@@ -99,14 +99,6 @@ static int write_grid(Table **runs, int n, const char *dir)
     return rc;
 }
 
-static void human_bytes(double b, char *out, size_t cap)
-{
-    if (!isfinite(b)) snprintf(out, cap, "--");
-    else if (b >= 1048576.0) snprintf(out, cap, "%.1f MiB", b / 1048576.0);
-    else if (b >= 1024.0) snprintf(out, cap, "%.1f KiB", b / 1024.0);
-    else snprintf(out, cap, "%.0f B", b);
-}
-
 /* The seed's Table I: rows (setting, workers, metric), one column per
  * workload. */
 static int write_tex(Table **runs, int n, const char *tex)
@@ -145,7 +137,7 @@ static int write_tex(Table **runs, int n, const char *tex)
                         if (r && m == 0) snprintf(cell, sizeof cell, "%.4g", table_num(r, 0, "train_s"));
                         if (r && m == 1) snprintf(cell, sizeof cell, "%.1f", table_num(r, 0, "test_accuracy_pct"));
                         if (r && m == 2) snprintf(cell, sizeof cell, "%.2f", table_num(r, 0, "iters_per_s"));
-                        if (r && m == 3) human_bytes(table_num(r, 0, "bytes_per_rank"), cell, sizeof cell);
+                        if (r && m == 3) format_bytes(table_num(r, 0, "bytes_per_rank"), cell, sizeof cell);
                         table_set_str(t, workload_at(i)->name, cell);
                     }
                     table_end_row(t);
