@@ -13,7 +13,7 @@ PROFILE   ?= quick
 SEED      ?= 1
 DDL_DATA  ?= datasets
 SANITIZE  ?= 0
-NATIVE    ?= 1
+NATIVE    ?= 0
 CUDA      ?= auto
 CUDNN     ?= auto
 SIM       ?= 0
@@ -213,6 +213,41 @@ ifeq ($(EMU),1)
   LDLIBS   += -lstdc++
   CORE_OBJ += $(CUDA_SRC:%.cu=$(BUILD)/emu/%.cu.o) $(EMU_SRC:%.cc=$(BUILD)/emu/%.o)
 endif
+# The hand-written kernels' instruction-set variants, picked at run time
+# by the CPU's features (core/cpu/isa.h; DDL_ISA=portable|avx2|avx512
+# forces one): one binary runs on every x86-64 CPU, at AVX-512 speed
+# where the CPU has it. ISA_SRC (the kernels and the tables that name
+# them) is compiled once more per variant with its flags, the copies are
+# merged into one object (ld -r) and every global name in it gets the
+# variant's suffix (objcopy), so the copies link beside the ordinary,
+# portable objects: ddl_backend_cpu_avx512 runs direct_conv_cpu_avx512 ...
+# Why not -march=native: a binary built on one machine of the project's
+# then stops (SIGILL) or runs slow paths on the next; why not GCC's
+# target_clones: the kernels' intrinsics (simd.h) choose their vector
+# width when compiled, per translation unit. x86-64 only (ISA=0: none).
+ISA       ?= $(if $(findstring x86_64,$(shell $(CC) -dumpmachine 2>/dev/null)),1,0)
+ISA_SRC   := core/backend/cpu.c $(addprefix core/cpu/,batchnorm.c elementwise.c fp16.c pool.c sgd.c softmax_ce.c) \
+             $(addprefix core/conv/,conv_direct.c conv_direct_grid.c conv_winofused.c im2col.c kernels_cpu.c \
+               layout.c path_cudnn.c path_depthwise.c path_direct.c path_pointwise.c path_winofused.c \
+               path_winograd.c winograd.c winograd4.c winograd_grad.c winograd_tiles.c)
+ISA_FLAGS_avx2   := -mavx2 -mfma -mf16c -DDDL_ISA_BUILD=DDL_ISA_AVX2
+ISA_FLAGS_avx512 := -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma -mf16c -DDDL_ISA_BUILD=DDL_ISA_AVX512
+ifeq ($(ISA),1)
+  CFLAGS   += -DDDL_ISA_VARIANTS
+  CORE_OBJ += $(BUILD)/isa-avx2.o $(BUILD)/isa-avx512.o
+endif
+define ISA_RULES
+$(BUILD)/isa/$(1)/%.o: %.c | check-tools
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(ISA_FLAGS_$(1)) -c $$< -o $$@
+$(BUILD)/isa-$(1).o: $(ISA_SRC:%.c=$(BUILD)/isa/$(1)/%.o)
+	ld -r $$^ -o $$@.merged
+	nm -g --defined-only $$@.merged | awk '{ print $$$$3, $$$$3 "_$(1)" }' > $$@.names
+	objcopy --redefine-syms=$$@.names $$@.merged $$@
+	@rm -f $$@.merged
+endef
+$(foreach v,avx2 avx512,$(eval $(call ISA_RULES,$(v))))
+
 LIB       := $(BUILD)/libddl.a
 
 LABS      := $(sort $(notdir $(wildcard labs/lab*)))
@@ -608,7 +643,8 @@ help:
 	@echo "  SEED=$(SEED)           seed for initialisation, shuffling, augmentation"
 	@echo "  DDL_DATA=$(DDL_DATA)   data root (mnist/, fashion-mnist/, cifar-10-batches-bin/, sdss/)"
 	@echo "  SANITIZE=$(SANITIZE)       1: ASan+UBSan build in bin/san"
-	@echo "  NATIVE=$(NATIVE)         1: -march=native"
+	@echo "  NATIVE=$(NATIVE)         1: -march=native on every object (off: one binary for every x86-64 CPU)"
+	@echo "  ISA=$(ISA)            1: the kernels also built for AVX2 and AVX-512, picked at run time (DDL_ISA forces one)"
 	@echo "  CUDA=$(CUDA)        auto (build CUDA objects when nvcc exists) | 0 | 1"
 	@echo "  CUDNN=$(CUDNN)       auto (--conv cudnn where cudnn.h and libcudnn are beside nvcc's CUDA, or in CUDNN_HOME)"
 	@echo "                   | 0 (without it: --conv cudnn is refused, saying so) | 1 (stop if missing)"

@@ -12,7 +12,8 @@
  * as train_step-<run>.csv and .json, then the one line bench/run.sh and
  * tests/gpu_check.sh read: "train_step <model> w<width> b<batch>: median X
  * ms, min Y ms, Z GFLOP/s (G GFLOP/step, params N, layout H, input CxHxW,
- * BLAS ...)".
+ * BLAS ..., isa I)", I the build of the CPU's kernels that ran
+ * (core/cpu/isa.h).
  * params and layout (FNV-1a of the sorted "name count" lines of the
  * parameter tensors, PyTorch state_dict names) are what bench/torch_step.py
  * prints for its mirror of the model, so bench/run.sh can check that both
@@ -24,6 +25,7 @@
 
 #include "driver/driver.h"
 #include "cpu/gemm.h"
+#include "cpu/isa.h"
 #include "layers/layers.h"
 #include "mixed/mixed.h"
 #include "util/rng.h"
@@ -228,10 +230,10 @@ static int run(void *ctx, Driver *d)
     double gflop = 3.0 * model_forward_flops(&d->m) * o->batch * 1e-9;
     if (write_result(d, b, &cfg, precision, med, mn, gflop) != 0) return 1;
     printf("train_step %s w%g b%d: median %.2f ms, min %.2f ms, %.1f GFLOP/s (%.2f GFLOP/step, params %zu, "
-           "layout %08x, input %dx%dx%d, BLAS %s x%d %s, device %s, precision %s)\n",
+           "layout %08x, input %dx%dx%d, BLAS %s x%d %s, device %s, precision %s, isa %s)\n",
            o->model, (double)o->width, o->batch, med, mn, gflop / (med * 1e-3), gflop, d->m.nparams,
            (unsigned)model_param_layout(&d->m), cfg.input.c, cfg.input.h, cfg.input.w, blas_core_name(), blas_threads(),
-           blas_threading(), d->device_desc, precision);
+           blas_threading(), d->device_desc, precision, ddl_isa_name(ddl_isa_active()));
     if (b->profile) profile_layers(&d->m, o->batch, b->reps);
     if (!be->host_memory) {
         be->release((void *)b->xd);

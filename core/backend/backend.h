@@ -157,6 +157,10 @@ typedef struct Backend {
  * nvcc exists) and built again by the host C++ compiler as the emulated
  * GPU (core/cuda/emu: every build but SimGrid's). */
 extern const Backend ddl_backend_cpu;
+/* The same file built for AVX2 and for AVX-512 (x86-64 builds; the
+ * Makefile's ISA_SRC, core/cpu/isa.h): the portable one above is the
+ * reference they are tested against. */
+extern const Backend ddl_backend_cpu_avx2, ddl_backend_cpu_avx512;
 extern const Backend ddl_backend_cuda;
 extern const Backend ddl_backend_cuda_emu;
 

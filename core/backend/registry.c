@@ -3,6 +3,7 @@
 #include "registry.h"
 
 #include <string.h>
+#include "../cpu/isa.h"
 #ifdef DDL_HAVE_CUDA
 #include "../cuda/cuda_runtime_probe.h"
 #endif
@@ -17,16 +18,41 @@ static bool gpu_answers(void)
 
 static bool always(void) { return true; }
 
-static const struct {
-    const Backend *backend;
-    bool (*usable)(void); /* here, now: a built backend may lack its device */
-} ROWS[] = {
-    { &ddl_backend_cpu, always },
+/* The CPU's backend of each instruction set: the portable build's names
+ * carry no suffix, the variants' (x86-64 only) _avx2 and _avx512
+ * (core/cpu/isa.h says how the Makefile makes them). */
+#ifdef DDL_ISA_VARIANTS
+#define ISA_VARIANT(b) (&b)
+#else
+#define ISA_VARIANT(b) NULL
+#endif
+static const Backend *const CPU_BY_ISA[DDL_ISA_COUNT] = {
+    [DDL_ISA_PORTABLE] = &ddl_backend_cpu,
+    [DDL_ISA_AVX2] = ISA_VARIANT(ddl_backend_cpu_avx2),
+    [DDL_ISA_AVX512] = ISA_VARIANT(ddl_backend_cpu_avx512),
+};
+
+const Backend *backend_cpu_isa(int isa) { return isa >= 0 && isa < DDL_ISA_COUNT ? CPU_BY_ISA[isa] : NULL; }
+
+/* DEVICE=cpu runs the instruction set picked at start-up. */
+static const Backend *cpu_picked(void) { return CPU_BY_ISA[ddl_isa_active()]; }
 #ifdef DDL_HAVE_CUDA
-    { &ddl_backend_cuda, gpu_answers },
+static const Backend *cuda(void) { return &ddl_backend_cuda; }
 #endif
 #ifdef DDL_HAVE_CUDA_EMU
-    { &ddl_backend_cuda_emu, always },
+static const Backend *cuda_emu(void) { return &ddl_backend_cuda_emu; }
+#endif
+
+static const struct {
+    const Backend *(*backend)(void);
+    bool (*usable)(void); /* here, now: a built backend may lack its device */
+} ROWS[] = {
+    { cpu_picked, always },
+#ifdef DDL_HAVE_CUDA
+    { cuda, gpu_answers },
+#endif
+#ifdef DDL_HAVE_CUDA_EMU
+    { cuda_emu, always },
 #endif
 };
 
@@ -35,7 +61,7 @@ enum { NROWS = sizeof ROWS / sizeof ROWS[0] };
 const Backend *backend_named(const char *name)
 {
     for (int i = 0; name && i < NROWS; i++)
-        if (strcmp(ROWS[i].backend->name, name) == 0) return ROWS[i].backend;
+        if (strcmp(ROWS[i].backend()->name, name) == 0) return ROWS[i].backend();
     return NULL;
 }
 
@@ -43,6 +69,6 @@ int backend_usable(const Backend **out, int cap)
 {
     int k = 0;
     for (int i = 0; i < NROWS && k < cap; i++)
-        if (ROWS[i].usable()) out[k++] = ROWS[i].backend;
+        if (ROWS[i].usable()) out[k++] = ROWS[i].backend();
     return k;
 }

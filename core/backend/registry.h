@@ -14,5 +14,10 @@ const Backend *backend_named(const char *name);
 /* Backends built in and usable here, the CPU first (a CUDA backend only
  * where a GPU answers). Returns how many were written (at most cap). */
 int backend_usable(const Backend **out, int cap);
+/* The CPU's backend built for one instruction set (DdlIsa,
+ * core/cpu/isa.h), NULL where the build has no such variant: the tests
+ * run each that the CPU runs against the portable one. "cpu" above is
+ * the one ddl_isa_active() names. */
+const Backend *backend_cpu_isa(int isa);
 
 #endif

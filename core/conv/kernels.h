@@ -31,8 +31,14 @@ typedef struct ConvShape {
     int cin, h, w, cout, oh, ow, k, stride, pad, groups;
 } ConvShape;
 
-/* The devices a path's row has a kernel table for (ConvPathRow.kernels). */
-typedef enum ConvDevice { CONV_ON_CPU, CONV_ON_CUDA, CONV_ON_CUDA_EMU, CONV_DEVICES } ConvDevice;
+/* The devices a path's row has a kernel table for (ConvPathRow.kernels).
+ * The CPU is one device per instruction set its kernels are built for
+ * (core/cpu/isa.h), in DdlIsa's order from CONV_ON_CPU, the portable
+ * build: a variant's table is the same file's, built again, so it is
+ * one more column of the rows, as a GPU's is. */
+typedef enum ConvDevice {
+    CONV_ON_CPU, CONV_ON_CPU_AVX2, CONV_ON_CPU_AVX512, CONV_ON_CUDA, CONV_ON_CUDA_EMU, CONV_DEVICES
+} ConvDevice;
 
 /* The name of a path's CUDA kernel table in the build at hand: p_cuda for
  * nvcc's, p_cuda_emu for the emulated GPU's, so both builds of a .cu file
@@ -43,9 +49,10 @@ typedef enum ConvDevice { CONV_ON_CPU, CONV_ON_CUDA, CONV_ON_CUDA_EMU, CONV_DEVI
 #define CONV_CUDA_TABLE(p) p##_cuda
 #endif
 
-/* Declares a path's kernel tables of type T: p_cpu, and p_cuda and
+/* Declares a path's kernel tables of type T: p_cpu (with its AVX2 and
+ * AVX-512 builds, p_cpu_avx2 and p_cpu_avx512), and p_cuda and
  * p_cuda_emu, its CUDA twin's in the two builds of its .cu file. */
-#define CONV_KERNEL_TABLES(T, p) extern const T p##_cpu, p##_cuda, p##_cuda_emu
+#define CONV_KERNEL_TABLES(T, p) extern const T p##_cpu, p##_cpu_avx2, p##_cpu_avx512, p##_cuda, p##_cuda_emu
 
 typedef struct ConvKernels {
     ConvDevice device; /* which of a path's kernel tables run here */

@@ -73,8 +73,10 @@ static inline double conv_row_rel_error(const ConvPathRow *p)
  * first. */
 extern const ConvPathRow CONV_PATHS[];
 
-/* A row's kernels: p_cpu, and p_cuda and p_cuda_emu where the build has
- * that device (CONV_KERNEL_TABLES, kernels.h). */
+/* A row's kernels: p_cpu, its AVX2 and AVX-512 builds p_cpu_avx2 and
+ * p_cpu_avx512 where the build has variants (x86-64: core/cpu/isa.h),
+ * and p_cuda and p_cuda_emu where the build has that device
+ * (CONV_KERNEL_TABLES, kernels.h). */
 #ifdef DDL_HAVE_CUDA
 #define CONV_IF_CUDA(t) (t)
 #else
@@ -85,8 +87,14 @@ extern const ConvPathRow CONV_PATHS[];
 #else
 #define CONV_IF_CUDA_EMU(t) NULL
 #endif
+#ifdef DDL_ISA_VARIANTS
+#define CONV_IF_ISA(t) (t)
+#else
+#define CONV_IF_ISA(t) NULL
+#endif
 #define CONV_KERNELS_OF(p)                                                                                      \
-    { [CONV_ON_CPU] = &p##_cpu, [CONV_ON_CUDA] = CONV_IF_CUDA(&p##_cuda),                                       \
+    { [CONV_ON_CPU] = &p##_cpu, [CONV_ON_CPU_AVX2] = CONV_IF_ISA(&p##_cpu_avx2),                                \
+      [CONV_ON_CPU_AVX512] = CONV_IF_ISA(&p##_cpu_avx512), [CONV_ON_CUDA] = CONV_IF_CUDA(&p##_cuda),            \
       [CONV_ON_CUDA_EMU] = CONV_IF_CUDA_EMU(&p##_cuda_emu) }
 
 /* A path's layer code: p_fits, p_scratch, p_forward, p_backward. */

@@ -20,6 +20,7 @@
 #include "../platform/placement.h"
 #include "../platform/threads.h"
 #include "../provenance/version.h"
+#include "../cpu/isa.h"
 #ifdef DDL_SMPI
 #include <simgrid/host.h>
 #endif
@@ -275,6 +276,9 @@ void meta_collect(Meta *m, const char *program)
     meta_set(m, "git", "%s", ddl_git_rev());
     meta_set(m, "build", "%s", ddl_build_flags());
     meta_set(m, "impl", "%s", ddl_impl());
+    /* which build of the CPU's kernels ran (core/cpu/isa.h): the same
+     * binary runs AVX-512, AVX2 or portable code by the CPU under it */
+    meta_set(m, "isa", "%s", ddl_isa_summary());
 
     char date[32] = "unknown";
     time_t now = time(NULL);
