@@ -14,6 +14,7 @@
 
 #include "backend/registry.h"
 #include "conv/conv.h"
+#include "cpu/isa.h"
 #include "harness.h"
 #include "util/common.h"
 #include "util/rng.h"
@@ -84,19 +85,46 @@ static inline const void *table(const Backend *be, const char *key)
     return t;
 }
 
+/* The CPU backend of every instruction-set variant (core/cpu/isa.h) the
+ * CPU runs, as copies named cpu-avx2, cpu-avx512 for the messages (every
+ * variant's own table says "cpu", which DEVICE=cpu asks for); one skip
+ * line for each the CPU or the build lacks, saying which. The portable
+ * build is the CPU reference the tests compare them with. Returns how
+ * many were written. */
+static inline int cpu_isa_variants(Backend *out, int cap)
+{
+    static char names[DDL_ISA_COUNT][24];
+    int k = 0;
+    for (int i = DDL_ISA_PORTABLE + 1; i < DDL_ISA_COUNT && k < cap; i++) {
+        snprintf(names[i], sizeof names[i], "cpu-%s", ddl_isa_name((DdlIsa)i));
+        const char *why;
+        if (!ddl_isa_runs((DdlIsa)i, &why)) {
+            t_skip(names[i], why);
+            continue;
+        }
+        out[k] = *backend_cpu_isa(i);
+        out[k++].name = names[i];
+    }
+    return k;
+}
+
 /* A program's main: seeds R by its name, then runs each on every usable
- * backend (the CPU; a GPU or emulated GPU where there is one), or only on
- * the one DDL_COMPARE_ONLY names: under compute-sanitizer
- * (tests/gpu_check.sh) the GPU's kernels are what is checked, and the
- * other backends' runs would only cost time. Naming one that is not
- * usable fails, so that such a run cannot pass having checked nothing. */
+ * backend (the CPU; a GPU or emulated GPU where there is one) and every
+ * instruction-set variant of the CPU's kernels, or only on the one
+ * DDL_COMPARE_ONLY names: under compute-sanitizer (tests/gpu_check.sh)
+ * the GPU's kernels are what is checked, and the other backends' runs
+ * would only cost time. Naming one that is not usable fails, so that
+ * such a run cannot pass having checked nothing. */
 static inline int compare_main(const char *name, void (*each)(const Backend *be))
 {
     R = rng_make2(2024, name, 0);
-    const Backend *bes[8];
+    const Backend *bes[8 + DDL_ISA_COUNT];
+    Backend variants[DDL_ISA_COUNT];
     int nb = backend_usable(bes, 8), ran = 0;
     const char *only = getenv("DDL_COMPARE_ONLY");
     if (only && !*only) only = NULL;
+    int nv = only && strncmp(only, "cpu-", 4) != 0 ? 0 : cpu_isa_variants(variants, DDL_ISA_COUNT);
+    for (int v = 0; v < nv; v++) bes[nb++] = &variants[v];
     for (int b = 0; b < nb; b++)
         if (!only || !strcmp(bes[b]->name, only)) each(bes[b]), ran++;
     if (only) t_check(ran > 0, "DDL_COMPARE_ONLY=%s names a usable backend", only);

@@ -7,7 +7,9 @@
  * images_to_channels / channels_to_images, batchnorm_eval_stats,
  * labels_outside, scale, half_round_cpu, f32_to_f16_cpu, nonfinite_cpu.
  * Then, for each backend of backend_usable() (the CPU; a GPU or emulated
- * GPU where there is one), each of these through the backend's table
+ * GPU where there is one) and each instruction-set variant of the CPU's
+ * kernels this CPU runs (AVX2, AVX-512: cpu_isa_variants, skipped saying
+ * why where it lacks one), each of these through the backend's table
  * against the CPU reference, on fresh seeded inputs, with backend outputs
  * poisoned (NaN) first (backend_compare.h), bit-exact.
  * DeviceBatch: batches put, got and read back equal what was written; on
@@ -194,8 +196,10 @@ int main(void)
     R = rng_make2(2024, "backend_kernels", 0);
     reference_layout();
     reference_small_kernels();
-    const Backend *bes[8];
-    int nb = backend_usable(bes, 8);
+    const Backend *bes[8 + DDL_ISA_COUNT];
+    Backend variants[DDL_ISA_COUNT];
+    int nb = backend_usable(bes, 8), nv = cpu_isa_variants(variants, DDL_ISA_COUNT);
+    for (int v = 0; v < nv; v++) bes[nb++] = &variants[v];
     for (int b = 0; b < nb; b++) {
         backend_layout(bes[b]);
         backend_small_kernels(bes[b]);
