@@ -27,8 +27,12 @@
 # (core/results/text.c; tests/e2e_bench_output.sh); here train_step's
 # last round of each configuration is the one kept there.
 #
-# Prints one line per configuration:
-#   bench <model> w<width> b<batch>: ddlab X ms, pytorch Y ms, ratio R (G GFLOP/s achieved)
+# Prints two lines per configuration:
+#   bench <model> w<width> b<batch>: ddlab X ms, pytorch Y ms, ratio R (G GFLOP/s achieved)[; 1 thread T ms, scaling S at N threads]
+#   #   paths, the same in all N rounds: <the # conv: summary>; per layer <hash>
+# (the second says "paths differ between rounds" and fails the script when
+# two processes chose another path for any layer: the choice is rules,
+# conv/pick.c, and must not move from one process to the next)
 # ("pytorch n/a" when torch is not importable: make bench-deps), then the
 # SGEMM peak, then each executable bench/run_*.sh (MPI_Allreduce, DDP, ...).
 # When a side's round medians are more than 15% apart (other jobs, or a
@@ -45,6 +49,10 @@
 #                  OMP_NUM_THREADS/OPENBLAS_NUM_THREADS for ddlab,
 #                  torch.set_num_threads for PyTorch
 #   BENCH_VERBOSE  1: also print every round's output as '# ' lines
+#   BENCH_SCALING  1 (default): each round also times ddlab's step on one
+#                  thread, and the line adds "1 thread T ms, scaling S at
+#                  N threads" (S: the 1-thread median over the N-thread
+#                  one); 0: not (half the ddlab time)
 #   BENCH_PYTHON   the Python that runs bench/torch_step.py (default
 #                  /usr/bin/python3, where Debian's python3-torch lives)
 # The whole training-step part takes about 3-4 minutes on an idle 2-core VM.
@@ -54,6 +62,7 @@ PROFILE=quick source labs/common.sh
 THREADS=${BENCH_THREADS:-$CORES}
 ROUNDS=${BENCH_ROUNDS:-3}
 VERBOSE=${BENCH_VERBOSE:-0}
+SCALING=${BENCH_SCALING:-1}
 BATCH=64
 PY=${BENCH_PYTHON:-/usr/bin/python3}
 errf=$(mktemp)
@@ -115,15 +124,23 @@ for spec in "${CONFIGS[@]}"; do
   set -- $spec
   model=$1 width=$2 warmup=$3 reps=$4
   tag="bench $model w$width b$BATCH"
-  ours=() theirs=() ddlab_desc="" torch_desc="" torch_state=$([ $has_torch = 1 ] && echo ok || echo missing)
+  ours=() ours1=() paths=() theirs=() ddlab_desc="" torch_desc="" torch_state=$([ $has_torch = 1 ] && echo ok || echo missing)
   failed=0
   for ((r = 1; r <= ROUNDS; r++)); do
-    if ! out=$(bin/bench/train_step --model "$model" --width "$width" --batch "$BATCH" --warmup "$warmup" --reps "$reps"); then
+    step=(bin/bench/train_step --model "$model" --width "$width" --batch "$BATCH" --warmup "$warmup" --reps "$reps")
+    if ! out=$("${step[@]}"); then
       echo "$tag: ddlab failed (bin/bench/train_step --model $model --width $width --batch $BATCH)"
       failed=1; status=1; break
     fi
     verbose "round $r: $out"
     ours+=("$(field median "$out")")
+    paths+=("$(sed -n 's/^train_step paths: //p' <<<"$out")")
+    # the same step on one thread, in the same round: the threads' scaling
+    if [ "$SCALING" = 1 ] && out1=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "${step[@]}"); then
+      verbose "round $r, 1 thread: $out1"
+      ours1+=("$(field median "$out1")")
+    fi
+    out=$(grep '^train_step ' <<<"$out" | head -n1)
     gflop=$(sed -n 's/.*(\([0-9.]*\) GFLOP\/step.*/\1/p' <<<"$out")
     ddlab_desc="params $(field params "$out"), layout $(field layout "$out"), input $(field input "$out")"
     [ "$torch_state" = ok ] || continue
@@ -151,12 +168,17 @@ for spec in "${CONFIGS[@]}"; do
   ms_raw=$(median "${ours[@]}")
   ms=$(awk -v v="$ms_raw" 'BEGIN { printf "%.1f", v }')
   achieved=$(awk -v g="$gflop" -v m="$ms_raw" 'BEGIN { printf "%.1f", g / (m * 1e-3) }')
+  scaling=""
+  if [ ${#ours1[@]} -gt 0 ]; then
+    scaling=$(awk -v a="$(median "${ours1[@]}")" -v b="$ms_raw" -v t="$THREADS" \
+      'BEGIN { printf "; 1 thread %.1f ms, scaling %.2f at %d threads", a, a / b, t }')
+  fi
   case "$torch_state" in
     ok)
       tms=$(median "${theirs[@]}")
       ratio=$(awk -v a="$ms_raw" -v b="$tms" 'BEGIN { printf "%.2f", a / b }')
       tms=$(awk -v v="$tms" 'BEGIN { printf "%.1f", v }')
-      echo "$tag: ddlab $ms ms, pytorch $tms ms, ratio $ratio ($achieved GFLOP/s achieved)" ;;
+      echo "$tag: ddlab $ms ms, pytorch $tms ms, ratio $ratio ($achieved GFLOP/s achieved)$scaling" ;;
     missing)
       echo "$tag: ddlab $ms ms, pytorch n/a (install python3-torch: make bench-deps), ratio n/a ($achieved GFLOP/s achieved)" ;;
     mismatch)
@@ -167,6 +189,13 @@ for spec in "${CONFIGS[@]}"; do
       echo "$tag: ddlab $ms ms, pytorch failed (run: $PY bench/torch_step.py --model $model --width $width), ratio n/a ($achieved GFLOP/s achieved)"
       status=1 ;;
   esac
+  # the convolution paths every round's process chose (conv/pick.c's rules)
+  if [ "$(printf '%s\n' "${paths[@]}" | sort -u | wc -l)" = 1 ]; then
+    echo "#   paths, the same in all ${#paths[@]} rounds: ${paths[0]}"
+  else
+    echo "#   paths differ between rounds: $(printf '%s | ' "${paths[@]}")"
+    status=1
+  fi
 done
 echo "# training steps: $(( $(date +%s) - t_start )) s"
 # BLAS peak on this machine, for the GFLOP/s above.

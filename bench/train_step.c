@@ -126,6 +126,21 @@ static void random_batch(Bench *b, const ModelConfig *cfg, int batch)
     for (int i = 0; i < batch; i++) b->y[i] = (int32_t)rng_below(&r, (uint32_t)cfg->classes);
 }
 
+/* Which path each convolution took (conv/pick.c's rules: the same on
+ * every run of one build), as one line bench/run.sh compares across its
+ * rounds: the conv summary and an FNV-1a hash of the layers' paths in
+ * order, so that two processes that chose differently for any one layer
+ * differ there. */
+static void print_paths(const Model *m)
+{
+    char summary[384];
+    conv2d_algo_summary(m, summary, sizeof summary);
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < m->nlayers; i++)
+        if (m->layers[i].kind == LAYER_CONV2D) h = (h ^ (uint32_t)m->layers[i].conv_path) * 16777619u;
+    printf("train_step paths: %s; per layer %08x\n", summary, (unsigned)h);
+}
+
 /* The mixed-precision step (forward, backward, loss-scaled SGD on the
  * master weights), each timed with the device drained before and after,
  * as the driver times the FP32 step. Returns how FP16 ran. */
@@ -234,6 +249,7 @@ static int run(void *ctx, Driver *d)
            o->model, (double)o->width, o->batch, med, mn, gflop / (med * 1e-3), gflop, d->m.nparams,
            (unsigned)model_param_layout(&d->m), cfg.input.c, cfg.input.h, cfg.input.w, blas_core_name(), blas_threads(),
            blas_threading(), d->device_desc, precision, ddl_isa_name(ddl_isa_active()));
+    print_paths(&d->m);
     if (b->profile) profile_layers(&d->m, o->batch, b->reps);
     if (!be->host_memory) {
         be->release((void *)b->xd);
