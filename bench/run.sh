@@ -19,7 +19,9 @@
 # their parameter count and layout (a hash of the parameter tensors' names
 # and sizes) and input shape; a mismatch is reported instead of a ratio and
 # makes the script fail. The GFLOP/s are ddlab's (3x the forward FLOPs per
-# step over ddlab's time), to be read against the SGEMM peak printed after.
+# step over ddlab's time), and the share of OpenBLAS's SGEMM rate at 2048^3
+# on the same threads (bin/bench/gemm_peak, measured before the steps and
+# printed after them).
 #
 # Every bench program (train_step, allreduce, ddp_bar) prints its result
 # as one table in nccl-tests' layout and writes it, with the provenance
@@ -28,7 +30,7 @@
 # last round of each configuration is the one kept there.
 #
 # Prints two lines per configuration:
-#   bench <model> w<width> b<batch>: ddlab X ms, pytorch Y ms, ratio R (G GFLOP/s achieved)[; 1 thread T ms, scaling S at N threads]
+#   bench <model> w<width> b<batch>: ddlab X ms, pytorch Y ms, ratio R (G GFLOP/s achieved, P% of SGEMM peak)[; 1 thread T ms, scaling S at N threads]
 #   #   paths, the same in all N rounds: <the # conv: summary>; per layer <hash>
 # (the second says "paths differ between rounds" and fails the script when
 # two processes chose another path for any layer: the choice is rules,
@@ -53,9 +55,14 @@
 #                  thread, and the line adds "1 thread T ms, scaling S at
 #                  N threads" (S: the 1-thread median over the N-thread
 #                  one); 0: not (half the ddlab time)
+#   BENCH_PROFILE  1 (default): after each configuration, where its step
+#                  goes: each layer kind's milliseconds, ddlab's
+#                  (train_step --profile-layers) beside PyTorch's (its
+#                  profiler, torch_step.py --profile-kinds); 0: not
 #   BENCH_PYTHON   the Python that runs bench/torch_step.py (default
 #                  /usr/bin/python3, where Debian's python3-torch lives)
-# The whole training-step part takes about 3-4 minutes on an idle 2-core VM.
+# The whole training-step part takes about 3-4 minutes on an idle 2-core VM
+# with BENCH_SCALING=0 BENCH_PROFILE=0, and about twice that with both.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PROFILE=quick source labs/common.sh
@@ -63,6 +70,7 @@ THREADS=${BENCH_THREADS:-$CORES}
 ROUNDS=${BENCH_ROUNDS:-3}
 VERBOSE=${BENCH_VERBOSE:-0}
 SCALING=${BENCH_SCALING:-1}
+PROFILE_KINDS=${BENCH_PROFILE:-1}
 BATCH=64
 PY=${BENCH_PYTHON:-/usr/bin/python3}
 errf=$(mktemp)
@@ -118,6 +126,29 @@ if awk -v l="$load" 'BEGIN { exit !(l >= 1) }'; then
   echo "# note: load average $load before the bench: other jobs on this machine inflate the times"
 fi
 
+# BLAS peak on this machine, measured first: each configuration's rate is
+# set against it (printed after the training steps, as before)
+peak_out=$(bin/bench/gemm_peak 2>/dev/null)
+peak=$(sed -n 's/^bench sgemm 2048.3: \([0-9.]*\) GFLOP.*/\1/p' <<<"$peak_out")
+
+# where_time MODEL WIDTH REPS: each layer kind's time per step, ddlab's
+# (train_step --profile-layers: forward + backward, sums of the layers'
+# medians) beside PyTorch's (its profiler's self time per kind,
+# torch_step.py --profile-kinds), as '#' lines
+where_time() {
+  local d t
+  d=$(bin/bench/train_step --model "$1" --width "$2" --batch "$BATCH" --warmup 1 --reps "$3" --profile-layers \
+      | awk '/^kind \(sum of medians\)/ { on = 1; next } /^all layers/ { on = 0 } on { printf "%s %.1f\n", $1, $2 + $3 }')
+  t=""
+  [ "$has_torch" = 1 ] && t=$($PY bench/torch_step.py --model "$1" --width "$2" --batch "$BATCH" --threads "$THREADS" \
+      --warmup 1 --reps "$3" --profile-kinds 2>/dev/null | awk '/^torch_kind / { printf "%s %.1f\n", $2, $3 }')
+  echo "#   where a step goes (ms; ddlab: each layer kind's forward + backward; pytorch: its profiler's self time):"
+  awk 'NR == FNR { d[$1] = $2; order[++n] = $1; next } { t[$1] = $2; if (!($1 in d)) order[++n] = $1 }
+       END { for (i = 1; i <= n; i++) { k = order[i]
+               printf "#     %-15s ddlab %8s  pytorch %8s\n", k, (k in d) ? d[k] : "-", (k in t) ? t[k] : "-" } }' \
+    <(echo "$d") <(echo "${t:-none 0}" | grep -v '^none')
+}
+
 status=0
 t_start=$(date +%s)
 for spec in "${CONFIGS[@]}"; do
@@ -167,7 +198,8 @@ for spec in "${CONFIGS[@]}"; do
   fi
   ms_raw=$(median "${ours[@]}")
   ms=$(awk -v v="$ms_raw" 'BEGIN { printf "%.1f", v }')
-  achieved=$(awk -v g="$gflop" -v m="$ms_raw" 'BEGIN { printf "%.1f", g / (m * 1e-3) }')
+  achieved=$(awk -v g="$gflop" -v m="$ms_raw" -v p="${peak:-0}" \
+    'BEGIN { printf "%.1f GFLOP/s achieved", g / (m * 1e-3); if (p > 0) printf ", %.0f%% of SGEMM peak", 100 * g / (m * 1e-3) / p }')
   scaling=""
   if [ ${#ours1[@]} -gt 0 ]; then
     scaling=$(awk -v a="$(median "${ours1[@]}")" -v b="$ms_raw" -v t="$THREADS" \
@@ -178,15 +210,15 @@ for spec in "${CONFIGS[@]}"; do
       tms=$(median "${theirs[@]}")
       ratio=$(awk -v a="$ms_raw" -v b="$tms" 'BEGIN { printf "%.2f", a / b }')
       tms=$(awk -v v="$tms" 'BEGIN { printf "%.1f", v }')
-      echo "$tag: ddlab $ms ms, pytorch $tms ms, ratio $ratio ($achieved GFLOP/s achieved)$scaling" ;;
+      echo "$tag: ddlab $ms ms, pytorch $tms ms, ratio $ratio ($achieved)$scaling" ;;
     missing)
-      echo "$tag: ddlab $ms ms, pytorch n/a (install python3-torch: make bench-deps), ratio n/a ($achieved GFLOP/s achieved)" ;;
+      echo "$tag: ddlab $ms ms, pytorch n/a (install python3-torch: make bench-deps), ratio n/a ($achieved)" ;;
     mismatch)
       tms=$(awk -v v="$(median "${theirs[@]}")" 'BEGIN { printf "%.1f", v }')
-      echo "$tag: ddlab $ms ms, pytorch $tms ms, ratio n/a: the models differ (ddlab $ddlab_desc; pytorch $torch_desc) ($achieved GFLOP/s achieved)"
+      echo "$tag: ddlab $ms ms, pytorch $tms ms, ratio n/a: the models differ (ddlab $ddlab_desc; pytorch $torch_desc) ($achieved)"
       status=1 ;;
     failed)
-      echo "$tag: ddlab $ms ms, pytorch failed (run: $PY bench/torch_step.py --model $model --width $width), ratio n/a ($achieved GFLOP/s achieved)"
+      echo "$tag: ddlab $ms ms, pytorch failed (run: $PY bench/torch_step.py --model $model --width $width), ratio n/a ($achieved)"
       status=1 ;;
   esac
   # the convolution paths every round's process chose (conv/pick.c's rules)
@@ -196,10 +228,11 @@ for spec in "${CONFIGS[@]}"; do
     echo "#   paths differ between rounds: $(printf '%s | ' "${paths[@]}")"
     status=1
   fi
+  [ "$PROFILE_KINDS" = 1 ] && where_time "$model" "$width" "$reps"
 done
 echo "# training steps: $(( $(date +%s) - t_start )) s"
-# BLAS peak on this machine, for the GFLOP/s above.
-bin/bench/gemm_peak 2>/dev/null || true
+# BLAS peak on this machine, for the GFLOP/s above (measured first).
+echo "$peak_out"
 for extra in bench/run_*.sh; do
   [ -x "$extra" ] && { "$extra" || status=1; }
 done

@@ -22,7 +22,9 @@ params N, layout H, input CxHxW, torch V, T threads". params and layout
 are what bin/bench/train_step prints for the same model (layout: FNV-1a of
 the sorted "name count" lines of the parameter tensors), so bench/run.sh
 can check both sides built the same architecture. --describe prints them
-without timing. Exit status 3 when torch is not importable."""
+without timing. --profile-kinds then prints each ddlab layer kind's time
+per step by PyTorch's profiler ("torch_kind <kind> <ms>" lines), which
+bench/run.sh sets beside train_step --profile-layers' sums. Exit status 3 when torch is not importable."""
 import argparse
 import os
 import statistics
@@ -65,6 +67,49 @@ def layout(model):
     return "%08x" % h
 
 
+# ddlab's layer kinds (core/layers/dispatch.c's names) by the ATen
+# operators that compute them, forward and backward, asked in order: the
+# first whose name holds one of the strings takes the operator's self
+# time. What matches none (SGD's in-place arithmetic, the residual adds,
+# which kuangliu's ResNet writes in place as SGD does, views, the
+# autograd engine's own) is "other", which ddlab's layer table has no row
+# for either (its adds are "add", its SGD outside the layers).
+KINDS = (
+    ('conv2d', ('conv',)),
+    ('batchnorm', ('batch_norm',)),
+    ('relu6', ('hardtanh',)),
+    ('relu', ('relu', 'threshold')),
+    ('maxpool', ('max_pool',)),
+    ('global_avgpool', ('adaptive_avg_pool', 'aten::mean')),
+    ('avgpool', ('avg_pool',)),
+    ('linear', ('addmm', 'aten::mm', 'aten::linear', 'aten::matmul')),
+    ('dropout', ('dropout', 'bernoulli')),
+    ('loss', ('log_softmax', 'nll_loss', 'cross_entropy')),
+)
+
+
+def kind_of(op):
+    for kind, parts in KINDS:
+        if any(p in op for p in parts):
+            return kind
+    return 'other'
+
+
+def profile_kinds(step, reps):
+    """Each kind's self time per step (ms), by PyTorch's profiler over reps
+    steps: "torch_kind <kind> <ms>" lines, the largest first."""
+    from torch.profiler import profile, ProfilerActivity
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(reps):
+            step()
+    ms = {}
+    for e in prof.key_averages():
+        k = kind_of(e.key)
+        ms[k] = ms.get(k, 0.0) + e.self_cpu_time_total / 1e3 / reps
+    for k, v in sorted(ms.items(), key=lambda kv: -kv[1]):
+        print("torch_kind %s %.3f" % (k, v))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--model', default='vgg11', choices=sorted(MODELS))
@@ -74,6 +119,8 @@ def main():
     ap.add_argument('--reps', type=int, default=10)
     ap.add_argument('--warmup', type=int, default=3)
     ap.add_argument('--describe', action='store_true', help='print params, layout and input; no timing')
+    ap.add_argument('--profile-kinds', action='store_true',
+                    help="then --reps more steps under PyTorch's profiler: each layer kind's time per step")
     a = ap.parse_args()
     if a.reps < 1 or a.warmup < 0 or a.batch < 1 or a.threads < 1 or not 0 < a.width <= 16:
         ap.error("need --reps >= 1, --warmup >= 0, --batch >= 1, --threads >= 1, 0 < --width <= 16")
@@ -91,18 +138,23 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=5e-4)
     x = torch.randn(a.batch, c, h, w)
     y = torch.randint(0, 10, (a.batch,))
-    times = []
-    for i in range(a.warmup + a.reps):
-        t0 = time.perf_counter()
+    def step():
         opt.zero_grad()
         loss = F.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
+
+    times = []
+    for i in range(a.warmup + a.reps):
+        t0 = time.perf_counter()
+        step()
         t = (time.perf_counter() - t0) * 1e3
         if i >= a.warmup:
             times.append(t)
     print("%s: median %.2f ms, min %.2f ms, %s, torch %s, %d threads"
           % (tag, statistics.median(times), min(times), desc, torch.__version__, torch.get_num_threads()))
+    if a.profile_kinds:
+        profile_kinds(step, a.reps)
 
 
 if __name__ == '__main__':
