@@ -59,7 +59,7 @@ static void own_tables(DdlIsa i)
                                          be->batchnorm_backward != portable->batchnorm_backward &&
                                          be->conv != portable->conv && be->conv->im2col != portable->conv->im2col);
     t_check(own, "%s: its backend's kernels and convolution sub-table are its own build's", name);
-    t_check((int)be->conv->device == CONV_ON_CPU + (int)i, "%s: its convolution sub-table names its device", name);
+    t_check(be->conv->device == CONV_ON_CPU_BUILD(i), "%s: its convolution sub-table names its device", name);
     for (ConvPath p = 0; p < conv_path_count(); p++) {
         const void *mine = conv_path_kernels(be->conv, p), *base = conv_path_kernels(portable->conv, p);
         if (!base) continue; /* the reference: the shared kernels only */

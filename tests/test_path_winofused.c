@@ -82,7 +82,10 @@ static void fused_pass(const Backend *be, int nb, int C, int K, int H, int W, bo
             memcpy(y, start, sizeof(float) * ny);
             winofused_conv_cpu(xq, wt, nb, ins, outs, H, W, yq, y, acc);
             float *yd = acc ? up(be, start, 4 * ny) : poisoned(be, ny);
-            WF(be)->conv(xqd, wtd, nb, ins, outs, H, W, NULL, yd, acc);
+            /* the CPU's instruction-set builds need the output phases' room too */
+            float *yqd = be->host_memory ? poisoned(be, nyq) : NULL;
+            WF(be)->conv(xqd, wtd, nb, ins, outs, H, W, yqd, yd, acc);
+            if (yqd) be->release(yqd);
             got = down(be, yd, ny);
             snprintf(what, sizeof what, "winofused_conv %s n%d C%d K%d %dx%d%s", pass, nb, C, K, H, W,
                      acc ? " acc" : "");

@@ -33,12 +33,20 @@ typedef struct ConvShape {
 
 /* The devices a path's row has a kernel table for (ConvPathRow.kernels).
  * The CPU is one device per instruction set its kernels are built for
- * (core/cpu/isa.h), in DdlIsa's order from CONV_ON_CPU, the portable
- * build: a variant's table is the same file's, built again, so it is
- * one more column of the rows, as a GPU's is. */
+ * (core/cpu/isa.h): CONV_ON_CPU, the portable build, and the AVX2 and
+ * AVX-512 builds of the same files, each one more column of the rows, as
+ * a GPU's table is. They come last so that the GPU's values stay what
+ * objects built before them hold (nvcc's objects do not track headers). */
 typedef enum ConvDevice {
-    CONV_ON_CPU, CONV_ON_CPU_AVX2, CONV_ON_CPU_AVX512, CONV_ON_CUDA, CONV_ON_CUDA_EMU, CONV_DEVICES
+    CONV_ON_CPU, CONV_ON_CUDA, CONV_ON_CUDA_EMU, CONV_ON_CPU_AVX2, CONV_ON_CPU_AVX512, CONV_DEVICES
 } ConvDevice;
+/* The CPU's device for a build of its kernels (DdlIsa: 0 portable, 1
+ * AVX2, 2 AVX-512), and whether a device is one of the CPU's builds. */
+#define CONV_ON_CPU_BUILD(isa) ((isa) == 0 ? CONV_ON_CPU : (ConvDevice)(CONV_ON_CPU_AVX2 + (isa) - 1))
+static inline bool conv_on_cpu(ConvDevice d)
+{
+    return d == CONV_ON_CPU || d == CONV_ON_CPU_AVX2 || d == CONV_ON_CPU_AVX512;
+}
 
 /* The name of a path's CUDA kernel table in the build at hand: p_cuda for
  * nvcc's, p_cuda_emu for the emulated GPU's, so both builds of a .cu file

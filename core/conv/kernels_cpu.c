@@ -8,10 +8,11 @@
 
 /* Built once per instruction set (core/cpu/isa.h): each build's table
  * names its own device, so the paths run the same build's kernels. */
-_Static_assert(CONV_ON_CPU_AVX2 == CONV_ON_CPU + DDL_ISA_AVX2 && CONV_ON_CPU_AVX512 == CONV_ON_CPU + DDL_ISA_AVX512,
-               "ConvDevice's CPU columns follow DdlIsa");
+_Static_assert(CONV_ON_CPU_BUILD(DDL_ISA_PORTABLE) == CONV_ON_CPU && CONV_ON_CPU_BUILD(DDL_ISA_AVX2) == CONV_ON_CPU_AVX2 &&
+                   CONV_ON_CPU_BUILD(DDL_ISA_AVX512) == CONV_ON_CPU_AVX512,
+               "CONV_ON_CPU_BUILD follows DdlIsa");
 const ConvKernels conv_kernels_cpu = {
-    .device = CONV_ON_CPU + DDL_ISA_BUILD,
+    .device = CONV_ON_CPU_BUILD(DDL_ISA_BUILD),
     .im2col = im2col_cpu,
     .col2im = col2im_cpu,
     .images_to_channels = images_to_channels_cpu,
