@@ -105,6 +105,9 @@ static void forced(const char *self)
 
 int main(int argc, char **argv)
 {
+    /* a test program has no driver: it hands DDL_ISA down itself, as the
+     * driver does (core/driver/environment.c) */
+    ddl_isa_request(getenv("DDL_ISA"));
     if (argc > 1 && !strcmp(argv[1], "--print-isa")) {
         printf("%s\n", ddl_isa_name(ddl_isa_active()));
         return 0;

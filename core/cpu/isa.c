@@ -6,7 +6,6 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "../util/common.h"
 
@@ -64,10 +63,10 @@ bool ddl_isa_runs(DdlIsa isa, const char **why)
 
 static DdlIsa active;
 static char summary[160];
+static const char *want; /* ddl_isa_request's */
 
 static void pick(void)
 {
-    const char *want = getenv("DDL_ISA");
     if (want && *want) {
         int i = 0;
         while (i < DDL_ISA_COUNT && strcmp(ROWS[i].name, want) != 0) i++;
@@ -84,6 +83,15 @@ static void pick(void)
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+void ddl_isa_request(const char *name)
+{
+    if (!name || !*name) return;
+    want = name;
+    pthread_once(&once, pick);
+    if (strcmp(ROWS[active].name, name) != 0)
+        ddl_die("DDL_ISA=%s came after the %s kernels were picked", name, ROWS[active].name);
+}
 
 DdlIsa ddl_isa_active(void)
 {

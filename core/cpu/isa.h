@@ -12,7 +12,9 @@
  * the portable one stays the reference the tests compare the others with.
  *
  * DDL_ISA=portable|avx2|avx512 forces one (a lower one, to compare or to
- * test it; one the CPU lacks stops the program, saying why). */
+ * test it; one the CPU lacks stops the program, saying why): the driver
+ * reads it with the other DDL_ variables (core/driver/environment.c) and
+ * hands it down here (ddl_isa_request) before any kernel runs. */
 #ifndef DDL_CPU_ISA_H
 #define DDL_CPU_ISA_H
 
@@ -33,7 +35,11 @@ const char *ddl_isa_name(DdlIsa isa);
 /* Whether this build has the variant and this CPU runs it; else *why
  * (when why is not NULL) says which is missing. */
 bool ddl_isa_runs(DdlIsa isa, const char **why);
-/* The one picked for this process: DDL_ISA, else the best this CPU runs. */
+/* Run the build named (DDL_ISA's values; NULL or "": the best this CPU
+ * runs). Before the first ddl_isa_active(); a name that cannot run, or
+ * another than the one already picked, stops the program, saying why. */
+void ddl_isa_request(const char *name);
+/* The one picked for this process: the requested, else the best this CPU runs. */
 DdlIsa ddl_isa_active(void);
 /* How it was picked, for outputs' provenance: "avx512 (the best of
  * portable, avx2, avx512 this CPU runs)" or "avx2 (DDL_ISA=avx2)". */

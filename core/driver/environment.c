@@ -20,6 +20,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include "../cpu/isa.h"
 #include "../util/cli.h"
 #include "../util/common.h"
 #include "../platform/placement.h"
@@ -62,6 +63,8 @@ static const EnvRow ROWS[] = {
     { "DDL_EMU_SEED", ENV_TEXT, offsetof(DriverEnv, emu_seed), "seeds the emulated GPU's thread and stream order" },
     { "DDL_EMU_DEVICES", ENV_TEXT, offsetof(DriverEnv, emu_devices),
       "N: the emulated GPU shows N devices (default 1); each rank takes its local rank modulo N" },
+    { "DDL_ISA", ENV_TEXT, offsetof(DriverEnv, isa),
+      "portable | avx2 | avx512: the build of the CPU's kernels to run (default: the best this CPU runs)" },
     /* set by ddlab's own launchers, recorded in every output's provenance */
     { "DDL_NET", ENV_TEXT, offsetof(DriverEnv, net), "set by labs/net/net.sh: the emulated network" },
     { "DDL_NET_SETUP", ENV_TEXT, offsetof(DriverEnv, net_setup), "set by labs/net/net.sh: how it was built" },
@@ -157,6 +160,7 @@ void driver_env_hand_down(const DriverEnv *env)
                                 env->sim_platform, env->sim_network,   env->sim_host_speed,
                                 env->sim_platform_speed, env->sim_coll_selector, env->sim_compute };
     ddl_launch_info_set(&launch);
+    ddl_isa_request(env->isa);
 #ifdef DDL_HAVE_CUDA_EMU
     ddl_emu_switches_set(env->emu_strict, env->emu_order, env->emu_seed);
     ddl_emu_devices_set(env->emu_devices);

@@ -28,6 +28,7 @@ typedef struct DriverEnv {
     /* The emulated GPU's strict mode and its number of devices
      * (core/cuda/emu/switches.h) */
     const char *emu_strict, *emu_order, *emu_seed, *emu_devices;
+    const char *isa;             /* DDL_ISA: the build of the CPU's kernels to run (NULL: the best the CPU runs) */
     const char *grade_tape;      /* DDL_GRADE_TAPE: the grader's tape (labs/grade/tape) */
 } DriverEnv;
 
