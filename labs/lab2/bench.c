@@ -105,7 +105,7 @@ static Point measure_point(const Lab2Options *o, Comm *c, CommMonitor *mon, Comm
         p.source = "n/a (no MPI_T monitoring)";
     }
     size_t bytes = count * comm_dtype_size(dtype);
-    int warmup = bytes >= ((size_t)1 << 20) ? 2 : 10;
+    int warmup = o->warmups >= 0 ? o->warmups : bytes >= ((size_t)1 << 20) ? 2 : 10;
     p.t = comm_time_allreduce(c, alg, dtype, count, warmup, o->reps, buf);
     return p;
 }
@@ -234,6 +234,8 @@ int lab2_bench(const Lab2Options *o, Driver *d)
     meta_set(&meta, "dtype", "%s", comm_dtype_name(dtype));
     meta_set(&meta, "timing", "per call: slowest rank after a barrier; min/median/mean over calls; "
                               "busbw = bytes/median * 2(p-1)/p (nccl-tests)");
+    if (o->warmups >= 0) meta_set(&meta, "warmups", "%d untimed call(s) before each point's timed ones", o->warmups);
+    else meta_set(&meta, "warmups", "2 untimed calls before each point's timed ones from 1 MiB, 10 below");
     meta_set(&meta, "mpi_traffic", "%s", mon.available ? "MPI_T pml monitoring" : mon.why);
     if (!be->host_memory)
         meta_set(&meta, "buffers", "%s memory; nccl reduces it in place (%s), every other algorithm copies it to "

@@ -23,6 +23,7 @@ typedef struct Lab2Options {
     const char *hidden;       /* train: comma list of second hidden widths */
     const char *dtype;        /* bench: fp32 | fp16 payload */
     int reps;                 /* bench: timed calls per point, 0 = from the warm-up */
+    int warmups;              /* bench: untimed calls before them, -1 = 2 from 1 MiB, else 10 */
     int epochs, h1;
     int segment_kib;          /* ring_async segment size */
     size_t sim_shared_bytes;  /* bench, simulated builds: sizes from this many

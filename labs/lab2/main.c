@@ -59,7 +59,8 @@ int main(int argc, char **argv)
     Lab2Options o = { .run = { .dataset = "mnist", .width = 1, .batch = 32, .lr = 0.1f, .seed = 1, .out = "results/lab2",
                                .tex = "report/tables/lab2.tex" },
                       .algs = "all", .sizes = "", .min_bytes = 4, .max_bytes = 64 << 20, .hidden = "16,64,256,1024",
-                      .dtype = "fp32", .fault = "none", .epochs = 1, .h1 = 128, .segment_kib = (int)(COMM_DEFAULT_SEGMENT_BYTES / 1024) };
+                      .dtype = "fp32", .fault = "none", .warmups = -1, .epochs = 1, .h1 = 128,
+                      .segment_kib = (int)(COMM_DEFAULT_SEGMENT_BYTES / 1024) };
     char algs_help[400], names[256], faults[256], fault_help[512];
     lab2_fault_names(faults, sizeof faults);
     snprintf(fault_help, sizeof fault_help,
@@ -76,6 +77,8 @@ int main(int argc, char **argv)
         OPTION_SIZE("max-bytes", &o.max_bytes, "bench: largest message of the sweep (k/M/G = x1024)", 4, 1 << 30),
         OPTION_INT("reps", &o.reps, "bench: timed calls per point, 1..1000 (0: as many as take ~0.2 s, from 5 to "
                                      "1000)", 0, 1000),
+        OPTION_INT("warmups", &o.warmups, "bench: untimed calls before the timed ones (-1: 2 from 1 MiB, else 10; "
+                                           "0 for a simulated network, which does not warm up)", -1, 1000),
         OPTION_STR("dtype", &o.dtype, "bench: fp32 | fp16 payload (fp16 sums in fp32, sends halves)"),
         OPTION_INT("segment-kib", &o.segment_kib, "ring_async segment size in KiB", 1, 1 << 20),
         OPTION_FLAG("no-calibrate", &o.no_calibrate, "bench: skip the ping-pong fit (model columns n/a)"),
