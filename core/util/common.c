@@ -68,8 +68,41 @@ void ddl_warn(const char *fmt, ...)
 static size_t g_shared_min = 0;
 
 void ddl_sim_share_allocations(size_t min_bytes) { g_shared_min = min_bytes; }
+
+/* The live shared blocks, so that ddl_sim_is_shared can tell them from
+ * private memory (SMPI's own test is C++ only). A few dozen at most: a
+ * model's arenas, its optimizer state, its buckets. */
+static struct { const char *p; size_t n; } *g_shared;
+static int g_nshared, g_capshared;
+
+static void shared_remember(const void *p, size_t n)
+{
+    g_shared = ddl_grow(g_shared, g_nshared, &g_capshared, sizeof *g_shared, 16, "the shared blocks");
+    g_shared[g_nshared].p = p;
+    g_shared[g_nshared++].n = n;
+}
+
+/* true (and forgotten) when p was a shared block */
+static bool shared_forget(const void *p)
+{
+    for (int i = 0; i < g_nshared; i++)
+        if (g_shared[i].p == p) {
+            g_shared[i] = g_shared[--g_nshared];
+            return true;
+        }
+    return false;
+}
+
+bool ddl_sim_is_shared(const void *p)
+{
+    const char *c = p;
+    for (int i = 0; i < g_nshared; i++)
+        if (c >= g_shared[i].p && c < g_shared[i].p + g_shared[i].n) return true;
+    return false;
+}
 #else
 void ddl_sim_share_allocations(size_t min_bytes) { (void)min_bytes; }
+bool ddl_sim_is_shared(const void *p) { (void)p; return false; }
 #endif
 
 void *ddl_grow(void *p, int n, int *cap, size_t size, int first, const char *what)
@@ -90,7 +123,11 @@ void *ddl_alloc(size_t bytes)
     /* Page-aligned memory that every rank's such allocations alias (SMPI's
      * default "global" shared malloc): no memory per rank, no copies in
      * simulated messages, contents meaningless. free() (SMPI's) knows it. */
-    if (g_shared_min && rounded >= g_shared_min) return SMPI_SHARED_MALLOC(rounded);
+    if (g_shared_min && rounded >= g_shared_min) {
+        void *shared = SMPI_SHARED_MALLOC(rounded);
+        shared_remember(shared, rounded);
+        return shared;
+    }
 #endif
     void *p = aligned_alloc(64, rounded);
     if (!p) ddl_die("out of memory allocating %zu bytes", bytes);
@@ -104,7 +141,14 @@ void *ddl_calloc(size_t bytes)
     return p;
 }
 
-void ddl_free(void *p) { free(p); }
+void ddl_free(void *p)
+{
+#ifdef DDL_SMPI
+    /* SMPI's free() knows shared blocks too; what is left is to forget it */
+    if (p) shared_forget(p);
+#endif
+    free(p);
+}
 
 double ddl_now(void)
 {

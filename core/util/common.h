@@ -42,6 +42,10 @@ void *ddl_grow(void *p, int n, int *cap, size_t size, int first, const char *wha
  * For payloads that are only timed (lab2's bench at 80 simulated ranks):
  * never for data whose values matter. */
 void ddl_sim_share_allocations(size_t min_bytes);
+/* Whether p points into such a shared block of this rank (false in native
+ * builds): SMPI copies nothing into or out of one, so code may pass it
+ * where MPI would otherwise make a private copy (MPI_IN_PLACE). */
+bool ddl_sim_is_shared(const void *p);
 
 /* Wall-clock seconds from a monotonic clock. */
 double ddl_now(void);
