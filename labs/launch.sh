@@ -44,6 +44,8 @@
 #                           between MPI calls costs no simulated time (a
 #                           benchmark of communication, whose times then do
 #                           not depend on how busy this machine is)
+#   LAUNCH_SIM_BLOCK=bytes  the block SMPI maps shared allocations in
+#                           (smpi/shared-malloc-blocksize; default 1 MiB)
 # Threads: each rank gets its launcher's CPUs divided among the ranks that
 # share them. mpirun here and on emulated hosts (which share this
 # machine's cores): cores / ranks, passed as OMP/OPENBLAS_NUM_THREADS.
@@ -257,6 +259,15 @@ launch_prefix_smpirun() {
   LAUNCH_CMD=(env DDL_SIM_NETWORK="$net" DDL_SIM_COLL_SELECTOR="$coll" DDL_SIM_COMPUTE="$compute"
               smpirun -np "$np" -platform "$PLATFORM_XML" -hostfile "$hosts" --cfg=smpi/host-speed:"${SIM_HOST_SPEED}"f)
   [ "$compute" = 0 ] && LAUNCH_CMD+=(--cfg=smpi/simulate-computation:no)
+  # Shared allocations are mapped in blocks of this size (SMPI's default 1
+  # MiB): 1024 ranks x a 64 MiB shared buffer in 1 MiB blocks are 66,000
+  # mappings, past Linux's vm.max_map_count (65530), and SMPI aborts
+  # ("Could not map folded virtual memory"); one 64 MiB block costs 64 MiB
+  # once.
+  if [ -n "${LAUNCH_SIM_BLOCK:-}" ]; then
+    case "$LAUNCH_SIM_BLOCK" in ''|*[!0-9]*) echo "error: LAUNCH_SIM_BLOCK='$LAUNCH_SIM_BLOCK': bytes" >&2; return 2 ;; esac
+    LAUNCH_CMD+=(--cfg=smpi/shared-malloc-blocksize:"$LAUNCH_SIM_BLOCK")
+  fi
   # theory: CM02 without cross-traffic, a message of n bytes takes
   # alpha + n beta (the alpha-beta model); realistic: SMPI's own model.
   [ "$net" = theory ] && LAUNCH_CMD+=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0)
