@@ -64,7 +64,7 @@ static DriverBatch one_batch(Driver *d, const DriverLoop *loop, const DriverHook
     b.data_ms = 1e3 * (ddl_now() - t0);
     b.epoch = d->st.epoch;
     b.loss = sync_train_step(d->sync, x, y, b.n, &b.correct, &b.stepped);
-    if (!isfinite(b.loss) && !loop->nonfinite_ok)
+    if (!isfinite(b.loss) && !loop->nonfinite_ok && !d->state_shared)
         ddl_die("loss became %g at batch %ld (epoch %d): lower --lr", b.loss, b.index, b.epoch);
     return b;
 }

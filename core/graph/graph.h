@@ -22,6 +22,19 @@ typedef void (*GradReadyHook)(struct Model *m, int layer_index, void *ctx);
  * it wrote). Mixed precision (core/mixed) rounds there to emulate FP16
  * activation and gradient storage on the CPU. */
 typedef void (*StorageHook)(struct Model *m, int tensor, bool is_grad, void *ctx);
+/* Around each stage of a training step's computation: a layer forward or
+ * backward (its index), the loss (MODEL_STAGE_LOSS) and the optimizer step
+ * (MODEL_STAGE_OPTIMIZER). before() returns whether the stage's kernels
+ * run; after() follows a stage that ran. core/compute measures the stages
+ * this way (calibration), and a simulated run whose compute is modelled
+ * charges each stage its modelled time there and runs the kernels only on
+ * the ranks whose numbers are checked. */
+enum { MODEL_STAGE_LOSS = -1, MODEL_STAGE_OPTIMIZER = -2 };
+typedef struct StageRunner {
+    bool (*before)(struct Model *m, int stage, bool backward, void *ctx);
+    void (*after)(struct Model *m, int stage, bool backward, void *ctx);
+    void *ctx;
+} StageRunner;
 
 typedef struct Model {
     char name[32];
@@ -49,6 +62,7 @@ typedef struct Model {
     void *hook_ctx;
     StorageHook storage_hook; /* NULL: FP32 storage, nothing to do */
     void *storage_ctx;
+    const StageRunner *runner; /* NULL: every stage runs its kernels, unwatched */
     InitScheme conv_init;   /* INIT_TORCH_DEFAULT or INIT_KAIMING_OUT */
     InitScheme linear_init; /* INIT_TORCH_DEFAULT or INIT_NORMAL_001 */
     /* Convolutions keep their im2col columns from forward for backward

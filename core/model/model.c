@@ -273,6 +273,32 @@ void model_tensor_to_host(const Model *m, int id, bool grad, float *dst)
 
 /* ---- running ---- */
 
+/* An add needs dx when either operand is not the model input. */
+static bool layer_needs_dx(const Model *m, const Layer *l)
+{
+    return l->in != m->input || (l->in2 >= 0 && l->in2 != m->input);
+}
+
+bool model_stage_begin(Model *m, int stage, bool backward)
+{
+    return !m->runner || m->runner->before(m, stage, backward, m->runner->ctx);
+}
+
+void model_stage_end(Model *m, int stage, bool backward)
+{
+    if (m->runner && m->runner->after) m->runner->after(m, stage, backward, m->runner->ctx);
+}
+
+/* Layer i's kernels, unless the runner stands in for them. */
+static void run_layer(Model *m, int i, bool backward)
+{
+    const Layer *l = &m->layers[i];
+    if (!model_stage_begin(m, i, backward)) return;
+    if (backward) layer_backward(m, l, layer_needs_dx(m, l), m->tensors[l->in].consumers > 1);
+    else layer_forward(m, l);
+    model_stage_end(m, i, backward);
+}
+
 float *model_forward(Model *m, const float *x, int n)
 {
     if (n < 1 || n > m->max_batch) ddl_die("model %s: batch %d outside 1..%d", m->name, n, m->max_batch);
@@ -280,7 +306,7 @@ float *model_forward(Model *m, const float *x, int n)
     m->be->copy(model_tensor(m, m->input), x, sizeof(float) * (size_t)n * shape_numel(m->tensors[m->input].shape));
     if (m->storage_hook) m->storage_hook(m, m->input, false, m->storage_ctx);
     for (int i = 0; i < m->nlayers; i++) {
-        layer_forward(m, &m->layers[i]);
+        run_layer(m, i, false);
         if (m->storage_hook) m->storage_hook(m, m->layers[i].out, false, m->storage_ctx);
     }
     if (m->training) m->step++;
@@ -299,10 +325,8 @@ void model_backward(Model *m, const float *dlogits)
     if (m->training) m->step--;
     for (int i = m->nlayers - 1; i >= 0; i--) {
         const Layer *l = &m->layers[i];
-        /* an add needs dx when either operand is not the model input */
-        bool need_dx = l->in != m->input || (l->in2 >= 0 && l->in2 != m->input);
-        layer_backward(m, l, need_dx, m->tensors[l->in].consumers > 1);
-        if (m->storage_hook && need_dx) {
+        run_layer(m, i, true);
+        if (m->storage_hook && layer_needs_dx(m, l)) {
             if (l->in != m->input) m->storage_hook(m, l->in, true, m->storage_ctx);
             if (l->in2 >= 0 && l->in2 != m->input) m->storage_hook(m, l->in2, true, m->storage_ctx);
         }

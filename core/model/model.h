@@ -63,6 +63,11 @@ float *model_forward(Model *m, const float *x, int n);
  * grads; calls the hook after each layer. The input tensor's gradient is
  * not computed. */
 void model_backward(Model *m, const float *dlogits);
+/* A stage of the step (a layer index or MODEL_STAGE_*) outside the model's
+ * own loops (the loss, the optimizer): whether to run it (m->runner's
+ * word; true without one), and that it ran. */
+bool model_stage_begin(Model *m, int stage, bool backward);
+void model_stage_end(Model *m, int stage, bool backward);
 void model_zero_grad(Model *m);
 void model_set_training(Model *m, bool training);
 int model_classes(const Model *m);

@@ -36,8 +36,14 @@ double trainer_forward(Trainer *t, const float *x, const int32_t *y, int n, int 
     int bad = be->labels_outside(y, n, classes);
     if (bad) ddl_die("%d of %d labels outside 0..%d", bad, n, classes - 1);
     const float *logits = model_forward(m, x, n);
+    /* a rank whose compute is modelled and not run has no loss */
+    if (!model_stage_begin(m, MODEL_STAGE_LOSS, false)) {
+        if (correct) *correct = 0;
+        return NAN;
+    }
     double loss = be->softmax_ce_forward(logits, y, n, classes, t->probs, correct);
     be->softmax_ce_backward(t->probs, y, n, classes, 1.0f / (float)n, t->dlogits);
+    model_stage_end(m, MODEL_STAGE_LOSS, false);
     return loss / n;
 }
 
@@ -51,7 +57,12 @@ double trainer_forward_backward(Trainer *t, const float *x, const int32_t *y, in
     return loss;
 }
 
-void trainer_step(Trainer *t) { sgd_step(&t->opt, t->m->params, t->m->grads); }
+void trainer_step(Trainer *t)
+{
+    if (!model_stage_begin(t->m, MODEL_STAGE_OPTIMIZER, false)) return;
+    sgd_step(&t->opt, t->m->params, t->m->grads);
+    model_stage_end(t->m, MODEL_STAGE_OPTIMIZER, false);
+}
 
 void stats_mean_std(const double *v, int n, int skip, double *mean, double *std)
 {
