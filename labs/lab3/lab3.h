@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "compute/compute.h"
 #include "driver/driver.h"
 
 typedef struct Lab3Options {
@@ -24,11 +25,36 @@ typedef struct Lab3Options {
     int global_batch;          /* total per step when run.batch is 0 */
     int iters, timed, trace_iter;
     bool no_eval;
+    const char *calibrate_compute; /* native: write <out>/<this>.csv, every stage's time (core/compute) */
+    const char *compute_model;     /* simulated: charge each stage from this model instead of its CPU time */
+    int private_ranks;             /* with compute_model: ranks from this one share their state, run no kernels
+                                    * (-1: none shares) */
 } Lab3Options;
 
 /* The labels and choices checked before any work: 0, or 2 after a message. */
 int lab3_check(void *ctx, int ranks);
 int lab3_run(void *ctx, Driver *d);
 int lab3_table(const void *ctx);
+
+/* compute.c: the step's computation measured per stage (native) or
+ * charged from that model (simulated), and the shared training state of
+ * the ranks that run no kernels. */
+typedef struct Lab3Compute {
+    bool shared;               /* this rank's state is SMPI shared memory (no kernels run) */
+    ComputeModel cm;
+    ComputeModelled modelled;
+    ComputeCalibration calib;
+    bool has_model, calibrating;
+} Lab3Compute;
+/* Before the model is built: shared allocation on for a shared rank. */
+int lab3_compute_share(Lab3Compute *c, const Lab3Options *o, Driver *d);
+/* Sharing off (for the data and the outputs) or back on (for training). */
+void lab3_compute_sharing(const Lab3Compute *c, bool on);
+/* After the model and strategy are set up: the runner, per the options;
+ * 0 or 2 after a message. */
+int lab3_compute_begin(Lab3Compute *c, const Lab3Options *o, Driver *d, int batch);
+void lab3_compute_meta(const Lab3Compute *c, const Lab3Options *o, const Driver *d, Meta *meta);
+/* The calibration's CSV on rank 0; 0 or 1. */
+int lab3_compute_end(Lab3Compute *c, const Lab3Options *o, const Driver *d, const Meta *meta);
 
 #endif

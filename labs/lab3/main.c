@@ -35,7 +35,8 @@ int main(int argc, char **argv)
                                .tex = "report/tables/lab3.tex" },
                       .sync = "ddp", .alg = "mpi", .bn = "auto", .augment = "auto", .task = "", .series = "custom",
                       .bucket_cap_mb = 25.0f, .first_bucket_mb = 1.0f, .accumulate = 1, .global_batch = 256,
-                      .timed = 40, .trace_iter = -1 };
+                      .timed = 40, .trace_iter = -1, .calibrate_compute = "", .compute_model = "",
+                      .private_ranks = -1 };
     const CliOption own[] = {
         OPTION_STR("sync", &o.sync, "none | gather_scatter | allreduce | allreduce_flat | ddp"),
         OPTION_STR("alg", &o.alg, "allreduce algorithm for allreduce, allreduce_flat, ddp (lab2's names; nccl on a GPU)"),
@@ -51,6 +52,15 @@ int main(int argc, char **argv)
         OPTION_STR("augment", &o.augment, "auto | on | off (CIFAR: pad-4 crop + flip)"),
         OPTION_FLAG("no-eval", &o.no_eval, "skip the test-set evaluation (timing runs)"),
         OPTION_STR("task", &o.task, "the seed's task this run stands for: 1 | 2a | 2b | 3"),
+        OPTION_STR("calibrate-compute", &o.calibrate_compute,
+                   "native, one thread: write <out>/<NAME>.csv, each layer's forward/backward, the loss's and the "
+                   "optimizer's time per step (mean, sd, range) for --compute-model"),
+        OPTION_STR("compute-model", &o.compute_model,
+                   "simulated (SMPI, LAUNCH_SIM_COMPUTE=0): charge each stage a time drawn from this calibration "
+                   "instead of running it on this machine"),
+        OPTION_INT("private-ranks", &o.private_ranks,
+                   "with --compute-model: ranks from this one keep their training state in SMPI shared memory and "
+                   "run no kernels (their loss is n/a); -1: none", -1, 1 << 20),
         OPTION_STR("series", &o.series, "task | scale | buckets | custom, or a comma list (for the table job)"),
     };
     const DriverSpec spec = { .program = "lab3", .usage = "lab3 run|table [options]", .description = DESCRIPTION,

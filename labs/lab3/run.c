@@ -34,6 +34,7 @@ typedef struct Run {
     double data_ms, loss;      /* the step in progress */
     CommCounters before, after;
     Meta meta;
+    Lab3Compute comp;          /* how the step's computation is timed (compute.c) */
 } Run;
 
 static SyncKind kind_of(const char *name)
@@ -120,11 +121,15 @@ static int set_up(Run *r, Driver *d)
     driver_tag(d, "%s-np%d", sync_kind_name(kind), d->world);
     driver_run_begin(d, o->run.out, (const char *const[]){ "*-iters", "*-summary", "*-trace", NULL });
     if (driver_load(d, !o->no_eval)) return 1;
+    /* a shared rank's model, optimizer and strategy in SMPI shared memory */
+    if (lab3_compute_share(&r->comp, o, d)) return 2;
     ModelConfig cfg = driver_model_config(d, o->run.model);
     cfg.bn_track_stats = r->bn != BN_OFF;
     if (driver_build(d, o->run.model, &cfg, r->batch)) return 2;
     driver_trainer(d, NULL);
-    return driver_sync(d, &r->sc);
+    int status = driver_sync(d, &r->sc);
+    lab3_compute_sharing(&r->comp, false);
+    return status;
 }
 
 /* DistributedSampler: each rank its own shard of every epoch. */
@@ -173,6 +178,7 @@ static void describe(const Lab3Options *o, Driver *d, Meta *meta, const Run *r)
                              "discarded; mean per rank, then over ranks", o->timed);
     meta_set(meta, "augment", "%s", d->b.o.augment ? "pad-4 random crop + horizontal flip" : "none");
     meta_set(meta, "iterations", "%ld (%d per epoch on this shard)", r->total, r->per_epoch);
+    lab3_compute_meta(&r->comp, o, d, meta);
 }
 
 static void before_batch(Driver *d, long index, void *ctx)
@@ -421,7 +427,7 @@ int lab3_run(void *ctx, Driver *d)
     const Lab3Options *o = ctx;
     Run r = { .o = o, .d = d };
     int status = set_up(&r, d);
-    if (status || (status = batches(&r, d))) return status;
+    if (status || (status = batches(&r, d)) || (status = lab3_compute_begin(&r.comp, o, d, r.batch))) return status;
     describe(o, d, &r.meta, &r);
     if (d->rank == 0 && !o->run.quiet)
         fprintf(stderr, "lab3: %s: %s, %d rank(s) x batch %d%s, %s %s (%zu params) on %s %s (%d examples), %ld steps, "
@@ -434,8 +440,14 @@ int lab3_run(void *ctx, Driver *d)
     DriverLoop loop = { .batches = r.total * o->accumulate, .progress = "train", .progress_every = 10 };
     DriverHooks hooks = { .ctx = &r, .before_batch = before_batch, .after_batch = after_batch, .save = save,
                           .load = load };
+    /* a shared rank's scratch (the allreduce's, the buckets') grows in the
+     * first step: shared too */
+    lab3_compute_sharing(&r.comp, true);
     status = driver_train(d, &loop, &hooks);
+    lab3_compute_sharing(&r.comp, false);
     if (!status) status = write_outputs(&r, ddl_now() - t_start);
+    int ended = lab3_compute_end(&r.comp, o, d, &r.meta);
+    if (!status) status = ended;
     ddl_free(r.mine);
     return status;
 }
