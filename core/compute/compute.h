@@ -74,8 +74,8 @@ void compute_model_free(ComputeModel *cm);
 double compute_model_step_s(const ComputeModel *cm);
 
 /* ---- a simulated run charged from the model ----
- * Each stage charges a time drawn from its row (SMPI: smpi_execute_benched,
- * i.e. this machine's seconds scaled to the platform's speed), and its
+ * Each stage charges a time drawn from its row (SMPI: smpi_execute, i.e.
+ * this machine's seconds scaled to the platform's speed), and its
  * kernels run only where run_kernels (a private rank). The draws come from
  * the stream (seed, "compute", rank). Native builds have no simulated
  * clock to charge: there compute_modelled_begin dies (a bug). */

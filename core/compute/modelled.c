@@ -24,9 +24,10 @@ static bool modelled_before(Model *m, int stage, bool backward, void *ctx)
     double t = draw(row, &r->rng);
     r->charged_s += t;
 #ifdef DDL_SMPI
-    /* this machine's seconds, scaled by smpi/host-speed to the simulated
-     * host's speed, as SMPI does with a measured computation */
-    smpi_execute_benched(t);
+    /* this machine's seconds, scaled to the simulated host's speed by
+     * smpi/host-speed as SMPI scales a measured computation
+     * (smpi_execute_benched would charge them unscaled) */
+    smpi_execute(t);
 #endif
     return r->run_kernels;
 }
