@@ -275,7 +275,7 @@ NFQ_HEADER:= $(wildcard /usr/include/libnetfilter_queue/libnetfilter_queue.h)
 NET_BINS  := $(if $(NFQ_HEADER),$(if $(filter 1,$(SIM)),,$(BIN)/net/nfq_delay))
 BENCH_BINS:= $(BENCH_SRC:bench/%.c=$(BIN)/bench/%)
 
-.PHONY: all lib tests help deps test test-full test-fast test-san emu-check bench bench-deps figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
+.PHONY: all lib tests help deps test test-full test-fast test-san emu-check bench bench-deps scale figures report clean distclean check-tools sim FORCE grade grade-vars $(LABS)
 
 all: $(LIB) $(LAB_BINS) $(TEST_BINS) $(BENCH_BINS) $(NET_BINS) $(if $(filter 1,$(SIM)),,bin/grade)
 lib: $(LIB)
@@ -565,6 +565,12 @@ report:
 bench: all
 	@bench/run.sh
 
+# Past the machine: lab2's allreduce and lab3's strategies predicted from 2
+# to SCALE_MAX_NP ranks under SMPI (labs/scale/README.md).
+scale: all
+	@$(MAKE) --no-print-directory SIM=1 bin/sim/lab2 bin/sim/lab3
+	@labs/scale/run.sh
+
 # PyTorch for make bench's comparisons (Debian's CPU build; numpy comes with it).
 bench-deps:
 	@if [ "$$(id -u)" = 0 ]; then \
@@ -617,6 +623,7 @@ help:
 	@echo "  make figures       render every figure and table (runs labs whose results are missing)"
 	@echo "  make report        report/report.pdf and report/html/index.html: each seed's finding beside ddlab's, with verdicts"
 	@echo "  make bench         performance comparisons (ddlab vs PyTorch, vs MPI_Allreduce)"
+	@echo "  make scale         lab2's allreduce and lab3's strategies predicted to SCALE_MAX_NP ranks (SMPI)"
 	@echo "  make bench-deps    install python3-torch (as root) for make bench's PyTorch columns"
 	@echo "  make fuzz          libFuzzer (clang) on the file readers and the CLI parser, FUZZ_SECONDS=$(FUZZ_SECONDS) each (tests/fuzz/README.md)"
 	@echo "  make gpu-check     on a GPU machine (CUDA toolkit, no Debian packages needed): build, CUDA tests, lab1 GPU vs CPU,"
