@@ -8,8 +8,8 @@ OUT/lab3-<sync>/<platform>/np<N>/*-summary.csv (lab3), and writes:
                       (inside one host its loopback, else its "ddlab:" line)
   OUT/lab3.csv        every simulated step: time, exposed sync, hidden fraction
   OUT/validation.csv  predicted (simulated) against measured (emulated hosts,
-                      OUT/validate/*.csv when there) per quantity, and the
-                      relative error
+                      OUT/validate/validation-h*.csv when there, written by
+                      labs/scale/validate.sh) per quantity, and the error
   figures/scale-*.png time (and hidden fraction) against ranks per platform
                       (labs/scale/scale.gp), the alpha-beta line beside the ring
 Every number here is a prediction unless validation.csv pairs it with a
@@ -93,17 +93,17 @@ def lab3(out):
     return data
 
 
-def validation(out, sims):
-    """OUT/validate/*.csv rows (quantity,platform,np,measured_mean,measured_sd,repeats,predicted)
-    written by the emulated-host runs: the relative error of each prediction."""
+def validation(out):
+    """OUT/validate/validation-h*.csv (labs/scale/validate_pair.py): the
+    relative error of each prediction against its emulated measurement."""
     data = []
-    for path in sorted(glob.glob(os.path.join(out, "validate", "*.csv"))):
+    for path in sorted(glob.glob(os.path.join(out, "validate", "validation-h*.csv"))):
         for r in rows(path):
-            m, p = float(r["measured_mean"]), float(r["predicted"])
-            data.append([r["quantity"], r["platform"], r["np"], r["measured_mean"], r["measured_sd"], r["repeats"],
-                         r["predicted"], "%.4f" % ((p - m) / m) if m else ""])
-    write(os.path.join(out, "validation.csv"),
-          ["quantity", "platform", "np", "measured_mean", "measured_sd", "repeats", "predicted", "rel_error"], data)
+            m, p = float(r["measured"]), float(r["predicted"])
+            data.append([r["quantity"], r["platform"], r["np"], r["measured"], r["band_lo"], r["band_hi"],
+                         r["repeats"], r["predicted"], "%.4f" % ((p - m) / m) if m else ""])
+    write(os.path.join(out, "validation.csv"), ["quantity", "platform", "np", "measured", "band_lo", "band_hi",
+                                                "repeats", "predicted", "rel_error"], data)
     return data
 
 
@@ -136,7 +136,7 @@ def figures(out, ar, l3):
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "results/scale"
     ar, l3 = allreduce(out), lab3(out)
-    validation(out, (ar, l3))
+    validation(out)
     figures(out, ar, l3)
     rings = [r for r in ar if r[2] == "ring" and r[6]]
     for name in sorted({r[0] for r in rings}):
