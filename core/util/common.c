@@ -69,28 +69,56 @@ static size_t g_shared_min = 0;
 
 void ddl_sim_share_allocations(size_t min_bytes) { g_shared_min = min_bytes; }
 
-/* The live shared blocks, so that ddl_sim_is_shared can tell them from
- * private memory (SMPI's own test is C++ only). A few dozen at most: a
- * model's arenas, its optimizer state, its buckets. */
-static struct { const char *p; size_t n; } *g_shared;
+/* Allocations of at least this many bytes are aliased (0: none), and how
+ * many this rank made so far: the k-th aliased allocation of a size is the
+ * same memory on every rank that aliases. */
+static size_t g_alias_min = 0;
+static unsigned long g_alias_seq = 0;
+
+void ddl_sim_alias_allocations(size_t min_bytes) { g_alias_min = min_bytes; }
+
+/* The live shared and aliased blocks, so that ddl_sim_is_shared can tell
+ * them from private memory (SMPI's own test is C++ only) and ddl_free
+ * leaves an aliased one to the others. A few dozen at most: a model's
+ * arenas, its optimizer state, its buckets. */
+static struct { const char *p; size_t n; bool aliased; } *g_shared;
 static int g_nshared, g_capshared;
 
-static void shared_remember(const void *p, size_t n)
+static void shared_remember(const void *p, size_t n, bool aliased)
 {
     g_shared = ddl_grow(g_shared, g_nshared, &g_capshared, sizeof *g_shared, 16, "the shared blocks");
     g_shared[g_nshared].p = p;
+    g_shared[g_nshared].aliased = aliased;
     g_shared[g_nshared++].n = n;
 }
 
-/* true (and forgotten) when p was a shared block */
-static bool shared_forget(const void *p)
+/* Forgets p; 0: not one of them, 1: a shared block, 2: an aliased one. */
+static int shared_forget(const void *p)
 {
     for (int i = 0; i < g_nshared; i++)
         if (g_shared[i].p == p) {
+            int kind = g_shared[i].aliased ? 2 : 1;
             g_shared[i] = g_shared[--g_nshared];
-            return true;
+            return kind;
         }
-    return false;
+    return 0;
+}
+
+/* The process-wide block for this rank's next aliased allocation of n
+ * bytes, made by the first rank to ask (SMPI's call cache is the one
+ * store all ranks see: their globals are their own). */
+static void *alias_block(size_t n)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%lu:%zu", g_alias_seq++, n);
+    void *p = smpi_shared_known_call("ddl_alias", key) ? smpi_shared_get_call("ddl_alias", key) : NULL;
+    if (!p) {
+        p = aligned_alloc(64, n);
+        if (!p) ddl_die("out of memory allocating %zu bytes", n);
+        smpi_shared_set_call("ddl_alias", key, p);
+    }
+    shared_remember(p, n, true);
+    return p;
 }
 
 bool ddl_sim_is_shared(const void *p)
@@ -102,6 +130,7 @@ bool ddl_sim_is_shared(const void *p)
 }
 #else
 void ddl_sim_share_allocations(size_t min_bytes) { (void)min_bytes; }
+void ddl_sim_alias_allocations(size_t min_bytes) { (void)min_bytes; }
 bool ddl_sim_is_shared(const void *p) { (void)p; return false; }
 #endif
 
@@ -123,9 +152,10 @@ void *ddl_alloc(size_t bytes)
     /* Page-aligned memory that every rank's such allocations alias (SMPI's
      * default "global" shared malloc): no memory per rank, no copies in
      * simulated messages, contents meaningless. free() (SMPI's) knows it. */
+    if (g_alias_min && rounded >= g_alias_min) return alias_block(rounded);
     if (g_shared_min && rounded >= g_shared_min) {
         void *shared = SMPI_SHARED_MALLOC(rounded);
-        shared_remember(shared, rounded);
+        shared_remember(shared, rounded, false);
         return shared;
     }
 #endif
@@ -144,8 +174,9 @@ void *ddl_calloc(size_t bytes)
 void ddl_free(void *p)
 {
 #ifdef DDL_SMPI
-    /* SMPI's free() knows shared blocks too; what is left is to forget it */
-    if (p) shared_forget(p);
+    /* SMPI's free() knows shared blocks; an aliased block stays for the
+     * other ranks (and the process's end) */
+    if (p && shared_forget(p) == 2) return;
 #endif
     free(p);
 }

@@ -8,7 +8,8 @@
  *   model    simulated: each stage is charged a time drawn from that model
  *            (--compute-model); ranks from --private-ranks on keep their
  *            weights, gradients, optimizer state, buckets and activations
- *            in SMPI shared memory and run no kernel at all, so 1024 ranks
+ *            in one block shared by all of them (ddl_sim_alias_allocations)
+ *            and run no kernel at all, so 1024 ranks
  *            of VGG-11 take neither 1024 steps of this machine's time nor
  *            1024 copies of the model. The ranks below it run every kernel
  *            on private memory: their numbers are checked. */
@@ -62,7 +63,7 @@ int lab3_compute_share(Lab3Compute *c, const Lab3Options *o, Driver *d)
 
 void lab3_compute_sharing(const Lab3Compute *c, bool on)
 {
-    if (c->shared) ddl_sim_share_allocations(on ? SHARE_FROM : 0);
+    if (c->shared) ddl_sim_alias_allocations(on ? SHARE_FROM : 0);
 }
 
 int lab3_compute_begin(Lab3Compute *c, const Lab3Options *o, Driver *d, int batch)
@@ -101,7 +102,7 @@ void lab3_compute_meta(const Lab3Compute *c, const Lab3Options *o, const Driver 
              private == d->world ? "; every rank runs its kernels too (numbers checked)" : "");
     if (private < d->world)
         meta_set(meta, "private_ranks", "ranks 0..%d run their kernels on private memory (numbers checked); ranks "
-                 "%d..%d keep weights, gradients, optimizer state, buckets and activations in SMPI shared memory "
+                 "%d..%d keep weights, gradients, optimizer state, buckets and activations in one block shared by all of them "
                  "and run none (loss n/a)", private - 1, private, d->world - 1);
 }
 

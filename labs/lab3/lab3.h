@@ -40,7 +40,7 @@ int lab3_table(const void *ctx);
  * charged from that model (simulated), and the shared training state of
  * the ranks that run no kernels. */
 typedef struct Lab3Compute {
-    bool shared;               /* this rank's state is SMPI shared memory (no kernels run) */
+    bool shared;               /* this rank's state is shared by the ranks that run no kernels */
     ComputeModel cm;
     ComputeModelled modelled;
     ComputeCalibration calib;

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
                    "simulated (SMPI, LAUNCH_SIM_COMPUTE=0): charge each stage a time drawn from this calibration "
                    "instead of running it on this machine"),
         OPTION_INT("private-ranks", &o.private_ranks,
-                   "with --compute-model: ranks from this one keep their training state in SMPI shared memory and "
+                   "with --compute-model: ranks from this one keep their training state in one block shared by all of them and "
                    "run no kernels (their loss is n/a); -1: none", -1, 1 << 20),
         OPTION_STR("series", &o.series, "task | scale | buckets | custom, or a comma list (for the table job)"),
     };

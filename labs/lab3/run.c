@@ -121,7 +121,7 @@ static int set_up(Run *r, Driver *d)
     driver_tag(d, "%s-np%d", sync_kind_name(kind), d->world);
     driver_run_begin(d, o->run.out, (const char *const[]){ "*-iters", "*-summary", "*-trace", NULL });
     if (driver_load(d, !o->no_eval)) return 1;
-    /* a shared rank's model, optimizer and strategy in SMPI shared memory */
+    /* a shared rank's model, optimizer and strategy in memory shared by all such ranks */
     if (lab3_compute_share(&r->comp, o, d)) return 2;
     ModelConfig cfg = driver_model_config(d, o->run.model);
     cfg.bn_track_stats = r->bn != BN_OFF;
