@@ -166,8 +166,9 @@ struct Driver {
     long resumed_at;           /* ... at this batch (the latest resumed training's) */
     SyncEvent *events;         /* driver_take_trace: rank 0's copy of every rank's events */
     int *event_ranks, nevents;
-    bool state_shared;         /* a simulated rank whose training state is shared memory and whose
-                                * compute is modelled, not run (core/compute): its loss is NaN, not an error */
+    bool state_shared;         /* a simulated run some of whose ranks share their training state and run
+                                * no kernels (core/compute): a NaN loss is not an error (theirs is NaN, and
+                                * after the first average the others' may be) */
     int weight_copies;         /* host copies of the weights the program keeps itself (driver_build's
                                 * memory check counts them; 0: none) */
     char tag[128];             /* the run's name (driver_tag) */

@@ -56,7 +56,10 @@ int lab3_compute_share(Lab3Compute *c, const Lab3Options *o, Driver *d)
     }
 #endif
     c->shared = *o->compute_model && o->private_ranks >= 0 && d->rank >= o->private_ranks;
-    d->state_shared = c->shared;
+    /* once any rank shares, every average takes in meaningless gradients:
+     * a private rank's loss is checked at the first step only, and may
+     * then become NaN without that being the run's error */
+    d->state_shared = *o->compute_model && o->private_ranks >= 0 && o->private_ranks < d->world;
     lab3_compute_sharing(c, true);
     return 0;
 }
