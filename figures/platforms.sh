@@ -54,8 +54,8 @@ PLATFORM_LABS="2 3 4 6"
 # this scale" there), so its extra run is the simulated copy of that
 # cluster (labs/platforms/wits80.xml): the rings, MPI_Allreduce and
 # Rabenseifner from 1 to 16 MiB at 80 ranks, and at 16 (2 of its hosts)
-# for the smaller lead at fewer processes; one call a size, since the
-# network-only simulation does not jitter. 22 s of wall time beside a
+# for the smaller lead at fewer processes; one call a size and no warm-up,
+# since the network-only simulation does not jitter. 22 s of wall time beside a
 # running make figures (2026-12-06), against 35 s for the 4-host emulated
 # sweep it replaces.
 #
@@ -66,7 +66,7 @@ PLATFORM_LABS="2 3 4 6"
 declare -A PLATFORM_NET=([2]="NET=1gbit NP=4 HOSTS=4" [3]="NET=1gbit NP=2" [4]="NET=1gbit NP=2" [6]="NET=1gbit HOSTS=2")
 declare -A PLATFORM_SIM=([2]="PLATFORM=wits80" [3]="PLATFORM=cluster4 NP=4" [4]="" [6]="PLATFORM=cluster4")
 declare -A PLATFORM_SEED_SCALE=([2]=1)
-declare -A PLATFORM_ENV=([2]="LAB2_ONLY=bench LAB2_RANKS=16,80 LAB2_ALGS=ring,ring_async,mpi,rabenseifner LAB2_MIN_BYTES=1048576 LAB2_REPS=1"
+declare -A PLATFORM_ENV=([2]="LAB2_ONLY=bench LAB2_RANKS=16,80 LAB2_ALGS=ring,ring_async,mpi,rabenseifner LAB2_MIN_BYTES=1048576 LAB2_REPS=1 LAB2_WARMUPS=0"
                          [3]="LAB3_ONLY=table1 LAB3_STEPS=12" [4]=""
                          [6]="LAB6_STYLES=horovod LAB6_SHORT=1")
 

@@ -51,10 +51,13 @@ common+=(--max-bytes "$max_bytes")
 # one call is the measurement) and its rank counts (LAB2_RANKS, e.g. 16,80;
 # default the whole platform).
 sweep_opts=(--reps "${LAB2_REPS:-3}")
+# LAB2_WARMUPS=0: no untimed calls either (make figures: nothing warms up
+# in a simulated network)
+[ -n "${LAB2_WARMUPS:-}" ] && sweep_opts+=(--warmups "$LAB2_WARMUPS")
 [ -n "${LAB2_MIN_BYTES:-}" ] && sweep_opts+=(--min-bytes "$LAB2_MIN_BYTES")
 [ -n "${LAB2_ALGS:-}" ] && sweep_opts+=(--algs "$LAB2_ALGS")
-for v in LAB2_REPS LAB2_MIN_BYTES; do
-  case "${!v:-1}" in ''|*[!0-9]*) refuse "$v='${!v}': a positive number" ;; esac
+for v in LAB2_REPS LAB2_MIN_BYTES LAB2_WARMUPS; do
+  case "${!v:-1}" in ''|*[!0-9]*) refuse "$v='${!v}': a number" ;; esac
 done
 case "${LAB2_ALGS:-all}" in *[!a-z_,]*) refuse "LAB2_ALGS='$LAB2_ALGS': a comma list of algorithms (bin/lab2 bench --help)" ;; esac
 t_start=$(date +%s)
