@@ -36,13 +36,15 @@ measure() { # n
     RESULTS="$V/net-lab3-h$n" > "results/scale/logs/validate-net-lab3-h$n.log" 2>&1
 }
 
-# emu1g grown to n hosts, its speed shared as the emulated hosts share the cores
+# emu1g grown to n hosts, its speed this machine's SGEMM rate as sim.sh
+# has it now (smpi/host-speed: a modelled second is then a second here),
+# shared as the emulated hosts share the cores
 emu_platform() { # n
   local n=$1 grown=results/scale/platforms/emu1g-h$1.xml share
-  share=$(awk -v n="$n" -v c="$cores" 'BEGIN { printf "%.4g", (n > c ? c / n : 1) * 124.7 }')
+  scale_platform emu1g "$n"
+  share=$(awk -v n="$n" -v c="$cores" -v s="$SIM_HOST_SPEED" 'BEGIN { printf "%.4g", (n > c ? c / n : 1) * s / 1e9 }')
   sed -e "s/radical=\"0-1\"/radical=\"0-$(( n - 1 ))\"/" -e "s/ddlab: hosts=2/ddlab: hosts=$n/" \
       -e "s/speed=\"124.7Gf\"/speed=\"${share}Gf\"/" labs/platforms/emu1g.xml > "$grown"
-  scale_platform emu1g "$n"
   PLATFORM_XML=$grown PLATFORM_HOSTS=$n PLATFORM_RANKS=$n SIM_PLATFORM=emu1g-h$n
   export DDL_SIM_PLATFORM="emu1g grown to $n hosts (labs/scale/validate.sh)"
 }
