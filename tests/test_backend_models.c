@@ -218,7 +218,7 @@ static void compare_state(const Side *ref, const Side *dev, double tol, const ch
     ddl_free(b);
 }
 
-static double tol(const Backend *be, double t) { return be == &ddl_backend_cpu ? 0.0 : t; }
+static double tol(const Backend *be, double t) { return backend_is_cpu(be) ? 0.0 : t; }
 
 static bool same_bits(const float *a, const float *b, size_t n) { return memcmp(a, b, sizeof(float) * n) == 0; }
 
@@ -263,7 +263,7 @@ static void same_again(const Spec *sp, const Backend *be, const float *x, const 
 static void fp32_step(const Spec *sp, const Backend *be, const float *x, const int32_t *y, bool again)
 {
     Side ref, dev;
-    side_init(&ref, sp, &ddl_backend_cpu, x, y);
+    side_init(&ref, sp, backend_cpu(), x, y);
     side_init(&dev, sp, be, x, y);
     char label[160], who[64];
     const char *algo = t_conv == CONV_ALGO_AUTO ? NULL : conv_algo_name(t_conv); /* the forced passes (main) say so */
@@ -277,9 +277,9 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     snprintf(label, sizeof label, "%s %s: training logits vs cpu", who, sp->name);
     compare_output(&ref, &dev, tol(be, TOL_FWD), label);
     snprintf(label, sizeof label, "%s %s: loss and correct count vs cpu", who, sp->name);
-    t_checkf(fabs(ld - lr) <= tol(be, TOL_FWD) * fabs(lr) && (be == &ddl_backend_cpu ? cd == cr : abs(cd - cr) <= 1),
+    t_checkf(fabs(ld - lr) <= tol(be, TOL_FWD) * fabs(lr) && (backend_is_cpu(be) ? cd == cr : abs(cd - cr) <= 1),
              label, "loss %.9g vs %.9g, correct %d vs %d", ld, lr, cd, cr);
-    size_t flips = be == &ddl_backend_cpu ? 0 : clamp_flips(&ref, &dev, false);
+    size_t flips = backend_is_cpu(be) ? 0 : clamp_flips(&ref, &dev, false);
     bool few = flips > 0 && flips <= MAX_CLAMP_FLIPS;
     char note[64] = "";
     if (few) snprintf(note, sizeof note, " (%zu clamp flip%s)", flips, flips > 1 ? "s" : "");
@@ -301,7 +301,7 @@ static void fp32_step(const Spec *sp, const Backend *be, const float *x, const i
     snprintf(label, sizeof label, "%s %s: eval-mode logits vs cpu", who, sp->name);
     compare_output(&ref, &dev, tol(be, TOL_FWD), label);
     /* cuDNN's algorithms are chosen deterministic (core/cuda/conv_cudnn.cu): checked too */
-    if (again && be != &ddl_backend_cpu && (!algo || t_conv == conv_algo_named("cudnn")))
+    if (again && !backend_is_cpu(be) && (!algo || t_conv == conv_algo_named("cudnn")))
         same_again(sp, be, x, y, &dev);
     t_side_free(&ref);
     t_side_free(&dev);
@@ -321,7 +321,7 @@ static double cosine(const float *a, const float *b, size_t n)
 static void fp16_step(const Spec *sp, const Backend *be, const float *x, const int32_t *y)
 {
     Side ref, dev;
-    side_init(&ref, sp, &ddl_backend_cpu, x, y);
+    side_init(&ref, sp, backend_cpu(), x, y);
     side_init(&dev, sp, be, x, y);
     Mixed mr, md;
     mixed_init(&mr, &ref.m, true, 1024.0f, 2000);
@@ -333,9 +333,9 @@ static void fp16_step(const Spec *sp, const Backend *be, const float *x, const i
     snprintf(label, sizeof label, "%s %s: fp16 mixed-precision loss vs cpu [%s]", be->name, sp->name, mixed_kind(&md));
     t_checkf(fabs(ld - lr) <= tol(be, TOL_F16_LOSS) * fabs(lr), label, "loss %.9g vs %.9g", ld, lr);
     float *a = host_params(&dev.m, true), *b = host_params(&ref.m, true);
-    double c = cosine(a, b, ref.m.nparams), want = be == &ddl_backend_cpu ? 1.0 : MIN_F16_COSINE;
+    double c = cosine(a, b, ref.m.nparams), want = backend_is_cpu(be) ? 1.0 : MIN_F16_COSINE;
     snprintf(label, sizeof label, "%s %s: fp16 weight gradients point the cpu's way", be->name, sp->name);
-    t_checkf(be == &ddl_backend_cpu ? memcmp(a, b, sizeof(float) * ref.m.nparams) == 0 : c >= want, label,
+    t_checkf(backend_is_cpu(be) ? memcmp(a, b, sizeof(float) * ref.m.nparams) == 0 : c >= want, label,
              "cosine %.6f (at least %.2f)", c, want);
     bool sr = mixed_step(&mr, &ref.t.opt, ref.m.grads), sd = mixed_step(&md, &dev.t.opt, dev.m.grads);
     dev.m.be->to_host(a, md.master, sizeof(float) * dev.m.nparams);
@@ -433,7 +433,7 @@ int main(void)
             t_zoo_batch(sp->name, sp->batch, 5, "backend_models", (int)s, &x, &y);
             for (int b = 0; b < nb; b++) {
                 if (!runs[b]) continue;
-                if (quick && t_sanitized() && forced && sp->san_quick_cpu && bes[b] != &ddl_backend_cpu) continue;
+                if (quick && t_sanitized() && forced && sp->san_quick_cpu && !backend_is_cpu(bes[b])) continue;
                 fp32_step(sp, bes[b], x, y, sampled);
                 if (sp->fp16 && !forced && sampled) fp16_step(sp, bes[b], x, y);
             }

@@ -167,7 +167,7 @@ int main(void)
         int32_t *y;
         t_zoo_batch(sp->name, sp->batch, 7, "fuse", (int)s, &x, &y);
         for (int b = 0; b < nb; b++)
-            if (!quick || sp->quick == QUICK_ALL || bes[b] == &ddl_backend_cpu) check_model(sp, bes[b], x, y);
+            if (!quick || sp->quick == QUICK_ALL || backend_is_cpu(bes[b])) check_model(sp, bes[b], x, y);
         ddl_free(x);
         ddl_free(y);
     }

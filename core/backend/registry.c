@@ -36,6 +36,14 @@ const Backend *backend_cpu_isa(int isa) { return isa >= 0 && isa < DDL_ISA_COUNT
 
 /* DEVICE=cpu runs the instruction set picked at start-up. */
 static const Backend *cpu_picked(void) { return CPU_BY_ISA[ddl_isa_active()]; }
+const Backend *backend_cpu(void) { return cpu_picked(); }
+
+bool backend_is_cpu(const Backend *be)
+{
+    for (int i = 0; i < DDL_ISA_COUNT; i++)
+        if (be && be == CPU_BY_ISA[i]) return true;
+    return false;
+}
 #ifdef DDL_HAVE_CUDA
 static const Backend *cuda(void) { return &ddl_backend_cuda; }
 #endif

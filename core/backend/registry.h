@@ -19,5 +19,13 @@ int backend_usable(const Backend **out, int cap);
  * run each that the CPU runs against the portable one. "cpu" above is
  * the one ddl_isa_active() names. */
 const Backend *backend_cpu_isa(int isa);
+/* The CPU's backend that runs here: the instruction set picked at
+ * start-up (what DEVICE=cpu and a model built without a backend get; the
+ * portable build's ddl_backend_cpu is the tests' reference, and 90x
+ * slower where its kernels' fmaf has no FMA instruction). */
+const Backend *backend_cpu(void);
+/* Is be one of the CPU's backends, of any instruction set? Their results
+ * are the same bits (tests/test_isa_kernels.c). */
+bool backend_is_cpu(const Backend *be);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../util/common.h"
+#include "../backend/registry.h"
 #include "../layers/layers.h"
 
 static int new_tensor(Model *m, Shape s)
@@ -40,7 +41,7 @@ void model_begin(Model *m, const char *name, Shape input)
     memset(m, 0, sizeof *m);
     ddl_strlcpy(m->name, name, sizeof m->name);
     m->input = new_tensor(m, input);
-    m->be = &ddl_backend_cpu;
+    m->be = backend_cpu(); /* the picked instruction set's, as DEVICE=cpu's */
     m->bn_track_stats = true;
     m->training = true;
     m->conv_init = INIT_TORCH_DEFAULT;

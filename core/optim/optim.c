@@ -1,6 +1,7 @@
 /* optim.c - see optim.h; the arithmetic is the backend's sgd_update. */
 #include "optim.h"
 
+#include "../backend/registry.h"
 #include "../util/common.h"
 
 void sgd_init_on(Sgd *s, const SgdConfig *cfg, const Backend *be, size_t nparams)
@@ -13,7 +14,7 @@ void sgd_init_on(Sgd *s, const SgdConfig *cfg, const Backend *be, size_t nparams
     s->velocity = be->alloc(sizeof(float) * nparams);
 }
 
-void sgd_init(Sgd *s, const SgdConfig *cfg, size_t nparams) { sgd_init_on(s, cfg, &ddl_backend_cpu, nparams); }
+void sgd_init(Sgd *s, const SgdConfig *cfg, size_t nparams) { sgd_init_on(s, cfg, backend_cpu(), nparams); }
 
 void sgd_step(Sgd *s, float *params, const float *grads)
 {

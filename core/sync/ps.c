@@ -38,6 +38,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include "../backend/registry.h"
 #include "../util/common.h"
 
 enum { TAG_PUSH = 61, TAG_PULL = 62 };
@@ -102,7 +103,7 @@ static void server_update(Sync *s, int workers)
         return;
     }
     Sgd host = *opt;
-    host.be = &ddl_backend_cpu;
+    host.be = backend_cpu();
     host.velocity = ((Ps *)s->priv)->velocity;
     opt->be->to_host(host.velocity, opt->velocity, sizeof(float) * opt->n);
     ps_server_step(&host, m->params, m->grads, workers);
