@@ -34,9 +34,12 @@ def escape(text):
 
 
 def tex(text):
-    """Plain text with `code` spans, as LaTeX."""
+    """Plain text with `code` spans, as LaTeX. A line may break after any
+    '/': a path (a results folder under a long TMPDIR) is one word to TeX,
+    and in a table's narrow column it overfilled the line by up to 40pt."""
     parts = text.split("`")
-    return "".join(escape(p) if i % 2 == 0 else r"\texttt{" + escape(p) + "}" for i, p in enumerate(parts))
+    return "".join((escape(p) if i % 2 == 0 else r"\texttt{" + escape(p) + "}").replace("/", r"/\allowbreak{}")
+                   for i, p in enumerate(parts))
 
 
 def verdict(state):
