@@ -41,10 +41,21 @@ scale_platform() { # name np
   export DDL_SIM_PLATFORM="$name grown to $hosts nodes (labs/scale/platform.sh)"
 }
 
+# scale_rm PATH: removes a folder of make scale's own, one inside $OUT
+# (results/scale, which run.sh names itself), and refuses anything else.
+scale_rm() {
+  case "$1" in
+    */../*|*/..) ;;
+    "$OUT"/?*) rm -rf -- "$1"; return 0 ;;
+  esac
+  echo "error: $1 is not a folder of make scale's ($OUT/...): kept, not removed" >&2
+  return 1
+}
+
 scale_run() { # np folder log
   local np=$1 folder=$2 log=$3
   LAUNCH_SIM_NETWORK=theory LAUNCH_SIM_COMPUTE=0 LAUNCH_SIM_BLOCK=67108864 launch_prefix_smpirun "$np"
-  rm -rf "$folder"
+  scale_rm "$folder" || return 1
   mkdir -p "$(dirname "$folder")"
   nice -n 10 timeout "$SCALE_LIMIT_S" labs/scale/pss.sh "$log.pss" "${LAUNCH_CMD[@]}" "${ARGS[@]}" --out "$folder" \
     > "$log.log" 2>&1

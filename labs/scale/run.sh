@@ -56,13 +56,13 @@ source labs/scale/progress.sh
 MODEL=$OUT/compute-vgg11-b$SCALE_BATCH.csv
 scale_calibrate() {
   local tmp=$OUT/calibrate.tmp
-  rm -rf "$tmp"
+  scale_rm "$tmp"
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 bin/lab3 run --sync none --width 0.5 --batch "$SCALE_BATCH" --iters 6 \
     --timed 6 --no-eval --synthetic --limit $(( SCALE_BATCH * 6 )) --test-limit 64 --out "$tmp" \
     --calibrate-compute compute --quiet > "$OUT/logs/calibrate.log" 2>&1 || {
     echo "error: the compute calibration failed: $OUT/logs/calibrate.log" >&2; exit 1; }
   mv -f "$tmp/compute.csv" "$MODEL"
-  rm -rf "$tmp"
+  scale_rm "$tmp"
 }
 [ -f "$MODEL" ] && [ "${SCALE_RECALIBRATE:-0}" != 1 ] || scale_calibrate
 
