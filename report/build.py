@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from ddreport import doc, html, labs, latex, seeds  # noqa: E402
+from ddreport import doc, html, labs, latex, scale, seeds  # noqa: E402
 
 OVERFULL_PT = 10.0  # an overfull line beyond this is a layout bug, and said so
 
@@ -86,7 +86,7 @@ def assemble(results, folder, lab_list):
     return doc.Report(title="ddlab report", commit=commit,
                       date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                       machine=machine(sections), what_ran=ran, data_line=data_line(data), sections=sections,
-                      problems=problems)
+                      problems=problems, beyond=scale.section(results, ROOT))
 
 
 def compile_pdf(report, pdf):

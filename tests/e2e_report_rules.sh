@@ -3,10 +3,15 @@
 # e2e_report_rules.sh - the report's verdict rules (report/ddreport/labN.py),
 # one lab at a time, on result files written for each case: the seed's
 # claims all holding, some, none, and files a rule cannot read
-# (tests/report_rules.py). A second or so; prints ok / not ok lines.
+# (tests/report_rules.py), and the "Past the machine" section's bars on
+# make scale's files (tests/report_scale.py). A second or so; prints ok /
+# not ok lines.
 set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
 e2e_begin "report rules"
 command -v python3 >/dev/null 2>&1 || { echo "skip - report rules: python3 not installed (make deps)"; exit 0; }
-python3 tests/report_rules.py
+rc=0
+python3 tests/report_rules.py || rc=1
+python3 tests/report_scale.py || rc=1
+exit $rc

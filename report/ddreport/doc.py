@@ -112,3 +112,4 @@ class Report:
     data_line: str               # "synthetic data: ..." or ""
     sections: list
     problems: list = field(default_factory=list)
+    beyond: object = None        # scale.Beyond: past the machine (make scale), or None where it never ran

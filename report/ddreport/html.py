@@ -149,6 +149,16 @@ def section(s, files):
     return "\n".join(x for x in out if x)
 
 
+def beyond(b, files):
+    """Past the machine (scale.Beyond), as latex.beyond."""
+    out = ['<h2 id="scale">Past the machine</h2>', items(b.notes)]
+    out += [table(t) for t in b.tables]
+    out.append(figures(b.figures, files, "fig"))
+    if b.problems:
+        out.append("<p><b>Problems with the results.</b></p>" + items(b.problems))
+    return "\n".join(x for x in out if x)
+
+
 def summary(report):
     rows = []
     for s in report.sections:
@@ -175,8 +185,11 @@ def page(report, files):
     if report.data_line:
         head.append(f"<p><b>{text(report.data_line)}</b></p>")
     head.append(summary(report))
+    if report.beyond:
+        head.append(f'<p><b><a href="#scale">Past the machine</a>:</b> {text(report.beyond.summary)}.</p>')
     head.append(items(report.problems))
-    body = "\n".join(head + [section(s, files) for s in report.sections])
+    tail = [beyond(report.beyond, files)] if report.beyond else []
+    body = "\n".join(head + [section(s, files) for s in report.sections] + tail)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(report.title)}</title><style>{STYLE}</style></head><body>\n{body}\n"
