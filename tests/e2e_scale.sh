@@ -83,4 +83,7 @@ check $? "--compute-model in a native build is refused" "exit $rc; $(head -2 <<<
 out=$(bin/lab3 run "${small[@]}" --out "$tmp/n3" --private-ranks 1 2>&1); rc=$?
 [ "$rc" = 2 ] && grep -q "private-ranks 1: ranks that run no kernels need --compute-model" <<<"$out"
 check $? "--private-ranks without a model is refused" "exit $rc; $(head -2 <<<"$out")"
+out=$(SCALE_NP="8 3000" labs/scale/run.sh 2>&1); rc=$?
+[ "$rc" = 2 ] && grep -q "SCALE_NP='8 3000': rank counts, each 2 .. 1024" <<<"$out"
+check $? "make scale refuses a rank count past 1024 before running anything" "exit $rc; $(head -2 <<<"$out")"
 exit $fail

@@ -40,6 +40,10 @@ SCALE_BATCH=${SCALE_BATCH:-32}
 SCALE_LIMIT_S=${SCALE_LIMIT_S:-1800} # a configuration's wall-time bound
 case "$SCALE_MAX_NP" in [2-9]|[1-9][0-9]|[1-9][0-9][0-9]|10[0-2][0-9]) ;; *)
   echo "error: SCALE_MAX_NP='$SCALE_MAX_NP': 2 .. 1024" >&2; exit 2 ;; esac
+for np in ${SCALE_NP:-}; do
+  case "$np" in [2-9]|[1-9][0-9]|[1-9][0-9][0-9]|10[0-2][0-9]) ;; *)
+    echo "error: SCALE_NP='$SCALE_NP': rank counts, each 2 .. 1024" >&2; exit 2 ;; esac
+done
 case "$SCALE_BATCH" in [1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;; *)
   echo "error: SCALE_BATCH='$SCALE_BATCH': examples per rank, 1 .. 999" >&2; exit 2 ;; esac
 for p in $SCALE_PLATFORMS; do
@@ -66,9 +70,15 @@ scale_calibrate() {
 }
 [ -f "$MODEL" ] && [ "${SCALE_RECALIBRATE:-0}" != 1 ] || scale_calibrate
 
-# The rank counts: 2, 4, .. SCALE_MAX_NP (fattree400g: at most its 1024).
+# The rank counts: 2, 4, .. SCALE_MAX_NP (fattree400g: at most its 1024),
+# or SCALE_NP's list (one point of a sweep, e.g. 1024 alone, without the
+# hour its smaller counts cost).
 RANKS=()
-for (( np = 2; np <= SCALE_MAX_NP; np *= 2 )); do RANKS+=("$np"); done
+if [ -n "${SCALE_NP:-}" ]; then
+  for np in $SCALE_NP; do RANKS+=("$np"); done
+else
+  for (( np = 2; np <= SCALE_MAX_NP; np *= 2 )); do RANKS+=("$np"); done
+fi
 
 # 2 and 3: one configuration each (kind platform np), in order of cost.
 CONFIGS=()
