@@ -35,14 +35,14 @@ def write(folder, name, header, rows):
         w.writerows(rows)
 
 
-def run(name, validation=GOOD, ring=RING, lab3=LAB3, cut=False):
+def run(name, validation=GOOD, ring=RING, lab3=LAB3, cut=False, runnable="1.4"):
     with tempfile.TemporaryDirectory(prefix="report-scale.") as top:
         folder = os.path.join(top, "scale")
         os.makedirs(folder)
         if validation is not None:
             write(folder, "validation.csv", ["quantity", "platform", "np", "measured", "band_lo", "band_hi",
-                                              "repeats", "predicted", "rel_error"],
-                  [[q, "emu1g", n, m, lo, hi, k, p, ""] for q, n, m, lo, hi, k, p in validation])
+                                              "repeats", "predicted", "rel_error", "runnable", "cores"],
+                  [[q, "emu1g", n, m, lo, hi, k, p, "", runnable, 2] for q, n, m, lo, hi, k, p in validation])
         write(folder, "allreduce.csv", ["platform", "np", "alg", "bytes", "simulated_us", "ring_alpha_beta_us",
                                         "simulated_over_model"], ring)
         write(folder, "lab3.csv", ["platform", "np", "sync", "step_ms", "exposed_sync_ms", "comm_ms", "hidden_frac",
@@ -73,6 +73,8 @@ expect("an allreduce 11% slow is off (bar 10%)",
 expect("a measurement spreading 25% judges nothing",
        run("noisy", validation=[["ddp exposed sync (ms)", 2, "40", "30", "50", 5, "41"]]),
        "no prediction validated", "not judged", "wider than the bar")
+expect("a measurement beside other jobs judges nothing", run("busy", runnable="9.5"),
+       "no prediction validated", "other jobs ran beside the measurement (9.5 threads runnable")
 expect("the ring 3% off its formula is named",
        run("ring", ring=[["cluster4", 64, "ring", 16777216, "34000", "33000", "1.03"]]),
        "within 1% of alpha-beta on 0 of 1 platforms", "3.03%", "outside")

@@ -101,9 +101,10 @@ def validation(out):
         for r in rows(path):
             m, p = float(r["measured"]), float(r["predicted"])
             data.append([r["quantity"], r["platform"], r["np"], r["measured"], r["band_lo"], r["band_hi"],
-                         r["repeats"], r["predicted"], "%.4f" % ((p - m) / m) if m else ""])
+                         r["repeats"], r["predicted"], "%.4f" % ((p - m) / m) if m else "", r.get("runnable", ""),
+                         r.get("cores", "")])
     write(os.path.join(out, "validation.csv"), ["quantity", "platform", "np", "measured", "band_lo", "band_hi",
-                                                "repeats", "predicted", "rel_error"], data)
+                                                "repeats", "predicted", "rel_error", "runnable", "cores"], data)
     return data
 
 

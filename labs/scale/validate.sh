@@ -20,7 +20,8 @@
 # namespaces are made and removed by labs/net/cluster.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-V=results/scale/validate
+OUT=results/scale # make scale's folder: scale_rm removes only inside it
+V=$OUT/validate
 VALIDATE_HOSTS=${VALIDATE_HOSTS:-2 4 8}
 [ "$(id -u)" = 0 ] || { echo "error: the emulated hosts need root (network namespaces)" >&2; exit 2; }
 mkdir -p "$V" results/scale/logs results/scale/platforms
@@ -28,12 +29,33 @@ source labs/scale/platform.sh
 SCALE_LIMIT_S=${SCALE_LIMIT_S:-900}
 cores=$(nproc)
 
+# What else ran: once a second during a host count's measurement, how many
+# threads were runnable (/proc/loadavg's 4th field), into $V/runnable-hN.txt.
+# The emulated ranks' steps are wall time on shared cores while the
+# predictions charge CPU time, so a measurement beside other jobs is not
+# one of this machine: the report judges no prediction against it
+# (report/ddreport/scale.py; a run beside niced builds at load 9-16 measured
+# DDP's 2-host step at 1205 ms against 234 predicted).
+SAMPLER=
+sampler_stop() { [ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null; SAMPLER=; return 0; }
+trap sampler_stop EXIT
+sampler_start() { # n
+  local out=$V/runnable-h$1.txt
+  : > "$out"
+  ( for (( i = 0; i < 3600; i++ )); do
+      awk '{ split($4, a, "/"); print a[1] - 1 }' /proc/loadavg >> "$out"; sleep 1
+    done ) &
+  SAMPLER=$!
+}
+
 measure() { # n
   local n=$1
+  sampler_start "$n"
   LAB2_ONLY=bench LAB2_MAX_BYTES=16777216 LAB2_REPS=5 make --no-print-directory lab2 NET=1gbit NP="$n" HOSTS="$n" \
     RESULTS="$V/net-lab2-h$n" > "results/scale/logs/validate-net-lab2-h$n.log" 2>&1
   LAB3_ONLY=table1 LAB3_STEPS=6 LAB3_SEEDS=1 make --no-print-directory lab3 NET=1gbit NP="$n" \
     RESULTS="$V/net-lab3-h$n" > "results/scale/logs/validate-net-lab3-h$n.log" 2>&1
+  sampler_stop
 }
 
 # emu1g grown to n hosts, its speed this machine's SGEMM rate as sim.sh
@@ -66,6 +88,6 @@ for n in $VALIDATE_HOSTS; do
   echo "[validate] $n emulated hosts: measuring, then predicting ($(date -u +%T))" >&2
   measure "$n"
   predict "$n"
-  python3 labs/scale/validate_pair.py "$V" "$n"
+  python3 labs/scale/validate_pair.py "$V" "$n" "$cores"
 done
 python3 labs/scale/summary.py results/scale

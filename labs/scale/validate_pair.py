@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""labs/scale/validate_pair.py V N - one host count's predictions beside its
-measurements (labs/scale/validate.sh): V/validation-hN.csv with columns
-quantity, platform, np, measured, band_lo, band_hi, repeats, predicted.
+"""labs/scale/validate_pair.py V N CORES - one host count's predictions beside
+its measurements (labs/scale/validate.sh): V/validation-hN.csv with columns
+quantity, platform, np, measured, band_lo, band_hi, repeats, predicted,
+runnable (the mean number of threads runnable during the measurement,
+besides the sampler: V/runnable-hN.txt) and cores.
 
   allreduce <alg> <bytes>   lab2 bench: measured median of 5 timed calls
                             (band: fastest .. mean), predicted one call (us)
@@ -59,13 +61,25 @@ def ddp(v, n):
     return out
 
 
+def runnable(v, n):
+    """The mean of the once-a-second samples, or "" without any."""
+    try:
+        with open(os.path.join(v, "runnable-h%d.txt" % n)) as f:
+            xs = [float(x) for x in f.read().split()]
+    except (OSError, ValueError):
+        return ""
+    return "%.2f" % statistics.mean(xs) if xs else ""
+
+
 def main():
-    v, n = sys.argv[1], int(sys.argv[2])
-    data = [[q, "emu1g (emulated 1 Gbit/s)", n] + rest for q, *rest in allreduce(v, n) + ddp(v, n)]
+    v, n, cores = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    busy = [runnable(v, n), cores]
+    data = [[q, "emu1g (emulated 1 Gbit/s)", n] + rest + busy for q, *rest in allreduce(v, n) + ddp(v, n)]
     path = os.path.join(v, "validation-h%d.csv" % n)
     with open(path + ".tmp", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["quantity", "platform", "np", "measured", "band_lo", "band_hi", "repeats", "predicted"])
+        w.writerow(["quantity", "platform", "np", "measured", "band_lo", "band_hi", "repeats", "predicted",
+                    "runnable", "cores"])
         w.writerows(data)
     os.replace(path + ".tmp", path)
     for d in data:

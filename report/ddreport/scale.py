@@ -14,7 +14,12 @@ points for DDP's hidden fraction (a fraction has no relative error worth
 the name near 0), and 1% for the ring against its formula. A measurement
 whose own spread (band_lo..band_hi over its repeats) is wider than the
 bar cannot judge a prediction: its row says "not judged" and why, so a
-noisy run never passes by noise."""
+noisy run never passes by noise. Nor does a busy one: the emulated hosts'
+steps are wall time on shared cores while a prediction charges CPU time,
+so where more threads were runnable during the measurement than its ranks
+and one more (the launcher, the packet pacer: labs/scale/validate.sh
+samples them once a second), other jobs shared the cores and the row is
+not judged either."""
 import math
 import os
 import re
@@ -55,6 +60,10 @@ def judge(row):
     m, p = csvdata.num(row["measured"]), csvdata.num(row["predicted"])
     lo, hi = csvdata.num(row["band_lo"]), csvdata.num(row["band_hi"])
     bar, kind = bar_of(q)
+    busy, ranks = csvdata.num(row.get("runnable", "")), csvdata.num(row.get("np", ""))
+    if busy == busy and ranks == ranks and busy > ranks + 1:
+        return "not judged", f"other jobs ran beside the measurement ({busy:.1f} threads runnable on average, " \
+                             f"{ranks:.0f} ranks)"
     if bar is None or math.isnan(m) or math.isnan(p) or (kind == "rel" and m <= 0):
         return "not judged", "no bar for this quantity" if bar is None else "no number"
     if kind == "rel":
