@@ -293,7 +293,7 @@ stamp = @mkdir -p $(@D); echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
 # the commit forces just that object to rebuild.
 $(BUILD)/git-rev: FORCE
 	$(call stamp,$(GIT_REV))
-$(BUILD)/core/provenance/version.o: core/provenance/version.c $(BUILD)/git-rev
+$(BUILD)/core/results/version.o: core/results/version.c $(BUILD)/git-rev
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DDDL_GIT_REV='"$(GIT_REV)"' -DDDL_CFLAGS='"$(strip $(OPT))$(if $(filter 1,$(SANITIZE)), asan+ubsan,)$(if $(filter 1,$(SIM)), smpicc,)"' -c $< -o $@
 FORCE:
@@ -336,12 +336,12 @@ ifeq ($(IMPL),student)
 $(STUDENT_BUILD)/%.o: %.c | check-tools
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SUBMISSION_INC) -c $< -o $@
-# Results written by student programs say "impl: student" (core/provenance/impl.c).
-$(STUDENT_BUILD)/core/provenance/impl.o: core/provenance/impl.c | check-tools
+# Results written by student programs say "impl: student" (core/results/impl.c).
+$(STUDENT_BUILD)/core/results/impl.o: core/results/impl.c | check-tools
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DDDL_IMPL_STUDENT -c $< -o $@
 define STUDENT_LAB_RULE
-$(STUDENT_BIN)/$(1): $(STUDENT_BUILD)/core/provenance/impl.o $(patsubst %.c,$(STUDENT_BUILD)/%.o,$(wildcard labs/$(1)/exercises/*.c)) $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB) $(SAN_OBJ)
+$(STUDENT_BIN)/$(1): $(STUDENT_BUILD)/core/results/impl.o $(patsubst %.c,$(STUDENT_BUILD)/%.o,$(wildcard labs/$(1)/exercises/*.c)) $(patsubst %.c,$(BUILD)/%.o,$(wildcard labs/$(1)/*.c)) $(LIB) $(SAN_OBJ)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
 endef

@@ -3,7 +3,7 @@
 (forward + backward + SGD) of the same model, width, batch and thread count
 as bin/bench/train_step, timed the same way (median after warm-up).
 
-Models mirror core/models, layer for layer and named as ddlab names its
+Models mirror core/model, layer for layer and named as ddlab names its
 parameters (the modules of tests/gen_fixtures.py, which the fixture tests
 check against ddlab tensor by tensor; copied here so the bench does not
 depend on the test tree): cnn3, vgg11 (CIFAR VGG-11 with BatchNorm, global
@@ -11,7 +11,7 @@ average pool, Linear), resnet18 (kuangliu CIFAR ResNet-18), resnet50 and
 mobilenetv2 (torchvision's, with ddlab's 28x28 strides). --width scales the
 channels by ddlab's rules: max(1, (int)(c * w + 0.5f)) in float32 (zoo.c
 scaled_width), torchvision's _make_divisible(c * w, 8) for mobilenetv2.
-Inputs are each model's home input in ddlab (core/models/zoo.c, what the
+Inputs are each model's home input in ddlab (core/model/zoo.c, what the
 labs train on): 1x28x28 for cnn3, resnet50, mobilenetv2; 3x32x32 for vgg11
 and resnet18. Run with Debian's python3-torch:
 
@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from gen_fixtures import CNN3, VGG11, ResNet18, ResNet50, MobileNetV2  # noqa: E402
 
 
-# name: (builder(cin, width, classes, hw), home input C, H, W) - core/models/zoo.c's ZOO
+# name: (builder(cin, width, classes, hw), home input C, H, W) - core/model/zoo.c's ZOO
 MODELS = {
     'cnn3': (lambda c, w, k, hw: CNN3(c, w, k, hw), (1, 28, 28)),
     'vgg11': (lambda c, w, k, hw: VGG11(c, w, k), (3, 32, 32)),

@@ -2,7 +2,7 @@
 """torch_step_gpu.py - PyTorch eager's training step on the GPU, for
 `make gpu-check` (tests/gpu_check.sh): forward + backward + SGD of the
 models of bench/torch_step.py (imported from it: the same modules, widths
-and home inputs as ddlab's core/models), timed as a whole step with the GPU
+and home inputs as ddlab's core/model), timed as a whole step with the GPU
 synchronised before and after it, median of --reps after --warmup steps.
 
   python3 bench/torch_step_gpu.py [--device cuda] [--reps 20] [--warmup 5] cnn3:1:64 vgg11:1:128

@@ -191,7 +191,7 @@ class MLP(nn.Module):
 
 
 def scaled(c, w):
-    """core/models/zoo.c scaled_width: (int)(c * w + 0.5f), at least 1."""
+    """core/model/zoo.c scaled_width: (int)(c * w + 0.5f), at least 1."""
     return max(1, int(np.float32(c) * np.float32(w) + np.float32(0.5)))
 
 
@@ -255,7 +255,7 @@ class BasicBlock(nn.Module):
 
 
 class ResNet(nn.Module):
-    """What both ResNets share, as core/models/resnet.c builds it: conv1 3x3
+    """What both ResNets share, as core/model/resnet.c builds it: conv1 3x3
     stride 1 on cin channels, no max pooling, four stages of `blocks`
     blocks (planes 64/128/256/512 scaled as scaled(); the first block of
     stages 2-4 has stride 2), global average pooling, a Linear named
@@ -313,7 +313,7 @@ class Bottleneck(nn.Module):
 
 
 class ResNet50(ResNet):
-    """torchvision's resnet50 with core/models/resnet50.c's stem (ResNet's)."""
+    """torchvision's resnet50 with core/model/resnet50.c's stem (ResNet's)."""
 
     def __init__(self, cin, width, classes):
         super().__init__(Bottleneck, [3, 4, 6, 3], "fc", cin, width, classes)
@@ -348,7 +348,7 @@ class InvertedResidual(nn.Module):
 
 
 class MobileNetV2(nn.Module):
-    """torchvision's mobilenet_v2 with core/models/mobilenetv2.c's strides:
+    """torchvision's mobilenet_v2 with core/model/mobilenetv2.c's strides:
     stem stride 1 on cin channels, the 24-channel stage stride 1."""
     SETTING = [[1, 16, 1, 1], [6, 24, 2, 1], [6, 32, 3, 2], [6, 64, 4, 2], [6, 96, 3, 1], [6, 160, 3, 2],
                [6, 320, 1, 1]]

@@ -44,7 +44,7 @@
 #include "fixture.h"
 #include "harness.h"
 #include "model/model.h"
-#include "optim/optim.h"
+#include "train/optim.h"
 
 static const char *FIXTURES[] = {
     "layer_linear", "layer_linear_nobias", "layer_linear_chw",

@@ -65,7 +65,7 @@ static void check_algo(ConvAlgo a)
 /* The path algo sends a kind of layer to, or RULE. */
 static ConvPath path_for(ConvAlgo algo, ConvLayerKind kind)
 {
-    if (algo == CONV_ALGO_REFERENCE) return CONV_PATH_IM2COL; /* depthwise too (and no fusion: core/models/zoo.c) */
+    if (algo == CONV_ALGO_REFERENCE) return CONV_PATH_IM2COL; /* depthwise too (and no fusion: core/model/zoo.c) */
     ConvPath forced = forced_row(algo);
     if (forced >= 0 && CONV_PATHS[forced].forces & (1u << kind)) return forced;
     const char *key = (forced >= 0 ? BESIDE_FORCED : UNFORCED)[kind];

@@ -12,7 +12,7 @@
 #ifndef DDL_LAYERS_H
 #define DDL_LAYERS_H
 
-#include "../graph/graph.h"
+#include "graph.h"
 
 void linear_forward(Model *m, const Layer *l);
 void linear_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx);

@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #include "../model/model.h"
-#include "../optim/optim.h"
+#include "../train/optim.h"
 #include "../train/checkpoint_state.h"
 #include "../train/train.h"
 #include "loss_scale.h"

@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../graph/graph.h"
+#include "../layers/graph.h"
 #include "../util/rng.h"
 
 /* ---- building ---- */
@@ -101,7 +101,7 @@ uint32_t model_param_layout(const Model *m);
 /* FLOPs of one forward pass per example (multiply-add = 2). */
 double model_forward_flops(const Model *m);
 
-/* ---- the model zoo (core/models/) ---- */
+/* ---- the model zoo (core/model/) ---- */
 typedef struct ModelConfig {
     Shape input;         /* e.g. {1,28,28} or {3,32,32} */
     int classes;
@@ -116,11 +116,11 @@ typedef struct ModelConfig {
 
 /* Defaults for `name` on inputs of `input` with `classes` outputs; an
  * input with c <= 0 or classes <= 0 takes the model's home dataset's
- * (core/models/zoo.c: 1x28x28 / 10 for mlp, cnn3, resnet50, mobilenetv2;
+ * (core/model/zoo.c: 1x28x28 / 10 for mlp, cnn3, resnet50, mobilenetv2;
  * 3x32x32 / 10 for vgg11, resnet18; 10x1x1 / 3 for sdss_dnn). */
 ModelConfig model_config_default(const char *name, Shape input, int classes);
 /* Build a model of the zoo (model_names(); what each one is, its stem and
- * its width rule: core/models/README.md). Returns 0, or -1 and a message
+ * its width rule: core/model/README.md). Returns 0, or -1 and a message
  * for an unknown name or an impossible config. */
 int model_build(Model *m, const char *name, const ModelConfig *cfg, int max_batch, uint64_t seed,
                 char err[256]);

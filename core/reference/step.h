@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* cnn3 on 1x28x28 images (core/models/cnn3.c): three 3x3 convolutions
+/* cnn3 on 1x28x28 images (core/model/cnn3.c): three 3x3 convolutions
  * (padding 1, bias) with ReLU and 2x2 max pooling, 28 -> 14 -> 7 -> 3;
  * then fc1 (c3*3*3 -> f1, ReLU) and fc2 (f1 -> classes). At width 1:
  * c1 = 32, c2 = 64, c3 = 64, f1 = 128, classes = 10. */

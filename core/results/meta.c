@@ -19,7 +19,7 @@
 #include "../platform/mpi_transport.h"
 #include "../platform/placement.h"
 #include "../platform/threads.h"
-#include "../provenance/version.h"
+#include "version.h"
 #include "../cpu/isa.h"
 #ifdef DDL_SMPI
 #include <simgrid/host.h>

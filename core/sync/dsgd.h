@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include "../mixed/mixed.h"
-#include "../optim/optim.h"
+#include "../train/optim.h"
 #include "fed_link.h"
 
 /* One D-SGD round. Users: m->grads holds the scaled gradient of `batch`

@@ -3,7 +3,7 @@
 #ifndef DDL_PS_STEP_H
 #define DDL_PS_STEP_H
 
-#include "../optim/optim.h"
+#include "../train/optim.h"
 
 /* The server's step of synchronous parameter-server SGD.
  *   grad_sum  the sum over `workers` workers of the gradients they pushed

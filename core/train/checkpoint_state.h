@@ -8,7 +8,7 @@
 
 #include "../data/dataset.h"
 #include "../model/model.h"
-#include "../optim/optim.h"
+#include "optim.h"
 #include "../results/checkpoint.h"
 
 

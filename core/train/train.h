@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include "../data/dataset.h"
 #include "../model/model.h"
-#include "../optim/optim.h"
+#include "optim.h"
 
 typedef struct Trainer {
     Model *m;

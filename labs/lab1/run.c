@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "evaluate/evaluate.h"
+#include "train/evaluate.h"
 #include "cpu/gemm.h"
 #include "results/image.h"
 #include "lab1.h"

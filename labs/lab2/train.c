@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evaluate/evaluate.h"
+#include "train/evaluate.h"
 #include "lab2.h"
 
 typedef struct RunResult {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evaluate/evaluate.h"
+#include "train/evaluate.h"
 #include "lab3.h"
 
 /* What one rank measured in one step, gathered to rank 0 at the end. */

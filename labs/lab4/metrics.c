@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "util/common.h"
-#include "evaluate/evaluate.h"
+#include "train/evaluate.h"
 #include "train/train.h"
 #include "lab4.h"
 

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evaluate/evaluate.h"
+#include "train/evaluate.h"
 #include "lab5.h"
 
 typedef struct Run {

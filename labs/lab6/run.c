@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evaluate/evaluate.h"
+#include "train/evaluate.h"
 #include "lab6.h"
 
 /* Per step on one rank. */

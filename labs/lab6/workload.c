@@ -1,10 +1,10 @@
 /* workload.c - lab6's three workloads (the seed's Table I columns).
  *
  * The seed trained ResNet-50 on MNIST, MobileNet(V2) on Fashion-MNIST and
- * a small DNN on SDSS. The models are ddlab's (core/models/README.md:
+ * a small DNN on SDSS. The models are ddlab's (core/model/README.md:
  * ResNet-50 and MobileNetV2 with stems for 28x28 one-channel inputs). The
  * quick widths keep a step near 120-140 ms at batch 64 on one core of the
- * development machine (core/models/README.md); the paper profile uses
+ * development machine (core/model/README.md); the paper profile uses
  * width 1. */
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * 1-8 workers, plain SGD, momentum, weight decay, Nesterov, several steps;
  * mpi_ps at 2 and 3 ranks: the workers end with allreduce's weights).
  *
- * What you have (core/optim/optim.h): opt->n parameters, opt->cfg (lr,
+ * What you have (core/train/optim.h): opt->n parameters, opt->cfg (lr,
  * momentum, weight_decay, nesterov), opt->velocity (the momentum buffers:
  * only the server holds them) and sgd_step(opt, params, grads), one
  * ordinary SGD step.

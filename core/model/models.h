@@ -2,7 +2,7 @@
 #ifndef DDL_MODELS_H
 #define DDL_MODELS_H
 
-#include "../model/model.h"
+#include "model.h"
 
 int build_mlp(Model *m, const ModelConfig *cfg, char *err);
 int build_cnn3(Model *m, const ModelConfig *cfg, char *err);

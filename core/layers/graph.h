@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "layer.h"
 #include "../backend/backend.h"
-#include "../init/init.h"
+#include "init.h"
 
 struct Model;
 /* Called after each layer's backward with the layer's index (layers run

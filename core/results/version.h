@@ -4,7 +4,7 @@
 const char *ddl_git_rev(void);   /* short commit, "-dirty" when the tree had changes */
 const char *ddl_build_flags(void);
 /* "reference", or "student" in programs linked with labs/labN/exercises
- * (make labN IMPL=student): core/provenance/impl.c, rebuilt with -DDDL_IMPL_STUDENT
+ * (make labN IMPL=student): core/results/impl.c, rebuilt with -DDDL_IMPL_STUDENT
  * into the student tree, so results say which code produced them. */
 const char *ddl_impl(void);
 #endif
