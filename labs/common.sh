@@ -97,18 +97,8 @@ CORES=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 1)
 USER_OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-ACTIVE}
 
-# Some machines export OPENBLAS_CORETYPE=Haswell system-wide; on an AVX-512
-# CPU that halves GEMM speed, so a narrower kernel name is upgraded too
-# (DDL_KEEP_CORETYPE=1 keeps whatever is set).
-has_avx512() {
-  local f
-  for f in avx512f avx512bw avx512vl avx512dq; do grep -q " $f" /proc/cpuinfo 2>/dev/null || return 1; done
-}
-if [ "${DDL_KEEP_CORETYPE:-0}" != 1 ] && has_avx512; then
-  case "${OPENBLAS_CORETYPE:-}" in
-    ""|Haswell|HASWELL|Zen|ZEN|Sandybridge|SANDYBRIDGE) export OPENBLAS_CORETYPE=SkylakeX ;;
-  esac
-fi
+# OpenBLAS's kernels on AVX-512 CPUs it mistakes for older ones (labs/coretype.sh).
+source labs/coretype.sh
 
 # --- launchers and platforms -----------------------------------------------------
 source labs/launch.sh

@@ -54,6 +54,7 @@ command -v smpirun >/dev/null 2>&1 || { echo "error: make scale needs SimGrid's 
   echo "error: bin/lab3, bin/sim/lab2 and bin/sim/lab3 missing: make && make SIM=1 bin/sim/lab2 bin/sim/lab3" >&2; exit 2; }
 mkdir -p "$OUT/logs" "$OUT/platforms"
 source labs/scale/platform.sh
+source labs/coretype.sh # the GEMM kernels the labs use
 source labs/scale/progress.sh
 
 # 1. The compute model, once per batch and build.

@@ -26,6 +26,7 @@ VALIDATE_HOSTS=${VALIDATE_HOSTS:-2 4 8}
 [ "$(id -u)" = 0 ] || { echo "error: the emulated hosts need root (network namespaces)" >&2; exit 2; }
 mkdir -p "$V" results/scale/logs results/scale/platforms
 source labs/scale/platform.sh
+source labs/coretype.sh # the GEMM kernels the labs use: the validation compares with them
 SCALE_LIMIT_S=${SCALE_LIMIT_S:-900}
 cores=$(nproc)
 
