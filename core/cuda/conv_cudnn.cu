@@ -17,7 +17,7 @@
 //   as every ddlab kernel does) and, with cuDNN's own workspace size for it
 //   (cudnnGet*WorkspaceSize), within the limit below;
 // - FMA math only (CUDNN_FMA_MATH): no TF32 tensor cores, so results stay
-//   FP32 and comparable with the CPU's, as gemm_cuda.cu keeps cuBLAS; the
+//   FP32 and comparable with the CPU's, as gemm.cu keeps cuBLAS; the
 //   PyTorch side of make gpu-check also runs with TF32 off.
 // cudnnFind* (timing every algorithm, PyTorch's benchmark mode) is not
 // used: its choice depends on the timings of the moment, so two runs could
@@ -28,7 +28,7 @@
 // of max_batch needs, so the model's scratch, sized from that, always holds
 // it. The choice is thus a function of (shape, n, max_batch, GPU) alone.
 //
-// Handles and plans are per thread (thread_local, as gemm_cuda.cu's cuBLAS
+// Handles and plans are per thread (thread_local, as gemm.cu's cuBLAS
 // handles), never destroyed: they live as long as the process's CUDA
 // context may (cuDNN must not outlive it).
 //

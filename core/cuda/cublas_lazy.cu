@@ -5,7 +5,7 @@
 // (2026-11-27: an empty C program linked with -lcublas took 0.51-0.54 s,
 // without it 0.00 s), on the CPU as much as on a GPU, and once per MPI
 // rank. So the real-GPU build does not link it: this file defines the few
-// cuBLAS functions ddlab calls (gemm_cuda.cu, cuda_check.h) with cuBLAS's
+// cuBLAS functions ddlab calls (gemm.cu, cuda_check.h) with cuBLAS's
 // own declarations, and each resolves the library's function with
 // dlopen/dlsym the first time any is called. A run on the CPU never loads
 // it; a GPU run loads it at its first GEMM. The emulated GPU has its own

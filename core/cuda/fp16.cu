@@ -1,6 +1,7 @@
-// fp16.cu - FP32 <-> FP16 casts and the loss-scale overflow check used by
-// mixed precision (FP16 working copy, FP32 master weights, dynamic loss
-// scaling: a step whose gradients hold an inf or NaN is skipped).
+// fp16.cu - FP32 <-> FP16 casts, FP16 storage emulated in float and the
+// loss-scale overflow check used by mixed precision (FP16 working copy,
+// FP32 master weights, dynamic loss scaling: a step whose gradients hold
+// an inf or NaN is skipped): the twins of core/cpu/fp16.c.
 #include <cuda_fp16.h>
 
 #include "cuda_check.h"
@@ -65,4 +66,30 @@ extern "C" bool nonfinite_cuda(const float *x, size_t count)
     DDL_CUDA_CHECK(cudaFreeAsync(flag, st));
     DDL_CUDA_CHECK(cudaStreamSynchronize(st));
     return host != 0;
+}
+
+// ---- half_round_cuda, twin of half_round_cpu: FP16 storage emulated in
+// float, bit-identical to the CPU (one rounding).
+
+namespace {
+
+// __float2half_rn rounds to nearest even, overflows to infinity and keeps
+// subnormals: what half_round does on the CPU. NaN passes through
+// unchanged there, so it does here (the cast could change its payload).
+__global__ void half_round_kernel(float *x, size_t count)
+{
+    DDL_GRID_STRIDE(i, count)
+    {
+        float v = x[i];
+        if (!isnan(v)) x[i] = __half2float(__float2half_rn(v));
+    }
+}
+
+} // namespace
+
+extern "C" void half_round_cuda(float *x, size_t count)
+{
+    if (count == 0) return;
+    DDL_LAUNCH(half_round_kernel, ddl_grid(count), DDL_BLOCK, 0, ddl_stream())(x, count);
+    DDL_CUDA_LAUNCHED();
 }

@@ -99,7 +99,7 @@ void softmax_ce_backward_cuda(const float *probs, const int32_t *labels, int n, 
 void sgd_update_cuda(float *w, const float *grad, float *velocity, size_t count, float lr, float momentum,
                      float weight_decay, bool nesterov);
 
-/* gemm_cuda.cu: C = alpha * op(A) * op(B) + beta * C, ROW-MAJOR, exactly
+/* gemm.cu: C = alpha * op(A) * op(B) + beta * C, ROW-MAJOR, exactly
  * gemm_f32's arguments (core/cpu/gemm.h); FP32 throughout (no TF32). */
 void gemm_f32_cuda(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float *A, int lda,
                    const float *B, int ldb, float beta, float *C, int ldc);

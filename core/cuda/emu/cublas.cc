@@ -1,6 +1,6 @@
-// cublas.cc - the cuBLAS calls of core/cuda/gemm_cuda.cu, on OpenBLAS, for
+// cublas.cc - the cuBLAS calls of core/cuda/gemm.cu, on OpenBLAS, for
 // the emulated GPU. Column-major in, column-major out, as cuBLAS: the
-// row-major trick of gemm_cuda.cu (C^T = B^T A^T) is exercised unchanged.
+// row-major trick of gemm.cu (C^T = B^T A^T) is exercised unchanged.
 //
 // cublasGemmEx with FP16 operands and FP32 compute widens the halves to
 // floats (exact) and runs SGEMM: each product of two halves is exact in

@@ -1,4 +1,4 @@
-// gemm_cuda.cu - row-major GEMM through cuBLAS (twin of core/cpu/gemm.c).
+// gemm.cu - row-major GEMM through cuBLAS (twin of core/cpu/gemm.c).
 //
 // cuBLAS is column-major. A row-major M x N matrix with leading dimension
 // ld is, byte for byte, a column-major N x M matrix with the same ld, so
