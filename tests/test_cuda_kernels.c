@@ -39,7 +39,7 @@
 
 static const char *const GROUPS[] = {
     "device memory",   "im2col/col2im", "conv2d groups (im2col row blocks + gemm)",
-    "bias add/grad",   "relu/relu6",    "maxpool",
+    "bias add/grad",   "activations (relu, relu6, ...)", "maxpool",
     "avgpool",         "global avgpool", "batchnorm",
     "dropout mask",    "mul/add/copy_grad/add_relu", "softmax cross-entropy",
     "sgd update",      "fp16 casts",    "loss-scale overflow check",
@@ -324,7 +324,7 @@ static void check_map_acc(const char *name, MapAccFn cpu, MapAccFn cuda, const B
     }
 }
 
-static void test_relu(void)
+static void test_activations(void)
 {
     for (size_t t = 0; t < NCOUNTS; t++) {
         size_t n = COUNTS[t];
@@ -338,10 +338,11 @@ static void test_relu(void)
         }
         Buf x = buf_from(xv, n), dy = buf_rand(n, -1.0f, 1.0f);
         ddl_free(xv);
-        check_map("relu_forward", relu_forward_cpu, relu_forward_cuda, &x, n);
-        check_map("relu6_forward", relu6_forward_cpu, relu6_forward_cuda, &x, n);
-        check_map_acc("relu_backward", relu_backward_cpu, relu_backward_cuda, &x, &dy, n);
-        check_map_acc("relu6_backward", relu6_backward_cpu, relu6_backward_cuda, &x, &dy, n);
+        /* every element-wise activation of the kernel list */
+#define ACTIVATION(KIND, name)                                                                                  \
+    check_map(#name "_forward", name##_forward_cpu, name##_forward_cuda, &x, n);                                \
+    check_map_acc(#name "_backward", name##_backward_cpu, name##_backward_cuda, &x, &dy, n);
+#include "cpu/kernels.def"
         buf_free(&x), buf_free(&dy);
     }
 }
@@ -951,7 +952,7 @@ int main(void)
     test_im2col();
     test_conv_groups();
     test_bias();
-    test_relu();
+    test_activations();
     test_pool(true);
     test_pool(false);
     test_global_avgpool();

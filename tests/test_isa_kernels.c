@@ -47,10 +47,11 @@ static void bias_add(const Backend *b, float *o, bool acc)
     memcpy(o, F.x, sizeof F.x), b->bias_add(o, F.gamma, N, C, P);
 }
 static void bias_grad(const Backend *b, float *o, bool acc) { b->bias_grad(F.dy, o, N, C, P); }
-static void relu(const Backend *b, float *o, bool acc) { b->relu_forward(F.x, o, COUNT); }
-static void relu6(const Backend *b, float *o, bool acc) { b->relu6_forward(F.x, o, COUNT); }
-static void relu_bwd(const Backend *b, float *o, bool acc) { b->relu_backward(F.x, F.dy, o, COUNT, acc); }
-static void relu6_bwd(const Backend *b, float *o, bool acc) { b->relu6_backward(F.x, F.dy, o, COUNT, acc); }
+/* every element-wise activation of the kernel list (core/cpu/kernels.def) */
+#define ACTIVATION(KIND, name)                                                                                  \
+    static void name##_fwd(const Backend *b, float *o, bool acc) { b->name##_forward(F.x, o, COUNT); }         \
+    static void name##_bwd(const Backend *b, float *o, bool acc) { b->name##_backward(F.x, F.dy, o, COUNT, acc); }
+#include "cpu/kernels.def"
 static void maxpool(const Backend *b, float *o, bool acc)
 {
     b->maxpool_forward(F.pool_x, o, PLANES, HW, HW, K, S, PAD, OHW, OHW);
@@ -156,11 +157,10 @@ static const struct {
 } ROWS[] = {
     {"bias_add", bias_add, COUNT, false},
     {"bias_grad", bias_grad, C, true},
-    {"relu_forward", relu, COUNT, false},
-    {"relu6_forward", relu6, COUNT, false},
-    {"relu_backward", relu_bwd, COUNT, false},
-    {"relu_backward acc", relu_bwd, COUNT, true},
-    {"relu6_backward acc", relu6_bwd, COUNT, true},
+#define ACTIVATION(KIND, name)                                                                                  \
+    {#name "_forward", name##_fwd, COUNT, false}, {#name "_backward", name##_bwd, COUNT, false},                \
+        {#name "_backward acc", name##_bwd, COUNT, true},
+#include "cpu/kernels.def"
     {"maxpool_forward", maxpool, PLANES *OHW *OHW, false},
     {"maxpool_backward", maxpool_bwd, PLANES *HW *HW, false},
     {"maxpool_backward acc", maxpool_bwd, PLANES *HW *HW, true},

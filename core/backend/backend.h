@@ -12,10 +12,12 @@
  * Pointers handed to the kernels and to copy/zero are backend memory:
  * host memory for the CPU, device memory for CUDA, which host code must
  * never dereference. Scalars (sizes, flags, seeds) are host values. The
- * kernel entries have exactly the signatures of core/cpu/kernels.h and
- * core/cpu/gemm.h; see there for what each one computes. The convolutions'
- * kernels are one sub-table per device (conv), which only the
- * convolution wing (core/conv) reads.
+ * kernel entries are generated from the one list of kernels,
+ * core/cpu/kernels.def (see there for what each one computes), as are the
+ * CPU's and the CUDA twins' declarations and both tables, so a kernel is
+ * added in one place; GEMM has core/cpu/gemm.h's signatures. The
+ * convolutions' kernels are one sub-table per device (conv), which only
+ * the convolution wing (core/conv) reads.
  *
  * Plain C: the CUDA table is defined in a .cu file that includes this. */
 #ifndef DDL_BACKEND_H
@@ -100,57 +102,11 @@ typedef struct Backend {
 
     /* ---- convolution: the device's sub-table (core/conv/kernels.h) ---- */
     const ConvKernels *conv;
-    void (*bias_add)(float *y, const float *bias, int n, int c, int p);
-    void (*bias_grad)(const float *dy, float *dbias, int n, int c, int p);
-
-    /* ---- activations, pooling, normalisation ---- */
-    void (*relu_forward)(const float *x, float *y, size_t count);
-    void (*relu_backward)(const float *x, const float *dy, float *dx, size_t count, bool acc);
-    void (*relu6_forward)(const float *x, float *y, size_t count);
-    void (*relu6_backward)(const float *x, const float *dy, float *dx, size_t count, bool acc);
-    void (*maxpool_forward)(const float *x, float *y, int planes, int H, int W, int k, int stride, int pad, int OH,
-                            int OW);
-    void (*maxpool_backward)(const float *x, const float *dy, float *dx, int planes, int H, int W, int k, int stride,
-                             int pad, int OH, int OW, bool acc);
-    void (*avgpool_forward)(const float *x, float *y, int planes, int H, int W, int k, int stride, int pad, int OH,
-                            int OW);
-    void (*avgpool_backward)(const float *dy, float *dx, int planes, int H, int W, int k, int stride, int pad, int OH,
-                             int OW, bool acc);
-    void (*global_avgpool_forward)(const float *x, float *y, int planes, int p);
-    void (*global_avgpool_backward)(const float *dy, float *dx, int planes, int p, bool acc);
-    void (*batchnorm_forward_train)(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
-                                    int p, float eps, float momentum, float *running_mean, float *running_var,
-                                    float *save_mean, float *save_invstd, int act);
-    void (*batchnorm_forward_eval)(const float *x, float *y, const float *gamma, const float *beta, int n, int c,
-                                   int p, float eps, const float *mean, const float *var, int act);
-    void (*batchnorm_eval_stats)(const float *mean, const float *var, int c, float eps, float *save_mean,
-                                 float *save_invstd);
-    void (*batchnorm_backward)(const float *x, const float *dy, float *dx, const float *gamma, float *dgamma,
-                               float *dbeta, int n, int c, int p, const float *save_mean, const float *save_invstd,
-                               bool use_batch_stats, bool acc, const float *beta, int act);
-
-    /* ---- elementwise ---- */
-    void (*dropout_mask)(float *mask, size_t count, float p, uint64_t seed, uint64_t stream);
-    void (*mul)(const float *x, const float *mask, float *y, size_t count);
-    void (*mul_backward)(const float *dy, const float *mask, float *dx, size_t count, bool acc);
-    void (*add)(const float *a, const float *b, float *y, size_t count);
-    void (*copy_grad)(const float *dy, float *dx, size_t count, bool acc);
-    void (*add_relu)(const float *a, const float *b, float *y, size_t count);
-    void (*add_relu_backward)(const float *y, const float *dy, float *da, bool acc_a, float *db, bool acc_b,
-                              size_t count);
-    void (*scale)(float *x, size_t count, float s);
-
-    /* ---- loss, optimizer, mixed precision ---- */
-    double (*softmax_ce_forward)(const float *logits, const int32_t *labels, int n, int classes, float *probs,
-                                 int *correct);
-    void (*softmax_ce_backward)(const float *probs, const int32_t *labels, int n, int classes, float scale,
-                                float *dlogits);
-    int (*labels_outside)(const int32_t *labels, int n, int classes);
-    void (*sgd_update)(float *w, const float *grad, float *velocity, size_t count, float lr, float momentum,
-                       float weight_decay, bool nesterov);
-    void (*half_round)(float *x, size_t count);
-    void (*f32_to_f16)(const float *x, uint16_t *y, size_t count);
-    bool (*nonfinite)(const float *x, size_t count);
+    /* ---- every other kernel: one entry per line of core/cpu/kernels.def,
+     * in its order (bias, activations, pooling, batch norm, elementwise,
+     * loss, optimizer, mixed precision) ---- */
+#define KERNEL(name, ret, params) ret (*name) params;
+#include "../cpu/kernels.def"
 } Backend;
 
 /* core/backend/cpu.c; core/cuda/backend_cuda.cu built by nvcc (only where

@@ -42,80 +42,67 @@ void *cuda_alloc(size_t bytes)
 void cuda_zero(void *dst, size_t bytes) { ddl_cuda_memset(dst, 0, bytes); }
 
 // The convolution sub-table (core/conv/kernels.h): the CUDA twins of the
-// kernels several paths share, in the struct's order; each path's own
-// kernels are in its row's CUDA table (defined in its .cu file).
-const ConvKernels conv_cuda = {
-    /* .device = */ DDL_CONV_DEVICE,
-    /* .im2col = */ im2col_cuda,
-    /* .col2im = */ col2im_cuda,
-    /* .images_to_channels = */ images_to_channels_cuda,
-    /* .channels_to_images = */ channels_to_images_cuda,
-    /* .instead = */ nullptr,
-};
+// kernels several paths share, set by name as the table below is; each
+// path's own kernels are in its row's CUDA table (defined in its .cu file).
+constexpr ConvKernels conv_cuda_table()
+{
+    ConvKernels k{};
+    k.device = DDL_CONV_DEVICE;
+    k.im2col = im2col_cuda;
+    k.col2im = col2im_cuda;
+    k.images_to_channels = images_to_channels_cuda;
+    k.channels_to_images = channels_to_images_cuda;
+    k.instead = nullptr;
+    return k;
+}
+constexpr ConvKernels conv_cuda = conv_cuda_table();
+
+// The table, every entry set by name (C++17 has no designated
+// initializers): a constant expression, so the table is constant data, as
+// the CPU's is, and two entries of one type cannot be swapped unseen.
+constexpr Backend cuda_backend()
+{
+    Backend b{};
+    b.name = DDL_CUDA_BACKEND_NAME;
+    b.what = DDL_CUDA_BACKEND_WHAT;
+    b.host_memory = false;
+    b.alloc = cuda_alloc;
+    b.release = ddl_cuda_free;
+    b.to_device = ddl_cuda_memcpy_h2d;
+    b.to_host = ddl_cuda_memcpy_d2h;
+    b.copy = ddl_cuda_memcpy_d2d;
+    b.zero = cuda_zero;
+    b.host_alloc = ddl_cuda_host_alloc;
+    b.host_free = ddl_cuda_host_free;
+    b.synchronize = ddl_cuda_synchronize;
+    b.stream_new = ddl_cuda_stream_create;
+    b.stream_free = ddl_cuda_stream_destroy;
+    b.event_new = ddl_cuda_event_create;
+    b.event_free = ddl_cuda_event_destroy;
+    b.event_record = ddl_cuda_event_record;
+    b.stream_wait = ddl_cuda_stream_wait_event;
+    b.event_wait_host = ddl_cuda_event_synchronize;
+    b.to_device_async = ddl_cuda_memcpy_h2d_async;
+    b.event_done = ddl_cuda_event_done;
+    b.owns = ddl_cuda_is_device_pointer;
+    b.mpi_reads_device = DDL_CUDA_MPI_READS;
+    b.coll_id = coll_id_cuda;
+    b.coll_open = coll_open_cuda;
+    b.coll_allreduce = coll_allreduce_cuda;
+    b.coll_close = coll_close_cuda;
+    b.coll_version = coll_version_cuda;
+    b.gemm_f32 = gemm_f32_cuda;
+    b.gemm_f16 = gemm_f16_cuda;
+    b.conv = &conv_cuda;
+    // every kernel of the list (core/cpu/kernels.def), by name
+#define KERNEL(name, ret, params) b.name = name##_cuda;
+#include "../cpu/kernels.def"
+    return b;
+}
+
+// constexpr: the compiler refuses the table if any entry were not constant.
+constexpr Backend CUDA_TABLE = cuda_backend();
 
 } // namespace
 
-extern "C" const Backend ddl_backend_cuda = {
-    /* .name = */ DDL_CUDA_BACKEND_NAME,
-    /* .what = */ DDL_CUDA_BACKEND_WHAT,
-    /* .host_memory = */ false,
-    /* .alloc = */ cuda_alloc,
-    /* .release = */ ddl_cuda_free,
-    /* .to_device = */ ddl_cuda_memcpy_h2d,
-    /* .to_host = */ ddl_cuda_memcpy_d2h,
-    /* .copy = */ ddl_cuda_memcpy_d2d,
-    /* .zero = */ cuda_zero,
-    /* .host_alloc = */ ddl_cuda_host_alloc,
-    /* .host_free = */ ddl_cuda_host_free,
-    /* .synchronize = */ ddl_cuda_synchronize,
-    /* .stream_new = */ ddl_cuda_stream_create,
-    /* .stream_free = */ ddl_cuda_stream_destroy,
-    /* .event_new = */ ddl_cuda_event_create,
-    /* .event_free = */ ddl_cuda_event_destroy,
-    /* .event_record = */ ddl_cuda_event_record,
-    /* .stream_wait = */ ddl_cuda_stream_wait_event,
-    /* .event_wait_host = */ ddl_cuda_event_synchronize,
-    /* .to_device_async = */ ddl_cuda_memcpy_h2d_async,
-    /* .event_done = */ ddl_cuda_event_done,
-    /* .owns = */ ddl_cuda_is_device_pointer,
-    /* .mpi_reads_device = */ DDL_CUDA_MPI_READS,
-    /* .coll_id = */ coll_id_cuda,
-    /* .coll_open = */ coll_open_cuda,
-    /* .coll_allreduce = */ coll_allreduce_cuda,
-    /* .coll_close = */ coll_close_cuda,
-    /* .coll_version = */ coll_version_cuda,
-    /* .gemm_f32 = */ gemm_f32_cuda,
-    /* .gemm_f16 = */ gemm_f16_cuda,
-    /* .conv = */ &conv_cuda,
-    /* .bias_add = */ bias_add_cuda,
-    /* .bias_grad = */ bias_grad_cuda,
-    /* .relu_forward = */ relu_forward_cuda,
-    /* .relu_backward = */ relu_backward_cuda,
-    /* .relu6_forward = */ relu6_forward_cuda,
-    /* .relu6_backward = */ relu6_backward_cuda,
-    /* .maxpool_forward = */ maxpool_forward_cuda,
-    /* .maxpool_backward = */ maxpool_backward_cuda,
-    /* .avgpool_forward = */ avgpool_forward_cuda,
-    /* .avgpool_backward = */ avgpool_backward_cuda,
-    /* .global_avgpool_forward = */ global_avgpool_forward_cuda,
-    /* .global_avgpool_backward = */ global_avgpool_backward_cuda,
-    /* .batchnorm_forward_train = */ batchnorm_forward_train_cuda,
-    /* .batchnorm_forward_eval = */ batchnorm_forward_eval_cuda,
-    /* .batchnorm_eval_stats = */ batchnorm_eval_stats_cuda,
-    /* .batchnorm_backward = */ batchnorm_backward_cuda,
-    /* .dropout_mask = */ dropout_mask_cuda,
-    /* .mul = */ mul_cuda,
-    /* .mul_backward = */ mul_backward_cuda,
-    /* .add = */ add_cuda,
-    /* .copy_grad = */ copy_grad_cuda,
-    /* .add_relu = */ add_relu_cuda,
-    /* .add_relu_backward = */ add_relu_backward_cuda,
-    /* .scale = */ scale_cuda,
-    /* .softmax_ce_forward = */ softmax_ce_forward_cuda,
-    /* .softmax_ce_backward = */ softmax_ce_backward_cuda,
-    /* .labels_outside = */ labels_outside_cuda,
-    /* .sgd_update = */ sgd_update_cuda,
-    /* .half_round = */ half_round_cuda,
-    /* .f32_to_f16 = */ f32_to_f16_cuda,
-    /* .nonfinite = */ nonfinite_cuda,
-};
+extern "C" const Backend ddl_backend_cuda = CUDA_TABLE;

@@ -18,8 +18,9 @@ static const struct LayerOps {
     [LAYER_LINEAR] = { "linear", linear_forward, linear_backward, NULL, NULL, linear_init, weights_flops },
     [LAYER_CONV2D] = { "conv2d", conv2d_forward, conv2d_backward, conv2d_size, conv2d_columns, conv2d_init,
                        weights_flops },
-    [LAYER_RELU] = { "relu", relu_forward, relu_backward, NULL, NULL, NULL, NULL },
-    [LAYER_RELU6] = { "relu6", relu6_forward, relu6_backward, NULL, NULL, NULL, NULL },
+    /* each element-wise activation of core/cpu/kernels.def ("relu", ...) */
+#define ACTIVATION(KIND, name) [LAYER_##KIND] = { #name, name##_forward, name##_backward, NULL, NULL, NULL, NULL },
+#include "../cpu/kernels.def"
     [LAYER_MAXPOOL] = { "maxpool", maxpool_forward, maxpool_backward, NULL, NULL, NULL, NULL },
     [LAYER_AVGPOOL] = { "avgpool", avgpool_forward, avgpool_backward, NULL, NULL, NULL, NULL },
     [LAYER_GLOBAL_AVGPOOL] = { "global_avgpool", global_avgpool_forward, global_avgpool_backward, NULL, NULL, NULL,

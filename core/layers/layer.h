@@ -17,8 +17,12 @@
 #include "../conv/conv.h"
 
 typedef enum LayerKind {
-    LAYER_LINEAR, LAYER_CONV2D, LAYER_RELU, LAYER_RELU6, LAYER_MAXPOOL,
-    LAYER_AVGPOOL, LAYER_GLOBAL_AVGPOOL, LAYER_BATCHNORM, LAYER_DROPOUT,
+    LAYER_LINEAR, LAYER_CONV2D,
+    /* LAYER_RELU, LAYER_RELU6, ...: one per element-wise activation of the
+     * kernel list (ACTIVATION(KIND, name) in core/cpu/kernels.def) */
+#define ACTIVATION(KIND, name) LAYER_##KIND,
+#include "../cpu/kernels.def"
+    LAYER_MAXPOOL, LAYER_AVGPOOL, LAYER_GLOBAL_AVGPOOL, LAYER_BATCHNORM, LAYER_DROPOUT,
     LAYER_FLATTEN, LAYER_ADD, LAYER_KIND_COUNT
 } LayerKind;
 

@@ -18,10 +18,12 @@ void linear_forward(Model *m, const Layer *l);
 void linear_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx);
 void conv2d_forward(Model *m, const Layer *l);
 void conv2d_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx);
-void relu_forward(Model *m, const Layer *l);
-void relu_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx);
-void relu6_forward(Model *m, const Layer *l);
-void relu6_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx);
+/* relu_forward, relu_backward, relu6_...: each element-wise activation of
+ * the kernel list (core/cpu/kernels.def), in activation.c */
+#define ACTIVATION(KIND, name)                                                 \
+    void name##_forward(Model *m, const Layer *l);                             \
+    void name##_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx);
+#include "../cpu/kernels.def"
 void maxpool_forward(Model *m, const Layer *l);
 void maxpool_backward(Model *m, const Layer *l, bool need_dx, bool acc_dx);
 void avgpool_forward(Model *m, const Layer *l);

@@ -87,8 +87,9 @@ static int elementwise(Model *m, LayerKind kind, int in)
     return new_layer(m, kind, "", in, shape_of(m, in))->out;
 }
 
-int mb_relu(Model *m, int in) { return elementwise(m, LAYER_RELU, in); }
-int mb_relu6(Model *m, int in) { return elementwise(m, LAYER_RELU6, in); }
+#define ACTIVATION(KIND, name) \
+    int mb_##name(Model *m, int in) { return elementwise(m, LAYER_##KIND, in); }
+#include "../cpu/kernels.def"
 
 static int pool(Model *m, LayerKind kind, int in, int k, int stride, int pad)
 {

@@ -24,8 +24,10 @@
 void model_begin(Model *m, const char *name, Shape input);
 int mb_linear(Model *m, const char *name, int in, int out_features, bool bias);
 int mb_conv2d(Model *m, const char *name, int in, int cout, int k, int stride, int pad, int groups, bool bias);
-int mb_relu(Model *m, int in);
-int mb_relu6(Model *m, int in);
+/* mb_relu, mb_relu6, ...: one per element-wise activation of the kernel
+ * list (ACTIVATION in core/cpu/kernels.def) */
+#define ACTIVATION(KIND, name) int mb_##name(Model *m, int in);
+#include "../cpu/kernels.def"
 int mb_maxpool(Model *m, int in, int k, int stride, int pad);
 int mb_avgpool(Model *m, int in, int k, int stride, int pad);
 int mb_global_avgpool(Model *m, int in);

@@ -1,27 +1,18 @@
 /* names.h - force-included (-include) by every emulated-GPU compile
  * (DDL_CUDA_EMU): the same core/cuda sources, built a second time by the
  * host compiler, must not define the same C symbols as the nvcc build that
- * sits beside them in libddl.a. Every extern "C" name of kernels_cuda.h,
- * device_mem.h, cuda_runtime_probe.h and the backend table gets an _emu
- * suffix here; C++ names need nothing (the emulated runtime lives in
- * namespace ddl_emu, so it never clashes with libcudart either).
+ * sits beside them in libddl.a. Every extern "C" name declared by hand in
+ * kernels_cuda.h, device_mem.h, cuda_runtime_probe.h and nccl_coll.h, and
+ * the backend table, gets an _emu suffix here; C++ names need nothing (the
+ * emulated runtime lives in namespace ddl_emu, so it never clashes with
+ * libcudart either). The kernels of the list (core/cpu/kernels.def) are
+ * not here: kernels_cuda.h gives each its _emu symbol as it declares it.
  *
  * A name missing from this list shows as a duplicate symbol at link time
  * in a build with nvcc, so the list cannot silently fall behind. */
 #ifndef DDL_CUDA_EMU_NAMES_H
 #define DDL_CUDA_EMU_NAMES_H
 #ifdef DDL_CUDA_EMU
-#define add_cuda add_cuda_emu
-#define add_relu_backward_cuda add_relu_backward_cuda_emu
-#define add_relu_cuda add_relu_cuda_emu
-#define avgpool_backward_cuda avgpool_backward_cuda_emu
-#define avgpool_forward_cuda avgpool_forward_cuda_emu
-#define batchnorm_backward_cuda batchnorm_backward_cuda_emu
-#define batchnorm_eval_stats_cuda batchnorm_eval_stats_cuda_emu
-#define batchnorm_forward_eval_cuda batchnorm_forward_eval_cuda_emu
-#define batchnorm_forward_train_cuda batchnorm_forward_train_cuda_emu
-#define bias_add_cuda bias_add_cuda_emu
-#define bias_grad_cuda bias_grad_cuda_emu
 #define channels_to_images_cuda channels_to_images_cuda_emu
 #define col2im_cuda col2im_cuda_emu
 #define coll_allreduce_cuda coll_allreduce_cuda_emu
@@ -29,7 +20,6 @@
 #define coll_id_cuda coll_id_cuda_emu
 #define coll_open_cuda coll_open_cuda_emu
 #define coll_version_cuda coll_version_cuda_emu
-#define copy_grad_cuda copy_grad_cuda_emu
 #define ddl_backend_cuda ddl_backend_cuda_emu
 #define ddl_cuda_blas_release ddl_cuda_blas_release_emu
 #define ddl_cuda_current_device ddl_cuda_current_device_emu
@@ -58,30 +48,11 @@
 #define ddl_cuda_stream_synchronize ddl_cuda_stream_synchronize_emu
 #define ddl_cuda_stream_wait_event ddl_cuda_stream_wait_event_emu
 #define ddl_cuda_synchronize ddl_cuda_synchronize_emu
-#define dropout_mask_cuda dropout_mask_cuda_emu
 #define f16_to_f32_cuda f16_to_f32_cuda_emu
-#define f32_to_f16_cuda f32_to_f16_cuda_emu
 #define gemm_f16_cuda gemm_f16_cuda_emu
 #define gemm_f32_cuda gemm_f32_cuda_emu
-#define global_avgpool_backward_cuda global_avgpool_backward_cuda_emu
-#define global_avgpool_forward_cuda global_avgpool_forward_cuda_emu
-#define half_round_cuda half_round_cuda_emu
 #define im2col_cuda im2col_cuda_emu
 #define images_to_channels_cuda images_to_channels_cuda_emu
-#define labels_outside_cuda labels_outside_cuda_emu
-#define maxpool_backward_cuda maxpool_backward_cuda_emu
-#define maxpool_forward_cuda maxpool_forward_cuda_emu
-#define mul_backward_cuda mul_backward_cuda_emu
-#define mul_cuda mul_cuda_emu
-#define nonfinite_cuda nonfinite_cuda_emu
 #define nonfinite_flag_cuda nonfinite_flag_cuda_emu
-#define relu6_backward_cuda relu6_backward_cuda_emu
-#define relu6_forward_cuda relu6_forward_cuda_emu
-#define relu_backward_cuda relu_backward_cuda_emu
-#define relu_forward_cuda relu_forward_cuda_emu
-#define scale_cuda scale_cuda_emu
-#define sgd_update_cuda sgd_update_cuda_emu
-#define softmax_ce_backward_cuda softmax_ce_backward_cuda_emu
-#define softmax_ce_forward_cuda softmax_ce_forward_cuda_emu
 #endif
 #endif
