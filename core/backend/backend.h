@@ -42,6 +42,11 @@ typedef struct Backend {
      * are handed over without a copy. False: every host access goes
      * through to_host/to_device. */
     bool host_memory;
+    /* Can it run here, now? A backend built in may lack its device (no GPU
+     * answers): the registry (registry.c) lists only usable ones. Each
+     * backend answers for itself, so the registry needs no device's
+     * headers (the CUDA table asks core/cuda/probe.cu). */
+    bool (*usable)(void);
 
     /* ---- memory ---- */
     void *(*alloc)(size_t bytes); /* zero-filled; alloc(0) may return NULL */

@@ -33,10 +33,14 @@ static void cpu_zero(void *dst, size_t bytes)
 
 static void cpu_synchronize(void) {}
 
+/* The CPU is always here. */
+static bool cpu_usable(void) { return true; }
+
 const Backend ddl_backend_cpu = {
     .name = "cpu",
     .what = "CPU",
     .host_memory = true,
+    .usable = cpu_usable,
     .alloc = cpu_alloc,
     .release = ddl_free,
     .to_device = cpu_copy,

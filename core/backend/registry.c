@@ -4,19 +4,6 @@
 
 #include <string.h>
 #include "../cpu/isa.h"
-#ifdef DDL_HAVE_CUDA
-#include "../cuda/cuda_runtime_probe.h"
-#endif
-
-#ifdef DDL_HAVE_CUDA
-static bool gpu_answers(void)
-{
-    char desc[160], why[160];
-    return ddl_cuda_probe(0, desc, sizeof desc, why, sizeof why) == 0;
-}
-#endif
-
-static bool always(void) { return true; }
 
 /* The CPU's backend of each instruction set: the portable build's names
  * carry no suffix, the variants' (x86-64 only) _avx2 and _avx512
@@ -51,16 +38,15 @@ static const Backend *cuda(void) { return &ddl_backend_cuda; }
 static const Backend *cuda_emu(void) { return &ddl_backend_cuda_emu; }
 #endif
 
-static const struct {
-    const Backend *(*backend)(void);
-    bool (*usable)(void); /* here, now: a built backend may lack its device */
-} ROWS[] = {
-    { cpu_picked, always },
+/* Each row's backend says itself whether its device is here (usable): a
+ * GPU's asks the GPU, so this file needs no device's headers. */
+static const Backend *(*const ROWS[])(void) = {
+    cpu_picked,
 #ifdef DDL_HAVE_CUDA
-    { cuda, gpu_answers },
+    cuda,
 #endif
 #ifdef DDL_HAVE_CUDA_EMU
-    { cuda_emu, always },
+    cuda_emu,
 #endif
 };
 
@@ -69,7 +55,7 @@ enum { NROWS = sizeof ROWS / sizeof ROWS[0] };
 const Backend *backend_named(const char *name)
 {
     for (int i = 0; name && i < NROWS; i++)
-        if (strcmp(ROWS[i].backend()->name, name) == 0) return ROWS[i].backend();
+        if (strcmp(ROWS[i]()->name, name) == 0) return ROWS[i]();
     return NULL;
 }
 
@@ -77,6 +63,6 @@ int backend_usable(const Backend **out, int cap)
 {
     int k = 0;
     for (int i = 0; i < NROWS && k < cap; i++)
-        if (ROWS[i].usable()) out[k++] = ROWS[i].backend();
+        if (ROWS[i]()->usable()) out[k++] = ROWS[i]();
     return k;
 }

@@ -8,6 +8,7 @@
 // The emulated build of this same file (DDL_CUDA_EMU) names its table
 // "cuda-emu" and its device "emulated GPU", so outputs say which it was.
 #include "../backend/backend.h"
+#include "cuda_runtime_probe.h"
 #include "device_mem.h"
 #include "kernels_cuda.h"
 #include "nccl_coll.h"
@@ -57,6 +58,17 @@ constexpr ConvKernels conv_cuda_table()
 }
 constexpr ConvKernels conv_cuda = conv_cuda_table();
 
+#ifdef DDL_CUDA_EMU
+bool device_usable() { return true; } // the emulated GPU is the CPU: always here
+#else
+// A GPU answers (the registry lists this backend only then).
+bool device_usable()
+{
+    char desc[160], why[160];
+    return ddl_cuda_probe(0, desc, sizeof desc, why, sizeof why) == 0;
+}
+#endif
+
 // The table, every entry set by name (C++17 has no designated
 // initializers): a constant expression, so the table is constant data, as
 // the CPU's is, and two entries of one type cannot be swapped unseen.
@@ -66,6 +78,7 @@ constexpr Backend cuda_backend()
     b.name = DDL_CUDA_BACKEND_NAME;
     b.what = DDL_CUDA_BACKEND_WHAT;
     b.host_memory = false;
+    b.usable = device_usable;
     b.alloc = cuda_alloc;
     b.release = ddl_cuda_free;
     b.to_device = ddl_cuda_memcpy_h2d;
