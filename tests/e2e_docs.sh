@@ -13,6 +13,10 @@
 #     table per platform, the exercises; the lab's mechanics and its longer
 #     results live in its DESIGN.md and RESULTS.md), and reaches its
 #     exercises before line 100, right after how to run it;
+#   - the handouts (README.md, labs/*/README.md) name no date and no
+#     commit in their prose: a measurement's date and commit go to the
+#     nearest RESULTS.md, which the handout links (code, such as a rubric's
+#     hidden=2027-01-15, is not prose);
 #   - every relative link in a tracked markdown file names a tracked file
 #     (or folder), and every #anchor into a markdown file names a heading.
 # Reads the git index and the files only: under 3 s on 2 busy cores. Needs
@@ -96,6 +100,25 @@ for handout in $handouts; do
   check $(all '[ -n "$first" ] && [ "$first" -lt 100 ]') "$handout reaches its exercises before line 100 (line ${first:-none})" \
     "the seed's question, how to run it, then the exercises: move the rest after them"
 done
+
+# Dates (2026-11-29) and commit hashes (7-12 hex digits, at least one
+# letter and one digit: not a plain number) in a handout's prose; code
+# spans, fenced blocks and indented blocks are left out.
+dated=$(git ls-files -z README.md 'labs/*/README.md' | python3 -c '
+import re, sys
+stamp = re.compile(r"\b(20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]|(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,12})\b")
+for f in [f for f in sys.stdin.read().split("\0") if f]:
+    text = open(f, encoding="utf-8").read()
+    text = re.sub(r"^```.*?^```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S | re.M)
+    text = re.sub(r"`[^`]*`", lambda m: "\n" * m.group(0).count("\n"), text)
+    prev = ""
+    for no, line in enumerate(text.split("\n"), 1):
+        code = line.startswith("    ") and (prev.strip() == "" or prev.startswith("    "))
+        prev = line if code or line.strip() == "" else "x"
+        if not code and stamp.search(line):
+            print("%s:%d: %s" % (f, no, line.strip()))
+')
+none_of "$dated" "the handouts name no date or commit in their prose" "name a date or commit (move it to the nearest RESULTS.md)"
 
 git ls-files -z '*.md' | python3 -c '
 import os, re, subprocess, sys
