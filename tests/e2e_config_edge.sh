@@ -8,8 +8,8 @@
 #      (each with its reason), and each listed file still reads something
 #      (a stale entry would let a new reader slip in unseen); no DDL_
 #      variable read anywhere in core/ or labs/ but environment.c;
-#   2. bare DEVICE and PROFILE no longer reach the programs, DDL_DEVICE and
-#      DDL_PROFILE do; a DDL_ value of the wrong kind is refused by name;
+#   2. bare DEVICE and PROFILE do not reach the programs (common names a
+#      shell may hold for other tools), DDL_DEVICE and DDL_PROFILE do; a DDL_ value of the wrong kind is refused by name;
 #   3. DDL_DATA reaches the data loader (through DataOptions.root);
 #   4. every variable of environment.c's table is listed by the programs'
 #      --help and by `make help`.

@@ -2,9 +2,9 @@
 # e2e_mpistub.sh - the gpu-check tree's C sources compile against the
 # single-rank MPI stub (core/mpistub), as `make gpu-check` compiles them on
 # a GPU machine that has no Open MPI (`make gpu-check-syntax`: gcc
-# -fsyntax-only with the gpu-check tree's flags, no nvcc). Why: a call to
-# MPI_Comm_compare, which the stub lacked, once broke that build on its
-# first step, unseen, because no test here built it. Optimised phase only
+# -fsyntax-only with the gpu-check tree's flags, no nvcc). Why: an MPI
+# call the stub lacks (MPI_Comm_compare, for one) breaks that build on its
+# first step, and nothing else here builds it. Optimised phase only
 # (the sanitizer phase would compile the same sources again).
 set -u
 cd "$(dirname "$0")/.."

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # ddl-test-pass: optimised: labs/slurm/cluster.sh's down is shell, and the stand-in daemons are sleep and bash
 # e2e_slurm_down.sh - `labs/slurm/cluster.sh down DIR` waits until every
-# daemon it stops is really gone, and no longer calls an exited daemon
-# "left" (it reported "could not stop: <pid> slurmd-ddl0" twice in one
-# quiet run: it waited 0.3 s after SIGKILL, and kill -0 succeeds on a
-# process that has exited but is not reaped yet). No Slurm is needed: the
+# daemon it stops is really gone, and does not call an exited daemon
+# "left" ("could not stop: <pid> slurmd-ddl0"): kill -0 succeeds on a
+# process that has exited but is not reaped yet, so a fixed wait after
+# SIGKILL followed by kill -0 would report a daemon that is gone). No Slurm is needed: the
 # state folder holds two stand-ins this test starts, by the PID files
 # `down` reads:
 #   - slurmd-h0: a process that exited and stays a zombie (its parent, also

@@ -469,8 +469,9 @@ static void test_sdss_nul(void)
                  !memcmp(a.y, b.y, (size_t)a.n * sizeof *a.y),
              "sdss_read_buffer reads what sdss_read_csv reads", "rc %d/%d n %d/%d", ra, rb, a.n, b.n);
     if (rb == 0) dataset_free(&b);
-    /* Quoted fields: a row that starts and ends with a quoted field (the
-     * blank-line test used to strip its closing quote in place) */
+    /* Quoted fields: a row that starts and ends with a quoted field keeps
+     * its closing quote (a blank-line test that trims the row in place
+     * could strip it) */
     static char quoted[1 << 17];
     size_t q = 0;
     for (const char *p = buf, *end = buf + len; p < end;) {
