@@ -9,7 +9,6 @@ the file and line and never print the number as a finding. Unfinished
 folders (NAME.tmp, .partial, .lock, .array-N; seed-N.tmp) holding results
 must never show as a platform or a repeat. Prints ok / not ok lines; run by
 tests/e2e_report_inputs.sh."""
-import csv
 import os
 import sys
 import tempfile
@@ -19,6 +18,7 @@ sys.path.insert(0, os.path.join(ROOT, "report"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from ddreport import csvdata, labs, runs, seeds, spread  # noqa: E402
+from results_csv import write_results_csv  # noqa: E402
 
 SEEDS = seeds.load(os.path.join(ROOT, "report", "seeds"))
 failed = 0
@@ -31,14 +31,8 @@ def ok(cond, name, detail=""):
 
 
 def write(path, rows, meta=None):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", newline="") as f:
-        for k, v in {"program": "tests/report_inputs.py", "git": "test", "data": "real", "profile": "quick",
-                     **(meta or {})}.items():
-            f.write(f"# {k}: {v}\n")
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_results_csv(path, rows, {"program": "tests/report_inputs.py", "git": "test", "data": "real",
+                                   "profile": "quick", **(meta or {})})
 
 
 def lab3_rows(change=None):

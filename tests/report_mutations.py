@@ -12,7 +12,6 @@ is one a lab's rule gives. Prints ok / not ok lines; run by
 tests/e2e_report_mutations.sh, with tests/report_inputs.py (impossible
 values refused)."""
 import copy
-import csv
 import os
 import sys
 import tempfile
@@ -22,6 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "report"))
 
 from ddreport import csvdata, labs, seeds  # noqa: E402
 from ddreport.doc import Platform  # noqa: E402
+from results_csv import write_results_csv  # noqa: E402
 
 SEEDS = seeds.load(os.path.join(ROOT, "report", "seeds"))
 META = {"program": "tests/report_mutations.py", "git": "test", "data": "real", "profile": "quick",
@@ -145,6 +145,11 @@ def put(files, name, col, value, **match):
         r[col] = value
 
 
+def lab5_final(label, pct):
+    """The mutation that sets a lab5 run's final accuracy (accuracy.csv)."""
+    return lambda files: put(files, "accuracy.csv", "final_pct", pct, label=label)
+
+
 def lab6_time(files, w, k, factor):
     """A workload's training time at k workers, and its iterations per
     second with it (the lab writes both from one run)."""
@@ -253,18 +258,12 @@ MUTATIONS = [
      lambda f: put(f, "table2.csv", "accuracy_pct", "80.0", label="k=1", workers=5)),
     (4, "lab4.trend", "noise", "pairs at 5 workers at 89.3%", lambda f: put(f, "table2.csv", "accuracy_pct", "89.3",
                                                                             label="k=1", workers=5)),
-    (5, "lab5.alike", "wrong", "FedAvg 10 points below C-SGD", lambda f: put(f, "accuracy.csv", "final_pct", "30.0",
-                                                                             label="FL_BS256_FP32")),
-    (5, "lab5.alike", "noise", "FedAvg at 39.2%", lambda f: put(f, "accuracy.csv", "final_pct", "39.2",
-                                                                label="FL_BS256_FP32")),
-    (5, "lab5.fp16", "wrong", "C-SGD 5 points lower in FP16", lambda f: put(f, "accuracy.csv", "final_pct", "35.0",
-                                                                            label="C_SGD_BS256_FP16")),
-    (5, "lab5.fp16", "noise", "C-SGD 0.5 points lower in FP16", lambda f: put(f, "accuracy.csv", "final_pct", "39.5",
-                                                                              label="C_SGD_BS256_FP16")),
-    (5, "lab5.dsgd2048", "wrong", "D-SGD/2048 at chance", lambda f: put(f, "accuracy.csv", "final_pct", "10.5",
-                                                                        label="D_SGD_BS2048_FP32")),
-    (5, "lab5.dsgd2048", "noise", "D-SGD/2048 at 29%", lambda f: put(f, "accuracy.csv", "final_pct", "29.0",
-                                                                     label="D_SGD_BS2048_FP32")),
+    (5, "lab5.alike", "wrong", "FedAvg 10 points below C-SGD", lab5_final("FL_BS256_FP32", "30.0")),
+    (5, "lab5.alike", "noise", "FedAvg at 39.2%", lab5_final("FL_BS256_FP32", "39.2")),
+    (5, "lab5.fp16", "wrong", "C-SGD 5 points lower in FP16", lab5_final("C_SGD_BS256_FP16", "35.0")),
+    (5, "lab5.fp16", "noise", "C-SGD 0.5 points lower in FP16", lab5_final("C_SGD_BS256_FP16", "39.5")),
+    (5, "lab5.dsgd2048", "wrong", "D-SGD/2048 at chance", lab5_final("D_SGD_BS2048_FP32", "10.5")),
+    (5, "lab5.dsgd2048", "noise", "D-SGD/2048 at 29%", lab5_final("D_SGD_BS2048_FP32", "29.0")),
     (6, "lab6.acc_cnn", "wrong", "MobileNetV2 9.1 points lower at 2 workers",
      lambda f: put(f, "lab6.csv", "test_accuracy_pct", "63.8", workload="mobilenetv2-fashion", workers=2)),
     (6, "lab6.acc_cnn", "noise", "MobileNetV2 at 72.2% at 2 workers",
@@ -296,14 +295,7 @@ def ok(cond, name, detail=""):
 
 def write(folder, files, meta):
     for name, table in files.items():
-        path = os.path.join(folder, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", newline="") as f:
-            for k, v in meta.items():
-                f.write(f"# {k}: {v}\n")
-            w = csv.DictWriter(f, fieldnames=list(table[0]))
-            w.writeheader()
-            w.writerows(table)
+        write_results_csv(os.path.join(folder, name), table, meta)
 
 
 def judge(lab, files):

@@ -6,7 +6,6 @@ read. Each case's files have the columns the lab writes; where a case
 takes its numbers from a measured run, its comment says which (the labs'
 READMEs). Run by tests/e2e_report_rules.sh; prints ok / not ok lines."""
 import atexit
-import csv
 import os
 import shutil
 import sys
@@ -17,21 +16,16 @@ sys.path.insert(0, os.path.join(ROOT, "report"))
 
 from ddreport import csvdata, labs, seeds  # noqa: E402
 from ddreport.doc import Platform  # noqa: E402
+from results_csv import write_results_csv  # noqa: E402
 
 SEEDS = seeds.load(os.path.join(ROOT, "report", "seeds"))
 failed = 0
 
 
 def write(folder, name, rows, meta=None):
-    path = os.path.join(folder, name)  # name may hold a folder: seed-2/...
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", newline="") as f:
-        for k, v in {"program": "tests/report_rules.py", "data": "real", "profile": "quick", "test_examples": "2000",
-                     **(meta or {})}.items():
-            f.write(f"# {k}: {v}\n")
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    # name may hold a folder: seed-2/...
+    write_results_csv(os.path.join(folder, name), rows, {"program": "tests/report_rules.py", "data": "real",
+                                                         "profile": "quick", "test_examples": "2000", **(meta or {})})
 
 
 KEYS = {"native": "native", "net": "net-1gbit", "sim": "sim-cluster4"}
@@ -218,7 +212,7 @@ def with_bn(files, bn, acc):
 
 real_acc = {"1": 13.40, "2a": 12.75, "2b": 14.90, "3": 15.80}
 real_bn = {"1": "track", "2a": "off", "2b": "off", "3": "broadcast"}
-# The 2 values of 2a and 2b are no longer scaled up to a band of 3.9: the tasks' 3.05 points are apart.
+# The 2 values of 2a and 2b are not scaled up to a band of 3.9: the tasks' 3.05 points are apart.
 case(3, "real CIFAR-10 Table 1 (measured), rounding's noise", with_bn(lab3_table(seed_t, real_acc, (14.05,)),
                                                                        real_bn, real_acc),
      "partly", "net", must=("accuracies apart",), meta={"test_examples": "2000"})
