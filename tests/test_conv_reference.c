@@ -48,30 +48,21 @@ static void c_wino_input(const float *x, int nb, int C, int H, int W, float *v)
     calls.fast++;
     winograd_input_cpu(x, nb, C, H, W, v);
 }
-static void c_wino_filter(const float *w, int K, int C, bool flip, float *u)
-{
-    calls.fast++;
-    winograd_filter_cpu(w, K, C, flip, u);
-}
-static void c_wino4_filter(const float *w, int K, int C, bool flip, float *u)
-{
-    calls.fast++;
-    winograd4_filter_cpu(w, K, C, flip, u);
-}
+/* The filter transforms share one signature: one counted wrapper each. */
+#define COUNTED_FILTER(name, kernel)                                                                                   \
+    static void name(const float *w, int K, int C, bool flip, float *u)                                                \
+    {                                                                                                                  \
+        calls.fast++;                                                                                                  \
+        kernel(w, K, C, flip, u);                                                                                      \
+    }
+COUNTED_FILTER(c_wino_filter, winograd_filter_cpu)
+COUNTED_FILTER(c_wino4_filter, winograd4_filter_cpu)
+COUNTED_FILTER(c_fused_filter, winofused_filter_cpu)
+COUNTED_FILTER(c_pw_filter, pointwise_filter_cpu)
 static void c_direct_pad(const float *x, int nb, int C, int H, int W, int s, float *xq)
 {
     calls.fast++;
     direct_pad_cpu(x, nb, C, H, W, s, xq);
-}
-static void c_fused_filter(const float *w, int K, int C, bool flip, float *wt)
-{
-    calls.fast++;
-    winofused_filter_cpu(w, K, C, flip, wt);
-}
-static void c_pw_filter(const float *w, int K, int C, bool t, float *wp)
-{
-    calls.fast++;
-    pointwise_filter_cpu(w, K, C, t, wp);
 }
 static void c_pw_filter_grad(const float *x, const float *dy, int n, int C, int K, int P, float *dw)
 {
