@@ -12,7 +12,6 @@ cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
 e2e_begin "lab3 e2e"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-yes_no() { if "$@"; then echo 0; else echo 1; fi; }
 e2e_need "$BIN/lab3"
 if ! command -v gnuplot >/dev/null 2>&1; then echo "skip - lab3 e2e: gnuplot not installed (make deps)"; exit 0; fi
 

@@ -18,7 +18,6 @@ cell() { # csv style workers workload column
     !h {for (i = 1; i <= NF; i++) ix[$i] = i; h = 1; next}
     $ix["style"] == s && $ix["workers"] == w && $ix["workload"] == l {print $ix[c]}' "$1"
 }
-yes_no() { if "$@"; then echo 0; else echo 1; fi; }
 e2e_need "$BIN/lab6"
 if ! command -v gnuplot >/dev/null 2>&1; then echo "skip - lab6 e2e: gnuplot not installed (make deps)"; exit 0; fi
 

@@ -19,21 +19,11 @@ cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
 e2e_begin "launch restarts"
 w=$tmp/w
-mkdir -p "$w/labs/lab1" "$w/sb"
-cp labs/common.sh labs/launch.sh "$w/labs/"
-cat > "$w/labs/lab1/run.sh" <<'LAB'
-#!/usr/bin/env bash
-# A stand-in lab: one job that fails its first $FAILS tries ($TRIES counts
-# them) and records DDL_RESUME on each.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-source labs/common.sh
-OUT=${RESULTS:-results/lab1}
-lab_begin 1
+mkdir -p "$w/sb"
+stand_in_lab "$w" 'one job that fails its first $FAILS tries ($TRIES counts them) and records DDL_RESUME on each.' <<'LAB'
 lab_mpi 1 sh -c 'echo "resume=${DDL_RESUME:-}" >> "$TRIES"; [ "$(wc -l < "$TRIES")" -gt "$FAILS" ] && echo done > "$0/out.csv"' "$OUT.tmp"
 lab_commit
 LAB
-chmod +x "$w/labs/lab1/run.sh"
 cat > "$w/sb/srun" <<'SB'
 #!/bin/sh
 # A stand-in srun: its options skipped, the program run.

@@ -13,20 +13,11 @@ cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
 e2e_begin "launch slurm messages"
 w=$tmp/w
-mkdir -p "$w/labs/lab1" "$w/sb"
-cp labs/common.sh labs/launch.sh "$w/labs/"
-cat > "$w/labs/lab1/run.sh" <<'LAB'
-#!/usr/bin/env bash
-# A stand-in lab: one job that waits until its file $HOLD is removed.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-source labs/common.sh
-OUT=${RESULTS:-results/lab1}
-lab_begin 1
+mkdir -p "$w/sb"
+stand_in_lab "$w" 'one job that waits until its file $HOLD is removed.' <<'LAB'
 lab_single sh -c 'while [ -e "$HOLD" ]; do sleep 0.1; done'
 lab_commit
 LAB
-chmod +x "$w/labs/lab1/run.sh"
 unset LAB_ARRAY_TASK LAB_ARRAY_ID LAB_ARRAY_MERGE RESULTS NP SLURM_ARRAY_JOB_ID SLURM_ARRAY_TASK_ID DRY_RUN
 
 # --- 1. the lock's holder ----------------------------------------------------------------

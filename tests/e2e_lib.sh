@@ -126,3 +126,78 @@ e2e_lab2_bench() {
   check $([ "$bad" = 0 ] && [ "$rows" -gt 0 ] && echo 0 || echo 1) \
     "$2: every algorithm at every size: 0 wrong elements" "$bad rows with wrong elements"
 }
+
+# be32 N: N as 4 big-endian bytes (the integers of MNIST's IDX files).
+# mnist_idx DIR PREFIX COUNT [SIDE [PIXELS]]: a tiny MNIST split in DIR,
+#   PREFIX-images-idx3-ubyte (COUNT images of SIDE x SIDE, default 28,
+#   bytes from PIXELS, default /dev/urandom) and PREFIX-labels-idx1-ubyte
+#   (all label 0), for the tests that need files where real data is read.
+be32() { printf "\\$(printf %03o $(($1 >> 24 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))"; printf "\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 & 255)))"; }
+mnist_idx() {
+  local side=${4:-28}
+  { printf '\0\0\10\3'; be32 "$3"; be32 "$side"; be32 "$side"; head -c $(($3 * side * side)) "${5:-/dev/urandom}"; } > "$1/$2-images-idx3-ubyte"
+  { printf '\0\0\10\1'; be32 "$3"; head -c "$3" /dev/zero; } > "$1/$2-labels-idx1-ubyte"
+}
+
+# stand_in_lab DIR WHAT: DIR/labs/ with copies of labs/common.sh and
+#   labs/launch.sh, and DIR/labs/lab1/run.sh, a stand-in lab (WHAT says
+#   what it does, in its comment) whose lines after `lab_begin 1` are read
+#   from stdin: the launcher's tests run it where a real lab would take
+#   minutes. stand_in_sweep_lab DIR N: the same with N jobs, each one line
+#   of output (FAIL_JOB=K fails job K), then a table, and copies of
+#   labs/slurm/sweep.sh and lab1.sbatch, for the sweep tests.
+stand_in_lab() {
+  mkdir -p "$1/labs/lab1"
+  cp labs/common.sh labs/launch.sh "$1/labs/"
+  { printf '%s\n' '#!/usr/bin/env bash' "# A stand-in lab: $2" 'set -euo pipefail' 'cd "$(dirname "$0")/../.."' \
+      'source labs/common.sh' 'OUT=${RESULTS:-results/lab1}' 'lab_begin 1'
+    cat; } > "$1/labs/lab1/run.sh"
+  chmod +x "$1/labs/lab1/run.sh"
+}
+stand_in_sweep_lab() {
+  mkdir -p "$1/labs/slurm"
+  cp labs/slurm/sweep.sh labs/slurm/lab1.sbatch "$1/labs/slurm/"
+  stand_in_lab "$1" "$2 jobs, each one line of output; FAIL_JOB=K fails job K." <<LAB
+for k in \$(seq $2); do
+  lab_single sh -c "[ '\${FAIL_JOB:-}' != \$k ] && echo job,\$k > '\$OUT.tmp/job\$k.csv'"
+done
+lab_commit
+echo drawn > "\$OUT/table.txt"
+LAB
+}
+
+# e2e_sim_guard NAME: for the simulated-run tests, before e2e_begin: ends
+#   the script with "skip - NAME: why" in the sanitizer pass (the simulated
+#   tree has no sanitizer build) or where SimGrid's SMPI is not installed.
+# e2e_sim_make WHAT TARGET...: make SIM=1 TARGET..., checked as "make SIM=1
+#   builds WHAT" (its log's tail on failure). One simulated build at a time
+#   (flock): e2e_sim and e2e_scale build in the same tree, maybe at once,
+#   and two makes writing one object break both.
+e2e_sim_guard() {
+  if [ "${SANITIZE:-0}" = 1 ]; then
+    echo "skip - $1: simulated runs are checked in the optimised pass only"; exit 0
+  fi
+  if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; then
+    echo "skip - $1: SimGrid SMPI not installed (sudo apt-get install libsimgrid-dev)"; exit 0
+  fi
+}
+e2e_sim_make() {
+  local what=$1
+  shift
+  mkdir -p build
+  flock build/.sim-make.lock make --no-print-directory -j"${JOBS:-2}" SIM=1 "$@" > "$tmp/build.log" 2>&1
+  check $? "make SIM=1 builds $what" "$(tail -5 "$tmp/build.log")"
+}
+
+# e2e_lab_env VAR...: the environment of the tests that launch labs
+#   through mpirun, srun or the emulated network: mpirun allowed as root,
+#   one BLAS and OpenMP thread a rank, and each VAR (the launch's choices:
+#   NET, HOSTS, PLATFORM, ...) unset, so the caller's shell chooses nothing.
+# meta CSV KEY: the value of a results file's "# KEY: value" line.
+# yes_no COMMAND...: 0 when COMMAND succeeds, else 1 (for check).
+e2e_lab_env() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+  unset "$@"
+}
+meta() { sed -n "s/^# $2: //p" "$1" | head -1; }
+yes_no() { if "$@"; then echo 0; else echo 1; fi; }

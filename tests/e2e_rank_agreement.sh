@@ -64,14 +64,9 @@ stopped "a value refused on rank 1 alone is named by rank 0" \
   -np 1 "$BIN/lab3" "${l3[@]}" --model vgg11 : -np 1 "$BIN/lab3" "${l3[@]}" --model nosuchmodel
 
 # --- 3. the data ------------------------------------------------------------------
-be32() { printf "\\$(printf %03o $(($1 >> 24 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))"; printf "\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 & 255)))"; }
-idx() { # dir name-prefix count: a tiny MNIST split
-  { printf '\0\0\10\3'; be32 "$3"; be32 28; be32 28; head -c $(($3 * 784)) /dev/urandom; } > "$1/$2-images-idx3-ubyte"
-  { printf '\0\0\10\1'; be32 "$3"; head -c "$3" /dev/zero; } > "$1/$2-labels-idx1-ubyte"
-}
 mkdir -p "$tmp/real/mnist" "$tmp/none"
-idx "$tmp/real/mnist" train 32
-idx "$tmp/real/mnist" t10k 16
+mnist_idx "$tmp/real/mnist" train 32
+mnist_idx "$tmp/real/mnist" t10k 16
 cp -r "$tmp/real" "$tmp/copy"
 want=1
 d3=(run --model cnn3 --dataset mnist --sync ddp --iters 2 --batch 8 --width 0.25 --quiet --out "$tmp/out" --tag t)

@@ -16,20 +16,11 @@
 # Needs SimGrid (skip otherwise); optimised pass only.
 set -u
 cd "$(dirname "$0")/.."
-if [ "${SANITIZE:-0}" = 1 ]; then
-  echo "skip - scale e2e: simulated runs are checked in the optimised pass only"; exit 0
-fi
-if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; then
-  echo "skip - scale e2e: SimGrid SMPI not installed (sudo apt-get install libsimgrid-dev)"; exit 0
-fi
 source tests/e2e_lib.sh
+e2e_sim_guard "scale e2e"
 e2e_begin "scale e2e"
 e2e_need bin/lab3
-# one simulated build at a time: e2e_sim.sh builds in the same tree, maybe
-# at the same time (two objects written at once by two makes break both)
-mkdir -p build
-flock build/.sim-make.lock make --no-print-directory -j"${JOBS:-2}" SIM=1 bin/sim/lab3 > "$tmp/build.log" 2>&1
-check $? "make SIM=1 builds bin/sim/lab3" "$(tail -5 "$tmp/build.log")"
+e2e_sim_make bin/sim/lab3 bin/sim/lab3
 [ -x bin/sim/lab3 ] || exit 1
 e2e_mpi
 small=(--width 0.125 --global-batch 32 --iters 3 --timed 3 --no-eval --synthetic --limit 256 --test-limit 64

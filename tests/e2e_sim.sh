@@ -24,13 +24,8 @@
 # non-power-of-two fold at 3 ranks).
 set -u
 cd "$(dirname "$0")/.."
-if [ "${SANITIZE:-0}" = 1 ]; then
-  echo "skip - sim e2e: simulated runs are checked in the optimised pass only"; exit 0
-fi
-if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; then
-  echo "skip - sim e2e: SimGrid SMPI not installed (sudo apt-get install libsimgrid-dev)"; exit 0
-fi
 source tests/e2e_lib.sh
+e2e_sim_guard "sim e2e"
 e2e_begin "sim e2e"
 
 # The simulated tree: make SIM=1 (quiet; its log on failure).
@@ -40,11 +35,7 @@ SIM_TARGETS=all SIM_BUILT="bin/sim with smpicc"
 if [ "${DDL_TEST_TIER:-full}" = quick ]; then SIM_TARGETS="bin/sim/lab2 bin/sim/lab6 bin/sim/tests/sim_ring" SIM_BUILT="bin/sim/lab2, lab6 and sim_ring with smpicc"; fi
 if [ ! -x bin/sim/lab2 ] || [ ! -x bin/sim/lab6 ] || [ ! -x bin/sim/tests/sim_ring ] || [ "${SIM_REBUILD:-1}" = 1 ]; then
   # shellcheck disable=SC2086
-  # one simulated build at a time: e2e_scale.sh builds in the same tree
-  mkdir -p build
-  flock build/.sim-make.lock make --no-print-directory -j"${JOBS:-$(nproc 2>/dev/null || echo 2)}" SIM=1 $SIM_TARGETS \
-    > "$tmp/build.log" 2>&1
-  check $? "make SIM=1 builds $SIM_BUILT" "$(tail -5 "$tmp/build.log")"
+  e2e_sim_make "$SIM_BUILT" $SIM_TARGETS
 fi
 [ -x bin/sim/lab2 ] && [ -x bin/sim/lab6 ] && [ -x bin/sim/tests/sim_ring ] || exit 1
 

@@ -39,12 +39,9 @@ set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
 e2e_begin "slurm e2e"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP
+e2e_lab_env NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP
 CLUSTER=$tmp/cluster
 trap 'labs/slurm/cluster.sh down "$CLUSTER" --quiet 2>/dev/null; rm -rf "$tmp"' EXIT
-meta() { sed -n "s/^# $2: //p" "$1" | head -1; } # csv key
 wrong() { col "$1" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 if [ "${DDL_TEST_TIER:-full}" = quick ]; then
   echo "# quick tier: srun -n 1 -c 2, sbatch labs/slurm/lab2.sbatch$([ "${SANITIZE:-0}" = 1 ] && echo " and lab3 under srun against mpirun") left to make test-full (make test-full runs it)"

@@ -33,12 +33,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source tests/e2e_lib.sh
 e2e_begin "slurm jobs e2e"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP RESULTS FIGURES TABLES DDL_SLURM_CPUS
+e2e_lab_env NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP RESULTS FIGURES TABLES DDL_SLURM_CPUS
 CLUSTER=$tmp/cluster
 trap 'labs/slurm/cluster.sh down "$CLUSTER" --quiet 2>/dev/null; rm -rf "$tmp"' EXIT
-meta() { sed -n "s/^# $2: //p" "$1" | head -1; }
 quick=0
 if [ "${DDL_TEST_TIER:-full}" = quick ]; then
   quick=1
@@ -48,9 +45,8 @@ if ! why=$(labs/slurm/cluster.sh check); then
   echo "skip - slurm jobs e2e: $why"
   exit 0
 fi
-# A job's state, while Slurm remembers it (MinJobAge, 300 s).
-state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1; }
-restarts() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p' | head -1; }
+# A job's state and restarts (e2e_lib.sh's state and restarts) are known
+# while Slurm remembers the job (MinJobAge, 300 s).
 drain() { # at most N seconds until the queue is empty
   for _ in $(seq $(( $1 * 2 ))); do [ -z "$(squeue -h 2>/dev/null)" ] && return 0; sleep 0.5; done
   return 1

@@ -29,9 +29,7 @@ set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
 e2e_begin "slurm nodes"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP DEVICE DDL_EMU_DEVICES DDL_SLURM_GPUS
+e2e_lab_env NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP DEVICE DDL_EMU_DEVICES DDL_SLURM_GPUS
 CLUSTER=$tmp/cluster NET_TAG=ddl-$$ NET_UP=0
 # e2e_begin's trap removes $tmp alone; the clusters and the network go first
 cleanup() {
@@ -44,7 +42,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-meta() { sed -n "s/^# $2: //p" "$1" | head -1; } # csv key
 losses() { col "$1/task3-iters.csv" loss 2>/dev/null | tr '\n' ' '; } # dir
 # lab3's job 4 (Task 3, DDP at 2 ranks, smoke settings) as an array task.
 JOB=(LAB3_SMOKE=1 LAB_ARRAY_TASK=4)

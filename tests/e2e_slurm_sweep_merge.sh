@@ -20,24 +20,8 @@ source tests/e2e_lib.sh
 e2e_begin "sweep merge"
 repo=$PWD
 w=$tmp/w
-mkdir -p "$w/labs/lab1" "$w/labs/slurm" "$w/sb"
-cp labs/common.sh labs/launch.sh "$w/labs/"
-cp labs/slurm/sweep.sh labs/slurm/lab1.sbatch "$w/labs/slurm/"
-cat > "$w/labs/lab1/run.sh" <<'LAB'
-#!/usr/bin/env bash
-# A stand-in lab: four jobs, each one line of output; FAIL_JOB=K fails job K.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-source labs/common.sh
-OUT=${RESULTS:-results/lab1}
-lab_begin 1
-for k in 1 2 3 4; do
-  lab_single sh -c "[ '${FAIL_JOB:-}' != $k ] && echo job,$k > '$OUT.tmp/job$k.csv'"
-done
-lab_commit
-echo drawn > "$OUT/table.txt"
-LAB
-chmod +x "$w/labs/lab1/run.sh"
+mkdir -p "$w/sb"
+stand_in_sweep_lab "$w" 4
 cat > "$w/sb/sbatch" <<'SB'
 #!/bin/sh
 # A stand-in sbatch: one line of arguments a call, a job id from 100.

@@ -21,25 +21,8 @@ e2e_need bin/lab1
 repo=$PWD
 unset NET HOSTS PLATFORM LAUNCH NODES SLURM_JOB_ID SLURM_CONF NP RESULTS LAB_ARRAY_TASK LAB_ARRAY_ID LAB_ARRAY_MERGE FAIL_JOB DDL_SLURM_CPUS
 w=$tmp/w
-mkdir -p "$w/labs/lab1" "$w/labs/slurm"
-cp labs/common.sh labs/launch.sh "$w/labs/"
-cp labs/slurm/sweep.sh labs/slurm/lab1.sbatch "$w/labs/slurm/"
+stand_in_sweep_lab "$w" 3
 ln -s "$repo/bin" "$w/bin" # lab1.sbatch checks that bin/lab1 is built
-cat > "$w/labs/lab1/run.sh" <<'LAB'
-#!/usr/bin/env bash
-# A stand-in lab: three jobs, each one line of output; FAIL_JOB=K fails job K.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-source labs/common.sh
-OUT=${RESULTS:-results/lab1}
-lab_begin 1
-for k in 1 2 3; do
-  lab_single sh -c "[ '${FAIL_JOB:-}' != $k ] && echo job,$k > '$OUT.tmp/job$k.csv'"
-done
-lab_commit
-echo drawn > "$OUT/table.txt"
-LAB
-chmod +x "$w/labs/lab1/run.sh"
 e2e_slurm_up || exit 1
 # The stand-in's jobs take one CPU: asked for through sweep.sh's sbatch
 # options, so that a site's node with fewer than lab1.sbatch's 8 runs them.
