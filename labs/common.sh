@@ -305,6 +305,28 @@ lab_lock_holder() { # lock
     echo "pid $pid"
   fi
 }
+# lab_setup N BIN [WHY]: the start of labs/labN/run.sh after this file:
+# BIN/labN must be built (else "run make", exit 1); with WHY, NP must be
+# at least 2 (else WHY, exit 2); OUT is the results folder (RESULTS, else
+# results/labN, or its VARIANT subfolder: net-1gbit, sim-cluster4, ...),
+# and FIGURES and TABLES are exported the same way, so that a simulated or
+# emulated-network variant's figures and tables go beside the native
+# ones, never over them.
+lab_setup() {
+  [ -x "$2/lab$1" ] || { echo "error: $2/lab$1 missing: run make" >&2; exit 1; }
+  [ -z "${3:-}" ] || [ "$NP" -ge 2 ] || { echo "error: $3: NP must be >= 2 (got $NP)" >&2; exit 2; }
+  OUT=${RESULTS:-results/lab$1${VARIANT:+/$VARIANT}}
+  export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
+}
+# lab_stop_early N WHY: a run cut short on purpose (LABN_ONLY=...): says
+# WHY, keeps what ran and draws its figures, and ends the script.
+lab_stop_early() {
+  note "$2"
+  lab_commit
+  RESULTS=$OUT "labs/lab$1/figures.sh"
+  exit 0
+}
+
 # lab_begin MAXNP: refuses a second run of this lab in this checkout, then
 # makes what the launcher needs for up to MAXNP ranks, then an empty
 # $OUT.tmp for the results. Call it before any work.

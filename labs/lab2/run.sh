@@ -26,10 +26,7 @@ LAB_NETWORKS=1    # make lab2 NET=1gbit NP=2: the same runs on an emulated clust
 source labs/common.sh
 source labs/lab2/faults.sh
 lab2_faults_parse
-[ -x "$LAB_BIN/lab2" ] || { echo "error: $LAB_BIN/lab2 missing: run make" >&2; exit 1; }
-OUT=${RESULTS:-results/lab2${VARIANT:+/$VARIANT}}
-# emulated-network figures and the table go beside the native ones
-export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
+lab_setup 2 "$LAB_BIN"
 common=(--seed "$SEED" --profile "$PROFILE" --out "$OUT.tmp")
 if [ "$PROFILE" = paper ]; then
   train=(--epochs 20 --hidden 16,32,64,128,256,512,1024)
@@ -82,12 +79,7 @@ for np in $sweep; do
   lab_mpi "$np" "$LAB_BIN/lab2" bench "${common[@]}" "${sweep_opts[@]}" --quiet > "$OUT.tmp/bench-np$np.txt"
 done
 
-if [ "${LAB2_ONLY:-}" = bench ]; then
-  note "LAB2_ONLY=bench: no time-vs-ranks or training runs"
-  lab_commit
-  RESULTS=$OUT labs/lab2/figures.sh
-  exit 0
-fi
+[ "${LAB2_ONLY:-}" = bench ] && lab_stop_early 2 "LAB2_ONLY=bench: no time-vs-ranks or training runs"
 note "time vs ranks at 1 MiB: 1 .. $most ranks"
 for np in $(seq 1 "$most"); do
   lab_mpi "$np" "$LAB_BIN/lab2" bench --sizes 1048576 --tag "ranks-np$np" --quiet "${common[@]}" "${point_opts[@]}" \

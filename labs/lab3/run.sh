@@ -40,12 +40,7 @@ source bench/peer/lab3.sh # PEER=pytorch: PyTorch DDP (gloo) as the reference cu
 peer_lab3_check           # first: under PLATFORM= it is refused before SimGrid is looked for
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
-[ -x "$BIN/lab3" ] || { echo "error: $BIN/lab3 missing: run make" >&2; exit 1; }
-[ "$NP" -ge 2 ] || { echo "error: lab3 compares multi-rank strategies: NP must be >= 2 (got $NP)" >&2; exit 2; }
-OUT=${RESULTS:-results/lab3${VARIANT:+/$VARIANT}}
-# simulated and emulated-network figures and tables go beside the native
-# ones, never over them
-export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
+lab_setup 3 "$BIN" "lab3 compares multi-rank strategies"
 if [ "$PROFILE" = paper ]; then
   data=(--width 1)
 else
@@ -136,12 +131,7 @@ for (( k = 1; k < repeats; k++ )); do
   run 1 --sync none --batch 256 --task 1 --series task --seed "$s" --out "$OUT.tmp/seed-$s" --tag "task1-seed$s" \
     "${task[@]}"
 done
-if [ "${LAB3_ONLY:-}" = table1 ]; then
-  note "LAB3_ONLY=table1: no scaling or bucket runs"
-  lab_commit
-  RESULTS=$OUT labs/lab3/figures.sh
-  exit 0
-fi
+[ "${LAB3_ONLY:-}" = table1 ] && lab_stop_early 3 "LAB3_ONLY=table1: no scaling or bucket runs"
 
 note "time per iteration vs ranks, 2 .. $NP ranks, total batch 256"
 for np in $(seq 2 "$NP"); do

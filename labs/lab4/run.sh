@@ -32,12 +32,7 @@ LAB_SIMULATES=1   # make lab4 PLATFORM=X: the same runs under SimGrid SMPI
 LAB_NETWORKS=1    # make lab4 NET=1gbit: the same runs on an emulated cluster (labs/net/)
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
-[ -x "$BIN/lab4" ] || { echo "error: $BIN/lab4 missing: run make" >&2; exit 1; }
-[ "$NP" -ge 2 ] || { echo "error: NP=$NP: lab4 averages between workers: NP must be >= 2" >&2; exit 2; }
-OUT=${RESULTS:-results/lab4${VARIANT:+/$VARIANT}}
-# simulated and emulated-network figures and tables go beside the native
-# ones, never over them
-export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
+lab_setup 4 "$BIN" "lab4 averages between workers"
 common=(--seed "$SEED" --device "$DEVICE" --profile "$PROFILE" --out "$OUT.tmp" --scheme "${LAB4_SCHEMES:-group}")
 if [ "$PROFILE" = paper ]; then
   settings=(--width 1 --limit 6000 --test-limit 0 --batch 64 --lr 0.01 --momentum 0.5)

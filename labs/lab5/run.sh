@@ -48,12 +48,7 @@ LAB_NETWORKS=1    # make lab5 NET=1gbit: the same runs on an emulated cluster (l
 LAB_NP_DEFAULT=5  # the cloud and the seed's 4 users
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
-[ -x "$BIN/lab5" ] || { echo "error: $BIN/lab5 missing: run make" >&2; exit 1; }
-[ "$NP" -ge 2 ] || { echo "error: NP=$NP: lab5 runs the cloud (rank 0) and NP-1 users: NP must be >= 2" >&2; exit 2; }
-OUT=${RESULTS:-results/lab5${VARIANT:+/$VARIANT}}
-# simulated and emulated-network figures and tables go beside the native
-# ones, never over them
-export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
+lab_setup 5 "$BIN" "lab5 runs the cloud (rank 0) and NP-1 users"
 USERS=$(( NP - 1 ))
 common=(--device "$DEVICE" --profile "$PROFILE" --shards "${LAB5_SHARDS:-iid}"
         --alpha "${LAB5_ALPHA:-0.5}" --local-epochs "${LAB5_E:-1}")

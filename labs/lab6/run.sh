@@ -49,9 +49,7 @@ BIN=${BIN:-${LAB_BIN:-bin}}
 # Simulated (PLATFORM=): smpirun runs only the smpicc build, whatever BIN
 # the caller exported (the test suite exports BIN=bin).
 [ -n "$SIM_TAG" ] && BIN=$LAB_BIN
-[ -x "$BIN/lab6" ] || { echo "error: $BIN/lab6 missing: run make" >&2; exit 1; }
-OUT=${RESULTS:-results/lab6${VARIANT:+/$VARIANT}}
-export FIGURES=${FIGURES:-figures${VARIANT:+/$VARIANT}} TABLES=${TABLES:-report/tables${VARIANT:+/$VARIANT}}
+lab_setup 6 "$BIN"
 THREADS=${LAB6_THREADS:-1}
 YIELD=${LAB6_YIELD:-1}
 declare -A args
