@@ -7,22 +7,25 @@
 #include "util/common.h"
 #include "lab4.h"
 
+/* Each scheme's name (--scheme) and its label's format (k: the passes
+ * removed). Labels have no spaces or commas: gnuplot iterates over them as
+ * words. */
+static const struct {
+    const char *name, *label;
+} SCHEMES[] = {
+    [SCHEME_ALLREDUCE] = { "allreduce", "all-reduce" },
+    [SCHEME_GROUP] = { "group", "k=%d" },
+    [SCHEME_LGA] = { "lga", "lga-k=%d" },
+};
+
 const char *lab4_scheme_name(Lab4Scheme s)
 {
-    switch (s) {
-    case SCHEME_ALLREDUCE: return "allreduce";
-    case SCHEME_GROUP: return "group";
-    case SCHEME_LGA: return "lga";
-    }
-    return "?";
+    return (size_t)s < sizeof SCHEMES / sizeof SCHEMES[0] ? SCHEMES[s].name : "?";
 }
 
 void lab4_label(const Lab4Config *c, char *out, size_t cap)
 {
-    /* No spaces or commas: gnuplot iterates over these as words. */
-    if (c->scheme == SCHEME_ALLREDUCE) snprintf(out, cap, "all-reduce");
-    else if (c->scheme == SCHEME_GROUP) snprintf(out, cap, "k=%d", c->passes);
-    else snprintf(out, cap, "lga-k=%d", c->passes);
+    snprintf(out, cap, SCHEMES[c->scheme].label, c->passes);
 }
 
 static int iterations(const Lab4Options *o, int P, int passes)
