@@ -90,25 +90,25 @@ for spec in "${LAB3_SPECS[@]}"; do
     [ "$d" = cpu ] && run=${spec/--alg nccl/--alg mpi}
     # shellcheck disable=SC2086
     timeout 600 "${MPIRUN[@]}" "$BIN/lab3" run --sync $run "${tiny[@]}" --device "$d" --out "$tmp/$name-$d" \
-      --tag t >"$tmp/$name-$d.log" 2>&1 || { echo "not ok - lab3 --sync $spec --device $d runs: $(tail -c 300 "$tmp/$name-$d.log")"; continue 2; }
+      --tag t >"$tmp/$name-$d.log" 2>&1 || { bad "lab3 --sync $spec --device $d runs: $(tail -c 300 "$tmp/$name-$d.log")"; continue 2; }
   done
   a=$(losses "$tmp/$name-cpu/t-iters.csv") b=$(losses "$tmp/$name-cuda-emu/t-iters.csv")
   ta=$(testloss "$tmp/$name-cpu/t-summary.csv") tb=$(testloss "$tmp/$name-cuda-emu/t-summary.csv")
   if [ -n "$a" ] && awk -v a="$a $ta" -v b="$b $tb" 'BEGIN { n = split(a, x, " "); m = split(b, y, " "); if (n != m || n < 7) exit 1;
       for (i = 1; i <= n; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-4 * (x[i] < 0 ? -x[i] : x[i])) exit 1 } }'; then
-    echo "ok - lab3 --sync $spec, 2 ranks on cuda-emu trains as on the cpu (losses $b, test loss $tb)"
+    ok "lab3 --sync $spec, 2 ranks on cuda-emu trains as on the cpu (losses $b, test loss $tb)"
   else
-    echo "not ok - lab3 --sync $spec, 2 ranks on cuda-emu trains as on the cpu (cpu: $a/$ta; cuda-emu: $b/$tb)"
+    bad "lab3 --sync $spec, 2 ranks on cuda-emu trains as on the cpu (cpu: $a/$ta; cuda-emu: $b/$tb)"
   fi
   if [[ "$spec" == *"--alg nccl"* ]]; then
     where=$(sed -n 's/^# gradients: //p' "$tmp/$name-cuda-emu/t-summary.csv")
     [[ "$where" == "reduced in device memory by emulated NCCL"* ]] &&
-      echo "ok - lab3 --sync $spec keeps the gradients in device memory ($where)" ||
-      echo "not ok - lab3 --sync $spec keeps the gradients in device memory (gradients: '$where')"
+      ok "lab3 --sync $spec keeps the gradients in device memory ($where)" ||
+      bad "lab3 --sync $spec keeps the gradients in device memory (gradients: '$where')"
   fi
   detail=$(sed -n 's/^# device_detail: //p' "$tmp/$name-cuda-emu/t-summary.csv")
-  [[ "$detail" == *"emulated GPU"* ]] && echo "ok - lab3 --sync $spec on cuda-emu names the emulated GPU" ||
-    echo "not ok - lab3 --sync $spec on cuda-emu names the emulated GPU (device_detail: '$detail')"
+  [[ "$detail" == *"emulated GPU"* ]] && ok "lab3 --sync $spec on cuda-emu names the emulated GPU" ||
+    bad "lab3 --sync $spec on cuda-emu names the emulated GPU (device_detail: '$detail')"
 done
 
 # lab3 --bn broadcast: rank 0's batch-norm statistics go to every rank
@@ -126,9 +126,9 @@ ta=$(testloss "$tmp/bn-cpu/t-summary.csv" 2>/dev/null) tb=$(testloss "$tmp/bn-cu
 if [ "$BN" != 1 ]; then :
 elif [ "$(cat "$tmp/bn-cuda-emu.rc")" = 0 ] && [ -n "$ta" ] &&
     awk -v a="$ta" -v b="$tb" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b != "" && d <= 1e-3 * (a < 0 ? -a : a)) }'; then
-  echo "ok - lab3 --bn broadcast, resnet18, 2 ranks on cuda-emu: BN statistics staged to the broadcast before evaluation (test loss $tb, cpu $ta)"
+  ok "lab3 --bn broadcast, resnet18, 2 ranks on cuda-emu: BN statistics staged to the broadcast before evaluation (test loss $tb, cpu $ta)"
 else
-  echo "not ok - lab3 --bn broadcast, resnet18, 2 ranks on cuda-emu evaluates as the cpu (exit $(cat "$tmp/bn-cuda-emu.rc"); test loss cpu '$ta', cuda-emu '$tb'): $(tail -c 300 "$tmp/bn-cuda-emu.log")"
+  bad "lab3 --bn broadcast, resnet18, 2 ranks on cuda-emu evaluates as the cpu (exit $(cat "$tmp/bn-cuda-emu.rc"); test loss cpu '$ta', cuda-emu '$tb'): $(tail -c 300 "$tmp/bn-cuda-emu.log")"
 fi
 
 # lab4: weight averaging (all together, and in pairs) after local steps;
@@ -140,9 +140,9 @@ same_rows() { # label, cpu csv, emu csv, columns to compare (awk field list)
   b=$(grep -v '^#' "$3" | awk -F, -v c="$4" 'NR > 1 { n = split(c, k, " "); for (i = 1; i <= n; i++) printf "%s ", $k[i] }')
   if [ -n "$a" ] && awk -v a="$a" -v b="$b" 'BEGIN { n = split(a, x, " "); m = split(b, y, " "); if (n != m) exit 1;
       for (i = 1; i <= n; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-3 * (x[i] < 0 ? -x[i] : x[i]) + 1e-6) exit 1 } }'; then
-    echo "ok - $1 on cuda-emu agrees with the cpu ($b)"
+    ok "$1 on cuda-emu agrees with the cpu ($b)"
   else
-    echo "not ok - $1 on cuda-emu agrees with the cpu (cpu: $a; cuda-emu: $b)"
+    bad "$1 on cuda-emu agrees with the cpu (cpu: $a; cuda-emu: $b)"
   fi
 }
 for d in cpu cuda-emu; do
@@ -150,10 +150,10 @@ for d in cpu cuda-emu; do
   [ "$HOST_FUSION" = 1 ] || [ "$HOROVOD_NCCL$d" = 1cpu ] || continue
   if [ "$HOST_FUSION" = 1 ]; then
     timeout 600 "${MPIRUN3[@]}" "$BIN/lab4" run --scheme group --passes ar,1 --iters 2 --limit 300 --synthetic --width 0.25 \
-      --device "$d" --out "$tmp/l4-$d" --quiet >"$tmp/l4-$d.log" 2>&1 || echo "not ok - lab4 --device $d runs: $(tail -c 300 "$tmp/l4-$d.log")"
+      --device "$d" --out "$tmp/l4-$d" --quiet >"$tmp/l4-$d.log" 2>&1 || bad "lab4 --device $d runs: $(tail -c 300 "$tmp/l4-$d.log")"
   fi
   timeout 600 "${MPIRUN3[@]}" "$BIN/lab6" run --workload sdss_dnn-sdss --style horovod --iters 5 --synthetic \
-    --device "$d" --out "$tmp/l6-$d" --tag t --quiet >"$tmp/l6-$d.log" 2>&1 || echo "not ok - lab6 --device $d runs: $(tail -c 300 "$tmp/l6-$d.log")"
+    --device "$d" --out "$tmp/l6-$d" --tag t --quiet >"$tmp/l6-$d.log" 2>&1 || bad "lab6 --device $d runs: $(tail -c 300 "$tmp/l6-$d.log")"
 done
 # lab4 runs: accuracy, test_loss, consensus (cols 20 21 23); lab6: test accuracy and loss (22 23)
 if [ "$HOST_FUSION" = 1 ]; then
@@ -164,7 +164,7 @@ if [ "$HOST_FUSION" = 1 ]; then
 fi
 if [ "$HOROVOD_NCCL" = 1 ]; then
   timeout 600 "${MPIRUN3[@]}" "$BIN/lab6" run --workload sdss_dnn-sdss --style horovod --alg nccl --iters 5 --synthetic \
-    --device cuda-emu --out "$tmp/l6n" --tag t --quiet >"$tmp/l6n.log" 2>&1 || echo "not ok - lab6 --alg nccl runs: $(tail -c 300 "$tmp/l6n.log")"
+    --device cuda-emu --out "$tmp/l6n" --tag t --quiet >"$tmp/l6n.log" 2>&1 || bad "lab6 --alg nccl runs: $(tail -c 300 "$tmp/l6n.log")"
   same_rows "lab6 3 ranks, horovod fusion over nccl (test accuracy, test loss; the cpu's over ddlab's ring)" \
     "$tmp/l6-cpu/t-summary.csv" "$tmp/l6n/t-summary.csv" "22 23"
 fi
@@ -172,7 +172,7 @@ fi
 for d in cpu cuda-emu; do
   [ "$PS" = 1 ] || break
   timeout 600 "${MPIRUN3[@]}" "$BIN/lab6" run --workload sdss_dnn-sdss --style ps --iters 5 --synthetic \
-    --device "$d" --out "$tmp/l6ps-$d" --tag t --quiet >"$tmp/l6ps-$d.log" 2>&1 || echo "not ok - lab6 ps --device $d runs: $(tail -c 300 "$tmp/l6ps-$d.log")"
+    --device "$d" --out "$tmp/l6ps-$d" --tag t --quiet >"$tmp/l6ps-$d.log" 2>&1 || bad "lab6 ps --device $d runs: $(tail -c 300 "$tmp/l6ps-$d.log")"
 done
 [ "$PS" = 1 ] && same_rows "lab6 3 ranks, parameter server (test accuracy, test loss)" "$tmp/l6ps-cpu/t-summary.csv" "$tmp/l6ps-cuda-emu/t-summary.csv" "22 23"
 # lab5: the cloud and its users (C-SGD one process; D-SGD and FedAvg with
@@ -184,7 +184,7 @@ for spec in "${LAB5_SPECS[@]}"; do
     timeout 600 mpirun --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader -np "$3" "$BIN/lab5" run \
       --scheme "$1" --precision "$2" "${LAB5_DATA[@]}" --width 0.0625 --synthetic --device "$d" \
       --out "$tmp/l5-$1-$d" --tag t --quiet >"$tmp/l5-$1-$d.log" 2>&1 ||
-      echo "not ok - lab5 --scheme $1 --device $d runs: $(tail -c 300 "$tmp/l5-$1-$d.log")"
+      bad "lab5 --scheme $1 --device $d runs: $(tail -c 300 "$tmp/l5-$1-$d.log")"
   done
   # epochs: rounds, payload bytes up and down, val accuracy, val loss (5 6 7 9 10)
   same_rows "lab5 $1 $2 on $3 rank(s) (rounds, bytes, val accuracy and loss per epoch)" \
@@ -192,9 +192,9 @@ for spec in "${LAB5_SPECS[@]}"; do
 done
 if grep -q "^# precision: fp16 mixed precision (FP16 GEMM operands with FP32 accumulation on the emulated GPU" \
     "$tmp/l5-fedavg-cuda-emu/summary-t.csv"; then
-  echo "ok - lab5 fp16 on cuda-emu says its FP16 GEMMs ran on the emulated GPU"
+  ok "lab5 fp16 on cuda-emu says its FP16 GEMMs ran on the emulated GPU"
 else
-  echo "not ok - lab5 fp16 on cuda-emu says how FP16 ran ($(grep '^# precision' "$tmp/l5-fedavg-cuda-emu/summary-t.csv"))"
+  bad "lab5 fp16 on cuda-emu says how FP16 ran ($(grep '^# precision' "$tmp/l5-fedavg-cuda-emu/summary-t.csv"))"
 fi
 
 # lab2: the MLP whose weights every allreduce algorithm averages; its
@@ -202,7 +202,7 @@ fi
 for d in cpu cuda-emu; do
   [ "$L2_TRAIN" = 1 ] || break
   timeout 600 "${MPIRUN[@]}" "$BIN/lab2" train --hidden 16 --epochs 1 --synthetic --limit 512 --test-limit 128 \
-    --device "$d" --out "$tmp/l2-$d" --quiet >"$tmp/l2-$d.log" 2>&1 || echo "not ok - lab2 train --device $d runs: $(tail -c 300 "$tmp/l2-$d.log")"
+    --device "$d" --out "$tmp/l2-$d" --quiet >"$tmp/l2-$d.log" 2>&1 || bad "lab2 train --device $d runs: $(tail -c 300 "$tmp/l2-$d.log")"
 done
 # every algorithm: test accuracy, test loss (11 12)
 [ "$L2_TRAIN" = 1 ] && same_rows "lab2 train, 2 ranks, weights averaged by each of the 7 algorithms (test accuracy, test loss)" \
@@ -216,17 +216,18 @@ if [ "$L2_BENCH" = 1 ]; then
   rows=$(grep -v '^#' "$tmp/l2b/bench-t.csv" 2>/dev/null | awk -F, 'NR > 1 { n++; if ($12 != 0) bad++; if ($1 == "nccl") nc++ }
     END { printf "%d %d %d", n, bad, nc }')
   if [ $rc -eq 0 ] && [ "$rows" = "24 0 3" ] && grep -q "^# buffers: emulated GPU memory; nccl reduces it in place" "$tmp/l2b/bench-t.csv"; then
-    echo "ok - lab2 bench on cuda-emu times 8 algorithms on device buffers, nccl included, none wrong (rows, wrong, nccl: $rows)"
+    ok "lab2 bench on cuda-emu times 8 algorithms on device buffers, nccl included, none wrong (rows, wrong, nccl: $rows)"
   else
-    echo "not ok - lab2 bench on cuda-emu times device buffers (rc $rc; rows, wrong, nccl: $rows): $(tail -c 300 "$tmp/l2b.log")"
+    bad "lab2 bench on cuda-emu times device buffers (rc $rc; rows, wrong, nccl: $rows): $(tail -c 300 "$tmp/l2b.log")"
   fi
 fi
 if [ "$L2_REFUSAL" = 1 ]; then
   timeout 300 "$BIN/lab2" bench --device cpu --algs nccl --out "$tmp/l2c" >"$tmp/l2c.log" 2>&1
   rc=$?
   if [ $rc -eq 2 ] && grep -q "nccl runs on GPU memory: use DEVICE=cuda" "$tmp/l2c.log"; then
-    echo "ok - --algs nccl on the cpu stops (rc 2) and says what to use"
+    ok "--algs nccl on the cpu stops (rc 2) and says what to use"
   else
-    echo "not ok - --algs nccl on the cpu stops with a reason (rc $rc): $(tail -c 300 "$tmp/l2c.log")"
+    bad "--algs nccl on the cpu stops with a reason (rc $rc): $(tail -c 300 "$tmp/l2c.log")"
   fi
 fi
+exit $fail

@@ -66,34 +66,34 @@ none_of "$(git grep -n -I -E '\.\./share[d]\b' -- . ':!.ci/run' 2>/dev/null)" \
 # core's root holds its README and folders only (at most an umbrella
 # header); every folder of core has a README naming the file to start with.
 loose=$(git ls-files -- core | grep -E '^core/[^/]+\.(c|h|cc|cu)$' | grep -v '^core/ddl\.h$')
-if [ -z "$loose" ]; then echo "ok - docs: core's root holds no loose module"
-else echo "not ok - docs: loose modules in core's root (give each a folder): $(echo $loose)"; fail=1; fi
+if [ -z "$loose" ]; then ok "core's root holds no loose module"
+else bad "loose modules in core's root (give each a folder): $(echo $loose)"; fail=1; fi
 unguided=()
 for dir in $(git ls-files -- core | sed -n 's#^core/\([^/]*\)/.*#\1#p' | sort -u); do
   [ -f "core/$dir/README.md" ] || unguided+=("core/$dir")
 done
-if [ ${#unguided[@]} -eq 0 ]; then echo "ok - docs: every folder of core has a README"
-else echo "not ok - docs: core folders without a README: ${unguided[*]}"; fail=1; fi
+if [ ${#unguided[@]} -eq 0 ]; then ok "every folder of core has a README"
+else bad "core folders without a README: ${unguided[*]}"; fail=1; fi
 
 lines=$(wc -l < README.md)
 if [ "$lines" -lt 220 ]; then
-  echo "ok - docs: the top README has $lines lines (under 220)"
+  ok "the top README has $lines lines (under 220)"
 else
-  echo "not ok - docs: the top README has $lines lines (must stay under 220: move detail into the folders' READMEs)"
+  bad "the top README has $lines lines (must stay under 220: move detail into the folders' READMEs)"
   fail=1
 fi
 
 handouts=$(git ls-files 'labs/lab[0-9]*/README.md')
 if [ -z "$handouts" ]; then
-  echo "not ok - docs: no lab handout (labs/labN/README.md) is tracked"
+  bad "no lab handout (labs/labN/README.md) is tracked"
   fail=1
 fi
 for handout in $handouts; do
   lines=$(wc -l < "$handout")
   if [ "$lines" -lt 250 ]; then
-    echo "ok - docs: $handout has $lines lines (under 250)"
+    ok "$handout has $lines lines (under 250)"
   else
-    echo "not ok - docs: $handout has $lines lines (must stay under 250: move the mechanics to its DESIGN.md, longer results to its RESULTS.md)"
+    bad "$handout has $lines lines (must stay under 250: move the mechanics to its DESIGN.md, longer results to its RESULTS.md)"
     fail=1
   fi
   first=$(grep -n -m1 -E '^## (Programming exercises|Exercises)' "$handout" | cut -d: -f1)

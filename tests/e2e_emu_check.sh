@@ -15,8 +15,8 @@ if [ ! -x "$BIN/tests/emu_planted" ]; then
 fi
 BIN=$BIN tests/emu_check.sh planted | while IFS= read -r line; do
   case $line in
-    *": missed"* | *": FAILED"*) echo "not ok - $line" ;;
-    *) echo "ok - $line" ;;
+    *": missed"* | *": FAILED"*) bad "$line" ;;
+    *) ok "$line" ;;
   esac
 done > "$tmp/planted"
 cat "$tmp/planted"

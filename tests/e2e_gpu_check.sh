@@ -44,9 +44,9 @@ bad=$(every_step "$tmp/d0")
 skipped=$(grep -c 'skipped (deadline)' "$tmp/d0/summary.txt" 2>/dev/null)
 if [ "$rc" -ne 0 ] && [ -z "$bad" ] && [ "${skipped:-0}" -ge 15 ] &&
     head -n 1 "$tmp/d0/summary.txt" | grep -q 'INCOMPLETE: 15 step(s) skipped (deadline)'; then
-  echo "ok - gpu-check with a deadline of 0 s starts nothing, lists all 15 steps as skipped (deadline), exits $rc"
+  ok "gpu-check with a deadline of 0 s starts nothing, lists all 15 steps as skipped (deadline), exits $rc"
 else
-  echo "not ok - gpu-check with a deadline of 0 s lists every step as skipped (deadline) and fails (exit $rc; $bad;" \
+  bad "gpu-check with a deadline of 0 s lists every step as skipped (deadline) and fails (exit $rc; $bad;" \
     "$skipped skipped): $(head -n 3 "$tmp/d0/summary.txt" 2>/dev/null | tr '\n' ' ')"
 fi
 
@@ -64,9 +64,9 @@ started=""
 [[ "$s2" == "[PASS]"* || "$s2" == "[FAIL]"* || "$s2" == *"skipped (deadline) partway"* ]] &&
   [ -s "$tmp/d20/test_cuda_kernels_emu.log" ] && started=1
 if [ -z "$bad" ] && [ -n "$started" ] && grep -q '^gpu-check: [0-9]* passed' "$tmp/d20/summary.txt"; then
-  echo "ok - gpu-check's dry run with a 20 s deadline accounts for all 15 steps, the one at the deadline cut with its log (exit $rc)"
+  ok "gpu-check's dry run with a 20 s deadline accounts for all 15 steps, the one at the deadline cut with its log (exit $rc)"
 else
-  echo "not ok - gpu-check's dry run with a 20 s deadline accounts for every step (exit $rc; $bad; step 2: $s2):" \
+  bad "gpu-check's dry run with a 20 s deadline accounts for every step (exit $rc; $bad; step 2: $s2):" \
     "$(tail -n 5 "$tmp/d20.log" | tr '\n' ' ')"
 fi
 
@@ -79,16 +79,16 @@ done
 sum=$tmp/l11e-5/summary.txt
 if [ "$(cat "$tmp/l11e-5.rc")" = 0 ] && grep -q '^\[PASS\] 4d ' "$sum" && tr -s ' \n' ' ' <"$sum" |
     grep -q 'iteration 0 (same weights and data): loss differs by [0-9.e+-]* relative.*per iteration (iteration:difference): 0:[0-9.e+-]* 1:'; then
-  echo "ok - gpu-check 4d alone: lab1 cpu vs cuda-emu agree, iteration 0 and each iteration's difference printed"
+  ok "gpu-check 4d alone: lab1 cpu vs cuda-emu agree, iteration 0 and each iteration's difference printed"
 else
-  echo "not ok - gpu-check 4d alone passes and prints the per-iteration differences (exit $(cat "$tmp/l11e-5.rc")):" \
+  bad "gpu-check 4d alone passes and prints the per-iteration differences (exit $(cat "$tmp/l11e-5.rc")):" \
     "$(grep -A 4 '\] 4d ' "$sum" 2>/dev/null | tr '\n' ' ')"
 fi
 if [ "$(cat "$tmp/l1-1.rc")" != 0 ] && grep -q '^\[FAIL\] 4d ' "$tmp/l1-1/summary.txt" &&
     tr -s ' \n' ' ' <"$tmp/l1-1/summary.txt" | grep -q 'tol -1: TOO FAR'; then
-  echo "ok - gpu-check 4d fails when iteration 0 is held to an impossible tolerance (the comparison can fail)"
+  ok "gpu-check 4d fails when iteration 0 is held to an impossible tolerance (the comparison can fail)"
 else
-  echo "not ok - gpu-check 4d with GPU_CHECK_FIRST_TOL=-1 fails (exit $(cat "$tmp/l1-1.rc"))"
+  bad "gpu-check 4d with GPU_CHECK_FIRST_TOL=-1 fails (exit $(cat "$tmp/l1-1.rc"))"
 fi
 
 # The cuDNN steps on the emulated GPU: skipped for cuDNN, saying why; not a failure.
@@ -98,8 +98,8 @@ rc=$?
 sum=$(tr -s ' \n' ' ' <"$tmp/cudnn/summary.txt" 2>/dev/null)
 if [ "$rc" = 0 ] && [[ "$sum" == *"[SKIP] 4e "*" passed, 0 failed (exit 0) without cuDNN; cuDNN itself not run: the emulated GPU"* ]] &&
     [[ "$sum" == *"[SKIP] 5d "*"not run: the emulated GPU runs ddlab's own kernels, not cuDNN's"* ]]; then
-  echo "ok - gpu-check 4e and 5d on the emulated GPU: test_conv_cudnn's checks without a GPU pass, cuDNN skipped saying why, exit 0"
+  ok "gpu-check 4e and 5d on the emulated GPU: test_conv_cudnn's checks without a GPU pass, cuDNN skipped saying why, exit 0"
 else
-  echo "not ok - gpu-check 4e and 5d on the emulated GPU skip cuDNN, saying why (exit $rc):" \
+  bad "gpu-check 4e and 5d on the emulated GPU skip cuDNN, saying why (exit $rc):" \
     "$(grep -A 2 -E '\] (4e|5d) ' "$tmp/cudnn/summary.txt" 2>/dev/null | tr '\n' ' ')"
 fi

@@ -103,14 +103,9 @@ expect "lab1 images/s counts the images the timed iterations held (64 in 5 steps
 # A training split and a test split of other shapes (28x28 and 14x14 MNIST
 # images) are refused naming both files: evaluating the model on the
 # second read past its end (heap-buffer-overflow under ASan).
-be32() { printf "\\$(printf %03o $(($1 >> 24 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))"; printf "\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 & 255)))"; }
-idx() { # dir name-prefix count side
-  { printf '\0\0\10\3'; be32 "$3"; be32 "$4"; be32 "$4"; head -c $(($3 * $4 * $4)) /dev/zero; } > "$1/$2-images-idx3-ubyte"
-  { printf '\0\0\10\1'; be32 "$3"; head -c "$3" /dev/zero; } > "$1/$2-labels-idx1-ubyte"
-}
 mkdir -p "$tmp/mis/mnist"
-idx "$tmp/mis/mnist" train 64 28
-idx "$tmp/mis/mnist" t10k 16 14
+mnist_idx "$tmp/mis/mnist" train 64 28 /dev/zero
+mnist_idx "$tmp/mis/mnist" t10k 16 14 /dev/zero
 DDL_DATA=$tmp/mis "$LAB1" --model cnn3 --width 0.25 --batch 16 --iters 2 --quiet --out "$tmp/mis/o" --figures "$tmp/fig" \
   >"$tmp/out" 2>&1
 rc=$?
@@ -130,3 +125,4 @@ expect "lab1 --table with an unreadable summary exits 1 and counts the runs it h
   bash -c "[ $rc -eq 1 ] && grep -q '(2 runs; 1 unreadable summary left out)' '$tmp/out' && grep -q 'c-summary.csv' '$tmp/out'"
 expect "lab1 --table renders a nan parameter count as --, never nank" \
   bash -c "grep -q toprule '$tmp/tbl.tex' && ! grep -qi 'nank' '$tmp/tbl.tex' && grep -q -- '& --' '$tmp/tbl.tex'"
+exit $fail

@@ -58,3 +58,4 @@ for d in $devices; do
     bad "lab1 --device $d trains like the cpu (test loss $ld vs $lc, accuracy $ad vs $ac)"
   fi
 done
+exit $fail

@@ -29,9 +29,7 @@ set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
 e2e_begin "net e2e"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-unset NET HOSTS PLATFORM
+e2e_lab_env NET HOSTS PLATFORM
 RUN_DIR=${DDL_NET_RUN:-/run/ddlab-net}
 LAUNCHES=20 SIGNALS="INT:group TERM:group TERM:shell HUP:shell"
 if [ "${DDL_TEST_TIER:-full}" = quick ]; then
@@ -101,7 +99,7 @@ if ! why=$(labs/net/cluster.sh check); then
   exit $fail
 fi
 if [ ! -x "$BIN/lab2" ] || [ ! -x "$BIN/net/nfq_delay" ]; then
-  echo "not ok - net e2e: $BIN/lab2 or $BIN/net/nfq_delay is not built (libnetfilter-queue-dev: make deps)"; exit 1
+  bad "$BIN/lab2 or $BIN/net/nfq_delay is not built (libnetfilter-queue-dev: make deps)"; exit 1
 fi
 
 # --- 2. a 2-rank allreduce over the emulated link --------------------------------

@@ -36,16 +36,16 @@ same() {
   mkdir -p "$d"
   if ! timeout 300 "${MPIRUN[@]}" -np 2 "$BIN/bench/peer_ddp" --model "$model" --width "$width" --batch 16 --steps 5 \
        --dump "$d/ddlab.ckpt" --out "$d/res" > "$d/ddlab.out" 2>&1; then
-    echo "not ok - peer: $model: bin/bench/peer_ddp --dump failed: $(tail -n 3 "$d/ddlab.out")"; fail=1; return
+    bad "$model: bin/bench/peer_ddp --dump failed: $(tail -n 3 "$d/ddlab.out")"; fail=1; return
   fi
   timeout 300 "$PY" bench/peer/torch_ddp.py replay "$d/ddlab.ckpt" --work "$d" > "$d/torch.out" 2> "$d/torch.err"
   local rc=$?
   sed "s/^\(not \)\{0,1\}ok - peer: /&$model w$width: /" "$d/torch.out" | grep -E '^(ok|not ok) - '
   grep -q '^not ok' "$d/torch.out" && fail=1
   if [ $rc != 0 ] && ! grep -q '^not ok' "$d/torch.out"; then
-    echo "not ok - peer: $model: PyTorch's replay exited $rc: $(tail -n 3 "$d/torch.err")"; fail=1
+    bad "$model: PyTorch's replay exited $rc: $(tail -n 3 "$d/torch.err")"; fail=1
   fi
-  [ "$(grep -c '^ok' "$d/torch.out")" = 4 ] || { echo "not ok - peer: $model: expected 4 ok lines from the replay"; fail=1; }
+  [ "$(grep -c '^ok' "$d/torch.out")" = 4 ] || { bad "$model: expected 4 ok lines from the replay"; fail=1; }
 }
 same cnn3 1
 same vgg11 0.125
@@ -63,16 +63,16 @@ if command -v gnuplot >/dev/null 2>&1 && [ -x "$BIN/lab3" ]; then
      [ -s "$L/fig/lab3-scaling-pytorch_ddp.png" ] && grep -q 'tab:lab3-peer' "$L/tab/lab3.tex" &&
      grep -q '^# program: bench/peer/torch_ddp.py' "$L/r/scaling-pytorch_ddp.csv" &&
      [ "$(grep -c '^[0-9]' "$L/r/table1.csv")" = 4 ]; then
-    echo "ok - peer: make lab3 PEER=pytorch adds PyTorch DDP's curve, figure and table row beside DDP ($row); Table 1 keeps its 4 tasks"
+    ok "make lab3 PEER=pytorch adds PyTorch DDP's curve, figure and table row beside DDP ($row); Table 1 keeps its 4 tasks"
   else
-    echo "not ok - peer: make lab3 PEER=pytorch: exit $rc, peer.csv row '$row': $(tail -n 3 "$tmp/lab3.log")"; fail=1
+    bad "make lab3 PEER=pytorch: exit $rc, peer.csv row '$row': $(tail -n 3 "$tmp/lab3.log")"; fail=1
   fi
   if out=$(PEER=pytorch PLATFORM=cluster4 NP=2 DRY_RUN=1 labs/lab3/run.sh 2>&1); then
-    echo "not ok - peer: make lab3 PEER=pytorch PLATFORM=cluster4 was not refused"; fail=1
+    bad "make lab3 PEER=pytorch PLATFORM=cluster4 was not refused"; fail=1
   elif grep -q 'SimGrid cannot simulate' <<<"$out"; then
-    echo "ok - peer: make lab3 PEER=pytorch under a simulated platform is refused with the reason"
+    ok "make lab3 PEER=pytorch under a simulated platform is refused with the reason"
   else
-    echo "not ok - peer: PEER=pytorch PLATFORM=cluster4 refused without the reason: $out"; fail=1
+    bad "PEER=pytorch PLATFORM=cluster4 refused without the reason: $out"; fail=1
   fi
 else
   echo "skip - peer: make lab3 PEER=pytorch needs gnuplot (make deps) and $BIN/lab3"
@@ -89,9 +89,9 @@ rc=$? took=$(( SECONDS - start ))
 # is its session id), never a match on a name another process may share
 left=$(ps -eo sid= | awk -v s=" ${PEER_PAIR_STARTED[*]} " 'index(s, " " $1 " ") { n++ } END { print n + 0 }')
 if [ $rc != 0 ] && [ $took -le 30 ] && [ "$left" = 0 ]; then
-  echo "ok - peer: a killed PyTorch rank ends the pair (exit $rc) in ${took} s, no process left"
+  ok "a killed PyTorch rank ends the pair (exit $rc) in ${took} s, no process left"
 else
-  echo "not ok - peer: a killed PyTorch rank: pair exit $rc after ${took} s, $left processes left: $(tail -n 2 "$tmp/dead.out.rank0")"
+  bad "a killed PyTorch rank: pair exit $rc after ${took} s, $left processes left: $(tail -n 2 "$tmp/dead.out.rank0")"
   fail=1
 fi
 exit $fail

@@ -58,7 +58,7 @@ same() {
     "$(diff <(echo "$x") <(echo "$y") | head -4 | tr '\n' ' ')"
 }
 for p in lab1 lab3 lab4 lab5 lab6; do
-  if [ ! -x "$BIN/$p" ]; then echo "not ok - resume: $BIN/$p is not built"; exit 1; fi
+  if [ ! -x "$BIN/$p" ]; then bad "$BIN/$p is not built"; exit 1; fi
 done
 
 # ---- lab1: 60 against 40 + 20 -------------------------------------------
@@ -243,14 +243,9 @@ check "$([ $? = 2 ] && grep -q "rank0-b8.ckpt: holds the state of rank 1 of 2, b
 # Checkpointed on synthetic data (no files under DDL_DATA), continued after
 # the data arrived: another run. --resume refuses it, naming both; make
 # labN RESUME=1 (DDL_RESUME=1) says so and starts afresh on the real data.
-be32() { printf "\\$(printf %03o $(($1 >> 24 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))"; printf "\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 & 255)))"; }
-idx() { # dir name-prefix count
-  { printf '\0\0\10\3'; be32 "$3"; be32 28; be32 28; head -c $(($3 * 784)) /dev/urandom; } > "$1/$2-images-idx3-ubyte"
-  { printf '\0\0\10\1'; be32 "$3"; head -c "$3" /dev/zero; } > "$1/$2-labels-idx1-ubyte"
-}
 mkdir -p "$tmp/none" "$tmp/real/mnist"
-idx "$tmp/real/mnist" train 64
-idx "$tmp/real/mnist" t10k 16
+mnist_idx "$tmp/real/mnist" train 64
+mnist_idx "$tmp/real/mnist" t10k 16
 data=(--model cnn3 --dataset mnist --batch 16 --width 0.25 --limit 64 --test-limit 16 --quiet --figures "$tmp/fig" --tag t)
 DDL_DATA=$tmp/none DDL_CHECKPOINT_ROOT=$tmp/dr "$BIN/lab1" "${data[@]}" --iters 4 --out "$tmp/d1" 2> "$tmp/d.err"
 check "$([ $? = 0 ] && grep -q '^# data: synthetic' "$tmp/d1/t-summary.csv"; echo $?)" "a run on synthetic data, checkpointed" \
