@@ -201,3 +201,15 @@ e2e_lab_env() {
 }
 meta() { sed -n "s/^# $2: //p" "$1" | head -1; }
 yes_no() { if "$@"; then echo 0; else echo 1; fi; }
+
+# e2e_python_tests NAME SCRIPT...: the end of a script whose checks are
+#   Python programs printing their own ok / not ok lines: runs each
+#   SCRIPT and exits 1 when any failed ("skip - NAME" where python3 is
+#   missing).
+e2e_python_tests() {
+  local name=$1 st=0 script
+  shift
+  command -v python3 >/dev/null 2>&1 || { echo "skip - $name: python3 not installed (make deps)"; exit 0; }
+  for script in "$@"; do python3 "$script" || st=1; done
+  exit $st
+}

@@ -8,9 +8,4 @@
 set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
-e2e_begin "report mutations"
-command -v python3 >/dev/null 2>&1 || { echo "skip - report mutations: python3 not installed (make deps)"; exit 0; }
-st=0
-python3 tests/report_mutations.py || st=1
-python3 tests/report_inputs.py || st=1
-exit $st
+e2e_python_tests "report mutations" tests/report_mutations.py tests/report_inputs.py

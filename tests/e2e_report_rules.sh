@@ -9,9 +9,4 @@
 set -u
 cd "$(dirname "$0")/.."
 source tests/e2e_lib.sh
-e2e_begin "report rules"
-command -v python3 >/dev/null 2>&1 || { echo "skip - report rules: python3 not installed (make deps)"; exit 0; }
-rc=0
-python3 tests/report_rules.py || rc=1
-python3 tests/report_scale.py || rc=1
-exit $rc
+e2e_python_tests "report rules" tests/report_rules.py tests/report_scale.py
