@@ -139,8 +139,8 @@ mnist_idx() {
   { printf '\0\0\10\1'; be32 "$3"; head -c "$3" /dev/zero; } > "$1/$2-labels-idx1-ubyte"
 }
 
-# stand_in_lab DIR WHAT: DIR/labs/ with copies of labs/common.sh and
-#   labs/launch.sh, and DIR/labs/lab1/run.sh, a stand-in lab (WHAT says
+# stand_in_lab DIR WHAT: DIR/labs/ with copies of labs/*.sh (common.sh and
+#   what it sources), and DIR/labs/lab1/run.sh, a stand-in lab (WHAT says
 #   what it does, in its comment) whose lines after `lab_begin 1` are read
 #   from stdin: the launcher's tests run it where a real lab would take
 #   minutes. stand_in_sweep_lab DIR N: the same with N jobs, each one line
@@ -148,7 +148,7 @@ mnist_idx() {
 #   labs/slurm/sweep.sh and lab1.sbatch, for the sweep tests.
 stand_in_lab() {
   mkdir -p "$1/labs/lab1"
-  cp labs/common.sh labs/launch.sh "$1/labs/"
+  cp labs/*.sh "$1/labs/"
   { printf '%s\n' '#!/usr/bin/env bash' "# A stand-in lab: $2" 'set -euo pipefail' 'cd "$(dirname "$0")/../.."' \
       'source labs/common.sh' 'OUT=${RESULTS:-results/lab1}' 'lab_begin 1'
     cat; } > "$1/labs/lab1/run.sh"
