@@ -1,6 +1,8 @@
 /* test_costmodel.c - the alpha-beta-gamma formulas give the textbook
  * values (worked out by hand below for alpha = 10, beta = 0.5,
- * gamma = 0.25, n = 1200 bytes), and the fit recovers a known line. */
+ * gamma = 0.25, n = 1200 bytes), every row of the table has a formula
+ * consistent with its own closed-form traffic, and the fit recovers a
+ * known line. */
 #include <math.h>
 #include <stdio.h>
 
@@ -14,6 +16,56 @@ static void expect(CommAlg alg, int p, double segment, double want)
     char name[128];
     snprintf(name, sizeof name, "cost model %s p=%d n=1200 B: %.6g", comm_alg_name(alg), p, want);
     t_checkf(fabs(got - want) < 1e-9 * fmax(1, want), name, "got %.6g", got);
+}
+
+/* The busiest rank's messages and bytes, by the row's traffic formula. */
+static CommTraffic busiest(CommAlg alg, int p, size_t count, size_t segment_bytes)
+{
+    CommTraffic most = { 0, 0, 0 }, t;
+    for (int r = 0; r < p; r++)
+        if (comm_alg_traffic(alg, r, p, count, COMM_FP32, segment_bytes, &t)) {
+            most.msgs = t.msgs > most.msgs ? t.msgs : most.msgs;
+            most.bytes = t.bytes > most.bytes ? t.bytes : most.bytes;
+        }
+    return most;
+}
+
+/* For every row, hand-written expectation or not: a scheduled algorithm
+ * has a formula; one rank costs 0; and the formula charges at least the
+ * messages and bytes its busiest rank sends (they are on the critical
+ * path) and reduces no more than it moves. The baselines have none. */
+static void every_row_has_a_consistent_formula(void)
+{
+    const CostParams cp = { 10, 0.5, 0.25 };
+    const size_t count = 840 * 64, seg = 4096; /* 840 | every block at p <= 8: the per-rank forms exist */
+    const double n = (double)count * 4;
+    for (int a = 0; a < COMM_ALG_COUNT; a++) {
+        CommAlg alg = (CommAlg)a;
+        const char *name = comm_alg_name(alg);
+        if (!comm_alg_scheduled(alg)) {
+            t_check(isnan(cost_allreduce(alg, 4, n, 0, &cp)), "cost model %s: a baseline has no formula (NAN, never a "
+                    "guess)", name);
+            continue;
+        }
+        bool finite = true, consistent = true;
+        char why[160] = "";
+        for (int p = 2; p <= 8; p++) {
+            CostTerms t = cost_terms(alg, p, n, (double)seg);
+            CommTraffic most = busiest(alg, p, count, seg);
+            finite &= isfinite(t.alphas) && isfinite(t.beta_bytes) && isfinite(t.gamma_bytes);
+            if (finite && (t.alphas < (double)most.msgs || t.beta_bytes < (double)most.bytes ||
+                           t.gamma_bytes > t.beta_bytes || most.bytes < 0) && consistent) {
+                consistent = false;
+                snprintf(why, sizeof why, "p=%d: %g alphas, %g beta bytes, %g gamma bytes; busiest rank sends %lld "
+                         "messages, %lld bytes", p, t.alphas, t.beta_bytes, t.gamma_bytes, most.msgs, most.bytes);
+            }
+        }
+        t_check(finite, "cost model %s: its row has a formula (finite at p = 2..8)", name);
+        t_check(cost_allreduce(alg, 1, n, (double)seg, &cp) == 0, "cost model %s: one rank costs 0", name);
+        char what[128];
+        snprintf(what, sizeof what, "cost model %s: at least the busiest rank's messages and bytes, p = 2..8", name);
+        t_checkf(consistent, what, "%s", why);
+    }
 }
 
 int main(void)
@@ -40,13 +92,7 @@ int main(void)
     expect(COMM_ALG_RECDOUBLING, 2, 0, 10 + 600 + 300);
     expect(COMM_ALG_RING, 2, 0, 2 * 10 + 600 + 150);
 
-    const CostParams cp = { 10, 0.5, 0.25 };
-    bool zero = true;
-    for (int a = COMM_ALG_LINEAR; a < COMM_ALG_HOST_COUNT; a++)
-        zero &= cost_allreduce((CommAlg)a, 1, 1200, 100, &cp) == 0;
-    t_check(zero, "one rank: every algorithm costs 0");
-    t_check(isnan(cost_allreduce(COMM_ALG_MPI, 4, 1200, 0, &cp)), "MPI_Allreduce has no formula (NAN, never a guess)");
-
+    every_row_has_a_consistent_formula();
     CostTerms ring = cost_terms(COMM_ALG_RING, 8, 800, 0);
     t_check(ring.alphas == 14 && fabs(ring.beta_bytes - 1400) < 1e-9 && fabs(ring.gamma_bytes - 700) < 1e-9,
             "ring terms at p=8: 14 alpha + 1400 beta + 700 gamma for 800 bytes");

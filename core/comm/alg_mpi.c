@@ -63,3 +63,8 @@ void mpi_iallreduce_start(CommRequest *r, void *buf, size_t count, CommDtype dty
     MPI_Iallreduce(send_of(buf), buf, checked_count(count), mpi_type(dtype), mpi_sum(r->comm, dtype),
                    r->comm->mpi, &r->mpi_req);
 }
+
+/* The baseline: no schedule (comm.c calls the functions above), no
+ * formula (Open MPI picks its algorithm at run time), its traffic inside
+ * Open MPI (monitor.h). */
+const CommAlgRow comm_alg_mpi = { "mpi", "MPI_Allreduce (Open MPI's choice)", NULL, NULL, NULL };

@@ -97,3 +97,6 @@ void nccl_comm_free(Comm *c)
     be->event_free(c->coll_ready);
     c->coll = c->coll_stream = c->coll_ready = NULL;
 }
+
+/* The GPU's baseline: no schedule, no formula, its traffic inside NCCL. */
+const CommAlgRow comm_alg_nccl = { "nccl", "NCCL's allreduce on GPU memory (NCCL's choice)", NULL, NULL, NULL };

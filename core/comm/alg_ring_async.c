@@ -6,6 +6,8 @@
  * overlaps this rank's reduction of the following segment. */
 #include "comm_impl.h"
 
+#include <math.h>
+
 static int wrap(int i, int size) { return ((i % size) + size) % size; }
 
 /* Segments of a block: at least one, so an empty block still sends its
@@ -58,11 +60,44 @@ static void ring_phase(Schedule *s, int rank, int size, size_t count, size_t seg
     sched_wait_sends(s);
 }
 
-void build_ring_async(Schedule *s, int rank, int size, size_t count, size_t segment_elems)
+static void build_ring_async(Schedule *s, const AlgShape *x)
 {
-    size_t seg = segment_elems ? segment_elems : 1;
-    ring_phase(s, rank, size, count, seg, ABSORB_REDUCE, rank);
-    Range own = block_range(count, size, wrap(rank + 1, size), 1);
+    const int rank = x->rank, size = x->size;
+    const size_t seg = x->segment_elems ? x->segment_elems : 1;
+    ring_phase(s, rank, size, x->count, seg, ABSORB_REDUCE, rank);
+    Range own = block_range(x->count, size, wrap(rank + 1, size), 1);
     sched_finish(s, own.off, own.n);
-    ring_phase(s, rank, size, count, seg, ABSORB_COPY, wrap(rank + 1, size));
+    ring_phase(s, rank, size, x->count, seg, ABSORB_COPY, wrap(rank + 1, size));
 }
+
+/* The ring's 2(p-1) steps, each block in s = ceil(n/p / segment)
+ * segments: s messages a step, but only one segment's reduction a step
+ * is not overlapped by a transfer. */
+static CostTerms cost_ring_async(int p, double n, double segment_bytes)
+{
+    const double q = (double)(p - 1) / p, block = n / p;
+    double s = segment_bytes > 0 ? ceil(block / segment_bytes) : 1;
+    if (s < 1) s = 1;
+    return (CostTerms){ 2.0 * (p - 1) * s, 2.0 * q * n, q * n / s };
+}
+
+/* The ring's bytes (every block but r+1, then every block but r+2), each
+ * block as its segments (an empty block: one empty message). */
+static CommTraffic traffic_ring_async(const AlgShape *x, size_t esize)
+{
+    const int p = x->size, r = x->rank;
+    const size_t seg = x->segment_elems ? x->segment_elems : 1;
+    long long msgs = 0, bytes = 0;
+    for (int b = 0; b < p; b++) {
+        Range blk = block_range(x->count, p, b, 1);
+        int phases = (b != wrap(r + 1, p)) + (b != wrap(r + 2, p));
+        msgs += phases * (long long)segments(blk.n, seg);
+        bytes += phases * (long long)(blk.n * esize);
+    }
+    return (CommTraffic){ msgs, bytes, 2LL * (p - 1) * (long long)(x->count * esize) };
+}
+
+const CommAlgRow comm_alg_ring_async = {
+    "ring_async", "ring, pipelined segments (MPI_Isend/Irecv)", build_ring_async, cost_ring_async,
+    traffic_ring_async,
+};

@@ -1,4 +1,4 @@
-/* comm.c - Comm lifetime, the public allreduce calls, names. */
+/* comm.c - Comm lifetime, the public allreduce calls (algs.c: the table of algorithms). */
 #include "comm_impl.h"
 
 #include <stdio.h>
@@ -11,43 +11,6 @@
 /* Tags this library uses: one per operation in flight, cycling. Open MPI
  * allows tags up to 2^31-1; MPI guarantees at least 32767. */
 enum { COMM_TAG_BASE = 100, COMM_TAG_SPAN = 30000 };
-
-static const struct {
-    const char *name, *description;
-} ALGS[COMM_ALG_COUNT] = {
-    [COMM_ALG_MPI] = { "mpi", "MPI_Allreduce (Open MPI's choice)" },
-    [COMM_ALG_LINEAR] = { "linear", "linear: gather + scatter at rank 0" },
-    [COMM_ALG_TREE] = { "tree", "binomial tree reduce + broadcast" },
-    [COMM_ALG_RECDOUBLING] = { "recdoubling", "recursive doubling (butterfly)" },
-    [COMM_ALG_RABENSEIFNER] = { "rabenseifner", "Rabenseifner: recursive halving + doubling" },
-    [COMM_ALG_RING] = { "ring", "ring reduce-scatter + allgather (MPI_Sendrecv)" },
-    [COMM_ALG_RING_ASYNC] = { "ring_async", "ring, pipelined segments (MPI_Isend/Irecv)" },
-    [COMM_ALG_NCCL] = { "nccl", "NCCL's allreduce on GPU memory (NCCL's choice)" },
-};
-
-const char *comm_alg_name(CommAlg alg) { return alg < COMM_ALG_COUNT ? ALGS[alg].name : "?"; }
-const char *comm_alg_description(CommAlg alg) { return alg < COMM_ALG_COUNT ? ALGS[alg].description : "?"; }
-
-int comm_alg_from_name(const char *name, CommAlg *out)
-{
-    for (int a = 0; a < COMM_ALG_COUNT; a++)
-        if (strcmp(name, ALGS[a].name) == 0) {
-            *out = (CommAlg)a;
-            return 0;
-        }
-    return -1;
-}
-
-void comm_alg_names(char *out, size_t cap, const char *sep)
-{
-    size_t at = 0;
-    if (cap) out[0] = '\0';
-    for (int a = 0; a < COMM_ALG_COUNT && at < cap; a++) {
-        int n = snprintf(out + at, cap - at, "%s%s", a ? sep : "", ALGS[a].name);
-        if (n < 0) break;
-        at += (size_t)n;
-    }
-}
 
 const char *comm_dtype_name(CommDtype dtype) { return dtype == COMM_FP16 ? "fp16" : "fp32"; }
 size_t comm_dtype_size(CommDtype dtype) { return payload_elem_bytes(dtype); }
@@ -114,26 +77,15 @@ void comm_request_free(CommRequest *r)
     free(r);
 }
 
+/* This rank's steps of the algorithm's schedule (its row's builder). */
 static void build(CommRequest *r, size_t count)
 {
     const Comm *c = r->comm;
-    Schedule *s = &r->sched;
-    sched_reset(s);
-    switch (r->alg) {
-    case COMM_ALG_LINEAR: build_linear(s, c->rank, c->size, count); break;
-    case COMM_ALG_TREE: build_tree(s, c->rank, c->size, count); break;
-    case COMM_ALG_RECDOUBLING: build_recdoubling(s, c->rank, c->size, count); break;
-    case COMM_ALG_RABENSEIFNER: build_rabenseifner(s, c->rank, c->size, count); break;
-    case COMM_ALG_RING: build_ring(s, c->rank, c->size, count); break;
-    case COMM_ALG_RING_ASYNC: {
-        size_t seg = c->segment_bytes / payload_elem_bytes(r->pay.dtype);
-        build_ring_async(s, c->rank, c->size, count, seg ? seg : 1);
-        break;
-    }
-    case COMM_ALG_MPI:
-    case COMM_ALG_NCCL:
-    case COMM_ALG_COUNT: ddl_die("no schedule for algorithm %d", (int)r->alg);
-    }
+    const CommAlgRow *row = comm_alg_row(r->alg);
+    if (!row || !row->build) ddl_die("no schedule for algorithm %d", (int)r->alg);
+    const AlgShape x = { c->rank, c->size, count, comm_segment_elems(c->segment_bytes, payload_elem_bytes(r->pay.dtype)) };
+    sched_reset(&r->sched);
+    row->build(&r->sched, &x);
 }
 
 /* Common start of blocking and non-blocking calls. Returns false when

@@ -8,7 +8,8 @@
  * buffers and the FP16 MPI_Op live in the Comm, so ranks sharing one
  * address space (SimGrid SMPI) stay independent.
  *
- * Algorithms (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009):
+ * Algorithms (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009),
+ * one line each in algs.def and one row each in alg_<name>.c:
  *   mpi           MPI_Allreduce itself, Open MPI choosing the algorithm.
  *   linear        rank 0 receives every vector, sums in rank order, sends
  *                 the result back to each rank (gather + scatter at a root).
@@ -59,23 +60,27 @@
 
 struct Backend;
 
+/* COMM_ALG_MPI, COMM_ALG_LINEAR, ..., COMM_ALG_NCCL: one per line of
+ * algs.def. The host algorithms come first, in the file's order, and
+ * reduce on the host, everywhere: loops over "every algorithm" of a host
+ * buffer stop at COMM_ALG_HOST_COUNT, or ask comm_alg_usable. After them,
+ * the device ones: NCCL's allreduce on device memory (comm_use_device
+ * with a backend that has it: DEVICE=cuda, cuda-emu). */
 typedef enum CommAlg {
-    COMM_ALG_MPI,
-    COMM_ALG_LINEAR,
-    COMM_ALG_TREE,
-    COMM_ALG_RECDOUBLING,
-    COMM_ALG_RABENSEIFNER,
-    COMM_ALG_RING,
-    COMM_ALG_RING_ASYNC,
-    /* NCCL's allreduce on device memory (comm_use_device with a backend
-     * that has it: DEVICE=cuda, cuda-emu). The algorithms before it reduce
-     * on the host and run everywhere: loops over "every algorithm" of a
-     * host buffer stop at COMM_ALG_HOST_COUNT, or ask comm_alg_usable. */
-    COMM_ALG_NCCL,
+#define COMM_HOST_ALG(NAME, name) COMM_ALG_##NAME,
+#define COMM_DEVICE_ALG(NAME, name)
+#include "algs.def"
+#undef COMM_HOST_ALG
+#undef COMM_DEVICE_ALG
+    COMM_ALG_HOST_COUNT,
+    COMM_ALG_LAST_HOST = COMM_ALG_HOST_COUNT - 1, /* the device algorithms start at COMM_ALG_HOST_COUNT */
+#define COMM_HOST_ALG(NAME, name)
+#define COMM_DEVICE_ALG(NAME, name) COMM_ALG_##NAME,
+#include "algs.def"
+#undef COMM_HOST_ALG
+#undef COMM_DEVICE_ALG
     COMM_ALG_COUNT
 } CommAlg;
-
-#define COMM_ALG_HOST_COUNT COMM_ALG_NCCL
 
 typedef enum CommDtype { COMM_FP32, COMM_FP16 } CommDtype;
 typedef enum CommReduceOp { COMM_SUM, COMM_AVG } CommReduceOp;
@@ -178,6 +183,9 @@ CommCounters comm_counters_minus(CommCounters a, CommCounters b);
 
 /* "mpi", "linear", "tree", "recdoubling", "rabenseifner", "ring", "ring_async", "nccl" */
 const char *comm_alg_name(CommAlg alg);
+/* Does ddlab run alg as a schedule of its own, with counted traffic?
+ * false for the baselines (mpi, nccl), whose traffic is inside MPI or NCCL. */
+bool comm_alg_scheduled(CommAlg alg);
 /* One line for legends and READMEs. */
 const char *comm_alg_description(CommAlg alg);
 /* 0 and *out set, or -1 for an unknown name. */
@@ -186,6 +194,17 @@ int comm_alg_from_name(const char *name, CommAlg *out);
  * ..., nccl"), for messages and --help: a new algorithm appears in them
  * by its row alone. Cut to cap. */
 void comm_alg_names(char *out, size_t cap, const char *sep);
+/* The closed-form traffic of a scheduled algorithm (its row's formula,
+ * which tests/mpi_comm_counters.c holds against the counters): what
+ * `rank` of `size` sends in one allreduce of `count` elements of dtype
+ * (ring_async: segments of segment_bytes), and what all ranks send
+ * together. false for the baselines. */
+typedef struct CommTraffic {
+    long long msgs, bytes;   /* this rank sends; -1: no closed form at this count */
+    long long total_bytes;   /* every rank together: always exact */
+} CommTraffic;
+bool comm_alg_traffic(CommAlg alg, int rank, int size, size_t count, CommDtype dtype, size_t segment_bytes,
+                      CommTraffic *out);
 const char *comm_dtype_name(CommDtype dtype);   /* "fp32", "fp16" */
 size_t comm_dtype_size(CommDtype dtype);        /* 4, 2 */
 

@@ -1,50 +1,16 @@
-/* costmodel.c - the formulas of costmodel.h, nothing measured here. */
-#include "costmodel.h"
+/* costmodel.c - the formulas of costmodel.h (each algorithm's in its row), nothing measured here. */
+#include "comm_impl.h"
 
 #include <math.h>
 
-static int floor_lg(int p) { int l = 0; while ((2 << l) <= p) l++; return l; }
-static int ceil_lg(int p) { int l = 0; while ((1 << l) < p) l++; return l; }
-
+/* Each algorithm's coefficients are its row's (alg_<name>.c); one rank
+ * sends nothing. */
 CostTerms cost_terms(CommAlg alg, int p, double n, double segment_bytes)
 {
-    CostTerms t = { 0, 0, 0 };
-    if (p <= 1) return t;
-    const int pof2 = 1 << floor_lg(p), lg = floor_lg(p), clg = ceil_lg(p);
-    const double q = (double)(p - 1) / p, q2 = (double)(pof2 - 1) / pof2;
-    switch (alg) {
-    case COMM_ALG_LINEAR:
-        t = (CostTerms){ 2.0 * (p - 1), 2.0 * (p - 1) * n, (double)(p - 1) * n };
-        break;
-    case COMM_ALG_TREE:
-        t = (CostTerms){ 2.0 * clg, 2.0 * clg * n, (double)clg * n };
-        break;
-    case COMM_ALG_RECDOUBLING:
-        if (p == pof2) t = (CostTerms){ (double)lg, lg * n, lg * n };
-        else t = (CostTerms){ lg + 2.0, (lg + 2.0) * n, (lg + 1.0) * n };
-        break;
-    case COMM_ALG_RABENSEIFNER:
-        t = (CostTerms){ 2.0 * lg, 2.0 * q2 * n, q2 * n };
-        if (p != pof2) {
-            t.alphas += 2;
-            t.beta_bytes += 2 * n;
-            t.gamma_bytes += n;
-        }
-        break;
-    case COMM_ALG_RING:
-        t = (CostTerms){ 2.0 * (p - 1), 2.0 * q * n, q * n };
-        break;
-    case COMM_ALG_RING_ASYNC: {
-        double block = n / p;
-        double s = segment_bytes > 0 ? ceil(block / segment_bytes) : 1;
-        if (s < 1) s = 1;
-        t = (CostTerms){ 2.0 * (p - 1) * s, 2.0 * q * n, q * n / s };
-        break;
-    }
-    default:
-        t = (CostTerms){ NAN, NAN, NAN };
-    }
-    return t;
+    const CommAlgRow *row = comm_alg_row(alg);
+    if (p <= 1) return (CostTerms){ 0, 0, 0 };
+    if (!row || !row->cost) return (CostTerms){ NAN, NAN, NAN };
+    return row->cost(p, n, segment_bytes);
 }
 
 double cost_allreduce(CommAlg alg, int p, double bytes, double segment_bytes, const CostParams *cp)

@@ -6,7 +6,9 @@
  * Rabenseifner & Gropp, "Optimization of collective communication
  * operations in MPICH" (IJHPCA 2005) and Patarasuk & Yuan, "Bandwidth
  * optimal all-reduce algorithms for clusters of workstations" (JPDC 2009).
- * lg = log2; p' = largest power of two <= p:
+ * Each algorithm's coefficients are its row's `cost` (alg_<name>.c, next
+ * to its schedule); for the algorithms of the table (lg = log2;
+ * p' = largest power of two <= p):
  *
  *   linear        2(p-1) alpha + 2(p-1) n beta + (p-1) n gamma
  *   tree          2 ceil(lg p) (alpha + n beta) + ceil(lg p) n gamma
@@ -18,7 +20,7 @@
  *   ring_async    with s = ceil(n/p / segment) segments per block:
  *                 2(p-1) s alpha + 2 (p-1)/p n beta + (p-1)/(p s) n gamma
  *                 (reductions overlap transfers except one segment per step)
- *   mpi           no formula: Open MPI picks its algorithm at run time.
+ *   mpi, nccl     no formula: the library picks its algorithm at run time.
  *
  * alpha and beta come from a ping-pong between two ranks, gamma from
  * timing the library's own FP32 add loop (cost_calibrate). */
@@ -40,9 +42,11 @@ typedef struct CostTerms {
     double alphas, beta_bytes, gamma_bytes;
 } CostTerms;
 
-/* segment_bytes matters only for ring_async. NAN terms for COMM_ALG_MPI. */
+/* segment_bytes matters only for ring_async. One rank: zeros. NAN terms
+ * for an algorithm whose row has no formula (mpi, nccl). */
 CostTerms cost_terms(CommAlg alg, int p, double bytes, double segment_bytes);
-/* Predicted seconds; NAN for COMM_ALG_MPI or unknown parameters. */
+/* Predicted seconds (0 on one rank); NAN for an algorithm without a
+ * formula (mpi, nccl) or unknown parameters. */
 double cost_allreduce(CommAlg alg, int p, double bytes, double segment_bytes, const CostParams *cp);
 
 /* The alpha-beta line t = alpha + beta*bytes, fitted as Hockney's model
