@@ -35,6 +35,15 @@ int lab2_parse_algs(const char *list, CommAlg *algs)
     return n > 0 ? n : -1;
 }
 
+int lab2_list_algs(const Driver *d)
+{
+    if (d->rank == 0)
+        for (int a = 0; a < COMM_ALG_COUNT; a++)
+            printf("%s %s %s\n", comm_alg_name((CommAlg)a), a < COMM_ALG_HOST_COUNT ? "host" : "device",
+                   comm_alg_description((CommAlg)a));
+    return 0;
+}
+
 int lab2_parse_hidden(const char *list, int *h, int cap)
 {
     char why[CLI_WHY];
@@ -48,6 +57,9 @@ void lab2_meta(Meta *m, const Lab2Options *o, Driver *d, const char *what)
     memset(m, 0, sizeof *m);
     driver_meta(d, m);
     meta_set(m, "experiment", "%s", what);
+    char order[256];
+    comm_alg_names(order, sizeof order, " ");
+    meta_set(m, "alg_order", "%s", order);
     meta_set(m, "ring_async_segment_bytes", "%zu", d->comm.segment_bytes);
 }
 

@@ -8,4 +8,4 @@ set ylabel "busbw (GB/s)"
 set logscale x 2
 set yrange [0:*]
 set key top left
-plot for [i=1:nalgs] rows(alg(i)) using 'bytes':'busbw_GBs' with linespoints lt i dt 1 title alg(i)
+plot for [i=1:nalgs] rows(alg(i)) using 'bytes':'busbw_GBs' with linespoints lt alg_lt(alg(i)) dt 1 title alg(i)

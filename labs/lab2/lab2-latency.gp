@@ -9,4 +9,4 @@ set logscale xy 2
 set logscale y 10
 set format y "%g"
 set key top left
-plot for [i=1:nalgs] rows(alg(i)) using 'bytes':'median_us' with linespoints lt i dt 1 title alg(i)
+plot for [i=1:nalgs] rows(alg(i)) using 'bytes':'median_us' with linespoints lt alg_lt(alg(i)) dt 1 title alg(i)

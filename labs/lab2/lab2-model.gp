@@ -1,5 +1,6 @@
 # lab2-model.gp - the alpha-beta-gamma model (lines) over the measurement
-# (points) for each hand-written algorithm; MPI_Allreduce has no formula.
+# (points) for each algorithm with a formula (those with model_us values:
+# not the baselines, MPI_Allreduce and NCCL).
 # csv = results/lab2/bench-npN.csv (its "# alpha_us:" etc. lines give the fit).
 load 'figures/common.gp'
 load 'labs/lab2/lab2-common.gp'
@@ -13,5 +14,5 @@ set logscale xy 2
 set logscale y 10
 set format y "%g"
 set key top left
-plot for [i=2:nalgs] rows(alg(i)) using 'bytes':'median_us' with points lt i title alg(i), \
-     for [i=2:nalgs] rows(alg(i)) using 'bytes':'model_us' with lines lt i dt 1 notitle
+plot for [i=1:words(malgs)] rows(malg(i)) using 'bytes':'median_us' with points lt alg_lt(malg(i)) title malg(i), \
+     for [i=1:words(malgs)] rows(malg(i)) using 'bytes':'model_us' with lines lt alg_lt(malg(i)) dt 1 notitle

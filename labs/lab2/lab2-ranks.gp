@@ -9,5 +9,5 @@ set ylabel "time (µs)"
 set logscale y 10
 set xtics 1
 set key top left
-plot for [i=1:nalgs] rows(alg(i)) using 'ranks':'median_us' with linespoints lt i dt 1 title alg(i), \
-     for [i=2:nalgs] rows(alg(i)) using 'ranks':'model_us' with lines lt i dt 3 notitle
+plot for [i=1:nalgs] rows(alg(i)) using 'ranks':'median_us' with linespoints lt alg_lt(alg(i)) dt 1 title alg(i), \
+     for [i=1:words(malgs)] rows(malg(i)) using 'ranks':'model_us' with lines lt alg_lt(malg(i)) dt 3 notitle

@@ -11,5 +11,5 @@ set xtics auto
 set format x "%g"
 set yrange [0:*]
 set key top left
-plot for [i=1:nalgs] rows(alg(i)) using 'hidden':'elapsed_s' with linespoints lt i dt 1 title alg(i), \
-     for [i=1:nalgs] rows(alg(i)) using 'hidden':'comm_s' with lines lt i dt 3 notitle
+plot for [i=1:nalgs] rows(alg(i)) using 'hidden':'elapsed_s' with linespoints lt alg_lt(alg(i)) dt 1 title alg(i), \
+     for [i=1:nalgs] rows(alg(i)) using 'hidden':'comm_s' with lines lt alg_lt(alg(i)) dt 3 notitle

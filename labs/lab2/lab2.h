@@ -63,13 +63,18 @@ int lab2_bench(const Lab2Options *o, Driver *d);
 int lab2_train(const Lab2Options *o, Driver *d);
 int lab2_table(const void *ctx);
 
+/* lab2 algs: every algorithm of core/comm's table, in its order, one a
+ * line on rank 0: "name host|device description". Returns 0. */
+int lab2_list_algs(const Driver *d);
 /* Parse o->algs into algs[]; returns how many, or -1 with a message. */
 int lab2_parse_algs(const char *list, CommAlg *algs);
 /* --hidden: a comma list of widths 1..65536 (at most cap); the count, or
  * -1 after a message saying why. */
 int lab2_parse_hidden(const char *list, int *h, int cap);
 /* Metadata every lab2 output carries (driver_meta: ranks, cores,
- * oversubscribed, git...), plus the lab's own keys. Collective. */
+ * oversubscribed, git...), plus the lab's own keys: alg_order (every
+ * algorithm of the table, in its order: the figures' order and colours)
+ * and the ring_async segment. Collective. */
 void lab2_meta(Meta *m, const Lab2Options *o, Driver *d, const char *what);
 /* Fitted alpha, beta (ping-pong between rank 0 and the first rank on
  * another host, else rank 1) and gamma; writes <out>/calibration-<tag>.csv.

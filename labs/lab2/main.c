@@ -4,6 +4,7 @@
  *   mpirun -np 4 bin/lab2 train     the seed's MLP training, one run per
  *                                   algorithm and hidden width
  *   bin/lab2 table                  report/tables/lab2.tex from results/lab2
+ *   bin/lab2 algs                   the allreduce algorithms, one a line
  * `make lab2` runs all three (labs/lab2/run.sh) and renders the figures. */
 #include <stdio.h>
 #include <string.h>
@@ -21,10 +22,13 @@ static const char *DESCRIPTION =
     "          ranks by each algorithm in turn; time, accuracy, and how far the final\n"
     "          weights of each algorithm are from MPI_Allreduce's.\n"
     "  table   rebuild report/tables/lab2.tex from the CSVs in --out.\n"
+    "  algs    list the allreduce algorithms, one a line: name, host|device, description\n"
+    "          (core/comm/algs.def's order; the tests count the host ones from it).\n"
     "Examples:\n"
     "  mpirun -np 4 bin/lab2 bench --max-bytes 1048576\n"
     "  mpirun -np 2 bin/lab2 train --hidden 16,256 --epochs 1\n"
-    "  bin/lab2 table";
+    "  bin/lab2 table\n"
+    "  bin/lab2 algs";
 
 /* The jobs: bench and train need the world and the ring's segment size;
  * table runs on rank 0 alone (driver_main). */
@@ -42,6 +46,7 @@ static int check(void *ctx, int ranks)
 static int run(void *ctx, Driver *d)
 {
     const Lab2Options *o = ctx;
+    if (!strcmp(d->mode, "algs")) return lab2_list_algs(d);
     if (driver_open(d) != 0) return 2;
     CommAlg algs[COMM_ALG_COUNT];
     char why[256];
@@ -90,8 +95,8 @@ int main(int argc, char **argv)
         OPTION_INT("epochs", &o.epochs, "train: passes over the training set", 1, 1000),
         OPTION_STR("fault", &o.fault, fault_help),
     };
-    const DriverSpec spec = { .program = "lab2", .usage = "lab2 bench|train|table [options]",
-                              .description = DESCRIPTION, .modes = "bench|train|table",
+    const DriverSpec spec = { .program = "lab2", .usage = "lab2 bench|train|table|algs [options]",
+                              .description = DESCRIPTION, .modes = "bench|train|table|algs",
                               .datasets = "mnist|fashion-mnist", .shared = DRV_DATASET | DRV_LR | DRV_RUN | DRV_TEX,
                               .own = own, .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "np<ranks>",
                               .batch_help = "train: examples per step on each rank", .batch_min = 1, .ctx = &o,

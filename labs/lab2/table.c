@@ -161,10 +161,10 @@ static Table *busbw_table(const char *dir, const Files *bench, double *largest)
     }
     for (int a = 0; a < COMM_ALG_COUNT; a++) {
         const char *alg = comm_alg_name((CommAlg)a);
-        bool any = false; /* nccl has rows only from device runs */
+        bool any = false; /* a device algorithm (nccl) has rows only from device runs */
         for (int i = 0; i < bench->n; i++)
             for (int r = 0; t[i] && r < t[i]->nrows; r++) any |= !strcmp(table_get(t[i], r, "alg"), alg);
-        if (a == COMM_ALG_NCCL && !any) continue;
+        if (a >= COMM_ALG_HOST_COUNT && !any) continue;
         table_set_str(out, "alg", alg);
         for (int i = 0; i < bench->n; i++) {
             char col[16];
