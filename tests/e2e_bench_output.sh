@@ -15,7 +15,7 @@ e2e_begin "bench output"
 e2e_mpi
 export OMP_WAIT_POLICY=PASSIVE
 unset DDL_DEVICE DDL_PROFILE
-e2e_need "$BIN"/bench/{allreduce,ddp_bar,train_step,gemm_peak,conv_algo}
+e2e_need "$BIN"/bench/{allreduce,ddp_bar,train_step,gemm_peak,conv_algo} "$BIN/lab2" # lab2: e2e_host_algs
 
 # check PROGRAM STDOUT CSV HEADS COLUMNS ROWS: the text table and the CSV.
 check_program() {
@@ -65,11 +65,13 @@ runs() {
   [ $st -eq 0 ] || bad "$prog: status $st: $(tail -n 2 "$tmp/$tag.err")"
 }
 
-# --- allreduce: 9 rows (7 algorithms at --bytes, mpi and recdoubling at 8 B)
+# --- allreduce: every host algorithm at --bytes (e2e_host_algs: the build's
+# table), then mpi and recdoubling at 8 B
 runs allreduce ar "${MPIRUN[@]}" -np 2 "$BIN/bench/allreduce" --bytes 64k --rounds 2 --out "$tmp/ar"
 check_program allreduce "$tmp/ar.out" "$tmp/ar/allreduce-np2.csv" \
   'size\s+count\s+type\s+redop\s+alg\s+time\s+algbw\s+busbw\s+#wrong\s+busbw/mpi\s+time/mpi' \
-  alg,bytes,count,type,redop,ranks,time_us,algbw_GBs,busbw_GBs,wrong,busbw_over_mpi,time_over_mpi 9
+  alg,bytes,count,type,redop,ranks,time_us,algbw_GBs,busbw_GBs,wrong,busbw_over_mpi,time_over_mpi \
+  $(( $(e2e_host_algs) + 2 ))
 same_numbers "$tmp/ar.out" "$tmp/ar/allreduce-np2.csv" time time_us
 wrong=$(grep -v '^#' "$tmp/ar/allreduce-np2.csv" 2>/dev/null | awk -F, 'NR > 1 { s += $10 } END { print s + 0 }')
 [ "$wrong" = 0 ] && ok "allreduce: every algorithm's result checked right (#wrong 0)" || bad "allreduce: $wrong wrong elements"
