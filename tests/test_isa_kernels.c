@@ -28,12 +28,14 @@
 #include "util/rng.h"
 
 enum { N = 3, C = 7, P = 37, COUNT = N * C * P, PLANES = N * C, HW = 9, K = 3, S = 2, PAD = 1, OHW = 5 };
+enum { OHW2 = HW / 2 }; /* 2x2 stride-2 windows on the odd plane: pool.c's fast paths, and the row and column in none */
 enum { OUT = 8 * COUNT };
 
 /* The inputs every row reads, made once. */
 typedef struct Fix {
     float x[COUNT], y[COUNT], dy[COUNT], mask[COUNT], gamma[C], beta[C], mean[C], var[C], logits[COUNT];
     float pool_x[PLANES * HW * HW], pool_dy[PLANES * OHW * OHW];
+    float pool_ties[PLANES * HW * HW]; /* values in {-1, 0, 1}: windows with equal maxima */
     int32_t labels[N * C];
 } Fix;
 
@@ -59,6 +61,14 @@ static void maxpool(const Backend *b, float *o, bool acc)
 static void maxpool_bwd(const Backend *b, float *o, bool acc)
 {
     b->maxpool_backward(F.pool_x, F.pool_dy, o, PLANES, HW, HW, K, S, PAD, OHW, OHW, acc);
+}
+static void maxpool2(const Backend *b, float *o, bool acc)
+{
+    b->maxpool_forward(F.pool_ties, o, PLANES, HW, HW, 2, 2, 0, OHW2, OHW2);
+}
+static void maxpool2_bwd(const Backend *b, float *o, bool acc)
+{
+    b->maxpool_backward(F.pool_ties, F.pool_dy, o, PLANES, HW, HW, 2, 2, 0, OHW2, OHW2, acc);
 }
 static void avgpool(const Backend *b, float *o, bool acc)
 {
@@ -164,6 +174,9 @@ static const struct {
     {"maxpool_forward", maxpool, PLANES *OHW *OHW, false},
     {"maxpool_backward", maxpool_bwd, PLANES *HW *HW, false},
     {"maxpool_backward acc", maxpool_bwd, PLANES *HW *HW, true},
+    {"maxpool_forward 2x2", maxpool2, PLANES *OHW2 *OHW2, false},
+    {"maxpool_backward 2x2", maxpool2_bwd, PLANES *HW *HW, false},
+    {"maxpool_backward 2x2 acc", maxpool2_bwd, PLANES *HW *HW, true},
     {"avgpool_forward", avgpool, PLANES *OHW *OHW, false},
     {"avgpool_backward acc", avgpool_bwd, PLANES *HW *HW, true},
     {"global_avgpool_forward", gap, PLANES, false},
@@ -208,6 +221,7 @@ static void make_inputs(void)
     fill(&r, F.gamma, C, 0.5f, 1.5f), fill(&r, F.beta, C, -0.5f, 0.5f), fill(&r, F.mean, C, -0.2f, 0.2f);
     fill(&r, F.var, C, 0.5f, 2.0f), fill(&r, F.logits, COUNT, -70000, 70000);
     fill(&r, F.pool_x, PLANES * HW * HW, -2, 2), fill(&r, F.pool_dy, PLANES * OHW * OHW, -1, 1);
+    for (int i = 0; i < PLANES * HW * HW; i++) F.pool_ties[i] = (float)(int)(rng_uniform_range(&r, -1.0f, 1.0f) * 1.5f);
     for (int i = 0; i < N * C; i++) F.labels[i] = (int32_t)(rng_uniform(&r) * P);
     F.labels[4] = 9; /* outside 5 classes */
 }
