@@ -246,9 +246,36 @@ static void check_variant(const Backend *be, const char *isa)
     }
 }
 
+/* bias_grad_cpu's sum as kernels.def states it (each image's plane in
+ * float, in order; the images' sums in double, in order), written out
+ * here, against each build: the kernel sums several images' planes side
+ * by side, which must leave every chain as it is. 11 images: a group of
+ * side-by-side planes and a remainder. */
+static void check_bias_grad_order(const Backend *be, const char *isa)
+{
+    enum { IMGS = 11 };
+    static float dy[IMGS * C * P];
+    Rng r = rng_make(2026, "isa_kernels_bias_grad");
+    fill(&r, dy, IMGS * C * P, -1, 1);
+    float want[C], got[C];
+    for (int j = 0; j < C; j++) {
+        double s = 0.0;
+        for (int i = 0; i < IMGS; i++) {
+            float t = 0.0f;
+            for (int q = 0; q < P; q++) t += dy[((size_t)i * C + j) * P + q];
+            s += t;
+        }
+        want[j] = 0.5f + (float)s, got[j] = 0.5f;
+    }
+    be->bias_grad(dy, got, IMGS, C, P);
+    t_check(memcmp(want, got, sizeof want) == 0, "%s bias_grad of %d images: the sum in kernels.def's order, bit-exact",
+            isa, IMGS);
+}
+
 int main(void)
 {
     make_inputs();
+    check_bias_grad_order(&ddl_backend_cpu, "portable");
     Rng r = rng_make(2026, "isa_kernels_start");
     fill(&r, START, OUT, -1, 1);
     int ran = 0;
@@ -259,6 +286,7 @@ int main(void)
             continue;
         }
         check_variant(backend_cpu_isa(i), ddl_isa_name((DdlIsa)i));
+        check_bias_grad_order(backend_cpu_isa(i), ddl_isa_name((DdlIsa)i));
         ran++;
     }
     if (!ran) printf("# no instruction-set variant runs here: nothing to compare with the portable build\n");

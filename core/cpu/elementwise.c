@@ -16,19 +16,43 @@ void bias_add_cpu(float *y, const float *bias, int n, int c, int p)
         }
 }
 
+/* Images whose plane sums run side by side in bias_grad_cpu. */
+enum { SUM_CHAINS = 8 };
+
+/* Channel j's gradient: each image's plane summed in float, in order,
+ * then the images' sums added in double, in order. Each plane's sum is
+ * one chain of adds, each waiting for the one before (C11 keeps their
+ * order), so a plane alone runs at an add's latency per element; the
+ * planes of SUM_CHAINS images are summed side by side, the same chains,
+ * so the CPU overlaps them: the same bits, and cnn3's first layer (64
+ * images x 32 channels of 28x28) went from 0.70 to 0.21 ms, its second
+ * (64 x 64 of 14x14) 0.26 -> 0.11 (one thread, AVX-512 build, thread CPU
+ * time, 2026-12-06). */
+static double channel_sum(const float *dy, int n, int c, int p, int j)
+{
+    double s = 0.0;
+    int i = 0;
+    for (; i + SUM_CHAINS <= n; i += SUM_CHAINS) {
+        const float *row = dy + ((size_t)i * c + j) * p;
+        size_t img = (size_t)c * p;
+        float t[SUM_CHAINS] = { 0.0f };
+        for (int q = 0; q < p; q++)
+            for (int k = 0; k < SUM_CHAINS; k++) t[k] += row[k * img + q];
+        for (int k = 0; k < SUM_CHAINS; k++) s += t[k];
+    }
+    for (; i < n; i++) {
+        const float *row = dy + ((size_t)i * c + j) * p;
+        float t = 0.0f;
+        for (int q = 0; q < p; q++) t += row[q];
+        s += t;
+    }
+    return s;
+}
+
 void bias_grad_cpu(const float *dy, float *dbias, int n, int c, int p)
 {
     PARALLEL_FOR((size_t)n * c * p)
-    for (int j = 0; j < c; j++) {
-        double s = 0.0;
-        for (int i = 0; i < n; i++) {
-            const float *row = dy + ((size_t)i * c + j) * p;
-            float t = 0.0f;
-            for (int q = 0; q < p; q++) t += row[q];
-            s += t;
-        }
-        dbias[j] += (float)s;
-    }
+    for (int j = 0; j < c; j++) dbias[j] += (float)channel_sum(dy, n, c, p, j);
 }
 
 void relu_forward_cpu(const float *x, float *y, size_t count)
