@@ -88,10 +88,10 @@ static inline void window2(float a, float b, float c, float d, float g, float ou
  * row's count (OW) it did too, but then the rows shorter than a vector
  * (cnn3's 14 and 7 windows, VGG's 8, 4, 2) ran the scalar remainder,
  * where GCC turns the selects back into branches. One thread, AVX-512
- * build, thread CPU time, load 30 (2026-12-06): 2048 planes of 28x28
- * took 4.8-5.2 ms in the general loop, 4.7 ms by rows, 0.8-1.3 ms in
- * blocks; 4096 of 14x14 2.5 -> 0.4, of 7x7 0.43 -> 0.15; 8192 of 16x16
- * 6.6 -> 1.2-1.9, 16384 of 8x8 3.5 -> 1.0, 32768 of 4x4 1.6 -> 0.7. */
+ * build, thread CPU time (2026-12-06): 2048 planes of 28x28 took 5.2 ms
+ * in the general loop, 4.7 ms by rows, 0.8 ms in blocks; 4096 of 14x14
+ * 2.6 -> 0.7, of 7x7 0.46 -> 0.30; 8192 of 16x16 6.8 -> 1.2, 16384 of
+ * 8x8 3.6 -> 1.5, 32768 of 4x4 1.6 -> 1.5. */
 enum { WIN_BLOCK = 16 };
 
 static inline void block2_backward(const float *restrict r0, const float *restrict r1, const float *restrict g,
@@ -115,21 +115,6 @@ static inline void block2_backward(const float *restrict r0, const float *restri
         }
 }
 
-/* The first m of n floats from src, zeros past them (a fixed count with
- * a condition: AVX2 and AVX-512 builds make it one masked load per
- * vector, where memcpy calls of a few floats cost more than the block). */
-static inline void copy_in(float *restrict dst, const float *restrict src, int n, int m)
-{
-    for (int i = 0; i < n; i++) dst[i] = i < m ? src[i] : 0.0f;
-}
-
-/* The first m of n floats back (masked stores). */
-static inline void copy_out(float *restrict dst, const float *restrict src, int n, int m)
-{
-    for (int i = 0; i < n; i++)
-        if (i < m) dst[i] = src[i];
-}
-
 /* One row pair's OW windows: whole blocks in place, the rest through a
  * block of local copies (zeros past the row). */
 static void row2_backward(const float *r0, const float *r1, const float *g, float *d0, float *d1, int OW, bool acc)
@@ -137,14 +122,15 @@ static void row2_backward(const float *r0, const float *r1, const float *g, floa
     int ow = 0;
     for (; ow + WIN_BLOCK <= OW; ow += WIN_BLOCK)
         block2_backward(r0 + 2 * ow, r1 + 2 * ow, g + ow, d0 + 2 * ow, d1 + 2 * ow, acc);
-    int n = OW - ow;
+    size_t n = (size_t)(OW - ow);
     if (n == 0) return;
-    float x0[2 * WIN_BLOCK], x1[2 * WIN_BLOCK], gb[WIN_BLOCK], o0[2 * WIN_BLOCK], o1[2 * WIN_BLOCK];
-    copy_in(x0, r0 + 2 * ow, 2 * WIN_BLOCK, 2 * n), copy_in(x1, r1 + 2 * ow, 2 * WIN_BLOCK, 2 * n);
-    copy_in(gb, g + ow, WIN_BLOCK, n);
-    if (acc) copy_in(o0, d0 + 2 * ow, 2 * WIN_BLOCK, 2 * n), copy_in(o1, d1 + 2 * ow, 2 * WIN_BLOCK, 2 * n);
+    float x0[2 * WIN_BLOCK] = { 0 }, x1[2 * WIN_BLOCK] = { 0 }, gb[WIN_BLOCK] = { 0 };
+    float o0[2 * WIN_BLOCK] = { 0 }, o1[2 * WIN_BLOCK] = { 0 };
+    memcpy(x0, r0 + 2 * ow, 2 * n * sizeof(float)), memcpy(x1, r1 + 2 * ow, 2 * n * sizeof(float));
+    memcpy(gb, g + ow, n * sizeof(float));
+    if (acc) memcpy(o0, d0 + 2 * ow, 2 * n * sizeof(float)), memcpy(o1, d1 + 2 * ow, 2 * n * sizeof(float));
     block2_backward(x0, x1, gb, o0, o1, acc);
-    copy_out(d0 + 2 * ow, o0, 2 * WIN_BLOCK, 2 * n), copy_out(d1 + 2 * ow, o1, 2 * WIN_BLOCK, 2 * n);
+    memcpy(d0 + 2 * ow, o0, 2 * n * sizeof(float)), memcpy(d1 + 2 * ow, o1, 2 * n * sizeof(float));
 }
 
 /* 2x2 stride-2 windows: every input pixel in at most one window, so each
