@@ -411,6 +411,7 @@ static const PoolCase POOLS[] = {
     { 1, 4, 4, 2, 2, 0 }, { 6, 7, 5, 3, 2, 1 }, { 3, 8, 8, 3, 1, 1 }, { 2, 5, 6, 2, 1, 0 },
     { 4, 9, 9, 3, 3, 1 }, { 5, 6, 7, 3, 2, 0 }, { 2, 1, 1, 1, 1, 0 }, { 128, 16, 16, 2, 2, 0 },
     { 3, 7, 9, 2, 2, 0 }, /* 2x2 stride 2 on odd planes: the last row and column are in no window */
+    { 2, 6, 28, 2, 2, 0 }, { 3, 14, 14, 2, 2, 0 }, /* rows of 14 and 7 windows: the CPU's short-row copies */
 };
 
 static void test_pool(bool maxpool)

@@ -49,6 +49,7 @@
 #include <string.h>
 #include "../util/common.h"
 #include "conv_direct_grid.h"
+#include "../cpu/copy_short.h"
 #include "../cpu/parallel.h"
 #include "../cpu/simd.h"
 
@@ -78,7 +79,7 @@ static void pad_planes(const float *x, int nb, int C, int H, int W, float *xq)
         for (int h = 0; h < H; h++)
             for (int i = i0; i < i0 + g.g; i++, q += g.Wp) {
                 q[0] = q[W + 1] = 0.0f;
-                memcpy(q + 1, x + (((size_t)i * C + c) * H + h) * W, sizeof(float) * (size_t)W);
+                copy_row(q + 1, x + (((size_t)i * C + c) * H + h) * W, (size_t)W); /* rows of 32 or less: no call */
             }
         memset(q, 0, sizeof(float) * (size_t)g.rs);
     }

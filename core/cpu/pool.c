@@ -13,6 +13,7 @@
 
 #include <float.h>
 #include <string.h>
+#include "copy_short.h"
 #include "parallel.h"
 
 static bool is_2x2(int H, int W, int k, int stride, int pad, int OH, int OW)
@@ -116,7 +117,9 @@ static inline void block2_backward(const float *restrict r0, const float *restri
 }
 
 /* One row pair's OW windows: whole blocks in place, the rest through a
- * block of local copies (zeros past the row). */
+ * block of local copies (zeros past the row), by copy_short: memcpy calls
+ * there were 0.6-0.9 ms of cnn3's step on one thread (perf, 2026-12-06),
+ * and masked loads and stores stalled in the model (4c911cb). */
 static void row2_backward(const float *r0, const float *r1, const float *g, float *d0, float *d1, int OW, bool acc)
 {
     int ow = 0;
@@ -126,11 +129,10 @@ static void row2_backward(const float *r0, const float *r1, const float *g, floa
     if (n == 0) return;
     float x0[2 * WIN_BLOCK] = { 0 }, x1[2 * WIN_BLOCK] = { 0 }, gb[WIN_BLOCK] = { 0 };
     float o0[2 * WIN_BLOCK] = { 0 }, o1[2 * WIN_BLOCK] = { 0 };
-    memcpy(x0, r0 + 2 * ow, 2 * n * sizeof(float)), memcpy(x1, r1 + 2 * ow, 2 * n * sizeof(float));
-    memcpy(gb, g + ow, n * sizeof(float));
-    if (acc) memcpy(o0, d0 + 2 * ow, 2 * n * sizeof(float)), memcpy(o1, d1 + 2 * ow, 2 * n * sizeof(float));
+    copy_short(x0, r0 + 2 * ow, 2 * n), copy_short(x1, r1 + 2 * ow, 2 * n), copy_short(gb, g + ow, n);
+    if (acc) copy_short(o0, d0 + 2 * ow, 2 * n), copy_short(o1, d1 + 2 * ow, 2 * n);
     block2_backward(x0, x1, gb, o0, o1, acc);
-    memcpy(d0 + 2 * ow, o0, 2 * n * sizeof(float)), memcpy(d1 + 2 * ow, o1, 2 * n * sizeof(float));
+    copy_short(d0 + 2 * ow, o0, 2 * n), copy_short(d1 + 2 * ow, o1, 2 * n);
 }
 
 /* 2x2 stride-2 windows: every input pixel in at most one window, so each
