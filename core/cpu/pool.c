@@ -119,7 +119,8 @@ static inline void block2_backward(const float *restrict r0, const float *restri
 /* One row pair's OW windows: whole blocks in place, the rest through a
  * block of local copies (zeros past the row), by copy_short: memcpy calls
  * there were 0.6-0.9 ms of cnn3's step on one thread (perf, 2026-12-06),
- * and masked loads and stores stalled in the model (4c911cb). */
+ * and masked loads and stores stalled in the model (2.6-3.7 against 1.5
+ * ms a step, 2026-12-06). */
 static void row2_backward(const float *r0, const float *r1, const float *g, float *d0, float *d1, int OW, bool acc)
 {
     int ow = 0;
