@@ -89,10 +89,13 @@ static inline void window2(float a, float b, float c, float d, float g, float ou
  * row's count (OW) it did too, but then the rows shorter than a vector
  * (cnn3's 14 and 7 windows, VGG's 8, 4, 2) ran the scalar remainder,
  * where GCC turns the selects back into branches. One thread, AVX-512
- * build, thread CPU time (2026-12-06): 2048 planes of 28x28 took 5.2 ms
- * in the general loop, 4.7 ms by rows, 0.8 ms in blocks; 4096 of 14x14
- * 2.6 -> 0.7, of 7x7 0.46 -> 0.30; 8192 of 16x16 6.8 -> 1.2, 16384 of
- * 8x8 3.6 -> 1.5, 32768 of 4x4 1.6 -> 1.5. */
+ * build, thread CPU time (2026-12-06), one call on random inputs: 2048
+ * planes of 28x28 took 5.2 ms in the general loop, 4.7 ms by rows, 0.8
+ * ms in blocks; 4096 of 14x14 2.6 -> 0.7, of 7x7 0.46 -> 0.30; 8192 of
+ * 16x16 6.8 -> 1.2, 16384 of 8x8 3.6 -> 1.5, 32768 of 4x4 1.6 -> 1.5. In
+ * cnn3's step the general loop's branches guess better (ReLU outputs):
+ * its three 2x2 layers took 3.1 ms a step there plus the memset, 1.5-1.9
+ * in blocks (perf samples, one thread, load 10-17). */
 enum { WIN_BLOCK = 16 };
 
 static inline void block2_backward(const float *restrict r0, const float *restrict r1, const float *restrict g,
