@@ -35,20 +35,12 @@
 #include "../train/checkpoint_state.h"
 #include "../train/train.h"
 
+/* SYNC_NONE, SYNC_GATHER_SCATTER, ...: one per row of rows.def, in its
+ * order. */
 typedef enum SyncKind {
-    SYNC_NONE,
-    SYNC_GATHER_SCATTER,
-    SYNC_ALLREDUCE,
-    SYNC_ALLREDUCE_FLAT,
-    SYNC_DDP,
-    SYNC_HOROVOD,
-    SYNC_PS,
-    SYNC_PS_ASYNC,
-    SYNC_WEIGHT_AVG,
-    SYNC_GROUP_AVG,
-    SYNC_CSGD,
-    SYNC_DSGD,
-    SYNC_FEDAVG,
+#define SYNC_ROW(NAME) SYNC_##NAME,
+#include "rows.def"
+#undef SYNC_ROW
     SYNC_KIND_COUNT
 } SyncKind;
 

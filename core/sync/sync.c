@@ -1,7 +1,7 @@
 /* sync.c - the table of synchronisation strategies, and the training step
  * and round that run a row (sync.h; what a row is: strategy.h). Nothing
  * here knows what any one strategy does: a new strategy is a file of its
- * own and one line below (README.md). */
+ * own and one line in rows.def (README.md). */
 #include "sync.h"
 
 #include <stdio.h>
@@ -11,19 +11,9 @@
 #include "rows.h"
 
 static const SyncRow *const ROWS[SYNC_KIND_COUNT] = {
-    [SYNC_NONE] = &SYNC_ROW_NONE,
-    [SYNC_GATHER_SCATTER] = &SYNC_ROW_GATHER_SCATTER,
-    [SYNC_ALLREDUCE] = &SYNC_ROW_ALLREDUCE,
-    [SYNC_ALLREDUCE_FLAT] = &SYNC_ROW_ALLREDUCE_FLAT,
-    [SYNC_DDP] = &SYNC_ROW_DDP,
-    [SYNC_HOROVOD] = &SYNC_ROW_HOROVOD,
-    [SYNC_PS] = &SYNC_ROW_PS,
-    [SYNC_PS_ASYNC] = &SYNC_ROW_PS_ASYNC,
-    [SYNC_WEIGHT_AVG] = &SYNC_ROW_WEIGHT_AVG,
-    [SYNC_GROUP_AVG] = &SYNC_ROW_GROUP_AVG,
-    [SYNC_CSGD] = &SYNC_ROW_CSGD,
-    [SYNC_DSGD] = &SYNC_ROW_DSGD,
-    [SYNC_FEDAVG] = &SYNC_ROW_FEDAVG,
+#define SYNC_ROW(NAME) [SYNC_##NAME] = &SYNC_ROW_##NAME,
+#include "rows.def"
+#undef SYNC_ROW
 };
 
 static const SyncRow *row_of(SyncKind k) { return k >= 0 && k < SYNC_KIND_COUNT ? ROWS[k] : NULL; }
