@@ -17,6 +17,7 @@ static void round_(Sync *s, SyncRound *out)
 const SyncRow SYNC_ROW_CSGD = {
     .name = "csgd",
     .description = "one process: SGD on the whole training set (the baseline)",
+    .offered_in = SYNC_LAB(5),
     FED_ROW_STATE,
     .one_process = true,
     .setup = setup,

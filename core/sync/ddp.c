@@ -107,6 +107,7 @@ static int groups(const Sync *s) { return ((const Ddp *)s->priv)->f.n; }
 const SyncRow SYNC_ROW_DDP = {
     .name = "ddp",
     .description = "buckets in reverse layer order, allreduced during backward (fusion + overlap)",
+    .offered_in = SYNC_LAB(3),
     .state_bytes = sizeof(Ddp),
     .default_alg = COMM_ALG_MPI,
     .grads_in_place = true,

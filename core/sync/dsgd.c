@@ -50,6 +50,7 @@ static int rounds_per_epoch(const Sync *s) { return ((const FedState *)s->priv)-
 const SyncRow SYNC_ROW_DSGD = {
     .name = "dsgd",
     .description = "users upload a local batch's gradient, the cloud averages and steps, users download the model",
+    .offered_in = SYNC_LAB(5),
     FED_ROW_STATE,
     .rank0_serves = true,
     .setup = setup,

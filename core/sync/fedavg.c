@@ -41,6 +41,7 @@ static void round_(Sync *s, SyncRound *out)
 const SyncRow SYNC_ROW_FEDAVG = {
     .name = "fedavg",
     .description = "users run E local epochs and upload their model, the cloud averages them weighted by examples",
+    .offered_in = SYNC_LAB(5),
     FED_ROW_STATE,
     .rank0_serves = true,
     .setup = setup,

@@ -27,6 +27,7 @@ static void finish(Sync *s)
 const SyncRow SYNC_ROW_ALLREDUCE_FLAT = {
     .name = "allreduce_flat",
     .description = "a barrier, then one allreduce of the whole gradient after backward (fusion, no overlap)",
+    .offered_in = SYNC_LAB(3),
     .default_alg = COMM_ALG_MPI,
     .grads_in_place = true,
     .broadcast_buffers = false,

@@ -162,6 +162,7 @@ static int groups(const Sync *s) { return ((const Horovod *)s->priv)->f.n; }
 const SyncRow SYNC_ROW_HOROVOD = {
     .name = "horovod",
     .description = "Horovod: tensor fusion per cycle, ring allreduce during backward",
+    .offered_in = SYNC_LAB(6),
     .state_bytes = sizeof(Horovod),
     .default_alg = COMM_ALG_RING,
     .grads_in_place = true,

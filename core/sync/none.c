@@ -5,6 +5,7 @@
 const SyncRow SYNC_ROW_NONE = {
     .name = "none",
     .description = "single process, no synchronisation",
+    .offered_in = SYNC_LAB(3),
     .default_alg = COMM_ALG_MPI,
     .one_process = true,
 };

@@ -13,6 +13,7 @@ static void finish_alg(Sync *s) { sync_per_parameter(s, s->cfg.alg); }
 const SyncRow SYNC_ROW_GATHER_SCATTER = {
     .name = "gather_scatter",
     .description = "per parameter: gather to rank 0, mean, scatter back (seed Listing 3)",
+    .offered_in = SYNC_LAB(3),
     .default_alg = COMM_ALG_MPI,
     .finish = finish_linear,
 };
@@ -20,6 +21,7 @@ const SyncRow SYNC_ROW_GATHER_SCATTER = {
 const SyncRow SYNC_ROW_ALLREDUCE = {
     .name = "allreduce",
     .description = "per parameter: allreduce, then divide by the rank count (seed Listing 4)",
+    .offered_in = SYNC_LAB(3),
     .default_alg = COMM_ALG_MPI,
     .grads_in_place = true,
     .finish = finish_alg,

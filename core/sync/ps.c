@@ -240,6 +240,7 @@ static double step_async(Sync *s, const float *x, const int32_t *y, int n, int *
 const SyncRow SYNC_ROW_PS = {
     .name = "ps",
     .description = "parameter server: rank 0 averages pushed gradients, applies SGD, workers pull weights",
+    .offered_in = SYNC_LAB(6),
     .state_bytes = sizeof(Ps),
     .default_alg = COMM_ALG_MPI,
     .rank0_serves = true,

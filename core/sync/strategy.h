@@ -90,6 +90,9 @@ typedef struct SyncTimes {
 
 typedef struct SyncRow SyncRow;
 
+/* SyncRow.offered_in: lab n's strategy option offers the row. */
+#define SYNC_LAB(n) (1u << (n))
+
 /* A strategy at work on one trainer: what every row shares. */
 typedef struct Sync {
     SyncConfig cfg;
@@ -131,6 +134,12 @@ typedef struct SyncRound {
 struct SyncRow {
     const char *name;          /* "ddp": --sync and --style values, output columns */
     const char *description;   /* one line for legends */
+    /* The labs whose strategy option offers the row, SYNC_LAB(n) bits:
+     * lab3's --sync, lab5's --scheme, lab6's --style list their choices
+     * (and lab3 its sweeps) from these, in table order. 0: a lab reaches
+     * it otherwise (lab2's weight_avg and lab4's group_avg are each
+     * lab's one strategy; lab6's --async turns ps into ps_async). */
+    unsigned offered_in;
     size_t state_bytes;        /* Sync.priv, zeroed before setup */
     CommAlg default_alg;
     bool broadcast_buffers;    /* default of SyncConfig.broadcast_buffers */

@@ -31,6 +31,22 @@ int sync_kind_from_name(const char *name, SyncKind *out)
     return -1;
 }
 
+bool sync_kind_offered(SyncKind k, int lab) { return row_of(k) && (row_of(k)->offered_in & SYNC_LAB(lab)); }
+bool sync_kind_one_process(SyncKind k) { return row_of(k) && row_of(k)->one_process; }
+
+const char *sync_kind_names(char *buf, size_t cap, const char *sep, int lab)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < SYNC_KIND_COUNT; k++) {
+        if (!sync_kind_offered((SyncKind)k, lab)) continue;
+        int w = snprintf(buf + n, cap - n, "%s%s", n ? sep : "", ROWS[k]->name);
+        if (w < 0 || (size_t)w >= cap - n) ddl_die("sync_kind_names: lab%d's strategies need more than %zu bytes", lab, cap);
+        n += (size_t)w;
+    }
+    return buf;
+}
+
 SyncConfig sync_config_default(SyncKind kind)
 {
     const SyncRow *r = row_of(kind);

@@ -124,5 +124,13 @@ int sync_load(Sync *s, const Ckpt *c, char err[DDL_ERRLEN]);
 const char *sync_kind_name(SyncKind k);          /* "none", "gather_scatter", ... */
 const char *sync_kind_description(SyncKind k);   /* one line for legends */
 int sync_kind_from_name(const char *name, SyncKind *out); /* 0, or -1 */
+/* Whether lab `lab`'s strategy option offers row k (SyncRow.offered_in). */
+bool sync_kind_offered(SyncKind k, int lab);
+/* Whether row k runs one process only (none, csgd). */
+bool sync_kind_one_process(SyncKind k);
+/* The names of the rows lab `lab` offers, in table order, joined by sep
+ * ("none|gather_scatter|...": the lab's choices; one per line: its
+ * listing). Dies when cap is too small. Returns buf. */
+const char *sync_kind_names(char *buf, size_t cap, const char *sep, int lab);
 
 #endif
