@@ -15,7 +15,10 @@ bin/lab3 table --out "$IN" --tex "$TAB/lab3.tex"
 plot() { figures/make_figures.sh --plot "labs/lab3/lab3-$1.gp" "$2" "$FIG/lab3-$3.png"; }
 made=()
 syncs=()
-for sync in gather_scatter allreduce allreduce_flat ddp pytorch_ddp; do # pytorch_ddp: make lab3 PEER=pytorch
+# every strategy lab3 offers that synchronises ranks, in core/sync's
+# table order; pytorch_ddp: make lab3 PEER=pytorch
+lab_syncs=$(bin/lab3 --list-syncs)
+for sync in $lab_syncs pytorch_ddp; do
   csv=$IN/scaling-$sync.csv
   [ -f "$csv" ] || continue
   syncs+=("$sync")

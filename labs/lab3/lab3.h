@@ -6,7 +6,8 @@
  *             the part of it hidden behind backward), test loss/accuracy on
  *             every rank, a timeline of one iteration;
  *   table.c   report/tables/lab3.tex (the seed's Table 1, the bucket sweep)
- *             and the combined CSVs the figures read. */
+ *             and the combined CSVs the figures read;
+ *   syncs.c   the strategies it offers, from core/sync's table. */
 #ifndef LAB3_H
 #define LAB3_H
 
@@ -30,6 +31,16 @@ typedef struct Lab3Options {
     int private_ranks;             /* with compute_model: ranks from this one share their state, run no kernels
                                     * (-1: none shares) */
 } Lab3Options;
+
+/* syncs.c: the strategies lab3 offers (the rows of core/sync with
+ * SYNC_LAB(3)), in table order: --sync's choices ("none|gather_scatter|
+ * ..."), the multi-rank ones joined by sep (what `make lab3` sweeps and
+ * plots: bin/lab3 --list-syncs), --help's lines (name, description, the
+ * seed's task), and the strategy a seed task stands for (NULL: no task). */
+const char *lab3_sync_choices(void);
+const char *lab3_multirank_syncs(const char *sep);
+const char *lab3_sync_help(void);
+const char *lab3_task_sync(const char *task);
 
 /* The labels and choices checked before any work: 0, or 2 after a message. */
 int lab3_check(void *ctx, int ranks);

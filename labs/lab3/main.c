@@ -9,19 +9,18 @@
 
 #include "lab3.h"
 
-static const char *DESCRIPTION =
+/* --help's paragraph around the strategies' lines (syncs.c). */
+static const char *const DESCRIPTION_HEAD =
     "Train VGG-11 on CIFAR-10 data-parallel over the MPI ranks, keeping the\n"
-    "replicas equal with one gradient sync strategy:\n"
-    "  none            one process (the seed's Task 1)\n"
-    "  gather_scatter  per parameter: gather at rank 0, mean, scatter (Task 2a)\n"
-    "  allreduce       per parameter: allreduce, divide (Task 2b)\n"
-    "  allreduce_flat  one allreduce of the whole gradient after backward\n"
-    "  ddp             buckets in reverse layer order, allreduced while backward\n"
-    "                  still runs (Task 3: PyTorch DistributedDataParallel's design)\n"
+    "replicas equal with one gradient sync strategy (--sync):\n";
+static const char *const DESCRIPTION_TAIL =
     "  run    one run: times the first --timed iterations (the first is discarded),\n"
     "         averages per rank then across ranks, evaluates on every rank, and\n"
     "         writes <tag>-summary/-iters/-trace CSVs and <tag>-trace.json (Perfetto).\n"
     "  table  report/tables/lab3.tex and the figure CSVs from the runs in --out.\n"
+    "  bin/lab3 --list-syncs   the strategies that synchronise ranks (every --sync\n"
+    "         but the one-process ones), one a line, in table order: what make lab3\n"
+    "         sweeps and plots.\n"
     "Examples:\n"
     "  bin/lab3 run --sync none --batch 256 --task 1\n"
     "  mpirun -np 4 bin/lab3 run --sync ddp --global-batch 256 --task 3\n"
@@ -29,6 +28,14 @@ static const char *DESCRIPTION =
 
 int main(int argc, char **argv)
 {
+    /* before MPI: run.sh and figures.sh read it from the native program */
+    if (argc == 2 && !strcmp(argv[1], "--list-syncs")) {
+        puts(lab3_multirank_syncs("\n"));
+        return 0;
+    }
+    static char description[8192], sync_help[1024];
+    snprintf(description, sizeof description, "%s%s%s", DESCRIPTION_HEAD, lab3_sync_help(), DESCRIPTION_TAIL);
+    sync_kind_names(sync_help, sizeof sync_help, " | ", 3);
     /* the CS744 assignment's script: SGD lr 0.1, momentum 0.9, wd 1e-4 */
     Lab3Options o = { .run = { .model = "vgg11", .dataset = "cifar10", .width = 1, .batch = 0, .lr = 0.1f,
                                .momentum = 0.9f, .wd = 1e-4f, .seed = 1, .out = "results/lab3",
@@ -38,7 +45,7 @@ int main(int argc, char **argv)
                       .timed = 40, .trace_iter = -1, .calibrate_compute = "", .compute_model = "",
                       .private_ranks = -1 };
     const CliOption own[] = {
-        OPTION_STR("sync", &o.sync, "none | gather_scatter | allreduce | allreduce_flat | ddp"),
+        OPTION_STR("sync", &o.sync, sync_help),
         OPTION_STR("alg", &o.alg, "allreduce algorithm for allreduce, allreduce_flat, ddp (lab2's names; nccl on a GPU)"),
         OPTION_FLOAT("bucket-cap-mb", &o.bucket_cap_mb, "ddp: bucket cap in MiB after the first (0: one per layer)", 0, 1e6),
         OPTION_FLOAT("first-bucket-mb", &o.first_bucket_mb, "ddp: the first bucket's cap in MiB", 0, 1e6),
@@ -63,7 +70,7 @@ int main(int argc, char **argv)
                    "run no kernels (their loss is n/a); -1: none", -1, 1 << 20),
         OPTION_STR("series", &o.series, "task | scale | buckets | custom, or a comma list (for the table job)"),
     };
-    const DriverSpec spec = { .program = "lab3", .usage = "lab3 run|table [options]", .description = DESCRIPTION,
+    const DriverSpec spec = { .program = "lab3", .usage = "lab3 run|table [options]", .description = description,
                               .modes = "run|table", .datasets = "cifar10|mnist|fashion-mnist",
                               .shared = DRV_MODEL | DRV_DATASET | DRV_WIDTH | DRV_SGD | DRV_TRAIN | DRV_TEX, .own = own,
                               .nown = (int)(sizeof own / sizeof own[0]), .tag_default = "<sync>-np<ranks>",

@@ -48,7 +48,7 @@ int lab3_check(void *ctx, int ranks)
 {
     const Lab3Options *o = ctx;
     CommAlg alg;
-    if (driver_choice("sync", o->sync, "none|gather_scatter|allreduce|allreduce_flat|ddp") < 0 ||
+    if (driver_choice("sync", o->sync, lab3_sync_choices()) < 0 ||
         driver_choice("bn", o->bn, "auto|track|off|broadcast") < 0 ||
         driver_choice("augment", o->augment, "auto|on|off") < 0 ||
         driver_choice_list("series", o->series, "task|scale|buckets|custom") < 0 ||
@@ -62,15 +62,13 @@ int lab3_check(void *ctx, int ranks)
     }
     /* A task is one strategy of the seed: its label on another strategy's
      * run put that run in the task's row of Table 1. */
-    static const char *const task_sync[][2] = { { "1", "none" }, { "2a", "gather_scatter" }, { "2b", "allreduce" },
-                                                { "3", "ddp" } };
-    for (size_t i = 0; *o->task && i < sizeof task_sync / sizeof task_sync[0]; i++)
-        if (!strcmp(o->task, task_sync[i][0]) && strcmp(o->sync, task_sync[i][1])) {
-            ddl_error("--task %s stands for --sync %s (the seed's Task %s), and this run is --sync %s: give the "
-                      "task of --sync %s, or no --task",
-                      o->task, task_sync[i][1], o->task, o->sync, o->sync);
-            return 2;
-        }
+    const char *task_sync = *o->task ? lab3_task_sync(o->task) : NULL;
+    if (task_sync && strcmp(o->sync, task_sync)) {
+        ddl_error("--task %s stands for --sync %s (the seed's Task %s), and this run is --sync %s: give the task of "
+                  "--sync %s, or no --task",
+                  o->task, task_sync, o->task, o->sync, o->sync);
+        return 2;
+    }
     return 0;
 }
 
@@ -91,9 +89,9 @@ static int set_up(Run *r, Driver *d)
     const Lab3Options *o = r->o;
     if (driver_open(d)) return 2;
     SyncKind kind = kind_of(o->sync);
-    if (kind == SYNC_NONE && d->world > 1) {
-        ddl_error("--sync none is one process; with %d ranks pick gather_scatter, allreduce, allreduce_flat or ddp",
-                  d->world);
+    if (sync_kind_one_process(kind) && d->world > 1) {
+        ddl_error("--sync %s is one process; with %d ranks pick one of %s", sync_kind_name(kind), d->world,
+                  lab3_multirank_syncs(", "));
         return 2;
     }
     r->sc = sync_config_default(kind);

@@ -7,7 +7,8 @@
 #      Tasks 2a (gather/scatter), 2b (allreduce per parameter) and 3 (DDP)
 #      at NP ranks (default 4), total batch 256; trained, then evaluated
 #      on every rank.
-#   2. Scaling: every strategy (and the allreduce_flat control) at
+#   2. Scaling: every strategy that synchronises ranks (bin/lab3
+#      --list-syncs: the tasks' and the allreduce_flat control) at
 #      2 .. NP ranks, total batch 256; the one-rank point is Task 1.
 #   3. Buckets: DDP with caps 0 (one bucket per layer), 1, 5, 10, 25, 50,
 #      100 MiB (quick: 0, 1, 5, 25, the caps that cut its gradient
@@ -41,6 +42,12 @@ peer_lab3_check           # first: under PLATFORM= it is refused before SimGrid 
 source labs/common.sh
 BIN=${BIN:-$LAB_BIN}
 lab_setup 3 "$BIN" "lab3 compares multi-rank strategies"
+# The strategies swept below (and plotted by figures.sh): every one lab3
+# offers that synchronises ranks, in core/sync's table order, as the
+# native program lists them (a bin/sim one runs only under smpirun).
+LIST_BIN=$BIN; [ -n "${SIM_TAG:-}" ] && LIST_BIN=bin
+SYNCS=$("$LIST_BIN/lab3" --list-syncs) && [ -n "$SYNCS" ] ||
+  { echo "error: $LIST_BIN/lab3 --list-syncs listed no strategies: run make" >&2; exit 1; }
 if [ "$PROFILE" = paper ]; then
   data=(--width 1)
 else
@@ -115,6 +122,7 @@ if [ -n "${NET_TAG:-}" ] && [ -z "$task1_threads" ]; then
 fi
 
 note "Table 1 (seed 001): Task 1 at 1 rank, Tasks 2a, 2b, 3 at $NP ranks, total batch 256"
+task_syncs=" gather_scatter allreduce ddp " # Tasks 2a, 2b, 3 below: the scaling runs at $NP ranks
 LAUNCH_THREADS=$task1_threads run 1 --sync none --batch 256 --task 1 --series task --tag task1 "${task[@]}"
 run "$NP" --sync gather_scatter --global-batch 256 --task 2a --series task --tag task2a "${task[@]}"
 run "$NP" --sync allreduce --global-batch 256 --task 2b --series task --tag task2b "${task[@]}"
@@ -135,8 +143,8 @@ done
 
 note "time per iteration vs ranks, 2 .. $NP ranks, total batch 256"
 for np in $(seq 2 "$NP"); do
-  for sync in gather_scatter allreduce allreduce_flat ddp; do
-    [ "$np" = "$NP" ] && [ "$sync" != allreduce_flat ] && continue # the task runs
+  for sync in $SYNCS; do
+    [ "$np" = "$NP" ] && [[ "$task_syncs" == *" $sync "* ]] && continue # the task runs
     series=scale
     [ "$np" = "$CAP_NP" ] && case $sync in allreduce_flat|ddp) series=scale,buckets ;; esac
     cap=(); [ "$sync" = ddp ] && cap=("${ddp_cap[@]}")

@@ -92,9 +92,11 @@ static void fmt(char *buf, size_t cap, const char *f, double v)
 static int write_scaling(const Lab3Options *o, Table **runs, int n)
 {
     int status = 0;
-    /* Each strategy's curve: its scale and task runs, and at one rank the
-     * single-process Task 1 (what every strategy reduces to there). */
-    for (int k = SYNC_GATHER_SCATTER; k < SYNC_KIND_COUNT; k++) {
+    /* Each multi-rank strategy's curve: its scale and task runs, and at
+     * one rank the single-process Task 1 (what every strategy reduces to
+     * there). */
+    for (int k = 0; k < SYNC_KIND_COUNT; k++) {
+        if (!sync_kind_offered((SyncKind)k, 3) || sync_kind_one_process((SyncKind)k)) continue;
         Table *t = NULL;
         Span sp = { 0, 0, "" };
         char name[64];
