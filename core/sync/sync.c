@@ -33,6 +33,7 @@ int sync_kind_from_name(const char *name, SyncKind *out)
 
 bool sync_kind_offered(SyncKind k, int lab) { return row_of(k) && (row_of(k)->offered_in & SYNC_LAB(lab)); }
 bool sync_kind_one_process(SyncKind k) { return row_of(k) && row_of(k)->one_process; }
+bool sync_kind_rank0_serves(SyncKind k) { return row_of(k) && row_of(k)->rank0_serves; }
 
 const char *sync_kind_names(char *buf, size_t cap, const char *sep, int lab)
 {

@@ -126,8 +126,10 @@ const char *sync_kind_description(SyncKind k);   /* one line for legends */
 int sync_kind_from_name(const char *name, SyncKind *out); /* 0, or -1 */
 /* Whether lab `lab`'s strategy option offers row k (SyncRow.offered_in). */
 bool sync_kind_offered(SyncKind k, int lab);
-/* Whether row k runs one process only (none, csgd). */
+/* Whether row k runs one process only (none, csgd), and whether its
+ * rank 0 serves instead of computing (ps, ps_async, the cloud rows). */
 bool sync_kind_one_process(SyncKind k);
+bool sync_kind_rank0_serves(SyncKind k);
 /* The names of the rows lab `lab` offers, in table order, joined by sep
  * ("none|gather_scatter|...": the lab's choices; one per line: its
  * listing). Dies when cap is too small. Returns buf. */

@@ -36,13 +36,13 @@ typedef struct Run {
 int lab5_check(void *ctx, int ranks)
 {
     Lab5Options *o = ctx;
-    int scheme = driver_choice("scheme", o->scheme, "csgd|dsgd|fedavg");
+    char schemes[256]; /* the rows of core/sync that lab5 offers (SYNC_LAB(5)) */
+    int scheme = driver_choice("scheme", o->scheme, sync_kind_names(schemes, sizeof schemes, "|", 5));
     int prec = driver_choice("precision", o->precision, "fp32|fp16");
     int shards = driver_choice("shards", o->shards, "iid|sorted|dirichlet");
     if (scheme < 0 || prec < 0 || shards < 0) return 2;
-    static const SyncKind kinds[] = { SYNC_CSGD, SYNC_DSGD, SYNC_FEDAVG };
     static const FedSharding sharding[] = { FED_IID, FED_LABEL_SORTED, FED_DIRICHLET };
-    o->kind = kinds[scheme];
+    sync_kind_from_name(o->scheme, &o->kind);
     o->sharding = sharding[shards];
     o->fp16 = prec == 1;
     o->users = o->kind == SYNC_CSGD ? 0 : ranks - 1;

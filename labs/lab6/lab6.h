@@ -7,7 +7,8 @@
  *                communication);
  *   workload.c   the three workloads: model, dataset, quick widths;
  *   table.c      report/tables/lab6.tex (the seed's Table I layout), the
- *                grid CSV and the figures' CSVs. */
+ *                grid CSV and the figures' CSVs;
+ *   styles.c     the styles it offers, from core/sync's table. */
 #ifndef LAB6_H
 #define LAB6_H
 
@@ -44,6 +45,14 @@ typedef struct Lab6Options {
     const char *lr_scale;      /* none | linear: --lr x workers (Horovod's recipe) */
     int warmup;                /* linear: steps of the ramp from --lr to the scaled rate */
 } Lab6Options;
+
+/* styles.c: the rows of core/sync lab6 offers as --style (SYNC_LAB(6)),
+ * in table order: the choices ("horovod|ps"), --help's lines, and
+ * --list-styles' "NAME SERVERS" lines (SERVERS: 1 where rank 0 serves,
+ * so P workers run on P+1 ranks; 0 otherwise). */
+const char *lab6_style_choices(void);
+const char *lab6_style_help(void);
+void lab6_list_styles(void);
 
 /* The workload and style checked (and the workload's model, dataset and
  * width put into o->run) before any work: 0, or 2 after a message. */

@@ -11,15 +11,14 @@
 
 #include "lab6.h"
 
-static const char *DESCRIPTION =
+/* --help's paragraph around the styles' lines (styles.c). */
+static const char *const DESCRIPTION_HEAD =
     "Train one of the seed's three workloads data-parallel with one of two\n"
-    "framework designs and report training time, test accuracy, iterations\n"
-    "per second and bytes per rank:\n"
-    "  horovod  every rank a worker; gradients ring-allreduced during backward\n"
-    "           with tensor fusion (Horovod 0.28 defaults: 128 MiB, 1 ms cycle)\n"
-    "  ps       rank 0 a parameter server, ranks 1..P workers: workers push\n"
-    "           gradients, the server averages and steps, workers pull weights\n"
-    "           (so P workers = P+1 ranks)\n"
+    "framework designs (--style) and report training time, test accuracy,\n"
+    "iterations per second and bytes per rank:\n";
+static const char *const DESCRIPTION_TAIL =
+    "  (horovod: Horovod 0.28's defaults, fusion 128 MiB and a 1 ms cycle;\n"
+    "  ps --async: each push applied on arrival, the ps_async row)\n"
     "Workloads: resnet50-mnist, mobilenetv2-fashion, sdss_dnn-sdss.\n"
     "  run    one run: trains --epochs over the (limited) training set split\n"
     "         among the workers, evaluates rank 0's model on the test set, and\n"
@@ -28,10 +27,20 @@ static const char *DESCRIPTION =
     "         from the runs in --out.\n"
     "Examples:\n"
     "  bin/lab6 run --workload sdss_dnn-sdss --style horovod\n"
-    "  mpirun -np 3 bin/lab6 run --workload resnet50-mnist --style ps --limit 6400";
+    "  mpirun -np 3 bin/lab6 run --workload resnet50-mnist --style ps --limit 6400\n"
+    "  bin/lab6 --list-styles   each style and the ranks beside its workers (1: a server),\n"
+    "         one a line, in table order: what make lab6 runs";
 
 int main(int argc, char **argv)
 {
+    /* before MPI: run.sh reads it from the native program */
+    if (argc == 2 && !strcmp(argv[1], "--list-styles")) {
+        lab6_list_styles();
+        return 0;
+    }
+    static char description[4096], style_help[512];
+    snprintf(description, sizeof description, "%s%s%s", DESCRIPTION_HEAD, lab6_style_help(), DESCRIPTION_TAIL);
+    sync_kind_names(style_help, sizeof style_help, " | ", 6);
     Lab6Options o = { .run = { .width = 0, .batch = 64, .lr = 0.05f, .momentum = 0.9f, .wd = 5e-4f, .seed = 1,
                                .out = "results/lab6", .tex = "report/tables/lab6.tex" },
                       .workload = "sdss_dnn-sdss", .style = "horovod", .alg = "ring", .epochs = 1,
@@ -40,7 +49,7 @@ int main(int argc, char **argv)
                       .accumulate = 1, .lr_scale = "none", .warmup = 10 };
     const CliOption own[] = {
         OPTION_STR("workload", &o.workload, "resnet50-mnist | mobilenetv2-fashion | sdss_dnn-sdss"),
-        OPTION_STR("style", &o.style, "horovod | ps"),
+        OPTION_STR("style", &o.style, style_help),
         OPTION_INT("epochs", &o.epochs, "passes over the training set (split among the workers)", 1, 1000),
         OPTION_INT("iters", &o.iters, "steps to train instead of --epochs (0: use --epochs)", 0, 100000000),
         OPTION_FLOAT("fusion-mb", &o.fusion_mb, "horovod: fusion threshold in MiB (0: no fusion)", 0, 1e6),
@@ -54,7 +63,7 @@ int main(int argc, char **argv)
         OPTION_INT("warmup", &o.warmup, "linear scaling: optimizer steps of the ramp from --lr to the scaled rate",
                    0, 100000000),
     };
-    const DriverSpec spec = { .program = "lab6", .usage = "lab6 run|table [options]", .description = DESCRIPTION,
+    const DriverSpec spec = { .program = "lab6", .usage = "lab6 run|table [options]", .description = description,
                               .modes = "run|table", .shared = DRV_WIDTH | DRV_SGD | DRV_TRAIN | DRV_TEX, .own = own,
                               .nown = (int)(sizeof own / sizeof own[0]),
                               .tag_default = "<workload>-<style>-w<workers>",

@@ -37,14 +37,18 @@ int lab6_check(void *ctx, int ranks)
         ddl_error("unknown --workload '%s': %s", o->workload, workload_names());
         return 2;
     }
-    int style = driver_choice("style", o->style, "horovod|ps");
-    if (style < 0) return 2;
-    const char *why = style == 1 && ranks < 2 ? "--style ps needs a server and workers: run P+1 ranks for P workers "
-                                                "(mpirun -np 2 for 1)"
-                      : o->fp16 && style != 0 ? "--fp16 is Horovod's compression: --style horovod only"
-                      : o->ps_async && style != 1 ? "--async is the parameter server's: --style ps only"
-                      : strcmp(o->alg, "ring") && style != 0 ? "--alg is Horovod's allreduce: --style horovod only"
-                                                  : NULL;
+    if (driver_choice("style", o->style, lab6_style_choices()) < 0) return 2;
+    SyncKind kind = SYNC_NONE;
+    sync_kind_from_name(o->style, &kind);
+    /* the options of one style each: Horovod's, the parameter server's */
+    const char *why = o->fp16 && kind != SYNC_HOROVOD ? "--fp16 is Horovod's compression: --style horovod only"
+                      : o->ps_async && kind != SYNC_PS ? "--async is the parameter server's: --style ps only"
+                      : strcmp(o->alg, "ring") && kind != SYNC_HOROVOD ? "--alg is Horovod's allreduce: --style horovod only"
+                                                                       : NULL;
+    if (sync_kind_rank0_serves(kind) && ranks < 2) {
+        ddl_error("--style %s needs a server and workers: run P+1 ranks for P workers (mpirun -np 2 for 1)", o->style);
+        return 2;
+    }
     if (why) {
         ddl_error("%s", why);
         return 2;
@@ -65,7 +69,9 @@ int lab6_check(void *ctx, int ranks)
 
 static SyncConfig strategy(const Lab6Options *o)
 {
-    SyncKind kind = !strcmp(o->style, "horovod") ? SYNC_HOROVOD : o->ps_async ? SYNC_PS_ASYNC : SYNC_PS;
+    SyncKind kind = SYNC_NONE;
+    sync_kind_from_name(o->style, &kind);
+    if (o->ps_async) kind = SYNC_PS_ASYNC; /* lab6_check: only with --style ps */
     SyncConfig sc = sync_config_default(kind);
     sc.accumulate = o->accumulate;
     sc.horovod.fusion_bytes = (size_t)((double)o->fusion_mb * 1048576.0);

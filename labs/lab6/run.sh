@@ -34,7 +34,8 @@
 #                    images for 1 epoch and all 10000 test images; SDSS as
 #                    quick (the seed gives no epochs or batch size). Hours
 #                    on a CPU.
-# LAB6_STYLES="horovod" runs one style (default "horovod ps"); LAB6_SHORT=1
+# LAB6_STYLES="horovod" runs one style (default: every style, bin/lab6
+# --list-styles: "horovod ps"); LAB6_SHORT=1
 # trains each workload briefly (50 steps of the CNNs at 1 worker, 2 epochs
 # of the SDSS DNN): the timing comparison alone, what `make figures` runs
 # on an emulated network or a simulated cluster (figures/platforms.sh),
@@ -68,9 +69,18 @@ if [ "${LAB6_SHORT:-0}" = 1 ]; then
   for w in resnet50-mnist mobilenetv2-fashion; do args[$w]+=" --limit 3200 --test-limit 500 --epochs 1"; done
   args[sdss_dnn-sdss]+=" --test-limit 500 --epochs 2"
 fi
-STYLES=${LAB6_STYLES:-horovod ps}
+# The styles lab6 offers (core/sync's rows with SYNC_LAB(6), in table
+# order) and the ranks each runs beside its workers (1: rank 0 serves), as
+# the native program lists them (a bin/sim one runs only under smpirun).
+LIST_BIN=$BIN; [ -n "$SIM_TAG" ] && LIST_BIN=bin
+declare -A servers=()
+offered=()
+listed=$("$LIST_BIN/lab6" --list-styles) && [ -n "$listed" ] ||
+  { echo "error: $LIST_BIN/lab6 --list-styles listed no styles: run make" >&2; exit 1; }
+while read -r style n; do servers[$style]=$n; offered+=("$style"); done <<< "$listed"
+STYLES=${LAB6_STYLES:-${offered[*]}}
 for style in $STYLES; do
-  case $style in horovod|ps) ;; *) echo "error: LAB6_STYLES='$STYLES': horovod and/or ps" >&2; exit 2 ;; esac
+  [ -n "${servers[$style]+set}" ] || { echo "error: LAB6_STYLES='$STYLES': one or more of ${offered[*]}" >&2; exit 2; }
 done
 if [ "${LAB6_SMOKE:-0}" = 1 ]; then # tests/e2e_lab6.sh: the same flow in seconds
   for w in resnet50-mnist mobilenetv2-fashion sdss_dnn-sdss; do
@@ -81,7 +91,7 @@ fi
 run() { # workload style workers [seed out tag]
   local w=$1 style=$2 workers=$3 seed=${4:-$SEED} out=${5:-$OUT.tmp} tag=${6:-}
   local np=$workers
-  [ "$style" = ps ] && np=$((workers + 1))
+  np=$((workers + servers[$style]))
   # shellcheck disable=SC2086 # the argument strings split on purpose
   LAUNCH_THREADS=$THREADS LAUNCH_YIELD=$YIELD lab_mpi "$np" "$BIN/lab6" run --workload "$w" --style "$style" ${args[$w]} --seed "$seed" --device "$DEVICE" \
     --profile "$profile" --out "$out" --quiet ${tag:+--tag "$tag"}
