@@ -62,11 +62,15 @@ const char *lab3_sync_help(void)
 {
     static char buf[4096];
     size_t n = 0;
+    int width = 14; /* the names' column: the longest name's, at least "allreduce_flat"'s */
+    for (int k = 0; k < SYNC_KIND_COUNT; k++)
+        if (sync_kind_offered((SyncKind)k, 3)) width = DDL_MAX(width, (int)strlen(sync_kind_name((SyncKind)k)));
     buf[0] = '\0';
     for (int k = 0; k < SYNC_KIND_COUNT; k++) {
         if (!sync_kind_offered((SyncKind)k, 3)) continue;
         const char *task = task_of(sync_kind_name((SyncKind)k));
-        append(buf, sizeof buf, &n, "  %-15s %s", sync_kind_name((SyncKind)k), sync_kind_description((SyncKind)k));
+        append(buf, sizeof buf, &n, "  %-*s  %s", width, sync_kind_name((SyncKind)k),
+               sync_kind_description((SyncKind)k));
         if (task) append(buf, sizeof buf, &n, " (Task %s)", task);
         append(buf, sizeof buf, &n, "\n");
     }

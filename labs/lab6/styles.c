@@ -18,12 +18,16 @@ const char *lab6_style_help(void)
 {
     static char buf[2048];
     size_t n = 0;
+    int width = 7; /* the names' column: the longest name's, at least "horovod"'s */
+    for (int k = 0; k < SYNC_KIND_COUNT; k++)
+        if (sync_kind_offered((SyncKind)k, 6)) width = DDL_MAX(width, (int)strlen(sync_kind_name((SyncKind)k)));
     buf[0] = '\0';
     for (int k = 0; k < SYNC_KIND_COUNT; k++) {
         if (!sync_kind_offered((SyncKind)k, 6)) continue;
-        int w = snprintf(buf + n, sizeof buf - n, "  %-8s %s\n%s", sync_kind_name((SyncKind)k),
-                         sync_kind_description((SyncKind)k),
-                         sync_kind_rank0_serves((SyncKind)k) ? "           (rank 0 serves: P workers are P+1 ranks)\n" : "");
+        bool serves = sync_kind_rank0_serves((SyncKind)k);
+        int w = snprintf(buf + n, sizeof buf - n, "  %-*s  %s\n%*s%s", width, sync_kind_name((SyncKind)k),
+                         sync_kind_description((SyncKind)k), serves ? width + 4 : 0, "",
+                         serves ? "(rank 0 serves: P workers are P+1 ranks)\n" : "");
         if (w < 0 || (size_t)w >= sizeof buf - n) ddl_die("lab6: its styles' help needs more than %zu bytes", sizeof buf);
         n += (size_t)w;
     }
