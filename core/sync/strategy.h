@@ -3,8 +3,9 @@
  *
  * A strategy is one row of operations (SyncRow) over state of its own: the
  * row says how many bytes (state_bytes), sync_init hands it Sync.priv
- * zeroed, and nothing outside the row's file looks inside. sync.c keeps
- * the table of rows and runs a training step through them:
+ * zeroed, and nothing outside the row's file looks inside. rows.def
+ * lists the rows; sync.c keeps the table made from it and runs a
+ * training step through them:
  *
  *   micro-batch 0       begin_step (before the step's clock starts), then
  *                       zero the gradients
