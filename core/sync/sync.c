@@ -48,6 +48,13 @@ const char *sync_kind_names(char *buf, size_t cap, const char *sep, int lab)
     return buf;
 }
 
+int sync_kind_name_width(int lab, int least)
+{
+    for (int k = 0; k < SYNC_KIND_COUNT; k++)
+        if (sync_kind_offered((SyncKind)k, lab)) least = DDL_MAX(least, (int)strlen(ROWS[k]->name));
+    return least;
+}
+
 SyncConfig sync_config_default(SyncKind kind)
 {
     const SyncRow *r = row_of(kind);

@@ -134,5 +134,8 @@ bool sync_kind_rank0_serves(SyncKind k);
  * ("none|gather_scatter|...": the lab's choices; one per line: its
  * listing). Dies when cap is too small. Returns buf. */
 const char *sync_kind_names(char *buf, size_t cap, const char *sep, int lab);
+/* The longest name among the rows lab `lab` offers, at least `least`: the
+ * width of the names' column in its --help. */
+int sync_kind_name_width(int lab, int least);
 
 #endif

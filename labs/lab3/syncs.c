@@ -62,9 +62,7 @@ const char *lab3_sync_help(void)
 {
     static char buf[4096];
     size_t n = 0;
-    int width = 14; /* the names' column: the longest name's, at least "allreduce_flat"'s */
-    for (int k = 0; k < SYNC_KIND_COUNT; k++)
-        if (sync_kind_offered((SyncKind)k, 3)) width = DDL_MAX(width, (int)strlen(sync_kind_name((SyncKind)k)));
+    int width = sync_kind_name_width(3, 14); /* at least "allreduce_flat"'s */
     buf[0] = '\0';
     for (int k = 0; k < SYNC_KIND_COUNT; k++) {
         if (!sync_kind_offered((SyncKind)k, 3)) continue;

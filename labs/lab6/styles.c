@@ -18,9 +18,7 @@ const char *lab6_style_help(void)
 {
     static char buf[2048];
     size_t n = 0;
-    int width = 7; /* the names' column: the longest name's, at least "horovod"'s */
-    for (int k = 0; k < SYNC_KIND_COUNT; k++)
-        if (sync_kind_offered((SyncKind)k, 6)) width = DDL_MAX(width, (int)strlen(sync_kind_name((SyncKind)k)));
+    int width = sync_kind_name_width(6, 7); /* at least "horovod"'s */
     buf[0] = '\0';
     for (int k = 0; k < SYNC_KIND_COUNT; k++) {
         if (!sync_kind_offered((SyncKind)k, 6)) continue;
