@@ -14,5 +14,12 @@ set logscale xy 2
 set logscale y 10
 set format y "%g"
 set key top left
-plot for [i=1:words(malgs)] rows(malg(i)) using 'bytes':'median_us' with points lt alg_lt(malg(i)) title malg(i), \
-     for [i=1:words(malgs)] rows(malg(i)) using 'bytes':'model_us' with lines lt alg_lt(malg(i)) dt 1 notitle
+# A run without a model (--no-calibrate, or the baselines alone) still
+# draws its measurements, and the title says there is no model line.
+if (words(malgs) == 0) {
+  set title "lab2: measured (points); no alpha-beta-gamma model in this run (--no-calibrate, or baselines only)"
+  plot for [i=1:nalgs] rows(alg(i)) using 'bytes':'median_us' with points lt alg_lt(alg(i)) title alg(i)
+} else {
+  plot for [i=1:words(malgs)] rows(malg(i)) using 'bytes':'median_us' with points lt alg_lt(malg(i)) title malg(i), \
+       for [i=1:words(malgs)] rows(malg(i)) using 'bytes':'model_us' with lines lt alg_lt(malg(i)) dt 1 notitle
+}
