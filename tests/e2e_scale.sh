@@ -77,4 +77,9 @@ check $? "--private-ranks without a model is refused" "exit $rc; $(head -2 <<<"$
 out=$(SCALE_NP="8 3000" labs/scale/run.sh 2>&1); rc=$?
 [ "$rc" = 2 ] && grep -q "SCALE_NP='8 3000': rank counts, each 2 .. 1024" <<<"$out"
 check $? "make scale refuses a rank count past 1024 before running anything" "exit $rc; $(head -2 <<<"$out")"
+timeout 2 labs/scale/pss.sh "$tmp/bound.pss" bash -c 'while :; do :; done' > /dev/null 2>&1; rc=$?
+[ "$rc" = 124 ] && grep -q '^rc=124$' "$tmp/bound.pss" && grep -q '^wall_s=2\.' "$tmp/bound.pss" &&
+  awk -F= '$1 == "cpu_s" && $2 + 0 > 0 { ok = 1 } END { exit !ok }' "$tmp/bound.pss"
+check $? "a configuration stopped at its time bound is still recorded (rc 124, its wall and CPU time so far)" \
+  "exit $rc; $(tr '\n' ' ' < "$tmp/bound.pss" 2>/dev/null)"
 exit $fail
