@@ -161,7 +161,9 @@ done
 if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
   rm -rf "$tmp/b" "$tmp/b.tmp"
   # shellcheck disable=SC2016 # expanded by the inner shells
-  meet='touch "$0.$1"; for i in $(seq 300); do [ -e "$0.$2" ] && exit "$3"; sleep 0.1; done; exit 9'
+  # (2 minutes for the other to start: 30 s were once too few beside a
+  # whole make test and a simulation)
+  meet='touch "$0.$1"; for i in $(seq 1200); do [ -e "$0.$2" ] && exit "$3"; sleep 0.1; done; exit 9'
   RESULTS=$tmp/b bash -c 'set -uo pipefail; source labs/common.sh; OUT=$0; lab_begin 2; launch_beside_ok 2 || exit 7
     LAUNCH_BESIDE=1 lab_mpi 1 sh -c "$1" "$0" a b 5; LAUNCH_BESIDE=1 lab_mpi 1 sh -c "$1" "$0" b a 0
     launch_beside_wait; echo "status $?"' "$tmp/b" "$meet" > "$tmp/b.log" 2>&1

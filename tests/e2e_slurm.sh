@@ -205,7 +205,10 @@ R=$tmp/killed
 LAUNCH=slurm NP=2 LAB3_SMOKE=1 BIN=$BIN RESULTS=$R FIGURES=$tmp/fig3 TABLES=$tmp/tab3 labs/lab3/run.sh \
   > "$tmp/killed.log" 2>&1 &
 lab=$!
-for _ in $(seq 600); do
+# Up to 5 minutes for the first checkpoint (it takes seconds idle; a whole
+# make test beside a simulation once took more than the 2 minutes this
+# wait had, and the cancel then came before any checkpoint to promise).
+for _ in $(seq 1500); do
   ls "$R"/checkpoints/*/checkpoint.txt >/dev/null 2>&1 && break
   kill -0 "$lab" 2>/dev/null || break
   sleep 0.2
