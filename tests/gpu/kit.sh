@@ -5,6 +5,19 @@
 # ---------------------------------------------------------------------------
 # make gpu-kit
 # ---------------------------------------------------------------------------
+# kit_rm DIR: removes DIR only when it is a kit this script made (its
+# MANIFEST.txt's first line says so) or an empty folder; anything else
+# (a KIT= that names a user's folder) is kept, and the kit is refused.
+kit_rm() {
+    [ -e "$1" ] || return 0
+    if head -n 1 "$1/MANIFEST.txt" 2>/dev/null | grep -q '^ddlab gpu-kit:' || rmdir "$1" 2>/dev/null; then
+        rm -rf -- "$1"
+        return 0
+    fi
+    echo "gpu-kit: $1 exists and is not a kit this script made: kept, not removed" >&2
+    return 1
+}
+
 kit_main() {
     local kit=${1:-build/gpu-kit} openblas=${2:-} cc=${CC_FOR_KIT:-gcc}
     die() { echo "gpu-kit: $*" >&2; exit 1; }
@@ -15,7 +28,7 @@ kit_main() {
     [ -n "$openblas" ] && [ -f "$openblas" ] ||
         die "no libopenblas.so.0 (the OpenMP build the Makefile links): run 'make deps' (libopenblas0-openmp)"
     local tmp=$kit.tmp
-    rm -rf "$tmp"
+    kit_rm "$tmp" || exit 1
     mkdir -p "$tmp/include" "$tmp/lib" || die "cannot create $tmp"
     local manifest=$tmp/MANIFEST.txt
     {
@@ -102,12 +115,12 @@ EOF
     [ -z "$outside" ] || die "the self-test resolved $outside outside the kit"
     echo "kit test: every kit library resolves inside the kit:"
     ldd "$t/kit" | awk -v k="$abs/" 'index($3, k) == 1 { print "  " $1 " => " $3 }'
-    rm -rf "$t"
+    rm -rf -- "$t" # mktemp -d's own folder, above
 
     local bytes tree limit=$((64 * 1024 * 1024))
     bytes=$(du -sb "$tmp" | cut -f1)
     [ "$bytes" -lt "$limit" ] || die "the kit is $bytes bytes, over 64 MiB"
-    rm -rf "$kit" && mv "$tmp" "$kit" || die "cannot move $tmp to $kit"
+    kit_rm "$kit" && mv "$tmp" "$kit" || die "cannot move $tmp to $kit"
     awk '/^(include|lib)\//' "$kit/MANIFEST.txt"
     echo "gpu-kit: $kit is $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB (%d bytes)", b / 1048576, b }') (limit 64 MiB)"
     tree=$(git ls-files -z -co --exclude-standard 2>/dev/null | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
