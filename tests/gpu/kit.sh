@@ -120,7 +120,7 @@ EOF
     local bytes tree limit=$((64 * 1024 * 1024))
     bytes=$(du -sb "$tmp" | cut -f1)
     [ "$bytes" -lt "$limit" ] || die "the kit is $bytes bytes, over 64 MiB"
-    kit_rm "$kit" && mv "$tmp" "$kit" || die "cannot move $tmp to $kit"
+    kit_rm "$kit" && mv "$tmp" "$kit" || { kit_rm "$tmp"; die "cannot move $tmp to $kit"; }
     awk '/^(include|lib)\//' "$kit/MANIFEST.txt"
     echo "gpu-kit: $kit is $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB (%d bytes)", b / 1048576, b }') (limit 64 MiB)"
     tree=$(git ls-files -z -co --exclude-standard 2>/dev/null | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
