@@ -35,7 +35,7 @@ def write(folder, name, header, rows):
         w.writerows(rows)
 
 
-def run(name, validation=GOOD, ring=RING, lab3=LAB3, cut=False, runnable="1.4"):
+def run(name, validation=GOOD, ring=RING, lab3=LAB3, cut=False, runnable="1.4", empty_png=False):
     with tempfile.TemporaryDirectory(prefix="report-scale.") as top:
         folder = os.path.join(top, "scale")
         os.makedirs(folder)
@@ -47,6 +47,9 @@ def run(name, validation=GOOD, ring=RING, lab3=LAB3, cut=False, runnable="1.4"):
                                         "simulated_over_model"], ring)
         write(folder, "lab3.csv", ["platform", "np", "sync", "step_ms", "exposed_sync_ms", "comm_ms", "hidden_frac",
                                    "batch_per_rank"], lab3)
+        if empty_png:  # what gnuplot leaves of a plot it refused
+            os.makedirs(os.path.join(top, "figures"))
+            open(os.path.join(top, "figures", "scale-allreduce-cluster4.png"), "w").close()
         if cut:
             with open(os.path.join(folder, "allreduce.csv"), "a") as f:
                 f.write("cluster4,128,ring\n")
@@ -81,6 +84,10 @@ expect("the ring 3% off its formula is named",
 expect("without a validation every number is a prediction", run("none", validation=None),
        "no prediction validated", "every number below is a prediction")
 expect("a cut file gives no verdict", run("cut", cut=True), "no verdict", "truncated")
+got = run("empty png", empty_png=True)
+expect("an empty figure is left out and named", got, "figure figures/scale-allreduce-cluster4.png", "left out")
+print(("ok" if not got.figures else "not ok") + " - scale section: the empty figure is not among the figures")
+failed += bool(got.figures)
 expect("the largest rank count's predictions are listed", run("good"), "allreduce ring 16 MiB", "lab3 ddp step",
        "210.00 ms", "16%")
 with tempfile.TemporaryDirectory(prefix="report-scale.") as top:

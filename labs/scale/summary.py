@@ -118,7 +118,14 @@ def plot(kind, name, series, out):
     ring = titles.index("ring") if "ring" in titles else -1
     setting = "kind='%s'; platform='%s'; dat='%s'; names='%s'; ring=%d; out='figures/scale-%s-%s.png'" % (
         kind, name, dat, " ".join(titles), ring, kind, name)
-    subprocess.run(["gnuplot", "-e", setting, "labs/scale/scale.gp"], check=False)
+    png = "figures/scale-%s-%s.png" % (kind, name)
+    done = subprocess.run(["gnuplot", "-e", setting, "labs/scale/scale.gp"], check=False)
+    # gnuplot opens its output before it plots: a plot it refuses (no point
+    # in range: no run at the figure's message size) leaves an empty file.
+    if done.returncode != 0 or not os.path.exists(png) or os.path.getsize(png) == 0:
+        if os.path.exists(png):
+            os.remove(png)
+        print("scale: %s not drawn (no points to plot)" % png)
 
 
 def figures(out, ar, l3):

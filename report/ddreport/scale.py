@@ -24,7 +24,7 @@ import math
 import os
 import re
 
-from . import csvdata
+from . import csvdata, png
 from .doc import Figure, Table
 
 # (quantity prefix, bar, "rel" | "abs"): the first match wins
@@ -167,6 +167,10 @@ def figures(root, out):
         if os.path.isdir(folder) else []
     for n in names:
         kind, plat = re.fullmatch(r"scale-(allreduce|lab3)-([\w.-]+)\.png", n).groups()
+        why = png.check(os.path.join(folder, n))
+        if why:  # as a lab's figure: named under the problems, left out
+            out.problems.append(f"figure figures/{n}: {why}; left out")
+            continue
         what = ("16 MiB allreduce time against ranks, the ring's alpha-beta line beside it" if kind == "allreduce"
                 else "lab3's step time and exposed synchronisation against ranks")
         out.figures.append(Figure(os.path.join(folder, n), f"{plat}: {what} (predicted).", n[:-4]))
